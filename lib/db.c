@@ -1,0 +1,239 @@
+/* db.c: the SQLite results store. */
+#include "db.h"
+#include "xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SCHEMA_VERSION "1"
+
+static const char schema[] =
+	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS instances("
+	"  id TEXT PRIMARY KEY, library TEXT NOT NULL, op TEXT NOT NULL, record TEXT NOT NULL,"
+	"  status TEXT NOT NULL DEFAULT 'ok', reason TEXT, random INTEGER NOT NULL DEFAULT 0, dir TEXT);"
+	"CREATE TABLE IF NOT EXISTS runs("
+	"  run_id INTEGER PRIMARY KEY, frontend TEXT NOT NULL, frontend_version TEXT, command TEXT,"
+	"  started REAL NOT NULL, finished REAL);"
+	"CREATE TABLE IF NOT EXISTS results("
+	"  frontend TEXT NOT NULL, id TEXT NOT NULL, run_id INTEGER, outcome TEXT NOT NULL, stage TEXT,"
+	"  exc_type TEXT, message TEXT, frame TEXT, detail TEXT, max_abs REAL, seconds REAL,"
+	"  PRIMARY KEY(frontend, id));"
+	"CREATE INDEX IF NOT EXISTS results_outcome ON results(frontend, outcome);";
+
+int db_error(struct db *d, struct err *e, const char *what)
+{
+	return err_set(e, EXIT_ENV, "%s '%s': %s", what, d->path ? d->path : "?",
+		       d->h ? sqlite3_errmsg(d->h) : "no database");
+}
+
+static int exec(struct db *d, const char *sql, struct err *e)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(d->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		err_set(e, EXIT_ENV, "store '%s': %s", d->path, msg ? msg : sqlite3_errmsg(d->h));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int db_open(struct db *d, const char *path, int create, struct err *e)
+{
+	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	sqlite3_stmt *st = NULL;
+	int r = -1;
+
+	d->path = xstrdup(path);
+	if (sqlite3_open_v2(path, &d->h, flags, NULL) != SQLITE_OK) {
+		if (!create)
+			err_set(e, EXIT_INPUT, "cannot open the store '%s': %s", path, sqlite3_errmsg(d->h));
+		else
+			db_error(d, e, "cannot create the store");
+		goto out;
+	}
+	sqlite3_busy_timeout(d->h, 10000);
+	/* WAL with synchronous=NORMAL survives a killed process (the case that matters: a crashed or
+	 * interrupted run), at a fraction of the cost of a full sync per result. */
+	if (exec(d, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", e) < 0)
+		goto out;
+	if (exec(d, schema, e) < 0)
+		goto out;
+	if (!(st = db_prepare(d, "SELECT value FROM meta WHERE key = 'schema'", e)))
+		goto out;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+
+		if (strcmp(v, SCHEMA_VERSION)) {
+			err_set(e, EXIT_INPUT, "the store '%s' has schema %s; this ferry reads schema %s", path, v,
+				SCHEMA_VERSION);
+			goto out;
+		}
+	} else if (exec(d, "INSERT INTO meta(key, value) VALUES('schema', '" SCHEMA_VERSION "')", e) < 0) {
+		goto out;
+	}
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	if (r < 0) {
+		struct err keep = *e;
+
+		db_close(d);
+		*e = keep;
+	}
+	return r;
+}
+
+void db_close(struct db *d)
+{
+	if (d->h)
+		sqlite3_close(d->h);
+	free(d->path);
+	d->h = NULL;
+	d->path = NULL;
+}
+
+int db_begin(struct db *d, struct err *e)
+{
+	return exec(d, "BEGIN", e);
+}
+
+int db_commit(struct db *d, struct err *e)
+{
+	return exec(d, "COMMIT", e);
+}
+
+sqlite3_stmt *db_prepare(struct db *d, const char *sql, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK) {
+		db_error(d, e, "cannot query the store");
+		return NULL;
+	}
+	return st;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* Step a statement that returns no rows, then finalize it. */
+static int step_done(struct db *d, sqlite3_stmt *st, struct err *e, const char *what)
+{
+	int rc = sqlite3_step(st);
+	int r = rc == SQLITE_DONE ? 0 : db_error(d, e, what);
+
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_put_instance(struct db *d, const struct instance *in, const char *record_json, const char *status,
+		    const char *reason, int random, const char *dir, struct err *e)
+{
+	sqlite3_stmt *st = db_prepare(d,
+		"INSERT INTO instances(id, library, op, record, status, reason, random, dir) VALUES(?,?,?,?,?,?,?,?)"
+		" ON CONFLICT(id) DO UPDATE SET record = excluded.record, status = excluded.status,"
+		" reason = excluded.reason, random = excluded.random, dir = excluded.dir", e);
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, in->id);
+	bind_text(st, 2, in->library);
+	bind_text(st, 3, in->op);
+	bind_text(st, 4, record_json);
+	bind_text(st, 5, status ? status : "ok");
+	bind_text(st, 6, reason);
+	sqlite3_bind_int(st, 7, random);
+	bind_text(st, 8, dir);
+	return step_done(d, st, e, "cannot write to the store");
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int db_start_run(struct db *d, const char *frontend, const char *frontend_version, const char *command,
+		 long long *run_id, struct err *e)
+{
+	sqlite3_stmt *st = db_prepare(d,
+		"INSERT INTO runs(frontend, frontend_version, command, started) VALUES(?,?,?,?)", e);
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, frontend);
+	bind_text(st, 2, frontend_version);
+	bind_text(st, 3, command);
+	sqlite3_bind_double(st, 4, wall_now());
+	if (step_done(d, st, e, "cannot write to the store") < 0)
+		return -1;
+	*run_id = sqlite3_last_insert_rowid(d->h);
+	return 0;
+}
+
+int db_finish_run(struct db *d, long long run_id, const char *frontend_version, struct err *e)
+{
+	sqlite3_stmt *st = db_prepare(d,
+		"UPDATE runs SET finished = ?, frontend_version = coalesce(?, frontend_version) WHERE run_id = ?", e);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_double(st, 1, wall_now());
+	bind_text(st, 2, frontend_version);
+	sqlite3_bind_int64(st, 3, run_id);
+	return step_done(d, st, e, "cannot write to the store");
+}
+
+int db_has_result(struct db *d, const char *frontend, const char *id, struct err *e)
+{
+	sqlite3_stmt *st = db_prepare(d, "SELECT 1 FROM results WHERE frontend = ? AND id = ?", e);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, frontend);
+	bind_text(st, 2, id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return db_error(d, e, "cannot query the store");
+}
+
+int db_put_result(struct db *d, const struct db_result *r, struct err *e)
+{
+	sqlite3_stmt *st = db_prepare(d,
+		"INSERT OR REPLACE INTO results(frontend, id, run_id, outcome, stage, exc_type, message, frame,"
+		" detail, max_abs, seconds) VALUES(?,?,?,?,?,?,?,?,?,?,?)", e);
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, r->frontend);
+	bind_text(st, 2, r->id);
+	sqlite3_bind_int64(st, 3, r->run_id);
+	bind_text(st, 4, r->outcome);
+	bind_text(st, 5, r->stage);
+	bind_text(st, 6, r->exc_type);
+	bind_text(st, 7, r->message);
+	bind_text(st, 8, r->frame);
+	bind_text(st, 9, r->detail);
+	if (isnan(r->max_abs))
+		sqlite3_bind_null(st, 10);
+	else
+		sqlite3_bind_double(st, 10, r->max_abs);
+	sqlite3_bind_double(st, 11, r->seconds);
+	return step_done(d, st, e, "cannot write to the store");
+}

@@ -1,0 +1,249 @@
+/* py.c: the embedded interpreter and the _ferry module. Every Python exception that ferry turns into
+ * an error passes through py_error(), the one place where they are fetched. */
+#include "py.h"
+#include "fsutil.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct py_hooks hooks;
+static int started;
+
+void py_set_hooks(const struct py_hooks *h)
+{
+	if (h)
+		hooks = *h;
+	else
+		memset(&hooks, 0, sizeof(hooks));
+}
+
+/* --- the _ferry module -------------------------------------------------------------------------- */
+
+static PyObject *ferry_emit(PyObject *self, PyObject *arg)
+{
+	struct err e = ERR_INIT;
+	Py_ssize_t len;
+	const char *s;
+
+	if (!PyUnicode_Check(arg))
+		return PyErr_Format(PyExc_TypeError, "emit() takes a JSON string, not %s", Py_TYPE(arg)->tp_name);
+	if (!(s = PyUnicode_AsUTF8AndSize(arg, &len)))
+		return NULL;
+	if (hooks.emit && hooks.emit(hooks.ctx, s, (size_t)len, &e) < 0) {
+		PyErr_SetString(PyExc_RuntimeError, e.msg);
+		err_release(&e);
+		return NULL;
+	}
+	Py_RETURN_NONE;
+}
+
+static PyObject *ferry_skip(PyObject *self, PyObject *args)
+{
+	const char *reason, *where;
+
+	if (!PyArg_ParseTuple(args, "ss:skip", &reason, &where))
+		return NULL;
+	if (hooks.skip)
+		hooks.skip(hooks.ctx, reason, where);
+	Py_RETURN_NONE;
+}
+
+static PyObject *ferry_progress(PyObject *self, PyObject *args)
+{
+	const char *label = "";
+	long done, total;
+
+	if (!PyArg_ParseTuple(args, "ll|s:progress", &done, &total, &label))
+		return NULL;
+	if (hooks.progress)
+		hooks.progress(hooks.ctx, done, total, label);
+	Py_RETURN_NONE;
+}
+
+static PyObject *ferry_stage(PyObject *self, PyObject *arg)
+{
+	const char *s;
+
+	if (!PyUnicode_Check(arg) || !(s = PyUnicode_AsUTF8(arg)))
+		return PyErr_Format(PyExc_TypeError, "stage() takes a string");
+	if (hooks.stage)
+		hooks.stage(hooks.ctx, s);
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef ferry_methods[] = {
+	{ "emit", ferry_emit, METH_O, "emit(json_text): hand one harvested record to ferry" },
+	{ "skip", ferry_skip, METH_VARARGS, "skip(reason, where): a test that yields no instance, and why" },
+	{ "progress", ferry_progress, METH_VARARGS, "progress(done, total[, label])" },
+	{ "stage", ferry_stage, METH_O, "stage(name): the test enters a stage (load, compile, execute)" },
+	{ NULL, NULL, 0, NULL },
+};
+
+static struct PyModuleDef ferry_module = {
+	PyModuleDef_HEAD_INIT, "_ferry", "ferry's C side, for its Python side.", -1, ferry_methods,
+	NULL, NULL, NULL, NULL,
+};
+
+static PyObject *init_ferry_module(void)
+{
+	return PyModule_Create(&ferry_module);
+}
+
+/* --- start and stop ----------------------------------------------------------------------------- */
+
+static int set_wide(PyConfig *c, wchar_t **field, const char *value, struct err *e)
+{
+	PyStatus st = PyConfig_SetBytesString(c, field, value);
+
+	if (PyStatus_Exception(st))
+		return err_set(e, EXIT_ENV, "cannot configure Python: %s", st.err_msg ? st.err_msg : "?");
+	return 0;
+}
+
+/* Put ferry's Python directories first on sys.path. */
+static int add_ferry_paths(struct err *e)
+{
+	static const char *const subdirs[] = { "oracle", "templates", "extract" };
+	char *base = fs_python_dir();
+	PyObject *path = PySys_GetObject("path"); /* borrowed */
+	int r = 0;
+
+	if (!path) {
+		r = err_set(e, EXIT_ENV, "Python has no sys.path");
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+		char *dir = xasprintf("%s/%s", base, subdirs[i]);
+		PyObject *s = PyUnicode_FromString(dir); /* new */
+
+		free(dir);
+		if (!s || PyList_Insert(path, 0, s) < 0) {
+			Py_XDECREF(s);
+			r = py_error(e, EXIT_ENV, "cannot extend sys.path");
+			goto out;
+		}
+		Py_DECREF(s);
+	}
+out:
+	free(base);
+	return r;
+}
+
+int py_start(const char *python, int handle_signals, struct err *e)
+{
+	PyConfig config;
+	PyStatus st;
+
+	if (started)
+		return 0;
+	if (!fs_exists(python))
+		return err_set(e, EXIT_ENV, "no Python interpreter at '%s' (run scripts/setup, or set FERRY_PYTHON)",
+			       python);
+	if (PyImport_AppendInittab("_ferry", init_ferry_module) < 0)
+		return err_set(e, EXIT_ENV, "cannot register the _ferry module");
+	PyConfig_InitPythonConfig(&config);
+	config.install_signal_handlers = handle_signals;
+	config.parse_argv = 0;
+	/* The executable's path makes Python find the virtualenv's pyvenv.cfg and its site-packages. */
+	if (set_wide(&config, &config.program_name, python, e) < 0 ||
+	    set_wide(&config, &config.executable, python, e) < 0) {
+		PyConfig_Clear(&config);
+		return -1;
+	}
+	st = Py_InitializeFromConfig(&config);
+	PyConfig_Clear(&config);
+	if (PyStatus_Exception(st))
+		return err_set(e, EXIT_ENV, "cannot start Python from '%s': %s", python,
+			       st.err_msg ? st.err_msg : "unknown error");
+	started = 1;
+	return add_ferry_paths(e);
+}
+
+int py_started(void)
+{
+	return started;
+}
+
+void py_stop(void)
+{
+	if (!started)
+		return;
+	/* Libraries with native thread pools do not always unload cleanly; flushing is what matters. */
+	PyRun_SimpleString("import sys\nsys.stdout.flush()\nsys.stderr.flush()\n");
+	Py_FinalizeEx();
+	started = 0;
+}
+
+/* --- errors ------------------------------------------------------------------------------------- */
+
+char *py_str(PyObject *o)
+{
+	PyObject *s = o ? PyObject_Str(o) : NULL; /* new */
+	const char *u = s ? PyUnicode_AsUTF8(s) : NULL;
+	char *r = xstrdup(u ? u : "?");
+
+	if (!u)
+		PyErr_Clear();
+	Py_XDECREF(s);
+	return r;
+}
+
+static char *format_traceback(PyObject *type, PyObject *value, PyObject *tb)
+{
+	PyObject *mod = PyImport_ImportModule("traceback"); /* new */
+	PyObject *lines = NULL, *empty = NULL, *joined = NULL;
+	char *r = NULL;
+
+	if (!mod)
+		goto out;
+	lines = PyObject_CallMethod(mod, "format_exception", "OOO", type, value ? value : Py_None,
+				    tb ? tb : Py_None); /* new */
+	if (!lines)
+		goto out;
+	empty = PyUnicode_FromString(""); /* new */
+	joined = empty ? PyUnicode_Join(empty, lines) : NULL; /* new */
+	if (joined)
+		r = xstrdup(PyUnicode_AsUTF8(joined));
+out:
+	PyErr_Clear();
+	Py_XDECREF(joined);
+	Py_XDECREF(empty);
+	Py_XDECREF(lines);
+	Py_XDECREF(mod);
+	return r;
+}
+
+int py_error(struct err *e, enum ferry_exit code, const char *what)
+{
+	PyObject *type, *value, *tb;
+	char *text;
+
+	PyErr_Fetch(&type, &value, &tb); /* new references, any may be NULL */
+	if (!type)
+		return err_set(e, code, "%s: unknown Python error", what);
+	PyErr_NormalizeException(&type, &value, &tb);
+	if (PyErr_GivenExceptionMatches(type, PyExc_KeyboardInterrupt))
+		code = EXIT_INTERRUPTED;
+	text = py_str(value);
+	err_set(e, code, "%s: %s: %s", what, ((PyTypeObject *)type)->tp_name, text);
+	free(text);
+	err_set_detail(e, format_traceback(type, value, tb));
+	Py_XDECREF(type);
+	Py_XDECREF(value);
+	Py_XDECREF(tb);
+	return -1;
+}
+
+PyObject *py_import(const char *name, struct err *e)
+{
+	PyObject *m = PyImport_ImportModule(name); /* new */
+
+	if (!m) {
+		char what[256];
+
+		snprintf(what, sizeof(what), "cannot import Python module '%s'", name);
+		py_error(e, EXIT_ENV, what);
+	}
+	return m;
+}

@@ -1,0 +1,41 @@
+/* py.h: the embedded CPython. ferry starts one interpreter per process, in the virtualenv that holds
+ * the libraries, with ferry's own Python directories (extract/, templates/, oracle/) on sys.path.
+ * Python calls back into C through the built-in module _ferry, whose functions forward to the hooks
+ * set here: emit(json_text), skip(reason, where), progress(done, total, label), stage(name).
+ *
+ * Include this header before any system header (Python.h requires it).
+ * Reference notes: functions returning PyObject * return a new reference unless stated otherwise. */
+#ifndef FERRY_PY_H
+#define FERRY_PY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "err.h"
+
+struct py_hooks {
+	void *ctx;
+	/* A harvested record, as JSON text. Return -1 (filling e) to make emit() raise in Python. */
+	int (*emit)(void *ctx, const char *json, size_t len, struct err *e);
+	void (*skip)(void *ctx, const char *reason, const char *where);
+	void (*progress)(void *ctx, long done, long total, const char *label);
+	void (*stage)(void *ctx, const char *stage);
+};
+
+/* Start the interpreter of the virtualenv whose python executable is given. With handle_signals,
+ * Python's own SIGINT handler turns Ctrl-C into KeyboardInterrupt (in-process commands); workers
+ * leave signals to the runner. */
+int py_start(const char *python, int handle_signals, struct err *e);
+void py_stop(void);
+int py_started(void);
+void py_set_hooks(const struct py_hooks *h);
+
+/* Import a module. New reference, or NULL with e filled from the Python exception. */
+PyObject *py_import(const char *name, struct err *e);
+/* Turn the pending Python exception into e: message "what: Type: text", detail the traceback,
+ * code EXIT_INTERRUPTED for KeyboardInterrupt, else the code given. Clears the exception; returns -1. */
+int py_error(struct err *e, enum ferry_exit code, const char *what);
+/* A UTF-8 copy of str(o), never NULL (caller frees); clears any error that str() raises. */
+char *py_str(PyObject *o);
+
+#endif

@@ -1,0 +1,471 @@
+/* runner.c: the worker pool: one poll() loop over every worker's stdout and stderr, with deadlines
+ * for tests and for start-up, and a memory watch. */
+#include "runner.h"
+#include "progress.h"
+#include "xalloc.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define KILL_GRACE_MS 500
+#define MEM_CHECK_INTERVAL 0.1
+#define MAX_START_FAILURES 3
+
+enum wstate { W_DEAD, W_STARTING, W_IDLE, W_BUSY };
+
+struct worker {
+	enum wstate state;
+	struct child_process cp;
+	struct buf out;              /* stdout bytes not yet forming a whole line */
+	struct proc_capture errcap;  /* stderr of the current test */
+	struct runner_job job;
+	char *stage;
+	double started;              /* when the test (or the start-up) began */
+	double deadline;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+void runner_job_release(struct runner_job *job)
+{
+	free(job->key);
+	free(job->request);
+	job->key = NULL;
+	job->request = NULL;
+}
+
+/* Keep only the tail of a capture: the end of a crash's output says why it crashed. */
+static void capture_keep_tail(struct proc_capture *c)
+{
+	size_t keep = c->cap / 2;
+
+	if (c->buf.len + PROC_CAPTURE_BURST / 4 < c->cap || c->buf.len <= keep)
+		return;
+	memmove(c->buf.data, c->buf.data + c->buf.len - keep, keep);
+	c->dropped += c->buf.len - keep;
+	c->buf.len = keep;
+	c->buf.data[keep] = '\0';
+}
+
+static int worker_start(struct worker *w, const struct runner_opts *o, struct err *e)
+{
+	proc_init(&w->cp);
+	w->cp.argv = o->argv;
+	w->cp.env = o->env;
+	w->cp.in = PROC_PIPE;
+	w->cp.out = PROC_PIPE;
+	w->cp.err = PROC_PIPE;
+	w->cp.kill_group_on_exit = true;
+	if (proc_start(&w->cp, e) < 0)
+		return err_prefix(e, "cannot start a worker");
+	buf_reset(&w->out);
+	proc_capture_release(&w->errcap);
+	proc_capture_init(&w->errcap, o->stderr_cap);
+	w->state = W_STARTING;
+	w->started = progress_now();
+	w->deadline = w->started + o->start_timeout;
+	return 0;
+}
+
+static void worker_stop(struct worker *w, struct proc_status *st)
+{
+	struct err ignored = ERR_INIT;
+	struct proc_status dummy;
+
+	if (w->state != W_DEAD)
+		proc_kill(&w->cp, KILL_GRACE_MS, st ? st : &dummy, &ignored);
+	proc_release(&w->cp);
+	err_release(&ignored);
+	w->state = W_DEAD;
+}
+
+/* Drain what the worker's stderr holds now. */
+static void drain_stderr(struct worker *w)
+{
+	struct err ignored = ERR_INIT;
+
+	while (w->cp.fd_err >= 0 && !w->errcap.eof) {
+		size_t before = w->errcap.buf.len + w->errcap.dropped;
+
+		if (proc_capture_read(&w->errcap, w->cp.fd_err, &ignored) < 0)
+			break;
+		capture_keep_tail(&w->errcap);
+		if (w->errcap.buf.len + w->errcap.dropped == before)
+			break;
+	}
+	err_release(&ignored);
+}
+
+struct pool {
+	const struct runner_opts *o;
+	const struct runner_callbacks *cb;
+	struct worker *w;
+	int n;
+	struct runner_job pending;   /* taken from next(), waiting for a free worker */
+	int no_more_jobs;
+	int start_failures;
+	int ever_ready;
+	char *version;
+};
+
+/* Report the current job of w with the given end, then free it. */
+static int finish_job(struct pool *p, struct worker *w, enum runner_end end, const cJSON *reply,
+		      const struct proc_status *st, struct err *e)
+{
+	struct runner_outcome out;
+	int r;
+
+	drain_stderr(w);
+	memset(&out, 0, sizeof(out));
+	out.end = end;
+	out.reply = reply;
+	out.stage = w->stage;
+	if (st)
+		out.status = *st;
+	out.stderr_text = w->errcap.buf.data;
+	out.seconds = progress_now() - w->started;
+	r = p->cb->done(p->cb->ctx, &w->job, &out, e);
+	runner_job_release(&w->job);
+	free(w->stage);
+	w->stage = NULL;
+	buf_reset(&w->errcap.buf);
+	w->errcap.dropped = 0;
+	return r;
+}
+
+/* The worker ended before being ready: the frontend cannot be used. */
+static int start_failed(struct pool *p, struct worker *w, const char *why, struct err *e)
+{
+	const char *tail = w->errcap.buf.data;
+
+	p->start_failures++;
+	if (p->ever_ready && p->start_failures < MAX_START_FAILURES)
+		return 0; /* a passing fault: the next job starts another */
+	err_set(e, EXIT_ENV, "%s", why);
+	if (tail && *tail)
+		err_set_detail(e, xstrdup(tail));
+	return -1;
+}
+
+static int handle_line(struct pool *p, struct worker *w, const char *line, struct err *e)
+{
+	cJSON *j = cJSON_Parse(line);
+	const cJSON *ev = j ? cJSON_GetObjectItemCaseSensitive(j, "event") : NULL;
+	int r = 0;
+
+	if (!cJSON_IsString(ev)) {
+		/* Not ours: a library wrote to the protocol stream after all. Keep it as stderr text. */
+		buf_adds(&w->errcap.buf, line);
+		buf_addc(&w->errcap.buf, '\n');
+		goto out;
+	}
+	if (!strcmp(ev->valuestring, "ready") && w->state == W_STARTING) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "version");
+
+		if (!p->version && cJSON_IsString(v))
+			p->version = xstrdup(v->valuestring);
+		p->ever_ready = 1;
+		p->start_failures = 0;
+		w->state = W_IDLE;
+		buf_reset(&w->errcap.buf);
+	} else if (!strcmp(ev->valuestring, "fatal")) {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
+		char *why = xstrdup(cJSON_IsString(m) ? m->valuestring : "the worker could not start");
+
+		worker_stop(w, NULL);
+		r = start_failed(p, w, why, e);
+		free(why);
+	} else if (!strcmp(ev->valuestring, "stage") && w->state == W_BUSY) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "stage");
+
+		free(w->stage);
+		w->stage = cJSON_IsString(s) ? xstrdup(s->valuestring) : NULL;
+	} else if (!strcmp(ev->valuestring, "result") && w->state == W_BUSY) {
+		w->state = W_IDLE;
+		r = finish_job(p, w, RUNNER_REPLY, j, NULL, e);
+	}
+out:
+	cJSON_Delete(j);
+	return r;
+}
+
+/* Read the worker's stdout; handle each whole line. At end of file the worker has died. */
+static int read_stdout(struct pool *p, struct worker *w, struct err *e)
+{
+	char chunk[65536];
+	ssize_t n = read(w->cp.fd_out, chunk, sizeof(chunk));
+	char *nl;
+
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 0 : err_errno(e, EXIT_ENV, "cannot read from a worker");
+	if (n == 0) {
+		struct proc_status st;
+		enum wstate was = w->state;
+
+		drain_stderr(w);
+		worker_stop(w, &st);
+		if (was == W_BUSY)
+			return finish_job(p, w, RUNNER_DIED, NULL, &st, e);
+		if (was == W_STARTING) {
+			struct buf why = BUF_INIT;
+			int r;
+
+			buf_adds(&why, "the worker ended before it was ready (");
+			proc_status_describe(&st, &why);
+			buf_adds(&why, ")");
+			r = start_failed(p, w, why.data, e);
+			buf_release(&why);
+			return r;
+		}
+		return 0;
+	}
+	buf_add(&w->out, chunk, (size_t)n);
+	while (w->state != W_DEAD && (nl = memchr(w->out.data, '\n', w->out.len))) {
+		size_t len = (size_t)(nl - w->out.data);
+		char *line = xstrndup(w->out.data, len);
+		int r;
+
+		memmove(w->out.data, nl + 1, w->out.len - len - 1);
+		w->out.len -= len + 1;
+		w->out.data[w->out.len] = '\0';
+		r = handle_line(p, w, line, e);
+		free(line);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = write(fd, s, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		s += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Give idle workers jobs. Workers are started only once there is a job for them, so a resumed run
+ * with nothing left to do imports no library. */
+static int assign(struct pool *p, struct err *e)
+{
+	for (;;) {
+		struct worker *idle = NULL;
+
+		if (!p->pending.key && !p->no_more_jobs) {
+			int r = p->cb->next(p->cb->ctx, &p->pending, e);
+
+			if (r < 0)
+				return -1;
+			if (r == 0)
+				p->no_more_jobs = 1;
+		}
+		if (!p->pending.key)
+			return 0;
+		for (int i = 0; i < p->n && !idle; i++)
+			if (p->w[i].state == W_IDLE)
+				idle = &p->w[i];
+		if (!idle) {
+			for (int i = 0; i < p->n; i++)
+				if (p->w[i].state == W_DEAD && worker_start(&p->w[i], p->o, e) < 0)
+					return -1;
+			return 0;
+		}
+		idle->job = p->pending;
+		p->pending.key = NULL;
+		p->pending.request = NULL;
+		idle->state = W_BUSY;
+		idle->started = progress_now();
+		idle->deadline = idle->started + p->o->timeout;
+		buf_reset(&idle->errcap.buf);
+		idle->errcap.dropped = 0;
+		if (write_all(idle->cp.fd_in, idle->job.request, strlen(idle->job.request)) < 0 ||
+		    write_all(idle->cp.fd_in, "\n", 1) < 0) {
+			/* The worker is gone; reading its stdout will report how it ended. */
+			close(idle->cp.fd_in);
+			idle->cp.fd_in = -1;
+		}
+	}
+}
+
+/* Kill workers past their deadline or memory limit, reporting their tests. */
+static int watch(struct pool *p, double now, int check_mem, struct err *e)
+{
+	for (int i = 0; i < p->n; i++) {
+		struct worker *w = &p->w[i];
+		struct proc_status st;
+		uint64_t rss = 0;
+		struct err ignored = ERR_INIT;
+		int died;
+
+		if (w->state == W_STARTING && now > w->deadline) {
+			worker_stop(w, &st);
+			if (start_failed(p, w, "the worker did not become ready in time (importing its libraries)", e) < 0)
+				return -1;
+			continue;
+		}
+		if (w->state != W_BUSY)
+			continue;
+		if (now > w->deadline) {
+			worker_stop(w, &st);
+			if (finish_job(p, w, RUNNER_TIMEOUT, NULL, &st, e) < 0)
+				return -1;
+			continue;
+		}
+		/* A grandchild holding the worker's stdout would hide its death from read(). */
+		died = proc_try_wait(&w->cp, &st, &ignored);
+		err_release(&ignored);
+		if (died == 1) {
+			worker_stop(w, NULL);
+			if (finish_job(p, w, RUNNER_DIED, NULL, &st, e) < 0)
+				return -1;
+			continue;
+		}
+		if (!check_mem || !p->o->mem_limit)
+			continue;
+		if (proc_group_rss(w->cp.pid, &rss, NULL, &ignored) == 0 && rss > p->o->mem_limit) {
+			worker_stop(w, &st);
+			if (finish_job(p, w, RUNNER_OOM, NULL, &st, e) < 0)
+				return -1;
+		}
+		err_release(&ignored);
+	}
+	return 0;
+}
+
+static int busy(const struct pool *p)
+{
+	for (int i = 0; i < p->n; i++)
+		if (p->w[i].state == W_BUSY)
+			return 1;
+	return 0;
+}
+
+static int loop(struct pool *p, struct err *e)
+{
+	struct pollfd *fds = xcalloc((size_t)p->n * 2, sizeof(*fds));
+	double last_mem = 0, last_tick = 0;
+	int r = -1;
+
+	for (;;) {
+		double now, wait = MEM_CHECK_INTERVAL;
+		int nfds = 0;
+
+		if (interrupted) {
+			err_set(e, EXIT_INTERRUPTED, "interrupted");
+			goto out;
+		}
+		if (assign(p, e) < 0)
+			goto out;
+		if (p->no_more_jobs && !p->pending.key && !busy(p)) {
+			r = 0;
+			goto out;
+		}
+		now = progress_now();
+		for (int i = 0; i < p->n; i++) {
+			struct worker *w = &p->w[i];
+
+			if (w->state == W_DEAD)
+				continue;
+			if (w->deadline - now < wait)
+				wait = w->deadline - now;
+			fds[nfds++] = (struct pollfd){ .fd = w->cp.fd_out, .events = POLLIN };
+			fds[nfds++] = (struct pollfd){ .fd = w->errcap.eof ? -1 : w->cp.fd_err, .events = POLLIN };
+		}
+		if (wait < 0)
+			wait = 0;
+		if (poll(fds, (nfds_t)nfds, (int)(wait * 1000) + 1) < 0 && errno != EINTR) {
+			err_errno(e, EXIT_ENV, "poll");
+			goto out;
+		}
+		for (int i = 0, k = 0; i < p->n; i++) {
+			struct worker *w = &p->w[i];
+
+			if (w->state == W_DEAD)
+				continue;
+			if (fds[k + 1].revents)
+				drain_stderr(w);
+			if (fds[k].revents && read_stdout(p, w, e) < 0)
+				goto out;
+			k += 2;
+		}
+		now = progress_now();
+		if (watch(p, now, now - last_mem >= MEM_CHECK_INTERVAL, e) < 0)
+			goto out;
+		if (now - last_mem >= MEM_CHECK_INTERVAL)
+			last_mem = now;
+		if (p->cb->tick && now - last_tick >= 0.1) {
+			p->cb->tick(p->cb->ctx);
+			last_tick = now;
+		}
+	}
+out:
+	free(fds);
+	return r;
+}
+
+int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, char **version, struct err *e)
+{
+	struct sigaction sa, old_int, old_term, old_pipe, ign;
+	struct pool p;
+	int r;
+
+	memset(&p, 0, sizeof(p));
+	p.o = o;
+	p.cb = cb;
+	p.n = o->jobs > 0 ? o->jobs : 1;
+	p.w = xcalloc((size_t)p.n, sizeof(*p.w));
+	for (int i = 0; i < p.n; i++) {
+		p.w[i].state = W_DEAD;
+		proc_init(&p.w[i].cp);
+		buf_init(&p.w[i].out);
+		proc_capture_init(&p.w[i].errcap, o->stderr_cap);
+	}
+
+	/* No SA_RESTART: poll() must return on Ctrl-C. A worker that dies mid-write must not kill us. */
+	interrupted = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &old_pipe);
+
+	r = loop(&p, e);
+
+	for (int i = 0; i < p.n; i++) {
+		worker_stop(&p.w[i], NULL);
+		runner_job_release(&p.w[i].job);
+		free(p.w[i].stage);
+		buf_release(&p.w[i].out);
+		proc_capture_release(&p.w[i].errcap);
+	}
+	runner_job_release(&p.pending);
+	free(p.w);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	if (version)
+		*version = p.version;
+	else
+		free(p.version);
+	return r;
+}

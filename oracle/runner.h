@@ -1,0 +1,75 @@
+/* runner.h: the worker pool. Compilers crash, hang and exhaust memory; ferry must not. The runner
+ * starts a few long-lived worker processes (fork and exec of "ferry worker ..."), each of which
+ * imports its libraries once and then serves test after test, and watches them from outside: a test
+ * that outlives its timeout, or a worker whose memory passes the limit, is killed with its whole
+ * process group; a worker that dies takes only its current test with it; either way the test is
+ * reported with its cause and a fresh worker takes the next test.
+ *
+ * The protocol is JSON Lines. The runner writes one request per line to a worker's stdin. The worker
+ * answers on its stdout (its stray prints go to stderr, which the runner captures):
+ *   {"event": "ready", "version": "..."}          once, when the worker can take tests
+ *   {"event": "fatal", "message": "..."}          instead of ready: it cannot start (no library)
+ *   {"event": "stage", "stage": "compile"}        the current test enters a stage
+ *   {"event": "result", ...}                      the current test's result; the worker is free
+ * Requests and results are the caller's business; the runner only carries them. */
+#ifndef FERRY_RUNNER_H
+#define FERRY_RUNNER_H
+
+#include <stdint.h>
+
+#include "err.h"
+#include "proc.h"
+
+struct cJSON;
+
+struct runner_opts {
+	const char *const *argv;  /* the worker command (borrowed) */
+	const char *const *env;   /* environment changes for workers, as in struct child_process */
+	int jobs;                 /* how many workers */
+	double timeout;           /* seconds a test may take */
+	double start_timeout;     /* seconds a worker may take to become ready */
+	uint64_t mem_limit;       /* bytes of resident memory a worker's process group may use; 0: none */
+	size_t stderr_cap;        /* bytes of a worker's stderr kept per test */
+};
+
+struct runner_job {
+	char *key;      /* owned: names the test (an instance id) */
+	char *request;  /* owned: one JSON object, no newline */
+};
+
+enum runner_end {
+	RUNNER_REPLY,    /* the worker answered: see reply */
+	RUNNER_TIMEOUT,  /* the test outlived the timeout; the worker was killed */
+	RUNNER_OOM,      /* the worker passed the memory limit; it was killed */
+	RUNNER_DIED,     /* the worker died during the test (a fatal signal, an exit) */
+};
+
+struct runner_outcome {
+	enum runner_end end;
+	const struct cJSON *reply;   /* RUNNER_REPLY: the result event (borrowed for the callback) */
+	const char *stage;           /* the last stage the worker announced for this test, or NULL */
+	struct proc_status status;   /* RUNNER_DIED: how the worker ended */
+	const char *stderr_text;     /* what the worker wrote to stderr during this test (its tail) */
+	double seconds;
+};
+
+struct runner_callbacks {
+	void *ctx;
+	/* The next job: 1 and fills job, 0 when there are none left, -1 on error (the run stops). */
+	int (*next)(void *ctx, struct runner_job *job, struct err *e);
+	/* A job's outcome. Return -1 to stop the run (e filled). The job is freed after the call. */
+	int (*done)(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e);
+	/* Called about ten times a second while work goes on (may be NULL). */
+	void (*tick)(void *ctx);
+};
+
+/* Run jobs until next() has no more and every job is done. *version (may be NULL) receives the
+ * version the first ready worker announced (caller frees). A worker that cannot start (fatal event,
+ * or death before ready) stops the run with EXIT_ENV and its message: the frontend is unavailable.
+ * SIGINT or SIGTERM stops the run too: workers are killed, jobs in flight are not reported, and the
+ * call returns -1 with EXIT_INTERRUPTED. */
+int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, char **version, struct err *e);
+
+void runner_job_release(struct runner_job *job);
+
+#endif

@@ -1,0 +1,401 @@
+/* worker.c: a worker process's loop. The protocol stream is a private copy of the original stdout;
+ * fd 1 itself is pointed at stderr, so that whatever a library prints lands in the captured stderr
+ * instead of corrupting the protocol. */
+#include "py.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "classify.h"
+#include "compare.h"
+#include "fsutil.h"
+#include "worker.h"
+#include "xalloc.h"
+
+struct worker {
+	FILE *proto;
+	PyObject *driver;     /* ferry_driver module */
+	PyObject *adapter;    /* run workers: the adapter module */
+	PyObject *templates;  /* wrap workers: library -> template module */
+	struct classify unsupported;
+};
+
+/* Write one protocol event and flush it: the runner is waiting for it. */
+static int send(struct worker *w, cJSON *ev, struct err *e)
+{
+	char *s = cJSON_PrintUnformatted(ev);
+	int bad = fprintf(w->proto, "%s\n", s) < 0 || fflush(w->proto) != 0;
+
+	cJSON_free(s);
+	cJSON_Delete(ev);
+	return bad ? err_errno(e, EXIT_ENV, "cannot write to the runner") : 0;
+}
+
+static cJSON *event(const char *name)
+{
+	cJSON *ev = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(ev, "event", name);
+	return ev;
+}
+
+static void on_stage(void *ctx, const char *stage)
+{
+	struct worker *w = ctx;
+	struct err ignored = ERR_INIT;
+	cJSON *ev = event("stage");
+
+	cJSON_AddStringToObject(ev, "stage", stage);
+	send(w, ev, &ignored);
+	err_release(&ignored);
+}
+
+/* The pending Python exception, as data for a result: "Type: message" and the traceback. */
+static void exception_fields(cJSON *res)
+{
+	struct err pe = ERR_INIT;
+
+	py_error(&pe, EXIT_ENV, "ferry's driver failed");
+	cJSON_AddStringToObject(res, "message", pe.msg);
+	if (pe.detail)
+		cJSON_AddStringToObject(res, "detail", pe.detail);
+	err_release(&pe);
+}
+
+/* --- run tasks: the oracles --------------------------------------------------------------------- */
+
+struct view {
+	Py_buffer buf;
+	int held;
+	int64_t shape[64], strides[64];
+	struct array_view a;
+};
+
+static int view_get(PyObject *o, struct view *v, struct buf *why)
+{
+	struct err e = ERR_INIT;
+
+	memset(v, 0, sizeof(*v));
+	if (PyObject_GetBuffer(o, &v->buf, PyBUF_RECORDS_RO) < 0) {
+		PyErr_Clear();
+		buf_addf(why, "a %s is not an array", Py_TYPE(o)->tp_name);
+		return -1;
+	}
+	v->held = 1;
+	if (v->buf.ndim > 64) {
+		buf_addf(why, "rank %d is beyond what ferry compares", v->buf.ndim);
+		return -1;
+	}
+	if (compare_dtype_from_format(v->buf.format ? v->buf.format : "B", &v->a.dtype, &e) < 0) {
+		buf_adds(why, e.msg);
+		err_release(&e);
+		return -1;
+	}
+	for (int i = 0; i < v->buf.ndim; i++) {
+		v->shape[i] = v->buf.shape[i];
+		v->strides[i] = v->buf.strides ? v->buf.strides[i] : 0;
+	}
+	v->a.rank = v->buf.ndim;
+	v->a.shape = v->shape;
+	v->a.strides = v->buf.strides ? v->strides : NULL;
+	v->a.data = v->buf.buf;
+	return 0;
+}
+
+static void view_release(struct view *v)
+{
+	if (v->held)
+		PyBuffer_Release(&v->buf);
+	v->held = 0;
+}
+
+/* Compare every output with its reference; fill res with the verdict. */
+static void judge(cJSON *res, PyObject *outputs, PyObject *refs, int random, const struct tolerance *tol)
+{
+	Py_ssize_t n = PySequence_Size(outputs), m = PySequence_Size(refs);
+	struct buf msg = BUF_INIT, detail = BUF_INIT;
+	double max_abs = 0;
+	int failed = 0, compared = 0, errors = 0;
+
+	if (n != m) {
+		buf_addf(&msg, "the frontend gave %zd outputs, the reference has %zd", n, m);
+		failed = 1;
+		if (n > m)
+			n = m;
+	}
+	for (Py_ssize_t i = 0; i < n; i++) {
+		PyObject *got = PySequence_GetItem(outputs, i); /* new */
+		PyObject *want = PySequence_GetItem(refs, i);   /* new */
+		struct view g, w;
+		struct compare_result r;
+		struct err e = ERR_INIT;
+		struct buf why = BUF_INIT;
+
+		compare_result_init(&r);
+		if (!got || !want || view_get(got, &g, &why) < 0 || view_get(want, &w, &why) < 0 ||
+		    compare_arrays(&g.a, &w.a, tol, &r, &e) < 0) {
+			PyErr_Clear();
+			buf_addf(&detail, "output %zd: cannot compare: %s%s\n", i, why.data, e.msg);
+			errors++;
+		} else {
+			compared++;
+			if (r.outcome == COMPARE_OK || (random && r.outcome == COMPARE_VALUE)) {
+				if (!random && r.max_abs > max_abs)
+					max_abs = r.max_abs;
+			} else {
+				struct buf d = BUF_INIT;
+
+				compare_describe(&r, &d);
+				if (!failed++)
+					buf_addf(&msg, "output %zd: %s", i, d.data);
+				buf_addf(&detail, "output %zd: %s\n", i, d.data);
+				buf_release(&d);
+				if (r.outcome == COMPARE_VALUE && !(r.max_abs <= max_abs))
+					max_abs = r.max_abs;
+			}
+		}
+		compare_result_release(&r);
+		view_release(&g);
+		view_release(&w);
+		Py_XDECREF(got);
+		Py_XDECREF(want);
+		buf_release(&why);
+		err_release(&e);
+	}
+	if (failed) {
+		cJSON_AddStringToObject(res, "outcome", "mismatch");
+		cJSON_AddStringToObject(res, "message", msg.data);
+	} else if (errors) {
+		cJSON_AddStringToObject(res, "outcome", "error");
+		cJSON_AddStringToObject(res, "message", "ferry could not compare the outputs");
+	} else {
+		cJSON_AddStringToObject(res, "outcome", "pass");
+	}
+	if (detail.len)
+		cJSON_AddStringToObject(res, "detail", detail.data);
+	if (compared && !random)
+		cJSON_AddNumberToObject(res, "max_abs", isfinite(max_abs) ? max_abs : 1e308);
+	buf_release(&msg);
+	buf_release(&detail);
+}
+
+/* ("crash", stage, exc_type, message, traceback, frame): a crash, unless its message says that the
+ * frontend does not support the usage. */
+static void crash(struct worker *w, cJSON *res, PyObject *t)
+{
+	const char *f[5] = { NULL, NULL, NULL, NULL, NULL };
+	struct buf both = BUF_INIT;
+
+	for (int i = 0; i < 5 && i + 1 < PyTuple_GET_SIZE(t); i++) {
+		PyObject *o = PyTuple_GET_ITEM(t, i + 1); /* borrowed */
+
+		f[i] = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+	}
+	PyErr_Clear();
+	buf_addf(&both, "%s: %s", f[1] ? f[1] : "", f[2] ? f[2] : "");
+	cJSON_AddStringToObject(res, "outcome", classify_match(&w->unsupported, both.data, NULL) ? "unsupported" : "crash");
+	if (f[0]) cJSON_AddStringToObject(res, "stage", f[0]);
+	if (f[1]) cJSON_AddStringToObject(res, "exc_type", f[1]);
+	if (f[2]) cJSON_AddStringToObject(res, "message", f[2]);
+	if (f[3]) cJSON_AddStringToObject(res, "detail", f[3]);
+	if (f[4]) cJSON_AddStringToObject(res, "frame", f[4]);
+	buf_release(&both);
+}
+
+static void run_task(struct worker *w, const cJSON *req, cJSON *res)
+{
+	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(req, "dir");
+	const cJSON *atol = cJSON_GetObjectItemCaseSensitive(req, "atol");
+	const cJSON *rtol = cJSON_GetObjectItemCaseSensitive(req, "rtol");
+	struct tolerance tol = TOLERANCE_DEFAULT;
+	PyObject *t, *kind;
+
+	if (cJSON_IsNumber(atol))
+		tol.atol = atol->valuedouble;
+	if (cJSON_IsNumber(rtol))
+		tol.rtol = rtol->valuedouble;
+	if (!cJSON_IsString(dir)) {
+		cJSON_AddStringToObject(res, "outcome", "error");
+		cJSON_AddStringToObject(res, "message", "the request names no test directory");
+		return;
+	}
+	t = PyObject_CallMethod(w->driver, "run", "Os", w->adapter, dir->valuestring); /* new */
+	if (!t || !PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 1) {
+		cJSON_AddStringToObject(res, "outcome", "error");
+		if (PyErr_Occurred())
+			exception_fields(res);
+		else
+			cJSON_AddStringToObject(res, "message", "ferry's driver returned no verdict");
+		Py_XDECREF(t);
+		return;
+	}
+	kind = PyTuple_GET_ITEM(t, 0); /* borrowed */
+	if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, "ok") && PyTuple_GET_SIZE(t) == 3)
+		judge(res, PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2),
+		      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "random")), &tol);
+	else
+		crash(w, res, t);
+	Py_DECREF(t);
+}
+
+/* --- wrap tasks --------------------------------------------------------------------------------- */
+
+static PyObject *template_for(struct worker *w, const char *library, struct err *e)
+{
+	PyObject *m = PyDict_GetItemString(w->templates, library); /* borrowed */
+	char name[80];
+
+	if (m)
+		return m;
+	snprintf(name, sizeof(name), "template_%s", library);
+	if (!(m = py_import(name, e))) /* new */
+		return NULL;
+	PyDict_SetItemString(w->templates, library, m);
+	Py_DECREF(m);
+	return m;
+}
+
+static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
+{
+	const cJSON *lib = cJSON_GetObjectItemCaseSensitive(req, "library");
+	const cJSON *rec = cJSON_GetObjectItemCaseSensitive(req, "record");
+	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(req, "dir");
+	struct err e = ERR_INIT;
+	PyObject *tmpl, *d = NULL, *v;
+
+	if (!cJSON_IsString(lib) || !cJSON_IsString(rec) || !cJSON_IsString(dir)) {
+		cJSON_AddStringToObject(res, "status", "invalid");
+		cJSON_AddStringToObject(res, "reason", "the request lacks library, record or dir");
+		return;
+	}
+	if (!(tmpl = template_for(w, lib->valuestring, &e))) {
+		cJSON_AddStringToObject(res, "status", "invalid");
+		cJSON_AddStringToObject(res, "reason", e.msg);
+		err_release(&e);
+		return;
+	}
+	if (fs_mkdirs(dir->valuestring, &e) < 0 ||
+	    !(d = PyObject_CallMethod(tmpl, "wrap", "ss", rec->valuestring, dir->valuestring))) { /* new */
+		cJSON_AddStringToObject(res, "status", "invalid");
+		if (PyErr_Occurred()) {
+			py_error(&e, EXIT_ENV, "the template failed");
+			cJSON_AddStringToObject(res, "detail", e.detail ? e.detail : "");
+		}
+		cJSON_AddStringToObject(res, "reason", e.msg);
+		err_release(&e);
+		return;
+	}
+	v = PyDict_Check(d) ? PyDict_GetItemString(d, "status") : NULL; /* borrowed */
+	cJSON_AddStringToObject(res, "status", v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : "invalid");
+	v = PyDict_Check(d) ? PyDict_GetItemString(d, "reason") : NULL;
+	if (v && PyUnicode_Check(v))
+		cJSON_AddStringToObject(res, "reason", PyUnicode_AsUTF8(v));
+	v = PyDict_Check(d) ? PyDict_GetItemString(d, "random") : NULL;
+	cJSON_AddBoolToObject(res, "random", v && PyObject_IsTrue(v) == 1);
+	PyErr_Clear();
+	Py_DECREF(d);
+}
+
+/* --- start-up and the loop ---------------------------------------------------------------------- */
+
+static int start(struct worker *w, const char *frontend, char **version, struct err *e)
+{
+	PyObject *v;
+	char *dir, *path;
+	int r = 0;
+
+	if (!frontend) {
+		w->templates = PyDict_New(); /* new */
+		*version = xstrdup(PY_VERSION);
+		return w->templates ? 0 : py_error(e, EXIT_ENV, "cannot start");
+	}
+	if (!(w->driver = py_import("ferry_driver", e)))
+		return -1;
+	if (!(w->adapter = PyObject_CallMethod(w->driver, "load_adapter", "s", frontend))) { /* new */
+		char what[128];
+
+		snprintf(what, sizeof(what), "cannot load the frontend '%s'", frontend);
+		return py_error(e, EXIT_ENV, what);
+	}
+	v = PyObject_CallMethod(w->adapter, "version", NULL); /* new */
+	*version = v ? py_str(v) : xstrdup("?");
+	PyErr_Clear();
+	Py_XDECREF(v);
+	dir = fs_python_dir();
+	path = xasprintf("%s/oracle/unsupported/%s.txt", dir, frontend);
+	if (fs_exists(path))
+		r = classify_load(&w->unsupported, path, e);
+	free(path);
+	free(dir);
+	return r;
+}
+
+int worker_serve(const char *frontend, struct err *e)
+{
+	struct worker w;
+	struct py_hooks hooks;
+	char *line = NULL, *version = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int fd, r = -1;
+	cJSON *ev;
+
+	memset(&w, 0, sizeof(w));
+	classify_init(&w.unsupported);
+	if ((fd = dup(STDOUT_FILENO)) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0 || !(w.proto = fdopen(fd, "w")))
+		return err_errno(e, EXIT_ENV, "cannot set up the protocol stream");
+	memset(&hooks, 0, sizeof(hooks));
+	hooks.ctx = &w;
+	hooks.stage = on_stage;
+	py_set_hooks(&hooks);
+
+	if (start(&w, frontend, &version, e) < 0) {
+		ev = event("fatal");
+		cJSON_AddStringToObject(ev, "message", e->msg);
+		if (e->detail)
+			fputs(e->detail, stderr);
+		send(&w, ev, e);
+		goto out;
+	}
+	ev = event("ready");
+	cJSON_AddStringToObject(ev, "version", version);
+	if (send(&w, ev, e) < 0)
+		goto out;
+
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		cJSON *req = cJSON_Parse(line);
+		const cJSON *task = req ? cJSON_GetObjectItemCaseSensitive(req, "task") : NULL;
+		const cJSON *id = req ? cJSON_GetObjectItemCaseSensitive(req, "id") : NULL;
+		cJSON *res = event("result");
+
+		if (cJSON_IsString(id))
+			cJSON_AddStringToObject(res, "id", id->valuestring);
+		if (cJSON_IsString(task) && !strcmp(task->valuestring, "run") && w.adapter) {
+			run_task(&w, req, res);
+		} else if (cJSON_IsString(task) && !strcmp(task->valuestring, "wrap") && w.templates) {
+			wrap_task(&w, req, res);
+		} else {
+			cJSON_AddStringToObject(res, "outcome", "error");
+			cJSON_AddStringToObject(res, "message", "a request this worker cannot serve");
+		}
+		cJSON_Delete(req);
+		if (send(&w, res, e) < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	py_set_hooks(NULL);
+	free(line);
+	free(version);
+	classify_release(&w.unsupported);
+	Py_XDECREF(w.adapter);
+	Py_XDECREF(w.driver);
+	Py_XDECREF(w.templates);
+	if (w.proto)
+		fclose(w.proto);
+	return r;
+}

@@ -1,0 +1,47 @@
+/* cmd.h: the subcommand table. Each src/cmd-NAME.c opens with a comment saying what the command
+ * does, and exports one struct cmd_entry; src/main.c lists them. main() parses nothing but the
+ * command name and --help/-h: it prints usage itself, starts the embedded interpreter when the
+ * entry asks for it, calls fn with argv[0] = the command name (ready for getopt_long), and checks
+ * that stdout was really written before exiting with fn's return value (an enum ferry_exit). */
+#ifndef FERRY_CMD_H
+#define FERRY_CMD_H
+
+#include "err.h"
+
+enum cmd_needs {
+	CMD_NEEDS_NOTHING = 0,
+	CMD_NEEDS_PYTHON = 1 << 0, /* the embedded interpreter, started before fn runs */
+};
+
+struct cmd_entry {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	unsigned needs;
+	const char *usage;   /* "ferry NAME [options] ARGS\n" then the options, one per line */
+	const char *summary; /* one line for "ferry help" */
+};
+
+/* Print "ferry: error: <e->msg>" (and e->detail) to stderr; return e->code. */
+int cmd_error(const struct err *e);
+/* Print "ferry: error: <fmt>" and the usage hint of the current command; return EXIT_USAGE. */
+int cmd_usage_error(const struct cmd_entry *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print a warning line "ferry: warning: ..." to stderr. */
+void cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The user's --python or FERRY_PYTHON, else the configured virtualenv interpreter. */
+const char *cmd_python(void);
+
+/* Option values: 0, or -1 when text is not a whole number in [lo, hi] / a non-negative number of
+ * seconds / a size such as 512M or 4G. */
+int cmd_parse_int(const char *text, int lo, int hi, int *out);
+int cmd_parse_seconds(const char *text, double *out);
+int cmd_parse_size(const char *text, unsigned long long *out);
+/* Workers by default: the cores this process may use. */
+int cmd_default_jobs(void);
+/* Memory each of jobs workers may use by default: an equal share of three quarters of the
+ * machine's memory, so that workers that all grow at once still leave ferry room. */
+unsigned long long cmd_default_memory(int jobs);
+
+extern const struct cmd_entry cmd_harvest_entry, cmd_wrap_entry, cmd_run_entry, cmd_report_entry,
+	cmd_worker_entry;
+
+#endif

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Bad input gets a clear error naming the file and line, and the rest of the input still runs.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
+need_python_module onnx
+plan 13
+
+# A corpus with a good record, a truncated line, a wrong type, an unknown operator, and a second good one.
+cat > corpus.jsonl <<'JSON'
+{"library":"onnx","op":"Relu","kind":"node","context":{"opset":{"int":14}},"params":{},"inputs":[{"tensor":{"dtype":"float32","shape":[2,3]}}],"outputs":[{"tensor":{"dtype":"float32","shape":[2,3]}}]}
+{"library":"onnx","op":"Abs","kind":"node","context":{"opset":{"int":13}},"params":{},"inputs":[{"tensor":{"dtype":"float32","shape":[2
+{"library":"onnx","op":"Transpose","kind":"node","context":{"opset":{"int":13}},"params":{"perm":{"list":[{"int":1},{"float":"zero"}]}},"inputs":[{"tensor":{"dtype":"float32","shape":[2,3]}}]}
+{"library":"onnx","op":"NoSuchOperator","kind":"node","context":{"opset":{"int":13}},"params":{},"inputs":[{"tensor":{"dtype":"float32","shape":[2,3]}}],"outputs":[{"tensor":{"dtype":"float32","shape":[2,3]}}]}
+{"library":"onnx","op":"Neg","kind":"node","context":{"opset":{"int":13}},"params":{},"inputs":[{"tensor":{"dtype":"float32","shape":[4]}}],"outputs":[{"tensor":{"dtype":"float32","shape":[4]}}]}
+JSON
+
+expect_exit 0 "wrap goes on past bad lines" -- "$FERRY" wrap corpus.jsonl -o wrapped -j 1 -q
+contains "a truncated line is named by file and line" "$err" "corpus.jsonl:2: truncated JSON"
+contains "a wrong type is named by file, line and member" "$err" "corpus.jsonl:3: params.perm[1]: 'zero' is not a float"
+contains "an unknown operator is named by file and line" "$err" "corpus.jsonl:4: NoSuchOperator is invalid"
+contains "the summary counts the bad lines" "$out" "bad corpus lines     2"
+lines=$(wc -l < wrapped/wrapped.jsonl)
+[ "$lines" -eq 3 ]; ok $? "the three parsable records are wrapped (got $lines)"
+valid=$(grep -c '"status":"ok"' wrapped/wrapped.jsonl || true)
+[ "$valid" -eq 2 ]; ok $? "the two good ones are valid (got $valid)"
+
+expect_exit 0 "a second wrap resumes" -- "$FERRY" wrap corpus.jsonl -o wrapped -j 1 -q
+contains "nothing is wrapped twice" "$out" "already wrapped      3"
+lines=$(wc -l < wrapped/wrapped.jsonl)
+[ "$lines" -eq 3 ]; ok $? "wrapped.jsonl still has one line per instance"
+
+expect_exit 4 "a missing corpus is bad input" -- "$FERRY" wrap nosuch.jsonl -o w2
+contains "a missing corpus is named" "$err" "cannot open 'nosuch.jsonl': No such file or directory"
+expect_exit 4 "a missing store is bad input" -- "$FERRY" report nosuch.db
+finish
