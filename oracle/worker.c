@@ -234,11 +234,19 @@ static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 		return;
 	}
 	kind = PyTuple_GET_ITEM(t, 0); /* borrowed */
-	if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, "ok") && PyTuple_GET_SIZE(t) == 3)
+	if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, "ok") && PyTuple_GET_SIZE(t) == 3) {
 		judge(res, PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2),
 		      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "random")), &tol);
-	else
+	} else if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, "mismatch")) {
+		/* Outputs that cannot even be put beside the references (count, sequence length). */
+		char *msg = PyTuple_GET_SIZE(t) > 1 ? py_str(PyTuple_GET_ITEM(t, 1)) : xstrdup("?");
+
+		cJSON_AddStringToObject(res, "outcome", "mismatch");
+		cJSON_AddStringToObject(res, "message", msg);
+		free(msg);
+	} else {
 		crash(w, res, t);
+	}
 	Py_DECREF(t);
 }
 
@@ -325,12 +333,24 @@ static int start(struct worker *w, const char *frontend, char **version, struct 
 	*version = v ? py_str(v) : xstrdup("?");
 	PyErr_Clear();
 	Py_XDECREF(v);
+	/* The frontend's "unsupported" patterns: ferry's own, and those beside an adapter of the user's. */
 	dir = fs_python_dir();
 	path = xasprintf("%s/oracle/unsupported/%s.txt", dir, frontend);
 	if (fs_exists(path))
 		r = classify_load(&w->unsupported, path, e);
 	free(path);
 	free(dir);
+	if (r == 0 && getenv("FERRY_ADAPTERS")) {
+		char *dirs = xstrdup(getenv("FERRY_ADAPTERS")), *save = NULL;
+
+		for (char *d = strtok_r(dirs, ":", &save); d && r == 0; d = strtok_r(NULL, ":", &save)) {
+			path = xasprintf("%s/unsupported/%s.txt", d, frontend);
+			if (fs_exists(path))
+				r = classify_load(&w->unsupported, path, e);
+			free(path);
+		}
+		free(dirs);
+	}
 	return r;
 }
 

@@ -30,6 +30,8 @@ static const char usage[] =
 	"\n"
 	"Frontends:\n"
 	"  ort            ONNX Runtime, CPU, all graph optimizations (ONNX models)\n"
+	"  NAME:LIBRARY   an adapter of your own, adapter_NAME.py, for models of LIBRARY, found in\n"
+	"                 the directories of FERRY_ADAPTERS (colon-separated); see oracle/ferry_driver.py\n"
 	"\n"
 	"Options:\n"
 	"  -F, --frontend LIST  frontends to run, comma-separated\n"
@@ -46,10 +48,11 @@ static const char usage[] =
 struct frontend {
 	const char *name;
 	const char *library;  /* the models it takes */
+	int owned;            /* name and library are allocated (an adapter of the user's) */
 };
 
 static const struct frontend frontends[] = {
-	{ "ort", "onnx" },
+	{ "ort", "onnx", 0 },
 };
 
 static const char *const outcomes[] = {
@@ -358,7 +361,7 @@ static int cmd_run(int argc, char **argv)
 	struct runner_opts ro;
 	struct err e = ERR_INIT;
 	const char *output = NULL, *queue = NULL, *list = NULL;
-	const struct frontend *chosen[16];
+	struct frontend chosen[16];
 	size_t nchosen = 0, bad = 0;
 	unsigned long long mem;
 	char *names = NULL, *tok, *save, *command = NULL;
@@ -416,16 +419,34 @@ static int cmd_run(int argc, char **argv)
 		return cmd_usage_error(&cmd_run_entry, "no output: say which store to write with -o");
 	names = xstrdup(list);
 	for (tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct frontend *f = find_frontend(tok);
+		char *colon = strchr(tok, ':');
+		const struct frontend *f;
 
-		if (!f) {
-			free(names);
-			return cmd_usage_error(&cmd_run_entry, "unknown frontend '%s' (known: ort)", tok);
+		if (colon)
+			*colon = '\0';
+		f = find_frontend(tok);
+		if (nchosen == sizeof(chosen) / sizeof(chosen[0])) {
+			code = cmd_usage_error(&cmd_run_entry, "at most %zu frontends in one run", nchosen);
+			goto out;
 		}
-		if (nchosen < sizeof(chosen) / sizeof(chosen[0]))
-			chosen[nchosen++] = f;
+		if (f && colon && strcmp(colon + 1, f->library)) {
+			code = cmd_usage_error(&cmd_run_entry, "frontend '%s' takes %s models, not %s", tok, f->library, colon + 1);
+			goto out;
+		}
+		if (f) {
+			chosen[nchosen] = *f;
+		} else if (colon && *tok && colon[1]) {
+			/* An adapter of the user's: FERRY_ADAPTERS names where adapter_NAME.py is. */
+			chosen[nchosen].name = xstrdup(tok);
+			chosen[nchosen].library = xstrdup(colon + 1);
+			chosen[nchosen].owned = 1;
+		} else {
+			code = cmd_usage_error(&cmd_run_entry, "unknown frontend '%s' (known: ort; an adapter of your own is "
+					       "NAME:LIBRARY, found through FERRY_ADAPTERS)", tok);
+			goto out;
+		}
+		nchosen++;
 	}
-	free(names);
 	ro.mem_limit = mem ? mem : cmd_default_memory(ro.jobs);
 	for (int i = 0; i < argc; i++)
 		buf_addf(&cmdline, "%s%s", i ? " " : "ferry ", argv[i]);
@@ -461,7 +482,7 @@ static int cmd_run(int argc, char **argv)
 		goto dberr;
 
 	for (size_t i = 0; i < nchosen; i++) {
-		r.fe = chosen[i];
+		r.fe = &chosen[i];
 		if (!r.limit) {
 			print_summary(&r, NULL);
 			continue;
@@ -490,6 +511,12 @@ out:
 	wrapped_free(r.tests, r.ntests);
 	free(r.order);
 	free(command);
+	free(names);
+	for (size_t i = 0; i < nchosen; i++)
+		if (chosen[i].owned) {
+			free((char *)chosen[i].name);
+			free((char *)chosen[i].library);
+		}
 	err_release(&e);
 	return code;
 }

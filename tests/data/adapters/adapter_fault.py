@@ -1,0 +1,68 @@
+"""A fault-injecting frontend for ferry's own tests of its runner: ONNX Runtime, except that the
+model's operator picks a fault. It stands in for a compiler that crashes, hangs, exhausts memory or
+floods stderr; it is never a stand-in for a real frontend's results.
+
+    Relu     SIGSEGV while compiling
+    Sqrt     abort() while compiling (SIGABRT)
+    Abs      hangs while compiling
+    Neg      allocates without bound while compiling
+    Sigmoid  writes 8 MB to stderr, then runs normally
+    Exp      raises while executing
+    Floor    raises a "not supported" error (classified unsupported by unsupported/fault.txt)
+    Ceil     returns its output plus one (a wrong result)
+"""
+import ctypes
+import os
+import signal
+import sys
+import time
+
+import onnx
+import adapter_ort as ort
+
+NAME = "fault"
+FORMAT = "onnx"
+PACKAGE = "onnxruntime"
+REPRODUCER = ort.REPRODUCER
+
+
+def version():
+    return "fault-injecting " + ort.version()
+
+
+def load(testdir):
+    model = onnx.load(os.path.join(testdir, "model.onnx"))
+    return model.graph.node[0].op_type, ort.load(testdir)
+
+
+def compile(loaded):
+    op, model = loaded
+    if op == "Relu":
+        ctypes.string_at(0)  # a read of address 0: SIGSEGV in native code
+    if op == "Sqrt":
+        os.abort()
+    if op == "Abs":
+        time.sleep(3600)
+    if op == "Neg":
+        hog = []
+        while True:
+            hog.append(bytearray(64 << 20))
+            hog[-1][::4096] = b"x" * len(hog[-1][::4096])  # touch every page so it is resident
+    if op == "Sigmoid":
+        block = "ferry fault adapter: noise " * 40 + "\n"
+        for _ in range((8 << 20) // len(block)):
+            sys.stderr.write(block)
+        sys.stderr.flush()
+    return op, ort.compile(model)
+
+
+def execute(compiled, inputs):
+    op, session = compiled
+    if op == "Exp":
+        raise RuntimeError("injected fault in execute")
+    if op == "Floor":
+        raise NotImplementedError("injected: operator Floor is not supported by this frontend")
+    outputs = ort.execute(session, inputs)
+    if op == "Ceil":
+        outputs = [o + 1 for o in outputs]
+    return outputs
