@@ -46,7 +46,7 @@ int wrapped_done_ids(const char *path, struct strmap *set, struct err *e)
 }
 
 int wrapped_load(const char *dir, struct wrapped **out, size_t *n, size_t *bad,
-		 void (*warn)(const char *msg), struct err *e)
+		 void (*warn)(void *ctx, const char *msg), void *ctx, struct err *e)
 {
 	char *path = xasprintf("%s/%s", dir, WRAPPED_FILE);
 	char *absdir = fs_abspath(dir);
@@ -80,7 +80,7 @@ int wrapped_load(const char *dir, struct wrapped **out, size_t *n, size_t *bad,
 		if (st == JSONL_BAD) {
 			(*bad)++;
 			if (warn)
-				warn(lineerr.msg);
+				warn(ctx, lineerr.msg);
 			err_release(&lineerr);
 			continue;
 		}
@@ -90,7 +90,7 @@ int wrapped_load(const char *dir, struct wrapped **out, size_t *n, size_t *bad,
 			if (warn) {
 				char *m = xasprintf("%s:%zu: the record has no wrap annotation", path, r.lineno);
 
-				warn(m);
+				warn(ctx, m);
 				free(m);
 			}
 			record_release(&in);

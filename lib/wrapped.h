@@ -30,9 +30,9 @@ char *wrapped_test_dir(const char *dir, const char *id);
 int wrapped_done_ids(const char *path, struct strmap *set, struct err *e);
 
 /* Load DIR/wrapped.jsonl into *out (*n entries; the caller frees with wrapped_free). Bad lines are
- * counted in *bad and their messages passed to warn (may be NULL). */
+ * counted in *bad and their messages ("FILE:LINE: why") passed to warn (may be NULL) with ctx. */
 int wrapped_load(const char *dir, struct wrapped **out, size_t *n, size_t *bad,
-		 void (*warn)(const char *msg), struct err *e);
+		 void (*warn)(void *ctx, const char *msg), void *ctx, struct err *e);
 void wrapped_free(struct wrapped *w, size_t n);
 
 #endif

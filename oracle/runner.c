@@ -1,7 +1,7 @@
 /* runner.c: the worker pool: one poll() loop over every worker's stdout and stderr, with deadlines
  * for tests and for start-up, and a memory watch. */
 #include "runner.h"
-#include "progress.h"
+#include <time.h>
 #include "xalloc.h"
 
 #include <cjson/cJSON.h>
@@ -30,6 +30,14 @@ struct worker {
 };
 
 static volatile sig_atomic_t interrupted;
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void on_signal(int sig)
 {
@@ -72,7 +80,7 @@ static int worker_start(struct worker *w, const struct runner_opts *o, struct er
 	proc_capture_release(&w->errcap);
 	proc_capture_init(&w->errcap, o->stderr_cap);
 	w->state = W_STARTING;
-	w->started = progress_now();
+	w->started = mono_now();
 	w->deadline = w->started + o->start_timeout;
 	return 0;
 }
@@ -133,7 +141,7 @@ static int finish_job(struct pool *p, struct worker *w, enum runner_end end, con
 	if (st)
 		out.status = *st;
 	out.stderr_text = w->errcap.buf.data;
-	out.seconds = progress_now() - w->started;
+	out.seconds = mono_now() - w->started;
 	r = p->cb->done(p->cb->ctx, &w->job, &out, e);
 	runner_job_release(&w->job);
 	free(w->stage);
@@ -291,7 +299,7 @@ static int assign(struct pool *p, struct err *e)
 		p->pending.key = NULL;
 		p->pending.request = NULL;
 		idle->state = W_BUSY;
-		idle->started = progress_now();
+		idle->started = mono_now();
 		idle->deadline = idle->started + p->o->timeout;
 		buf_reset(&idle->errcap.buf);
 		idle->errcap.dropped = 0;
@@ -377,7 +385,7 @@ static int loop(struct pool *p, struct err *e)
 			r = 0;
 			goto out;
 		}
-		now = progress_now();
+		now = mono_now();
 		for (int i = 0; i < p->n; i++) {
 			struct worker *w = &p->w[i];
 
@@ -405,7 +413,7 @@ static int loop(struct pool *p, struct err *e)
 				goto out;
 			k += 2;
 		}
-		now = progress_now();
+		now = mono_now();
 		if (watch(p, now, now - last_mem >= MEM_CHECK_INTERVAL, e) < 0)
 			goto out;
 		if (now - last_mem >= MEM_CHECK_INTERVAL)

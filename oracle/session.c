@@ -1,0 +1,562 @@
+/* session.c: runs of wrapped tests through frontends, shared by ferry run and ferry check. */
+#include "session.h"
+#include "fsutil.h"
+#include "jsonl.h"
+#include "strmap.h"
+#include "xalloc.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct builtin {
+	const char *name;
+	const char *library;
+};
+
+static const struct builtin builtins[] = {
+	{ "ort", "onnx" },
+};
+
+const char session_frontend_names[] = "ort";
+
+const char *const session_outcomes[SESSION_N_OUTCOMES] = {
+	"pass", "mismatch", "crash", "timeout", "oom", "unsupported", "undefined", "error",
+};
+
+int session_is_failure(const char *outcome)
+{
+	return strcmp(outcome, "pass") && strcmp(outcome, "unsupported") && strcmp(outcome, "undefined");
+}
+
+int session_frontend(const char *spec, struct frontend *f, struct err *e)
+{
+	const char *colon = strchr(spec, ':');
+	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+
+	f->name = xstrndup(spec, n);
+	f->library = NULL;
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		if (!strcmp(builtins[i].name, f->name)) {
+			if (colon && strcmp(colon + 1, builtins[i].library)) {
+				err_set(e, EXIT_USAGE, "frontend '%s' takes %s models, not %s", f->name,
+					builtins[i].library, colon + 1);
+				goto fail;
+			}
+			f->library = xstrdup(builtins[i].library);
+			return 0;
+		}
+	if (colon && n && colon[1]) {
+		f->library = xstrdup(colon + 1);
+		return 0;
+	}
+	err_set(e, EXIT_USAGE, "unknown frontend '%s' (known: %s; an adapter of your own is NAME:LIBRARY, "
+		"found through FERRY_ADAPTERS)", f->name, session_frontend_names);
+fail:
+	frontend_release(f);
+	return -1;
+}
+
+void frontend_release(struct frontend *f)
+{
+	free(f->name);
+	free(f->library);
+	f->name = f->library = NULL;
+}
+
+/* --- tolerances --------------------------------------------------------------------------------- */
+
+int tolerances_load(struct tolerances *t, const char *path, struct err *e)
+{
+	FILE *fp = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	int r = 0;
+
+	if (!fp)
+		return err_errno(e, EXIT_INPUT, "cannot open '%s'", path);
+	while (getline(&line, &cap, fp) > 0) {
+		char op[256], dtype[64], fe[128], reason[1024];
+		double atol, rtol;
+		int used = 0;
+		struct tolerance_rule *rule;
+
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
+			continue;
+		if (sscanf(line, "%255s %63s %127s %lf %lf %n", op, dtype, fe, &atol, &rtol, &used) < 5 || !used) {
+			r = err_set(e, EXIT_INPUT, "%s:%zu: expected OP DTYPE FRONTEND ATOL RTOL REASON", path, lineno);
+			break;
+		}
+		snprintf(reason, sizeof(reason), "%s", line + used);
+		if (!*reason) {
+			r = err_set(e, EXIT_INPUT, "%s:%zu: a tolerance needs its reason, after RTOL", path, lineno);
+			break;
+		}
+		if (!(atol >= 0) || !(rtol >= 0)) {
+			r = err_set(e, EXIT_INPUT, "%s:%zu: tolerances are non-negative numbers", path, lineno);
+			break;
+		}
+		XGROW(t->rules, t->cap, t->n + 1);
+		rule = &t->rules[t->n++];
+		rule->op = xstrdup(op);
+		rule->dtype = xstrdup(dtype);
+		rule->frontend = xstrdup(fe);
+		rule->reason = xstrdup(reason);
+		rule->atol = atol;
+		rule->rtol = rtol;
+	}
+	free(line);
+	fclose(fp);
+	return r;
+}
+
+void tolerances_release(struct tolerances *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->rules[i].op);
+		free(t->rules[i].dtype);
+		free(t->rules[i].frontend);
+		free(t->rules[i].reason);
+	}
+	free(t->rules);
+	t->rules = NULL;
+	t->n = t->cap = 0;
+}
+
+static int matches(const char *pattern, const char *value)
+{
+	return !strcmp(pattern, "*") || (value && !strcmp(pattern, value));
+}
+
+const struct tolerance_rule *tolerances_find(const struct tolerances *t, const char *op, const char *dtype,
+					     const char *frontend)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (matches(t->rules[i].op, op) && matches(t->rules[i].dtype, dtype) &&
+		    matches(t->rules[i].frontend, frontend))
+			return &t->rules[i];
+	return NULL;
+}
+
+/* The dtype a tolerance is chosen by: the first output's, else the first input's. */
+static const char *instance_dtype(const struct instance *in)
+{
+	for (size_t i = 0; i < in->noutputs; i++)
+		if (in->outputs[i].type == V_TENSOR)
+			return in->outputs[i].u.t.dtype;
+	for (size_t i = 0; i < in->ninputs; i++)
+		if (in->inputs[i].type == V_TENSOR)
+			return in->inputs[i].u.t.dtype;
+	return NULL;
+}
+
+/* --- the session ------------------------------------------------------------------------------- */
+
+struct session {
+	const struct session_opts *o;
+	struct db db;
+	struct wrapped *tests;
+	size_t ntests;
+	size_t *order;            /* indexes into tests: queue order, then the shard */
+	size_t norder;
+	struct tolerances tol;
+	double start;
+
+	/* The frontend being run. */
+	const struct frontend *fe;
+	struct session_result *res;
+	long long run_id;
+	size_t cursor;
+	size_t failed;
+	int out_of_time;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void warn(const struct session_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn(const struct session_opts *o, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!o->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o->warn(o->ctx, msg);
+}
+
+static void warn_line(void *ctx, const char *msg)
+{
+	warn(ctx, "%s", msg);
+}
+
+
+static const char *json_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The queue's ids, in order, as indexes into the tests; ids the wrap does not know are reported. */
+static int load_queue(struct session *s, const char *path, struct err *e)
+{
+	struct strmap index = STRMAP_INIT;
+	struct jsonl_reader q;
+	struct err bad = ERR_INIT;
+	size_t cap = 0, unknown = 0;
+	enum jsonl_status st;
+	cJSON *j;
+	int ret = -1;
+
+	for (size_t i = 0; i < s->ntests; i++)
+		strmap_get(&index, s->tests[i].in.id, NULL)->count = i;
+	if (jsonl_open(&q, path, e) < 0)
+		goto out;
+	while ((st = jsonl_next_json(&q, &j, &bad)) != JSONL_END) {
+		struct strmap_entry *t;
+		const char *id;
+
+		if (st == JSONL_FAIL) {
+			*e = bad;
+			goto out;
+		}
+		if (st == JSONL_BAD) {
+			warn(s->o, "%s", bad.msg);
+			err_release(&bad);
+			continue;
+		}
+		id = json_str(j, "id");
+		if (!id)
+			warn(s->o, "%s:%zu: a queue line without an id", path, q.lineno);
+		else if (!(t = strmap_find(&index, id)))
+			unknown++;
+		else {
+			XGROW(s->order, cap, s->norder + 1);
+			s->order[s->norder++] = t->count;
+		}
+		cJSON_Delete(j);
+	}
+	if (unknown)
+		warn(s->o, "%zu ids of the queue '%s' are not among the wrapped models", unknown, path);
+	ret = 0;
+out:
+	jsonl_close(&q);
+	strmap_release(&index);
+	return ret;
+}
+
+/* Keep every nshards-th entry of the order from offset shard: each shard starts at the top of the
+ * queue, so every shard runs top-priority tests first. */
+static void take_shard(struct session *s)
+{
+	size_t k = 0;
+
+	if (s->o->nshards <= 1)
+		return;
+	for (size_t i = (size_t)s->o->shard; i < s->norder; i += (size_t)s->o->nshards)
+		s->order[k++] = s->order[i];
+	s->norder = k;
+}
+
+int session_open(struct session **out, const struct session_opts *o, struct err *e)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+	size_t bad = 0;
+
+	s->o = o;
+	s->start = now();
+	*out = NULL;
+	if (o->tolerances && tolerances_load(&s->tol, o->tolerances, e) < 0)
+		goto fail;
+	if (wrapped_load(o->wrapdir, &s->tests, &s->ntests, &bad, warn_line, (void *)o, e) < 0)
+		goto fail;
+	if (o->queue) {
+		if (load_queue(s, o->queue, e) < 0)
+			goto fail;
+	} else {
+		s->order = xcalloc(s->ntests, sizeof(*s->order));
+		for (size_t i = 0; i < s->ntests; i++)
+			s->order[i] = i;
+		s->norder = s->ntests;
+	}
+	take_shard(s);
+	if (db_open(&s->db, o->store, 1, e) < 0)
+		goto fail;
+	/* The store keeps the instances themselves, so that reports and reproducers need nothing else. */
+	if (db_begin(&s->db, e) < 0)
+		goto fail;
+	for (size_t i = 0; i < s->ntests; i++) {
+		const struct wrapped *t = &s->tests[i];
+
+		if (db_put_instance(&s->db, &t->in, t->line, t->valid ? "ok" : "invalid", t->reason, t->random,
+				    t->dir, e) < 0)
+			goto fail;
+	}
+	if (db_commit(&s->db, e) < 0)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	session_close(s);
+	return -1;
+}
+
+void session_close(struct session *s)
+{
+	if (!s)
+		return;
+	db_close(&s->db);
+	wrapped_free(s->tests, s->ntests);
+	free(s->order);
+	tolerances_release(&s->tol);
+	free(s);
+}
+
+struct db *session_db(struct session *s)
+{
+	return &s->db;
+}
+
+int session_each(struct session *s, const struct frontend *fe,
+		 int (*fn)(void *ctx, const struct wrapped *t), void *ctx)
+{
+	for (size_t i = 0; i < s->norder; i++) {
+		const struct wrapped *t = &s->tests[s->order[i]];
+
+		if (!strcmp(t->in.library, fe->library) && fn(ctx, t) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int next_job(void *ctx, struct runner_job *job, struct err *e)
+{
+	struct session *s = ctx;
+	const struct session_opts *o = s->o;
+
+	while (s->cursor < s->norder) {
+		struct wrapped *t = &s->tests[s->order[s->cursor++]];
+		const struct tolerance_rule *rule;
+		cJSON *req;
+		int has;
+
+		if (strcmp(t->in.library, s->fe->library))
+			continue;
+		if (!t->valid) {
+			s->res->invalid++;
+			continue;
+		}
+		if ((has = db_has_result(&s->db, s->fe->name, t->in.id, e)) < 0)
+			return -1;
+		if (has) {
+			s->res->already++;
+			continue;
+		}
+		if ((o->limit >= 0 && (long)s->res->ran >= o->limit) || s->out_of_time ||
+		    (o->budget > 0 && now() - s->start >= o->budget)) {
+			/* Count what the limit or budget leaves out, then stop taking tests. */
+			s->out_of_time = 1;
+			s->res->budget_left_out++;
+			continue;
+		}
+		s->res->ran++;
+		rule = tolerances_find(&s->tol, t->in.op, instance_dtype(&t->in), s->fe->name);
+		req = cJSON_CreateObject();
+		cJSON_AddStringToObject(req, "task", "run");
+		cJSON_AddStringToObject(req, "id", t->in.id);
+		cJSON_AddStringToObject(req, "dir", t->dir);
+		cJSON_AddBoolToObject(req, "random", t->random);
+		cJSON_AddNumberToObject(req, "atol", rule ? rule->atol : o->atol);
+		cJSON_AddNumberToObject(req, "rtol", rule ? rule->rtol : o->rtol);
+		job->key = xstrdup(t->in.id);
+		job->request = cJSON_PrintUnformatted(req);
+		cJSON_Delete(req);
+		return 1;
+	}
+	return 0;
+}
+
+static void count(struct session *s, const char *outcome)
+{
+	for (size_t i = 0; i < SESSION_N_OUTCOMES; i++)
+		if (!strcmp(session_outcomes[i], outcome)) {
+			s->res->counts[i]++;
+			break;
+		}
+	if (session_is_failure(outcome))
+		s->failed++;
+}
+
+static int job_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
+{
+	struct session *s = ctx;
+	struct db_result res;
+	struct buf msg = BUF_INIT, sig = BUF_INIT;
+	int ret;
+
+	memset(&res, 0, sizeof(res));
+	res.frontend = s->fe->name;
+	res.id = job->key;
+	res.run_id = s->run_id;
+	res.stage = o->stage;
+	res.max_abs = NAN;
+	res.seconds = o->seconds;
+	res.detail = o->stderr_text && *o->stderr_text ? o->stderr_text : NULL;
+	switch (o->end) {
+	case RUNNER_REPLY: {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(o->reply, "max_abs");
+		const char *outcome = json_str(o->reply, "outcome");
+
+		res.outcome = outcome ? outcome : "error";
+		res.stage = json_str(o->reply, "stage");
+		res.exc_type = json_str(o->reply, "exc_type");
+		res.message = outcome ? json_str(o->reply, "message") : "the worker's result has no outcome";
+		res.frame = json_str(o->reply, "frame");
+		if (json_str(o->reply, "detail"))
+			res.detail = json_str(o->reply, "detail");
+		if (cJSON_IsNumber(m))
+			res.max_abs = m->valuedouble;
+		break;
+	}
+	case RUNNER_TIMEOUT:
+		res.outcome = "timeout";
+		buf_addf(&msg, "no result after %.0fs%s%s", o->seconds, o->stage ? " in stage " : "",
+			 o->stage ? o->stage : "");
+		res.message = msg.data;
+		break;
+	case RUNNER_OOM:
+		res.outcome = "oom";
+		res.message = "the worker passed the memory limit";
+		break;
+	case RUNNER_DIED:
+		res.outcome = "crash";
+		buf_adds(&msg, "the worker ");
+		proc_status_describe(&o->status, &msg);
+		res.message = msg.data;
+		if (o->status.signaled)
+			buf_addf(&sig, "signal %d", o->status.sig);
+		else
+			buf_addf(&sig, "exit %d", o->status.code);
+		res.exc_type = sig.data;
+		break;
+	}
+	count(s, res.outcome);
+	ret = db_put_result(&s->db, &res, e);
+	buf_release(&msg);
+	buf_release(&sig);
+	if (s->o->progress)
+		s->o->progress(s->o->ctx, s->res->ran, s->failed);
+	return ret;
+}
+
+static void tick(void *ctx)
+{
+	struct session *s = ctx;
+
+	if (s->o->progress)
+		s->o->progress(s->o->ctx, s->res->ran, s->failed);
+}
+
+/* How many tests the frontend will take this time, for the progress line's total. */
+static size_t remaining(struct session *s)
+{
+	struct err ignored = ERR_INIT;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->norder; i++) {
+		const struct wrapped *t = &s->tests[s->order[i]];
+
+		if (t->valid && !strcmp(t->in.library, s->fe->library) &&
+		    db_has_result(&s->db, s->fe->name, t->in.id, &ignored) == 0)
+			n++;
+	}
+	err_release(&ignored);
+	return s->o->limit >= 0 && (size_t)s->o->limit < n ? (size_t)s->o->limit : n;
+}
+
+static int run_frontend(struct session *s, const struct frontend *fe, struct session_result *res, struct err *e)
+{
+	struct runner_opts ro = s->o->runner;
+	struct runner_callbacks cb = { s, next_job, job_done, tick };
+	const char *wargv[5];
+	char *self = fs_self_exe();
+	int ret;
+
+	wargv[0] = self;
+	wargv[1] = "worker";
+	wargv[2] = "--run";
+	wargv[3] = fe->name;
+	wargv[4] = NULL;
+	ro.argv = wargv;
+	s->fe = fe;
+	s->res = res;
+	s->cursor = 0;
+	s->failed = 0;
+	s->out_of_time = 0;
+	ret = db_start_run(&s->db, fe->name, NULL, s->o->command, &s->run_id, e);
+	if (ret == 0) {
+		if (s->o->started)
+			s->o->started(s->o->ctx, fe, remaining(s));
+		ret = runner_run(&ro, &cb, &res->version, e);
+		if (s->o->finished)
+			s->o->finished(s->o->ctx, ret == 0);
+	}
+	if (ret == 0)
+		ret = db_finish_run(&s->db, s->run_id, res->version, e);
+	free(self);
+	return ret;
+}
+
+static size_t results_of(const struct session_result *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < SESSION_N_OUTCOMES; i++)
+		n += r->counts[i];
+	return n;
+}
+
+int session_run(struct session *s, const struct frontend *fes, size_t nfes, struct session_result *results,
+		struct err *e)
+{
+	size_t unavailable = 0;
+
+	memset(results, 0, nfes * sizeof(*results));
+	for (size_t i = 0; i < nfes; i++) {
+		if (run_frontend(s, &fes[i], &results[i], e) == 0)
+			continue;
+		/* A worker that cannot start before any result: the frontend's package is missing or broken. */
+		if (e->code != EXIT_ENV || results_of(&results[i]) > 0)
+			return -1;
+		results[i].unavailable = 1;
+		results[i].why = xstrdup(e->msg);
+		err_release(e);
+		unavailable++;
+	}
+	if (nfes && unavailable == nfes)
+		return err_set(e, EXIT_ENV, "no frontend could be run: %s", results[0].why);
+	return 0;
+}
+
+void session_result_release(struct session_result *r)
+{
+	free(r->version);
+	free(r->why);
+	memset(r, 0, sizeof(*r));
+}

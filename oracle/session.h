@@ -1,0 +1,106 @@
+/* session.h: a run of wrapped tests through frontends into the results store: what ferry run and
+ * ferry check share. The session loads the wrap directory, records its instances in the store, and
+ * for each frontend hands the tests still without a result (in queue order, within the limit, the
+ * time budget and the shard) to a pool of workers (runner.h), recording each result as it comes.
+ *
+ * The session prints nothing: it reports through the hooks in struct session_opts. */
+#ifndef FERRY_SESSION_H
+#define FERRY_SESSION_H
+
+#include <stddef.h>
+
+#include "db.h"
+#include "err.h"
+#include "runner.h"
+#include "wrapped.h"
+
+struct frontend {
+	char *name;
+	char *library;   /* the source library whose models it takes */
+};
+
+/* The built-in frontends' names, comma-separated, for messages. */
+extern const char session_frontend_names[];
+/* Parse "NAME" (built in) or "NAME:LIBRARY" (an adapter of the user's, found through FERRY_ADAPTERS)
+ * into f (released by frontend_release). */
+int session_frontend(const char *spec, struct frontend *f, struct err *e);
+void frontend_release(struct frontend *f);
+
+/* The outcomes a result can have, in report order. "undefined" marks a failure on an input in the
+ * operator's undefined domain (integer division by zero and the like): flagged, never a bug. */
+extern const char *const session_outcomes[];
+#define SESSION_N_OUTCOMES 8
+/* Whether an outcome is a failure (a possible bug). */
+int session_is_failure(const char *outcome);
+
+/* Per-(operator, dtype, frontend) tolerances, each with its reason:
+ *   # comment
+ *   OP  DTYPE  FRONTEND  ATOL  RTOL  REASON...
+ * with * for any operator, dtype or frontend. The first matching line wins. */
+struct tolerance_rule {
+	char *op, *dtype, *frontend, *reason;
+	double atol, rtol;
+};
+
+struct tolerances {
+	struct tolerance_rule *rules;
+	size_t n, cap;
+};
+
+#define TOLERANCES_INIT { NULL, 0, 0 }
+int tolerances_load(struct tolerances *t, const char *path, struct err *e);
+void tolerances_release(struct tolerances *t);
+/* The rule for a test, or NULL. */
+const struct tolerance_rule *tolerances_find(const struct tolerances *t, const char *op, const char *dtype,
+					     const char *frontend);
+
+struct session_opts {
+	const char *wrapdir;
+	const char *store;
+	const char *queue;          /* NULL: the wrap's order */
+	struct runner_opts runner;  /* argv is the session's to fill */
+	double atol, rtol;          /* defaults, before the tolerance file */
+	const char *tolerances;     /* NULL, or a tolerance file */
+	long limit;                 /* tests to run per frontend this time; -1: all */
+	double budget;              /* seconds for the whole session, checked at test boundaries; 0: none */
+	int shard, nshards;         /* take every nshards-th test of the queue, from offset shard */
+	const char *command;        /* recorded with each run */
+
+	void *ctx;
+	void (*warn)(void *ctx, const char *msg);
+	/* A frontend's run starts (total: the tests it will take) / moves on / ends. */
+	void (*started)(void *ctx, const struct frontend *fe, size_t total);
+	void (*progress)(void *ctx, size_t done, size_t failed);
+	void (*finished)(void *ctx, int ok);
+};
+
+/* What one frontend's run did. */
+struct session_result {
+	char *version;              /* as the frontend's worker said, or NULL */
+	int unavailable;            /* the frontend's worker could not start */
+	char *why;                  /* then: why */
+	size_t ran, already, invalid, budget_left_out;
+	size_t counts[SESSION_N_OUTCOMES];
+};
+
+struct session;
+
+/* Load the wrap directory (and the queue), open the store and record the instances in it. */
+int session_open(struct session **out, const struct session_opts *o, struct err *e);
+void session_close(struct session *s);
+struct db *session_db(struct session *s);
+
+/* Run the frontends in turn; results[i] gets frontend i's account (release with
+ * session_result_release). A frontend that cannot start is marked unavailable and the others still
+ * run; -1 with EXIT_ENV only when none could. Interrupted: -1 with EXIT_INTERRUPTED, the results
+ * recorded so far kept. */
+int session_run(struct session *s, const struct frontend *fes, size_t nfes, struct session_result *results,
+		struct err *e);
+void session_result_release(struct session_result *r);
+
+/* Call fn for each test the session selects for fe (queue order, shard, fe's library), valid or not.
+ * fn returning -1 stops the walk and is returned. */
+int session_each(struct session *s, const struct frontend *fe,
+		 int (*fn)(void *ctx, const struct wrapped *t), void *ctx);
+
+#endif

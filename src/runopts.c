@@ -1,0 +1,201 @@
+/* runopts.c: the options, progress and summary that ferry run and ferry check share. */
+#include "runopts.h"
+#include "xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void on_warn(void *ctx, const char *msg)
+{
+	struct runopts *r = ctx;
+
+	progress_clear(&r->progress);
+	cmd_warn("%s", msg);
+}
+
+static void on_started(void *ctx, const struct frontend *fe, size_t total)
+{
+	struct runopts *r = ctx;
+
+	snprintf(r->label, sizeof(r->label), "run %s", fe->name);
+	progress_start(&r->progress, r->label, total, r->quiet);
+}
+
+static void on_progress(void *ctx, size_t done, size_t failed)
+{
+	struct runopts *r = ctx;
+
+	progress_update(&r->progress, done, failed);
+}
+
+static void on_finished(void *ctx, int ok)
+{
+	struct runopts *r = ctx;
+
+	if (ok)
+		progress_finish(&r->progress);
+	else
+		progress_clear(&r->progress);
+}
+
+void runopts_init(struct runopts *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->s.atol = r->s.rtol = 1e-3;
+	r->s.limit = -1;
+	r->s.nshards = 1;
+	r->s.runner.jobs = cmd_default_jobs();
+	r->s.runner.timeout = 60;
+	r->s.runner.start_timeout = 300;
+	r->s.runner.stderr_cap = 64 * 1024;
+	r->s.ctx = r;
+	r->s.warn = on_warn;
+	r->s.started = on_started;
+	r->s.progress = on_progress;
+	r->s.finished = on_finished;
+	r->quiet = 0;
+}
+
+void runopts_release(struct runopts *r)
+{
+	for (size_t i = 0; i < r->nfes; i++)
+		frontend_release(&r->fes[i]);
+	free(r->command);
+	r->nfes = 0;
+	r->command = NULL;
+}
+
+static int parse_frontends(struct runopts *r, const struct cmd_entry *c, const char *list)
+{
+	char *names = xstrdup(list), *save = NULL;
+	struct err e = ERR_INIT;
+	int ret = 1;
+
+	for (char *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (r->nfes == RUNOPTS_MAX_FRONTENDS) {
+			ret = -1;
+			cmd_usage_error(c, "at most %d frontends in one run", RUNOPTS_MAX_FRONTENDS);
+			break;
+		}
+		if (session_frontend(tok, &r->fes[r->nfes], &e) < 0) {
+			ret = -1;
+			cmd_usage_error(c, "%s", e.msg);
+			break;
+		}
+		r->nfes++;
+	}
+	err_release(&e);
+	free(names);
+	return ret;
+}
+
+static int parse_nonneg(const char *arg, double *out)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !(v >= 0))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int runopts_option(struct runopts *r, const struct cmd_entry *c, int opt, const char *arg)
+{
+	unsigned long long mem;
+	int n, i;
+
+	switch (opt) {
+	case 'F':
+		return parse_frontends(r, c, arg);
+	case 'o':
+		r->s.store = arg;
+		return 1;
+	case RUNOPT_QUEUE:
+		r->s.queue = arg;
+		return 1;
+	case RUNOPT_TOLERANCES:
+		r->s.tolerances = arg;
+		return 1;
+	case 'n':
+		if (cmd_parse_int(arg, 0, 1 << 30, &n) < 0)
+			return cmd_usage_error(c, "--limit takes a number"), -1;
+		r->s.limit = n;
+		return 1;
+	case RUNOPT_BUDGET:
+		if (cmd_parse_seconds(arg, &r->s.budget) < 0)
+			return cmd_usage_error(c, "--budget takes a number of seconds"), -1;
+		return 1;
+	case RUNOPT_SHARD:
+		if (sscanf(arg, "%d/%d%n", &i, &n, &(int){ 0 }) != 2 || n < 1 || i < 0 || i >= n ||
+		    strspn(arg, "0123456789/") != strlen(arg))
+			return cmd_usage_error(c, "--shard takes I/N with 0 <= I < N, e.g. 0/4"), -1;
+		r->s.shard = i;
+		r->s.nshards = n;
+		return 1;
+	case 'j':
+		if (cmd_parse_int(arg, 1, 256, &r->s.runner.jobs) < 0)
+			return cmd_usage_error(c, "--jobs takes a number from 1 to 256"), -1;
+		return 1;
+	case 't':
+		if (cmd_parse_seconds(arg, &r->s.runner.timeout) < 0)
+			return cmd_usage_error(c, "--timeout takes a number of seconds"), -1;
+		return 1;
+	case 'm':
+		if (cmd_parse_size(arg, &mem) < 0 || !mem)
+			return cmd_usage_error(c, "--memory takes a size such as 512M or 4G"), -1;
+		r->s.runner.mem_limit = mem;
+		return 1;
+	case RUNOPT_ATOL: case RUNOPT_RTOL:
+		if (parse_nonneg(arg, opt == RUNOPT_ATOL ? &r->s.atol : &r->s.rtol) < 0)
+			return cmd_usage_error(c, "--atol and --rtol take a non-negative number"), -1;
+		return 1;
+	case 'q':
+		r->quiet = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wrapdir, int argc, char **argv)
+{
+	struct buf cmdline = BUF_INIT;
+
+	if (!r->nfes)
+		return cmd_usage_error(c, "no frontend: name one or more with --frontend (known: %s)",
+				       session_frontend_names);
+	if (!r->s.store)
+		return cmd_usage_error(c, "no output: say which store to write with -o");
+	if (!r->s.runner.mem_limit)
+		r->s.runner.mem_limit = cmd_default_memory(r->s.runner.jobs);
+	r->s.wrapdir = wrapdir;
+	for (int i = 0; i < argc; i++)
+		buf_addf(&cmdline, "%s%s", i ? " " : "ferry ", argv[i]);
+	r->command = buf_detach(&cmdline);
+	r->s.command = r->command;
+	return 0;
+}
+
+void runopts_print(const struct runopts *r, const struct session_result *res)
+{
+	for (size_t i = 0; i < r->nfes; i++) {
+		const struct session_result *x = &res[i];
+
+		if (x->unavailable) {
+			printf("run %s: unavailable: %s\n", r->fes[i].name, x->why);
+			continue;
+		}
+		printf("run %s%s%s%s:\n", r->fes[i].name, x->version ? " (" : "", x->version ? x->version : "",
+		       x->version ? ")" : "");
+		printf("  ran now              %zu\n", x->ran);
+		for (size_t k = 0; k < SESSION_N_OUTCOMES; k++)
+			if (x->counts[k])
+				printf("    %-18s %zu\n", session_outcomes[k], x->counts[k]);
+		printf("  already in the store %zu\n", x->already);
+		printf("  invalid, not run     %zu\n", x->invalid);
+		if (x->budget_left_out)
+			printf("  left for later       %zu (limit or budget)\n", x->budget_left_out);
+	}
+}
