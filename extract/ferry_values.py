@@ -1,0 +1,317 @@
+"""ferry_values: Python and numpy values <-> the type-tagged JSON values of an instance record.
+
+The tagged form is specified in lib/record.h: every value is an object with exactly one member naming
+its type ({"int": 3}, {"tensor": {...}}, ...). encode() goes from a live value to that form and is what
+the harvesters use; decode() rebuilds a live value from the tags alone, for the templates. Nothing here
+evaluates a string from a record, and nothing here knows a particular deep-learning library: numpy (and
+ml_dtypes, for the narrow float and int types numpy lacks) is all it needs.
+"""
+
+import base64
+import math
+import sys
+
+import numpy as np
+
+# Integers beyond this magnitude are written as decimal strings: a JSON reader may hold numbers as doubles.
+EXACT_INT = 2 ** 53
+
+# How many elements a tensor may have and still keep its values (see tensor()).
+KEEP_INT = 4096
+KEEP_FLOAT = 16
+KEEP_STRING = 64
+
+
+class Unmigratable(ValueError):
+    """decode() met a value that cannot be rebuilt (opaque, or a callable whose module is not loaded)."""
+
+
+class Graph:
+    """A decoded {"graph": ...} value: the serialized graph and the format it is in."""
+
+    def __init__(self, fmt, data):
+        self.format = fmt
+        self.data = data
+
+    def __repr__(self):
+        return f"Graph({self.format!r}, <{len(self.data)} bytes>)"
+
+
+# --- dtypes -------------------------------------------------------------------------------------------
+
+def dtype_name(dtype):
+    """The record's name of a numpy dtype: numpy's own name, "string" for every kind of string."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "OUS":
+        return "string"
+    return dtype.name
+
+
+def dtype_from_name(name):
+    """The numpy dtype a record's dtype name stands for (object for "string")."""
+    if name == "string":
+        return np.dtype(object)
+    try:
+        return np.dtype(name)
+    except TypeError:
+        # bfloat16, float8_*, int4 and the like exist only in ml_dtypes; the name must be a dtype
+        # there, not just any attribute of the module.
+        import ml_dtypes
+        found = getattr(ml_dtypes, name, None)
+        if not isinstance(found, type) or not issubclass(found, np.generic):
+            raise Unmigratable(f"unknown dtype {name!r}") from None
+        return np.dtype(found)
+
+
+def dtype_category(name):
+    """One of "bool", "int", "float", "complex", "string" for a record's dtype name."""
+    if name in ("bool", "string"):
+        return name
+    if name.startswith(("int", "uint")):
+        return "int"
+    if name.startswith(("float", "bfloat")):
+        return "float"
+    if name.startswith("complex"):
+        return "complex"
+    raise Unmigratable(f"unknown dtype {name!r}")
+
+
+# --- encoding -----------------------------------------------------------------------------------------
+
+def encode_int(i):
+    return {"int": _int_json(i)}
+
+
+def _float_json(f):
+    """A float as the record spells it: a JSON number, or "nan", "inf", "-inf"."""
+    f = float(f)
+    if math.isnan(f):
+        return "nan"
+    if math.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    return f
+
+
+def encode_float(f):
+    """A float; a numpy scalar of a narrower type (an ONNX float attribute is a float32) is written
+    in the shortest form that reads back as that type."""
+    if isinstance(f, np.generic) and f.dtype.itemsize < 8:
+        return {"float": _narrow_float_json(f, f.dtype)}
+    return {"float": _float_json(f)}
+
+
+def _int_json(i):
+    i = int(i)
+    return i if -EXACT_INT <= i <= EXACT_INT else str(i)
+
+
+def _narrow_float_json(x, dtype):
+    """An element of a float type narrower than double, in the shortest decimal that reads back as it.
+
+    float(x) is exact but long (0.1f becomes 0.10000000149011612); str(x) is numpy's short form, used
+    when it provably reads back to the same element, so records stay short and readable."""
+    exact = float(x)
+    if not math.isfinite(exact):
+        return _float_json(exact)
+    short = float(str(x))
+    if np.array(short, dtype=dtype) == x:
+        return short
+    return exact
+
+
+def tensor(array, keep=None):
+    """Encode an array as a tagged tensor.
+
+    keep=None applies the record's policy: values are kept for integer and bool tensors of at most
+    KEEP_INT elements, float tensors of at most KEEP_FLOAT and string tensors of at most KEEP_STRING,
+    since those are the ones whose values an operator tends to depend on (indices, shapes, masks,
+    scalars); larger numeric tensors keep only a range for the template to draw from. A float tensor
+    of whole numbers counts as an integer one: a test chose such values on purpose (a cast's exact
+    cases, indices held as floats), and values drawn from its range would not be whole. keep=True
+    keeps the values whatever the size (attribute tensors), keep=False dtype and shape only (outputs)."""
+    array = np.asarray(array)
+    name = dtype_name(array.dtype)
+    category = dtype_category(name)
+    out = {"dtype": name, "shape": [int(d) for d in array.shape]}
+    if keep is False:
+        return {"tensor": out}
+    flat = array.reshape(-1)
+    if keep is None:
+        limit = {"bool": KEEP_INT, "int": KEEP_INT, "float": KEEP_FLOAT, "string": KEEP_STRING}
+        keep = array.size <= limit.get(category, 0) or (
+            category == "float" and array.size <= KEEP_INT and _whole(flat))
+    if keep:
+        if category == "bool":
+            out["values"] = [bool(x) for x in flat]
+        elif category == "int":
+            out["values"] = [_int_json(x) for x in flat.tolist()]
+        elif category == "float":
+            if array.dtype.itemsize < 8:
+                out["values"] = [_narrow_float_json(x, array.dtype) for x in flat]
+            else:
+                out["values"] = [_float_json(x) for x in flat]
+        elif category == "string":
+            out["values"] = [_text(x) for x in flat]
+        else:
+            raise ValueError(f"cannot keep the values of a {name} tensor")
+        return {"tensor": out}
+    bounds = _range(flat, category)
+    if bounds is not None:
+        out["range"] = bounds
+    return {"tensor": out}
+
+
+def _whole(flat):
+    """Whether every finite element is a whole number (NaN and infinities do not count against)."""
+    numbers = flat.astype(np.float64)
+    return bool(np.all(~np.isfinite(numbers) | (np.floor(numbers) == numbers)))
+
+
+def _text(x):
+    """A string element as str; bytes must be UTF-8 (a string tensor of other bytes is not data we
+    can carry as JSON text)."""
+    return x.decode("utf-8") if isinstance(x, bytes) else str(x)
+
+
+def _range(flat, category):
+    """[floor(min finite), ceil(max finite)] as floats, None when there is nothing finite to bound.
+    A complex tensor is bounded over its real and imaginary parts together."""
+    if category not in ("int", "float", "complex"):
+        return None
+    if category == "complex":
+        flat = np.concatenate([flat.real, flat.imag])
+    numbers = flat.astype(np.float64)
+    numbers = numbers[np.isfinite(numbers)]
+    if numbers.size == 0:
+        return None
+    return [float(math.floor(numbers.min())), float(math.ceil(numbers.max()))]
+
+
+def qualified_name(fn):
+    module = getattr(fn, "__module__", None)
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if name is None:
+        return None
+    return f"{module}.{name}" if module else name
+
+
+def encode(value):
+    """Encode any value with its type tag; what has no tag of its own becomes {"opaque": repr}."""
+    if value is None:
+        return {"none": None}
+    if isinstance(value, (bool, np.bool_)):
+        return {"bool": bool(value)}
+    if isinstance(value, (int, np.integer)):
+        return encode_int(value)
+    if isinstance(value, (float, np.floating)):
+        return encode_float(value)
+    if isinstance(value, str):
+        return {"str": value}
+    if isinstance(value, list):
+        return {"list": [encode(v) for v in value]}
+    if isinstance(value, tuple):
+        return {"tuple": [encode(v) for v in value]}
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {"dict": {k: encode(v) for k, v in value.items()}}
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return {"dtype": dtype_name(value)}
+    if isinstance(value, np.ndarray):
+        try:
+            return tensor(value)
+        except (ValueError, UnicodeDecodeError):
+            return {"opaque": repr(value)}
+    if callable(value):
+        name = qualified_name(value)
+        if name is not None:
+            return {"callable": name}
+    return {"opaque": repr(value)}
+
+
+# --- decoding -----------------------------------------------------------------------------------------
+
+def decode_float(f):
+    return float(f)  # float("nan"), float("inf") and float("-inf") read the record's spellings
+
+
+def decode_int(i):
+    return int(i)  # a big integer arrives as a decimal string
+
+
+def tensor_array(t, fill=None):
+    """The numpy array a tagged tensor's body stands for.
+
+    Kept values are rebuilt exactly. A tensor without values needs fill(dtype_name, shape, range) to
+    make some (range is [lo, hi] or None); without fill it cannot be rebuilt."""
+    name = t["dtype"]
+    dtype = dtype_from_name(name)
+    shape = t["shape"]
+    if "values" not in t:
+        if fill is None:
+            raise Unmigratable(f"a {name} tensor of shape {shape} without values")
+        return fill(name, shape, t.get("range"))
+    category = dtype_category(name)
+    values = t["values"]
+    if category == "float":
+        values = [decode_float(v) for v in values]
+    elif category == "int":
+        values = [decode_int(v) for v in values]
+    if any(d is None for d in shape):
+        raise Unmigratable(f"tensor values with an unknown dimension in shape {shape}")
+    if category == "string":
+        array = np.empty(len(values), dtype=object)
+        array[:] = values
+    else:
+        # Into a type that holds the record's numbers exactly, then one conversion to the dtype (for
+        # float32 the double nearest the decimal rounded once more): the same steps whatever the dtype.
+        wide = {"float": np.float64, "int": object, "bool": bool}.get(category)
+        array = np.array(values, dtype=wide).astype(dtype)
+    return array.reshape(shape)
+
+
+def resolve_callable(name):
+    """The object a qualified name denotes, looked up in modules that are already imported: a record
+    never causes an import, only a lookup."""
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        module = sys.modules.get(".".join(parts[:cut]))
+        if module is None:
+            continue
+        obj = module
+        try:
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            break
+        return obj
+    raise Unmigratable(f"callable {name!r} is not in a loaded module")
+
+
+def decode(value, fill=None):
+    """Rebuild a live value from a tagged value. Tensors become numpy arrays (fill as in
+    tensor_array), dtypes numpy dtypes, graphs Graph objects; opaque values raise Unmigratable."""
+    (tag, body), = value.items()
+    if tag == "none":
+        return None
+    if tag in ("bool", "str"):
+        return body
+    if tag == "int":
+        return decode_int(body)
+    if tag == "float":
+        return decode_float(body)
+    if tag == "list":
+        return [decode(v, fill) for v in body]
+    if tag == "tuple":
+        return tuple(decode(v, fill) for v in body)
+    if tag == "dict":
+        return {k: decode(v, fill) for k, v in body.items()}
+    if tag == "dtype":
+        return dtype_from_name(body)
+    if tag == "tensor":
+        return tensor_array(body, fill)
+    if tag == "graph":
+        return Graph(body["format"], base64.b64decode(body["data"]))
+    if tag == "callable":
+        return resolve_callable(body)
+    if tag == "opaque":
+        raise Unmigratable(f"opaque value {body}")
+    raise ValueError(f"unknown value tag {tag!r}")

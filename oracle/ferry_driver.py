@@ -1,0 +1,193 @@
+"""ferry_driver: what a ferry worker runs, once per test, inside its embedded interpreter.
+
+A worker imports one frontend adapter and then serves many tests: for each, run() loads the test
+directory that a template wrote (templates/template_onnx.py describes it: model, input_K.npy, ref_K.npy,
+meta.json), hands it to the adapter stage by stage, and returns the frontend's outputs beside the
+reference outputs for the C side to compare, or the crash with the stage it happened in.
+
+The adapter interface. An adapter is a module oracle/adapter_<name>.py with:
+
+    NAME        the frontend's name in ferry ("ort"); the module is adapter_<NAME>.py
+    FORMAT      the model format it takes ("onnx"): the test directory holds model.<FORMAT>
+    PACKAGE     the Python package that is the frontend ("onnxruntime"); the innermost traceback frame
+                inside it names the conversion function that failed, which groups crashes into bugs
+    version()   the frontend's version string
+    load(testdir)
+                read (and, where the frontend parses separately, parse) testdir/model.<FORMAT>;
+                returns whatever compile() takes                                    stage "load"
+    compile(loaded)
+                convert and compile the model for the CPU, single-threaded, with the frontend's
+                default optimisations; returns whatever execute() takes             stage "compile"
+    execute(compiled, inputs)
+                run on inputs, a dict from graph input name to a numpy array (a list of arrays for
+                a sequence input), in graph input order; returns the outputs in graph output order,
+                each a numpy array (a list of them for a sequence output)          stage "execute"
+    REPRODUCER  Python source that does the same from the variables model_bytes (the model file's
+                bytes) and inputs (as for execute), and sets outputs (as execute returns them);
+                templates paste it into standalone reproducer scripts, so it may import only the
+                frontend and numpy
+An exception from a stage is a crash in that stage. Messages meaning "the frontend does not support
+this" are told apart by the C side with the patterns in oracle/unsupported/<NAME>.txt.
+"""
+
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import traceback
+
+import numpy as np
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+# The package directory of each adapter's PACKAGE, looked up once per process.
+_package_dirs = {}
+
+
+try:
+    import _ferry  # the C side's module: stage() tells the runner where a test is when its worker dies
+except ImportError:  # the driver used outside ferry (a test of its own)
+    _ferry = None
+
+
+def _stage(name):
+    if _ferry is not None:
+        _ferry.stage(name)
+
+
+def load_adapter(name):
+    """The adapter module adapter_<name>.py, from oracle/ or from a directory of FERRY_ADAPTERS (the
+    user's own adapters, which come first); an import error propagates (the frontend is missing)."""
+    if _HERE not in sys.path:
+        sys.path.append(_HERE)
+    for extra in reversed([d for d in os.environ.get("FERRY_ADAPTERS", "").split(os.pathsep) if d]):
+        if extra not in sys.path:
+            sys.path.insert(0, extra)
+    adapter = importlib.import_module(f"adapter_{name}")
+    _package_dirs[adapter.PACKAGE] = _package_dir(adapter.PACKAGE)
+    return adapter
+
+
+def _package_dir(package):
+    spec = importlib.util.find_spec(package)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return os.path.realpath(locations[0]) if locations else None
+
+
+def random(testdir):
+    """Whether the template found the test's operator random (its outputs vary from run to run)."""
+    return bool(_meta(testdir).get("random", False))
+
+
+def _meta(testdir):
+    with open(os.path.join(testdir, "meta.json")) as f:
+        return json.load(f)
+
+
+def run(adapter, testdir):
+    """Run one test through the adapter. Returns one of
+        ("ok", outputs, refs)       lists of C-contiguous numpy arrays, one per tensor output and one
+                                    per element of a sequence output, in the same order, each of a
+                                    dtype the buffer protocol can express (see _comparable)
+        ("mismatch", message)       outputs that cannot be put side by side with the references (a
+                                    different count, a sequence of another length, another dtype
+                                    where the stored references had to be converted, strings of
+                                    another shape); a wrong result like any other
+        ("crash", stage, exc_type_name, message, traceback_text, frame)
+                                    an exception in stage "load", "compile" or "execute"; frame is
+                                    "file:function" of the innermost traceback frame inside the
+                                    adapter's PACKAGE (file relative to the package's parent
+                                    directory), else of the innermost frame (file's base name)."""
+    meta = _meta(testdir)
+    inputs = {entry["name"]: _read(testdir, entry, as_input=True) for entry in meta["inputs"]}
+    stage = "load"
+    try:
+        _stage(stage)
+        loaded = adapter.load(testdir)
+        stage = "compile"
+        _stage(stage)
+        compiled = adapter.compile(loaded)
+        stage = "execute"
+        _stage(stage)
+        outputs = adapter.execute(compiled, inputs)
+    except Exception as e:  # any exception from the frontend is the crash oracle's to judge
+        return _crash(adapter, stage, e)
+    refs = [_read(testdir, entry, as_input=False) for entry in meta["outputs"]]
+    return _pair(list(outputs), refs, meta["outputs"])
+
+
+def _read(testdir, entry, as_input):
+    """An input (in its real dtype, ready for the frontend) or a reference (as stored) from its files."""
+    arrays = [np.load(os.path.join(testdir, f), allow_pickle=False) for f in entry["files"]]
+    if as_input and "stored" in entry:
+        real = _dtype(entry["dtype"])
+        arrays = [a.astype(real) for a in arrays]
+    return arrays if entry["kind"] == "sequence" else arrays[0]
+
+
+def _dtype(name):
+    if name == "string":
+        return np.dtype(object)
+    try:
+        return np.dtype(name)
+    except TypeError:
+        import ml_dtypes
+        return np.dtype(getattr(ml_dtypes, name))
+
+
+def _pair(outputs, refs, entries):
+    if len(outputs) != len(refs):
+        return ("mismatch", f"{len(outputs)} outputs, the reference has {len(refs)}")
+    flat_out, flat_ref = [], []
+    for k, (out, ref, entry) in enumerate(zip(outputs, refs, entries)):
+        if entry["kind"] == "sequence":
+            if not isinstance(out, (list, tuple)) or len(out) != len(ref):
+                got = f"{len(out)} elements" if isinstance(out, (list, tuple)) else type(out).__name__
+                return ("mismatch", f"output {k}: a sequence of {len(ref)} expected, got {got}")
+            pairs = [(f"output {k}[{j}]", o, r) for j, (o, r) in enumerate(zip(out, ref))]
+        else:
+            pairs = [(f"output {k}", out, ref)]
+        for where, o, r in pairs:
+            converted = _comparable(where, np.asarray(o), r, entry)
+            if isinstance(converted, str):
+                return ("mismatch", converted)
+            flat_out.append(np.ascontiguousarray(converted[0]))
+            flat_ref.append(np.ascontiguousarray(converted[1]))
+    return ("ok", flat_out, flat_ref)
+
+
+def _comparable(where, out, ref, entry):
+    """(out, ref) in dtypes the C side can read through the buffer protocol, or a mismatch message.
+
+    Most outputs pass unchanged: C compares dtype, shape and values. A reference stored in a wider
+    dtype (bfloat16, float8, int4, ... as float32, int8, uint8) is compared with the output converted
+    the same way, after the real dtypes are checked here, where they are still known. Strings are
+    compared here: the output becomes a bool array of matches, the reference all True."""
+    if entry["dtype"] == "string":
+        if out.dtype.kind not in "OUS":
+            return f"{where}: {out.dtype} where the reference has strings"
+        if out.shape != ref.shape:
+            return f"{where}: shape {list(out.shape)}, reference {list(ref.shape)}"
+        return out.astype(str) == ref, np.ones(ref.shape, dtype=bool)
+    if "stored" in entry:
+        if out.dtype != _dtype(entry["dtype"]):
+            return f"{where}: dtype {out.dtype}, reference {entry['dtype']}"
+        return out.astype(ref.dtype), ref
+    return out, ref
+
+
+def _crash(adapter, stage, e):
+    frames = traceback.extract_tb(e.__traceback__)
+    package_dir = _package_dirs.get(adapter.PACKAGE)
+    frame = None
+    if package_dir is not None:
+        for f in reversed(frames):
+            path = os.path.realpath(f.filename)
+            if path.startswith(package_dir + os.sep):
+                frame = f"{os.path.relpath(path, os.path.dirname(package_dir))}:{f.name}"
+                break
+    if frame is None and frames:
+        frame = f"{os.path.basename(frames[-1].filename)}:{frames[-1].name}"
+    text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+    return ("crash", stage, type(e).__name__, str(e), text, frame or "")

@@ -1,0 +1,588 @@
+"""template_onnx: an ONNX operator instance -> a single-node model, its inputs, ONNX's reference outputs.
+
+wrap() writes a test directory:
+    model.onnx          one node; graph inputs in_0.. (the node's present inputs, in order), outputs out_0..
+    input_K.npy         the value of in_K; a sequence input is input_K_0.npy, input_K_1.npy, ...
+    ref_K.npy           out_K as onnx.reference computes it; sequences as for inputs
+    meta.json           {"id", "op", "opset", "random", "inputs": [...], "outputs": [...]}, one entry per
+                        graph input or output: {"name", "kind": "tensor"|"sequence", "dtype", "files"},
+                        and "stored": the dtype the files hold when numpy cannot save the real one
+                        (bfloat16, float8, int4, ... are stored as float32, int8 or uint8, which hold
+                        their values exactly; strings as numpy unicode, so no file needs pickle)
+reproducer() writes the same model and inputs as a standalone script for a bug report.
+
+Both build the model with ferry_model() and make missing input values with ferry_input(): these, with
+ferry_dtype() and ferry_compare(), use nothing but numpy and onnx, and a reproducer carries their source
+text, so that its model and inputs are those of the test directory bit for bit.
+"""
+
+import hashlib
+import inspect
+import json
+import math
+import os
+import warnings
+
+import numpy as np
+import onnx
+from onnx import helper
+from onnx.reference import ReferenceEvaluator
+
+import ferry_values  # extract/, on sys.path with templates/ and oracle/ (lib/py.c)
+
+ATOL = 1e-3
+RTOL = 1e-3
+
+# The dtypes numpy cannot np.save and np.load as themselves, by category, and what they are stored as.
+_STORED = {"float": "float32", "int": "int8", "uint": "uint8"}
+
+
+# --- self-contained: reproducers carry the source of these four --------------------------------------
+
+def ferry_dtype(name):
+    """The numpy dtype for a dtype name of a ferry record."""
+    if name == "string":
+        return np.dtype(object)
+    try:
+        return np.dtype(name)
+    except TypeError:
+        import ml_dtypes  # bfloat16, float8_*, int4, ...: an onnx dependency
+        return np.dtype(getattr(ml_dtypes, name))
+
+
+def ferry_input(seed, key, dtype, shape, bounds):
+    """Deterministic data for an input whose values the record did not keep: uniform in bounds
+    ([lo, hi]) when given, else standard normal floats, small integers, random bools, short strings.
+    seed comes from the instance id, key ([input] or [input, element]) tells the inputs apart."""
+    rng = np.random.default_rng([seed, *key])
+    shape = [1 if d is None else d for d in shape]
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dtype == "string":
+        words = np.array([f"s{i}" for i in rng.integers(0, 8, size=shape).reshape(-1)], dtype=object)
+        return words.reshape(shape)
+    target = ferry_dtype(dtype)
+    if dtype.startswith(("int", "uint")):
+        unsigned = dtype.startswith("uint")
+        lo, hi = bounds if bounds else ((0, 5) if unsigned else (-5, 5))
+        wide = np.uint64 if unsigned else np.int64
+        info = np.iinfo(wide)
+        lo, hi = max(int(lo), int(info.min)), min(int(hi), int(info.max))
+        return rng.integers(lo, hi, endpoint=True, size=shape, dtype=wide).astype(target)
+    if dtype.startswith("complex"):
+        lo, hi = bounds if bounds else (-1.0, 1.0)
+        parts = rng.uniform(lo, hi, size=[2, *shape])
+        return (parts[0] + 1j * parts[1]).astype(target)
+    if bounds:
+        return rng.uniform(bounds[0], bounds[1], size=shape).astype(target)
+    return rng.standard_normal(size=shape).astype(target)
+
+
+def ferry_model(op_type, domain, opsets, ir_version, node_inputs, node_outputs, graph_inputs,
+                graph_outputs, attributes):
+    """A model of one node. graph_inputs and graph_outputs are (name, kind, dtype, shape) with kind
+    "tensor" or "sequence" (shape None: not declared); attributes are (name, type, value) with type an
+    AttributeProto type name, tensors as numpy arrays and graphs as serialized GraphProto bytes."""
+    def value_type(kind, dtype, shape):
+        tensor = helper.make_tensor_type_proto(helper.np_dtype_to_tensor_dtype(ferry_dtype(dtype)), shape)
+        return tensor if kind == "tensor" else helper.make_sequence_type_proto(tensor)
+
+    def attribute_value(kind, value):
+        if kind == "TENSOR":
+            return onnx.numpy_helper.from_array(value)
+        if kind == "TENSORS":
+            return [onnx.numpy_helper.from_array(v) for v in value]
+        if kind == "GRAPH":
+            return onnx.GraphProto.FromString(value)
+        if kind == "GRAPHS":
+            return [onnx.GraphProto.FromString(v) for v in value]
+        return value
+
+    node = helper.make_node(op_type, node_inputs, node_outputs, domain=domain or None)
+    node.attribute.extend(
+        helper.make_attribute(name, attribute_value(kind, value),
+                              attr_type=onnx.AttributeProto.AttributeType.Value(kind))
+        for name, kind, value in attributes)
+    graph = helper.make_graph(
+        [node], "ferry",
+        [helper.make_value_info(name, value_type(kind, dtype, shape)) for name, kind, dtype, shape in graph_inputs],
+        [helper.make_value_info(name, value_type(kind, dtype, shape)) for name, kind, dtype, shape in graph_outputs])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets],
+                             ir_version=ir_version)
+
+
+def ferry_compare(outputs, reference, random):
+    """Problems found comparing a frontend's outputs with the reference (empty: none): same
+    structure, dtypes and shapes, NaN in the same places, |a - b| <= ATOL + RTOL * |ref| elsewhere;
+    only the structure, dtypes and shapes when the operator is random."""
+    problems = []
+    if len(outputs) != len(reference):
+        return [f"{len(outputs)} outputs, the reference has {len(reference)}"]
+    for k, (out, ref) in enumerate(zip(outputs, reference)):
+        if isinstance(ref, list):
+            if not isinstance(out, list) or len(out) != len(ref):
+                problems.append(f"output {k}: expected a sequence of {len(ref)}, got {type(out).__name__}")
+                continue
+            pairs = [(f"output {k}[{j}]", o, r) for j, (o, r) in enumerate(zip(out, ref))]
+        else:
+            pairs = [(f"output {k}", out, ref)]
+        for where, o, r in pairs:
+            o, r = np.asarray(o), np.asarray(r)
+            strings = o.dtype.kind in "OUS" and r.dtype.kind in "OUS"  # any of numpy's string dtypes
+            if (o.dtype != r.dtype and not strings) or o.shape != r.shape:
+                problems.append(f"{where}: {o.dtype}{list(o.shape)}, reference {r.dtype}{list(r.shape)}")
+                continue
+            if random:
+                continue
+            if strings:
+                differ = int((o.astype(str) != r.astype(str)).sum())
+                if differ:
+                    problems.append(f"{where}: {differ} strings differ")
+                continue
+            a, b = o.astype(np.float64), r.astype(np.float64)
+            nan_a, nan_b = np.isnan(a), np.isnan(b)
+            if not np.array_equal(nan_a, nan_b):
+                problems.append(f"{where}: NaN in {int(nan_a.sum())} places, reference {int(nan_b.sum())}")
+                continue
+            with np.errstate(invalid="ignore", over="ignore"):
+                # equal (infinities of one sign included), or both finite and close
+                good = (a == b) | nan_a | (np.isfinite(a) & np.isfinite(b) & (np.abs(a - b) <= ATOL + RTOL * np.abs(b)))
+                if not good.all():
+                    problems.append(f"{where}: {int((~good).sum())} of {good.size} values differ, "
+                                    f"max |a - b| = {float(np.abs(a - b)[~good].max())}")
+    return problems
+
+
+# --- from a record to the arguments of ferry_model ----------------------------------------------------
+
+class _Plan:
+    """What a record says about its model, in the terms of ferry_model and ferry_input."""
+
+    def __init__(self, record):
+        context = record.get("context", {})
+        self.domain = ferry_values.decode(context["domain"]) if "domain" in context else ""
+        self.opset = ferry_values.decode(context["opset"])
+        op = record["op"]
+        self.op_type = op[len(self.domain) + 1:] if self.domain else op
+        self.opsets = _opsets(self.domain, self.opset)
+        try:
+            self.ir_version = helper.find_min_ir_version_for(
+                [helper.make_opsetid(d, v) for d, v in self.opsets], ignore_unknown=True)
+        except ValueError:  # an opset newer than this onnx's version table
+            self.ir_version = onnx.IR_VERSION
+        self.seed = _seed(record)
+        self.node_inputs, self.graph_inputs, self.input_values = [], [], []
+        for value in record["inputs"]:
+            if "none" in value:
+                self.node_inputs.append("")
+                continue
+            name = f"in_{len(self.graph_inputs)}"
+            self.node_inputs.append(name)
+            self.graph_inputs.append((name, *_declared(value, with_shape=True)))
+            self.input_values.append(value)
+        self.node_outputs, self.graph_outputs = [], []
+        for value in record["outputs"]:
+            if "none" in value:
+                self.node_outputs.append("")
+                continue
+            name = f"out_{len(self.graph_outputs)}"
+            self.node_outputs.append(name)
+            self.graph_outputs.append((name, *_declared(value, with_shape=False)))
+        self.attributes = _attribute_kinds(self.op_type, self.domain, self.opset, record.get("params", {}))
+
+    def model_args(self, attribute_values):
+        return (self.op_type, self.domain, self.opsets, self.ir_version, self.node_inputs,
+                self.node_outputs, self.graph_inputs, self.graph_outputs,
+                [(name, kind, v) for (name, kind, _), v in zip(self.attributes, attribute_values)])
+
+
+def _opsets(domain, version):
+    """The opset imports: the node's domain and, for another domain, the default domain's opset of
+    the first onnx release that shipped that version of it (the latest when onnx does not say)."""
+    if not domain:
+        return [("", version)]
+    column = {"ai.onnx.ml": 3, "ai.onnx.preview.training": 4}.get(domain)
+    default = onnx.defs.onnx_opset_version()
+    if column is not None:
+        default = next((row[2] for row in helper.VERSION_TABLE
+                        if len(row) > column and row[column] == version), default)
+    return [(domain, version), ("", default)]
+
+
+def _seed(record):
+    """The instance id as a number; records without an id (hand-written ones) hash their identity."""
+    if "id" in record:
+        return int(record["id"], 16)
+    identity = {k: record.get(k) for k in ("library", "op", "kind", "context", "params", "inputs", "outputs")}
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
+    return int(hashlib.sha256(text.encode()).hexdigest()[:32], 16)
+
+
+def _declared(value, with_shape):
+    """(kind, dtype, shape) of a graph input or output from its tagged value. Without with_shape only
+    the rank is declared: with generated inputs, data-dependent output dimensions (NonZero, Unique,
+    ...) need not be the harvested ones."""
+    if "tensor" in value:
+        t = value["tensor"]
+        if with_shape:
+            return "tensor", t["dtype"], [1 if d is None else d for d in t["shape"]]
+        return "tensor", t["dtype"], [None] * len(t["shape"])
+    if "list" in value:
+        items = value["list"]
+        if not items or any("tensor" not in v for v in items):
+            raise ferry_values.Unmigratable("a sequence whose element type is unknown")
+        return "sequence", items[0]["tensor"]["dtype"], None
+    tag, body = next(iter(value.items()))
+    raise ferry_values.Unmigratable(f"opaque input or output: {body}" if tag == "opaque"
+                                    else f"an input or output of type {tag}")
+
+
+_TAG_KINDS = {"int": "INT", "float": "FLOAT", "str": "STRING", "tensor": "TENSOR", "graph": "GRAPH"}
+
+
+def _attribute_kinds(op_type, domain, opset, params):
+    """[(name, AttributeProto type name, tagged value)]: the type from the operator's schema, which
+    alone can tell an empty INTS from an empty FLOATS; from the value's tag where there is no schema."""
+    try:
+        schema = onnx.defs.get_schema(op_type, opset, domain)
+        declared = {name: a.type.name for name, a in schema.attributes.items()}
+    except onnx.defs.SchemaError:
+        declared = {}
+    out = []
+    for name in sorted(params):
+        value = params[name]
+        kind = declared.get(name)
+        if kind is None:
+            tag = next(iter(value))
+            if tag == "list":
+                items = value["list"]
+                kind = _TAG_KINDS.get(next(iter(items[0])), "INT") + "S" if items else "INTS"
+            else:
+                kind = _TAG_KINDS.get(tag)
+        if kind is None:
+            raise ferry_values.Unmigratable(f"attribute {name!r} of type {next(iter(value))}")
+        out.append((name, kind, value))
+    return out
+
+
+def _attribute_value(kind, value):
+    """The live value ferry_model takes for a tagged attribute."""
+    live = ferry_values.decode(value)
+    if kind == "GRAPH":
+        return live.data
+    if kind == "GRAPHS":
+        return [g.data for g in live]
+    return live
+
+
+def _input_value(plan, k, value):
+    """The live value of graph input k: kept values exactly, generated ones for the rest."""
+    def fill_for(key):
+        return lambda dtype, shape, bounds: ferry_input(plan.seed, key, dtype, shape, bounds)
+    if "list" in value:
+        return [ferry_values.decode(v, fill_for([k, j])) for j, v in enumerate(value["list"])]
+    return ferry_values.decode(value, fill_for([k]))
+
+
+# --- wrap ----------------------------------------------------------------------------------------------
+
+def wrap(record_json, outdir):
+    """Write the test directory of one instance. Returns {"status": "ok", "random": bool, "ninputs",
+    "noutputs"}, or {"status": "invalid", "reason": "<Type>: <message>"} when the instance cannot be
+    built or onnx itself rejects it (checker, shape inference, reference evaluator)."""
+    try:
+        with warnings.catch_warnings():
+            # numpy's overflow and division warnings from the reference are expected on generated
+            # inputs; in a worker's stderr they would be noise
+            warnings.simplefilter("ignore")
+            record, plan, model, feeds, refs, random = _build(record_json)
+    except Exception as e:  # a bad record or a rejection by onnx: either way the instance is invalid
+        return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip().splitlines()[0]}
+    _write(outdir, record, plan, model, feeds, refs, random)
+    return {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
+
+
+def _build(record_json):
+    """The record, its plan, model, inputs, reference outputs and randomness; raises where the record
+    is bad or onnx rejects the instance."""
+    record = json.loads(record_json)
+    plan = _Plan(record)
+    model = ferry_model(*plan.model_args([_attribute_value(k, v) for _, k, v in plan.attributes]))
+    feeds = {name: _input_value(plan, k, v)
+             for k, ((name, *_), v) in enumerate(zip(plan.graph_inputs, plan.input_values))}
+    onnx.checker.check_model(model, full_check=True)
+    reference = ReferenceEvaluator(model)
+    refs = reference.run(None, feeds)
+    # Two more runs, not one: a random operator on a few elements (Bernoulli on ten probabilities)
+    # can repeat itself by chance.
+    random = (any(not _same(refs, reference.run(None, feeds)) for _ in range(2))
+              or _seed_matters(model, feeds, refs))
+    return record, plan, model, feeds, refs, random
+
+
+def _write(outdir, record, plan, model, feeds, refs, random):
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "model.onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+    meta = {
+        "id": record.get("id"), "op": record["op"], "opset": plan.opset, "random": random,
+        "inputs": [_save(outdir, "input", k, name, kind, dtype, feeds[name])
+                   for k, (name, kind, dtype, _) in enumerate(plan.graph_inputs)],
+        "outputs": [_save(outdir, "ref", k, name, kind, dtype, ref)
+                    for k, ((name, kind, dtype, _), ref) in enumerate(zip(plan.graph_outputs, refs))],
+    }
+    with open(os.path.join(outdir, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+
+
+def _seed_matters(model, feeds, refs):
+    """Whether the outputs change with the node's seed attribute: an operator seeded the same way
+    gives the same output twice, yet it is random, and another implementation of it will not draw
+    the same numbers."""
+    if not any(a.name == "seed" for a in model.graph.node[0].attribute):
+        return False
+    reseeded = onnx.ModelProto.FromString(model.SerializeToString())
+    for a in reseeded.graph.node[0].attribute:
+        if a.name == "seed":
+            if a.type == onnx.AttributeProto.FLOAT:
+                a.f += 1.0
+            else:
+                a.i += 1
+    return not _same(refs, ReferenceEvaluator(reseeded).run(None, feeds))
+
+
+def _same(a, b):
+    """Equal structure, dtypes, shapes and values (NaN equal to NaN)."""
+    if isinstance(a, list) or isinstance(b, list):
+        return (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)
+                and all(_same(x, y) for x, y in zip(a, b)))
+    if a is None or b is None:
+        return a is None and b is None
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if ferry_values.dtype_category(ferry_values.dtype_name(a.dtype)) in ("float", "complex"):
+        return bool(np.array_equal(a.astype(np.complex128), b.astype(np.complex128), equal_nan=True))
+    return bool(np.array_equal(a, b))
+
+
+def _save(outdir, prefix, k, name, kind, dtype, value):
+    """Write one input or reference (a sequence as one file per element) and describe it for meta.
+    dtype is the declared one; the value's own, if it has elements, is what meta records."""
+    items = [np.asarray(v) for v in value] if kind == "sequence" else [np.asarray(value)]
+    if items:
+        dtype = ferry_values.dtype_name(items[0].dtype)
+    entry = {"name": name, "kind": kind, "dtype": dtype}
+    names = [f"{prefix}_{k}.npy"] if kind == "tensor" else [f"{prefix}_{k}_{j}.npy" for j in range(len(items))]
+    stored = _stored_dtype(dtype)
+    if stored is not None:
+        entry["stored"] = stored
+    for file, item in zip(names, items):
+        if stored is not None:
+            item = item.astype(str if stored == "str" else stored)
+        np.save(os.path.join(outdir, file), item, allow_pickle=False)
+    entry["files"] = names
+    return entry
+
+
+def _stored_dtype(dtype):
+    """What the files of a dtype numpy cannot save hold, None for the dtypes it can."""
+    if dtype == "string":
+        return "str"
+    real = ferry_dtype(dtype)
+    try:
+        if np.lib.format.descr_to_dtype(np.lib.format.dtype_to_descr(real)) == real:
+            return None
+    except (TypeError, ValueError):  # ml_dtypes' types save as raw bytes ('|V2') or not at all
+        pass
+    return _STORED["uint" if dtype.startswith("uint") else ferry_values.dtype_category(dtype)]
+
+
+# --- reproducer ----------------------------------------------------------------------------------------
+
+def reproducer(record_json, testdir, frontend):
+    """A standalone Python script that rebuilds the instance's model and inputs, runs onnx.reference
+    and the frontend on them and exits 1 if the frontend raises or disagrees, 0 otherwise. The script
+    needs numpy, onnx and the frontend; every string from the record appears in it as a repr literal.
+    testdir is the instance's test directory, read here (not by the script) for whether it is random."""
+    import ferry_driver
+    record = json.loads(record_json)
+    plan = _Plan(record)
+    adapter = ferry_driver.load_adapter(frontend)
+    random = False
+    meta_path = os.path.join(testdir, "meta.json")
+    if os.path.exists(meta_path):
+        with open(meta_path) as f:
+            random = json.load(f).get("random", False)
+
+    attributes = ",\n".join(f"        ({name!r}, {kind!r}, {_attribute_literal(kind, value)})"
+                            for name, kind, value in plan.attributes)
+    inputs = "\n".join(f"    {name!r}: {_input_literal(k, value)},"
+                       for k, ((name, *_), value) in enumerate(zip(plan.graph_inputs, plan.input_values)))
+    source = record.get("source", {})
+    where = " ".join(str(source[k]) for k in ("suite", "test", "node") if k in source)
+    snippet = "\n".join("    " + line if line.strip() else "" for line in adapter.REPRODUCER.strip("\n").splitlines())
+
+    return f'''#!/usr/bin/env python3
+# ferry reproducer: {_comment(record["op"])} (opset {plan.opset}) on {adapter.NAME} {_comment(adapter.version())}
+# instance {_comment(record.get("id", "-"))}, from {_comment(where)}
+# Exit status 1: the bug shows ({adapter.NAME} raises, or its outputs differ from onnx.reference
+# beyond |a - b| <= {ATOL} + {RTOL} * |ref|, or NaN in other places); 0: it does not.
+import base64
+import sys
+import traceback
+
+import numpy as np
+import onnx
+import onnx.reference
+from onnx import helper
+
+SEED = {plan.seed}
+ATOL = {ATOL}
+RTOL = {RTOL}
+RANDOM = {random!r}  # True for a random operator: then only dtypes and shapes are compared
+
+
+{inspect.getsource(ferry_dtype)}
+
+{inspect.getsource(ferry_input)}
+
+{inspect.getsource(ferry_model)}
+
+def run_frontend(model_bytes, inputs):
+{snippet}
+    return outputs
+
+
+{inspect.getsource(ferry_compare)}
+
+model = ferry_model(
+    {plan.op_type!r}, {plan.domain!r}, {plan.opsets!r}, {plan.ir_version!r},
+    {plan.node_inputs!r}, {plan.node_outputs!r},
+    {plan.graph_inputs!r},
+    {plan.graph_outputs!r},
+    [
+{attributes}
+    ])
+model_bytes = model.SerializeToString()
+inputs = {{
+{inputs}
+}}
+
+try:
+    reference = onnx.reference.ReferenceEvaluator(model).run(None, inputs)
+except Exception:
+    traceback.print_exc()
+    print("the reference itself failed: this reproducer shows nothing about {adapter.NAME}")
+    sys.exit(2)
+
+# --- the frontend
+try:
+    outputs = run_frontend(model_bytes, inputs)
+except Exception:
+    traceback.print_exc()
+    print("BUG: {adapter.NAME} raised")
+    sys.exit(1)
+problems = ferry_compare(list(outputs), reference, RANDOM)
+for problem in problems:
+    print("BUG:", problem)
+if not problems:
+    print("no bug: {adapter.NAME} agrees with onnx.reference")
+sys.exit(1 if problems else 0)
+'''
+
+
+def _comment(text):
+    """Text for a comment line of a reproducer: one line, nothing after it can become code."""
+    return " ".join(str(text).split())
+
+
+def _attribute_literal(kind, value):
+    if kind == "GRAPH":
+        return _graph_literal(value)
+    if kind == "GRAPHS":
+        return "[" + ", ".join(_graph_literal(v) for v in value["list"]) + "]"
+    if kind == "TENSOR":
+        return _array_literal(value["tensor"])
+    if kind == "TENSORS":
+        return "[" + ", ".join(_array_literal(v["tensor"]) for v in value["list"]) + "]"
+    return _literal(ferry_values.decode(value))
+
+
+def _graph_literal(value):
+    # base64 holds only [A-Za-z0-9+/=]; repr() keeps it a plain string literal all the same
+    return f"base64.b64decode({value['graph']['data']!r})"
+
+
+def _input_literal(k, value):
+    if "list" in value:
+        return "[" + ", ".join(_tensor_literal([k, j], v) for j, v in enumerate(value["list"])) + "]"
+    return _tensor_literal([k], value)
+
+
+def _tensor_literal(key, value):
+    t = value["tensor"]
+    if "values" not in t:
+        return f"ferry_input(SEED, {key!r}, {t['dtype']!r}, {t['shape']!r}, {t.get('range')!r})"
+    return _array_literal(t)
+
+
+def _array_literal(t):
+    """Source text rebuilding a tensor's kept values exactly as ferry_values.tensor_array does: the
+    record's numbers converted once to the dtype (through float64 or int64 for ml_dtypes' types)."""
+    name, shape = t["dtype"], t["shape"]
+    category = ferry_values.dtype_category(name)
+    decode = {"float": ferry_values.decode_float, "int": ferry_values.decode_int}.get(category, lambda v: v)
+    values = _literal([decode(v) for v in t["values"]])
+    if category == "string":
+        return f"np.array({values}, dtype=object).reshape({shape!r})"
+    if hasattr(np, name):  # numpy's own dtype, spelt as numpy spells it
+        return f"np.array({values}, dtype=np.{name}).reshape({shape!r})"
+    wide = "np.float64" if category == "float" else "np.int64"
+    return f"np.array({values}, dtype={wide}).astype(ferry_dtype({name!r})).reshape({shape!r})"
+
+
+def _literal(v):
+    """A Python literal for a decoded record value; floats that repr cannot spell become float()."""
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "float('nan')"
+        if math.isinf(v):
+            return "float('inf')" if v > 0 else "-float('inf')"
+        return repr(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_literal(x) for x in v) + "]"
+    if isinstance(v, tuple):
+        return "(" + "".join(_literal(x) + ", " for x in v) + ")"
+    if isinstance(v, (bool, int, str, bytes)) or v is None:
+        return repr(v)
+    raise ferry_values.Unmigratable(f"no literal for {type(v).__name__}")
+
+
+def export(record_json, testdir, outdir):
+    """Write the test as an ONNX backend test-data directory, the format ONNX's and ONNX Runtime's
+    own test runners read, so that a found bug becomes a regression test as it is:
+        outdir/model.onnx, outdir/test_data_set_0/input_K.pb, outdir/test_data_set_0/output_K.pb
+    Inputs and reference outputs are written in their real dtypes. Returns outdir."""
+    from onnx import numpy_helper
+
+    with open(os.path.join(testdir, "meta.json")) as f:
+        meta = json.load(f)
+    data = os.path.join(outdir, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    with open(os.path.join(testdir, "model.onnx"), "rb") as src, open(os.path.join(outdir, "model.onnx"), "wb") as dst:
+        dst.write(src.read())
+    for prefix, entries in (("input", meta["inputs"]), ("output", meta["outputs"])):
+        for k, entry in enumerate(entries):
+            arrays = [np.load(os.path.join(testdir, name), allow_pickle=False) for name in entry["files"]]
+            if "stored" in entry:
+                arrays = [a.astype(ferry_dtype(entry["dtype"])) for a in arrays]
+            if entry["dtype"] == "string":
+                arrays = [a.astype(object) for a in arrays]
+            if entry["kind"] == "sequence":
+                proto = numpy_helper.from_list(arrays, name=entry["name"])
+            else:
+                proto = numpy_helper.from_array(arrays[0], name=entry["name"])
+            with open(os.path.join(data, f"{prefix}_{k}.pb"), "wb") as f:
+                f.write(proto.SerializeToString())
+    return outdir
