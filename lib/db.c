@@ -21,7 +21,13 @@ static const char schema[] =
 	"  frontend TEXT NOT NULL, id TEXT NOT NULL, run_id INTEGER, outcome TEXT NOT NULL, stage TEXT,"
 	"  exc_type TEXT, message TEXT, frame TEXT, detail TEXT, max_abs REAL, seconds REAL,"
 	"  PRIMARY KEY(frontend, id));"
-	"CREATE INDEX IF NOT EXISTS results_outcome ON results(frontend, outcome);";
+	"CREATE INDEX IF NOT EXISTS results_outcome ON results(frontend, outcome);"
+	"CREATE TABLE IF NOT EXISTS bugs("
+	"  bug_id TEXT NOT NULL, frontend TEXT NOT NULL, outcome TEXT NOT NULL, stage TEXT, signature TEXT NOT NULL,"
+	"  representative TEXT NOT NULL, members INTEGER NOT NULL, ops TEXT, message TEXT,"
+	"  PRIMARY KEY(frontend, bug_id));"
+	"CREATE TABLE IF NOT EXISTS bug_members("
+	"  bug_id TEXT NOT NULL, frontend TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(frontend, id));";
 
 int db_error(struct db *d, struct err *e, const char *what)
 {

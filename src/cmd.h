@@ -41,7 +41,8 @@ int cmd_default_jobs(void);
  * machine's memory, so that workers that all grow at once still leave ferry room. */
 unsigned long long cmd_default_memory(int jobs);
 
-extern const struct cmd_entry cmd_harvest_entry, cmd_wrap_entry, cmd_run_entry, cmd_report_entry,
-	cmd_worker_entry;
+extern const struct cmd_entry cmd_harvest_entry, cmd_wrap_entry, cmd_rank_entry, cmd_run_entry,
+	cmd_report_entry, cmd_bugs_entry, cmd_show_entry, cmd_check_entry, cmd_baseline_entry, cmd_merge_entry,
+	cmd_apfd_entry, cmd_count_tests_entry, cmd_worker_entry;
 
 #endif

@@ -19,8 +19,13 @@
 static const struct cmd_entry *const commands[] = {
 	&cmd_harvest_entry,
 	&cmd_wrap_entry,
+	&cmd_rank_entry,
 	&cmd_run_entry,
 	&cmd_report_entry,
+	&cmd_bugs_entry,
+	&cmd_show_entry,
+	&cmd_apfd_entry,
+	&cmd_count_tests_entry,
 	&cmd_worker_entry,
 };
 

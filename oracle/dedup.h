@@ -1,0 +1,35 @@
+/* dedup.h: from failures to unique bugs (shared/DESIGN.md, "Oracles: unique bugs"). Failures are
+ * grouped by frontend, conversion function and symptom:
+ *   crash        stage, exception type, the frame where it arose (for Python frontends, the innermost
+ *                frame inside the frontend's package), and the normalised message (numbers,
+ *                addresses, paths and quoted names stripped), which is what tells apart errors
+ *                raised from native code behind one binding;
+ *   signal death stage, signal and operator (no frame survives a signal);
+ *   timeout/oom  stage and operator;
+ *   mismatch     operator and the kind of disagreement (shape, dtype, NaN/Inf placement, values).
+ * Each bug keeps its members and a representative, the simplest member: fewest parameters, then
+ * fewest input elements, then the smallest id. Bug ids are stable: a hash of the signature. */
+#ifndef FERRY_DEDUP_H
+#define FERRY_DEDUP_H
+
+#include "buf.h"
+#include "db.h"
+#include "err.h"
+
+/* Append msg with what varies between failures of one cause replaced: hex addresses by 0x#,
+ * numbers by #, quoted text by '*', paths by PATH; white space folded; at most 240 characters. */
+void dedup_normalize(const char *msg, struct buf *out);
+
+struct failure {
+	const char *frontend, *op, *outcome, *stage, *exc_type, *frame, *message;
+};
+
+/* Append the signature that groups f with the failures of the same root cause. */
+void dedup_signature(const struct failure *f, struct buf *out);
+
+/* Recompute the store's bugs and bug_members tables from its failing results (frontend NULL: all).
+ * Results on inputs flagged undefined are not failures and join no bug. *nbugs and *nfailures (may be
+ * NULL) receive the counts. */
+int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfailures, struct err *e);
+
+#endif
