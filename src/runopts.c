@@ -163,11 +163,14 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 {
 	struct buf cmdline = BUF_INIT;
 
-	if (!r->nfes)
-		return cmd_usage_error(c, "no frontend: name one or more with --frontend (known: %s)",
-				       session_frontend_names);
-	if (!r->s.store)
-		return cmd_usage_error(c, "no output: say which store to write with -o");
+	if (!r->nfes) {
+		cmd_usage_error(c, "no frontend: name one or more with --frontend (known: %s)", session_frontend_names);
+		return -1;
+	}
+	if (!r->s.store) {
+		cmd_usage_error(c, "no output: say which store to write with -o");
+		return -1;
+	}
 	if (!r->s.runner.mem_limit)
 		r->s.runner.mem_limit = cmd_default_memory(r->s.runner.jobs);
 	r->s.wrapdir = wrapdir;

@@ -62,7 +62,7 @@ void runopts_init(struct runopts *r);
 void runopts_release(struct runopts *r);
 /* Take one option of the shared set: 1 taken, 0 not one of them, -1 a usage error (printed). */
 int runopts_option(struct runopts *r, const struct cmd_entry *c, int opt, const char *arg);
-/* After getopt: check what is required, record the command line. 0, or a usage error (printed). */
+/* After getopt: check what is required, record the command line. 0, or -1 after printing a usage error. */
 int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wrapdir, int argc, char **argv);
 /* Print what each frontend's run did. */
 void runopts_print(const struct runopts *r, const struct session_result *res);

@@ -19,14 +19,14 @@ contains "a wrong type is named by file, line and member" "$err" "corpus.jsonl:3
 contains "an unknown operator is named by file and line" "$err" "corpus.jsonl:4: NoSuchOperator is invalid"
 contains "the summary counts the bad lines" "$out" "bad corpus lines     2"
 lines=$(wc -l < wrapped/wrapped.jsonl)
-[ "$lines" -eq 3 ]; ok $? "the three parsable records are wrapped (got $lines)"
+check "the three parsable records are wrapped (got $lines)" -- [ "$lines" -eq 3 ]
 valid=$(grep -c '"status":"ok"' wrapped/wrapped.jsonl || true)
-[ "$valid" -eq 2 ]; ok $? "the two good ones are valid (got $valid)"
+check "the two good ones are valid (got $valid)" -- [ "$valid" -eq 2 ]
 
 expect_exit 0 "a second wrap resumes" -- "$FERRY" wrap corpus.jsonl -o wrapped -j 1 -q
 contains "nothing is wrapped twice" "$out" "already wrapped      3"
 lines=$(wc -l < wrapped/wrapped.jsonl)
-[ "$lines" -eq 3 ]; ok $? "wrapped.jsonl still has one line per instance"
+check "wrapped.jsonl still has one line per instance" -- [ "$lines" -eq 3 ]
 
 expect_exit 4 "a missing corpus is bad input" -- "$FERRY" wrap nosuch.jsonl -o w2
 contains "a missing corpus is named" "$err" "cannot open 'nosuch.jsonl': No such file or directory"

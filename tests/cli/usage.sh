@@ -16,7 +16,7 @@ for c in harvest wrap run report; do
 	expect_exit 0 "ferry help $c" -- "$FERRY" help "$c"
 	help_text=$out
 	expect_exit 0 "ferry $c --help matches ferry help $c" -- "$FERRY" "$c" --help
-	[ "$out" = "$help_text" ]; ok $? "ferry $c --help prints the same usage"
+	check "ferry $c --help prints the same usage" -- [ "$out" = "$help_text" ]
 done
 
 expect_exit 2 "run without a frontend" -- "$FERRY" run somewhere -o x.db

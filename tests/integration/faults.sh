@@ -27,11 +27,11 @@ got=$(outcome Ceil); contains "a wrong answer is a mismatch" "$got" "mismatch"
 got=$(outcome Sigmoid); contains "8 MB of stderr does not stop a test passing" "$got" "pass"
 got=$(outcome Add); contains "tests after the faults still run and pass" "$got" "pass"
 detail=$(sql results.db "SELECT length(detail) FROM results r JOIN instances i USING(id) WHERE i.op = 'Sigmoid'")
-[ "${detail:-0}" -le 65536 ]; ok $? "a flood of stderr is capped (kept $detail bytes)"
+check "a flood of stderr is capped (kept $detail bytes)" -- [ "${detail:-0}" -le 65536 ]
 msg=$(sql results.db "SELECT message FROM results r JOIN instances i USING(id) WHERE i.op = 'Relu'")
 contains "a signal death is described" "$msg" "SIGSEGV"
 n=$(sql results.db "SELECT count(*) FROM results")
 v=$(grep -c '"status":"ok"' wrapped/wrapped.jsonl)
-[ "$n" -eq "$v" ]; ok $? "every test has a result ($n of $v)"
+check "every test has a result ($n of $v)" -- [ "$n" -eq "$v" ]
 expect_exit 2 "a frontend of one's own needs its library" -- "$FERRY" run wrapped --frontend nosuch -o x.db
 finish
