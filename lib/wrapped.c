@@ -108,6 +108,7 @@ int wrapped_load(const char *dir, struct wrapped **out, size_t *n, size_t *bad,
 				}
 			free(w->line);
 			free(w->reason);
+			free(w->undefined);
 			free(w->dir);
 			record_release(&w->in);
 		} else {
@@ -120,6 +121,8 @@ int wrapped_load(const char *dir, struct wrapped **out, size_t *n, size_t *bad,
 		w->valid = cJSON_IsString(s) && !strcmp(s->valuestring, "ok");
 		w->random = cJSON_IsTrue(rnd);
 		w->reason = cJSON_IsString(rs) ? xstrdup(rs->valuestring) : NULL;
+		rs = cJSON_GetObjectItemCaseSensitive(wrap, "undefined");
+		w->undefined = cJSON_IsString(rs) ? xstrdup(rs->valuestring) : NULL;
 		w->dir = wrapped_test_dir(absdir, in.id);
 		record_write(&in, &line);
 		w->line = buf_detach(&line);
@@ -144,6 +147,7 @@ void wrapped_free(struct wrapped *w, size_t n)
 		record_release(&w[i].in);
 		free(w[i].line);
 		free(w[i].reason);
+		free(w[i].undefined);
 		free(w[i].dir);
 	}
 	if (n)

@@ -19,6 +19,7 @@ struct wrapped {
 	int valid;
 	int random;
 	char *reason;     /* why it is invalid, or NULL */
+	char *undefined;  /* why its inputs lie in the operator's undefined domain, or NULL */
 	char *dir;        /* absolute path of its test directory */
 };
 

@@ -164,6 +164,7 @@ struct session {
 	struct wrapped *tests;
 	size_t ntests;
 	size_t *order;            /* indexes into tests: queue order, then the shard */
+	struct strmap index;      /* id -> index into tests (in count) */
 	size_t norder;
 	struct tolerances tol;
 	double start;
@@ -296,6 +297,8 @@ int session_open(struct session **out, const struct session_opts *o, struct err 
 		s->norder = s->ntests;
 	}
 	take_shard(s);
+	for (size_t i = 0; i < s->ntests; i++)
+		strmap_get(&s->index, s->tests[i].in.id, NULL)->count = i;
 	if (db_open(&s->db, o->store, 1, e) < 0)
 		goto fail;
 	/* The store keeps the instances themselves, so that reports and reproducers need nothing else. */
@@ -324,6 +327,7 @@ void session_close(struct session *s)
 	db_close(&s->db);
 	wrapped_free(s->tests, s->ntests);
 	free(s->order);
+	strmap_release(&s->index);
 	tolerances_release(&s->tol);
 	free(s);
 }
@@ -407,7 +411,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 {
 	struct session *s = ctx;
 	struct db_result res;
-	struct buf msg = BUF_INIT, sig = BUF_INIT;
+	struct buf msg = BUF_INIT, sig = BUF_INIT, undef = BUF_INIT;
 	int ret;
 
 	memset(&res, 0, sizeof(res));
@@ -456,8 +460,21 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 		res.exc_type = sig.data;
 		break;
 	}
+	/* A failure on an input in the operator's undefined domain is flagged, never reported as a bug:
+	 * the frontend may answer anything there. What it did answer stays in the message. */
+	if (session_is_failure(res.outcome)) {
+		struct strmap_entry *t = strmap_find(&s->index, job->key);
+		const char *why = t ? s->tests[t->count].undefined : NULL;
+
+		if (why) {
+			buf_addf(&undef, "%s (the frontend gave %s: %s)", why, res.outcome, res.message ? res.message : "");
+			res.outcome = "undefined";
+			res.message = undef.data;
+		}
+	}
 	count(s, res.outcome);
 	ret = db_put_result(&s->db, &res, e);
+	buf_release(&undef);
 	buf_release(&msg);
 	buf_release(&sig);
 	if (s->o->progress)

@@ -304,6 +304,9 @@ static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
 		cJSON_AddStringToObject(res, "reason", PyUnicode_AsUTF8(v));
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "random") : NULL;
 	cJSON_AddBoolToObject(res, "random", v && PyObject_IsTrue(v) == 1);
+	v = PyDict_Check(d) ? PyDict_GetItemString(d, "undefined") : NULL;
+	if (v && PyUnicode_Check(v))
+		cJSON_AddStringToObject(res, "undefined", PyUnicode_AsUTF8(v));
 	PyErr_Clear();
 	Py_DECREF(d);
 }

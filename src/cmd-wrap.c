@@ -147,6 +147,9 @@ static cJSON *annotation(const struct runner_outcome *o, double timeout)
 		else if (!cJSON_IsString(s))
 			cJSON_AddStringToObject(a, "reason", "the template gave no status");
 		cJSON_AddBoolToObject(a, "random", cJSON_IsTrue(rnd));
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o->reply, "undefined")))
+			cJSON_AddStringToObject(a, "undefined",
+						cJSON_GetObjectItemCaseSensitive(o->reply, "undefined")->valuestring);
 		return a;
 	}
 	cJSON_AddStringToObject(a, "status", "invalid");

@@ -24,6 +24,9 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_report_entry,
 	&cmd_bugs_entry,
 	&cmd_show_entry,
+	&cmd_baseline_entry,
+	&cmd_check_entry,
+	&cmd_merge_entry,
 	&cmd_apfd_entry,
 	&cmd_count_tests_entry,
 	&cmd_worker_entry,
@@ -47,7 +50,7 @@ static void print_overview(FILE *fp)
 	fputs(overview, fp);
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (commands[i]->summary)
-			fprintf(fp, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+			fprintf(fp, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nferry help COMMAND (or ferry COMMAND --help) shows a command's options.\n"
 	      "ferry --version shows the versions of ferry and of what it was built with.\n", fp);
 }

@@ -299,7 +299,34 @@ def wrap(record_json, outdir):
     except Exception as e:  # a bad record or a rejection by onnx: either way the instance is invalid
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip().splitlines()[0]}
     _write(outdir, record, plan, model, feeds, refs, random)
-    return {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
+    result = {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
+    undefined = _undefined_domain(plan.op_type, plan.domain, plan.opset,
+                                  [feeds[name] for name, *_ in plan.graph_inputs])
+    if undefined:
+        result["undefined"] = undefined
+    return result
+
+
+def _undefined_domain(op_type, domain, opset, inputs):
+    """Why these inputs lie where the operator's result is undefined, or None. Frontends may answer
+    anything there (C++ leaves it undefined), so a difference is flagged, not reported as a bug."""
+    if domain not in ("", "ai.onnx") or len(inputs) < 2:
+        return None
+    a, b = (np.asarray(x) if not isinstance(x, list) else None for x in inputs[:2])
+    if a is None or b is None or a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
+        return None
+    if op_type in ("Div", "Mod") and (b == 0).any():
+        return "integer division by zero"
+    if op_type == "Pow" and (b < 0).any():
+        return "integer power with a negative exponent"
+    # Opset 28 defines shifts by the bit width or more (and tests them); before it they are undefined.
+    if op_type == "BitShift" and opset < 28 and ((b < 0) | (b >= 8 * a.dtype.itemsize)).any():
+        return "shift by a negative amount or by the bit width or more"
+    if op_type in ("Div", "Mod") and a.dtype.kind == "i":
+        lowest = np.iinfo(a.dtype).min
+        if ((a == lowest) & (b == -1)).any():
+            return "integer division overflow (the lowest value by -1)"
+    return None
 
 
 def _build(record_json):

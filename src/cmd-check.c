@@ -1,0 +1,349 @@
+/* cmd-check.c: ferry check DIR --frontend NAME[,...] -o STORE [--baseline FILE] [--junit FILE]
+ *
+ * The CI entry point. Runs the wrapped tests (in queue order, within a limit or a time budget, one
+ * shard of them) exactly as ferry run does, then judges: a failing test that the baseline does not
+ * list is new, and makes the check fail (exit 1); a listed test that now passes is newly fixed. Writes
+ * JUnit XML, one testcase per migrated test grouped by frontend and operator, for CI systems. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "cmd.h"
+#include "runopts.h"
+#include "xalloc.h"
+
+static const char usage[] =
+	"usage: ferry check DIR --frontend NAME[,NAME...] -o STORE [options]\n"
+	"\n"
+	"Run the wrapped tests of DIR like ferry run, then compare with a baseline of known failures:\n"
+	"exit 0 when nothing new fails, 1 when something does. Prints the new failures and the newly\n"
+	"fixed tests; writes JUnit XML with --junit.\n"
+	"\n"
+	"Options:\n"
+	"  -b, --baseline FILE  known failures: a file from ferry baseline, or a previous store\n"
+	"                       (without one, every failure is new)\n"
+	"      --junit FILE     write JUnit XML: a testsuite per frontend and operator, a testcase per test\n"
+	RUNOPTS_USAGE;
+
+/* One judged test. */
+struct verdict {
+	char *op, *id, *name, *outcome, *stage, *message, *detail;
+	double seconds;
+	int failing, known, fixed;
+};
+
+struct check {
+	struct session *s;
+	const struct frontend *fe;
+	struct strmap *baseline;
+	sqlite3_stmt *get;
+	struct verdict *v;
+	size_t n, cap;
+	size_t not_run;
+};
+
+static char *dupcol(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? xstrdup((const char *)s) : NULL;
+}
+
+/* The test's name for people: the library test it came from, then the id's start. */
+static char *test_name(const struct wrapped *t)
+{
+	const cJSON *src = t->in.extra ? cJSON_GetObjectItemCaseSensitive(t->in.extra, "source") : NULL;
+	const cJSON *test = src ? cJSON_GetObjectItemCaseSensitive(src, "test") : NULL;
+
+	if (cJSON_IsString(test))
+		return xasprintf("%s [%.12s]", test->valuestring, t->in.id);
+	return xstrdup(t->in.id);
+}
+
+static int judge(void *ctx, const struct wrapped *t)
+{
+	struct check *c = ctx;
+	struct verdict *v;
+	char *key;
+	struct strmap_entry *known;
+
+	if (!t->valid)
+		return 0;
+	sqlite3_reset(c->get);
+	sqlite3_bind_text(c->get, 1, c->fe->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(c->get, 2, t->in.id, -1, SQLITE_STATIC);
+	if (sqlite3_step(c->get) != SQLITE_ROW) {
+		c->not_run++;
+		return 0;
+	}
+	XGROW(c->v, c->cap, c->n + 1);
+	v = &c->v[c->n++];
+	memset(v, 0, sizeof(*v));
+	v->op = xstrdup(t->in.op);
+	v->id = xstrdup(t->in.id);
+	v->name = test_name(t);
+	v->outcome = dupcol(c->get, 0);
+	v->stage = dupcol(c->get, 1);
+	v->message = dupcol(c->get, 2);
+	v->detail = dupcol(c->get, 3);
+	v->seconds = sqlite3_column_double(c->get, 4);
+	v->failing = session_is_failure(v->outcome);
+	key = baseline_key(c->fe->name, t->in.id);
+	known = c->baseline ? strmap_find(c->baseline, key) : NULL;
+	free(key);
+	v->known = v->failing && known;
+	v->fixed = !v->failing && known;
+	return 0;
+}
+
+static void verdicts_free(struct check *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct verdict *v = &c->v[i];
+
+		free(v->op);
+		free(v->id);
+		free(v->name);
+		free(v->outcome);
+		free(v->stage);
+		free(v->message);
+		free(v->detail);
+	}
+	free(c->v);
+	c->v = NULL;
+	c->n = c->cap = 0;
+	c->not_run = 0;
+}
+
+static void xml_escape(FILE *fp, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		switch (ch) {
+		case '<': fputs("&lt;", fp); break;
+		case '>': fputs("&gt;", fp); break;
+		case '&': fputs("&amp;", fp); break;
+		case '"': fputs("&quot;", fp); break;
+		default:
+			/* XML 1.0 has no place for most control characters, even escaped. */
+			if (ch < 0x20 && ch != '\n' && ch != '\t' && ch != '\r')
+				fputc('?', fp);
+			else
+				fputc(ch, fp);
+		}
+	}
+}
+
+static int by_op(const void *a, const void *b)
+{
+	const struct verdict *x = a, *y = b;
+	int r = strcmp(x->op, y->op);
+
+	return r ? r : strcmp(x->id, y->id);
+}
+
+/* The testsuites of one frontend; verdicts sorted by operator. */
+static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i, failures = 0, skipped = 0;
+		double time = 0;
+
+		while (j < n && !strcmp(v[j].op, v[i].op)) {
+			failures += v[j].failing && !v[j].known;
+			skipped += v[j].known || !strcmp(v[j].outcome, "unsupported") || !strcmp(v[j].outcome, "undefined");
+			time += v[j].seconds;
+			j++;
+		}
+		fputs("  <testsuite name=\"", fp);
+		xml_escape(fp, fe);
+		fputc('.', fp);
+		xml_escape(fp, v[i].op);
+		fprintf(fp, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n",
+			j - i, failures, skipped, time);
+		for (size_t k = i; k < j; k++) {
+			fputs("    <testcase classname=\"ferry.", fp);
+			xml_escape(fp, fe);
+			fputc('.', fp);
+			xml_escape(fp, v[k].op);
+			fputs("\" name=\"", fp);
+			xml_escape(fp, v[k].name);
+			fprintf(fp, "\" time=\"%.3f\"", v[k].seconds);
+			if (v[k].failing && !v[k].known) {
+				fputs(">\n      <failure type=\"", fp);
+				xml_escape(fp, v[k].outcome);
+				fputs("\" message=\"", fp);
+				if (v[k].stage) {
+					xml_escape(fp, v[k].stage);
+					fputs(": ", fp);
+				}
+				xml_escape(fp, v[k].message);
+				fputs("\">", fp);
+				xml_escape(fp, v[k].detail ? v[k].detail : v[k].message);
+				fputs("</failure>\n    </testcase>\n", fp);
+			} else if (v[k].known || !strcmp(v[k].outcome, "unsupported") || !strcmp(v[k].outcome, "undefined")) {
+				fputs(">\n      <skipped message=\"", fp);
+				fputs(v[k].known ? "known failure (baseline): " : "", fp);
+				xml_escape(fp, v[k].outcome);
+				fputs(": ", fp);
+				xml_escape(fp, v[k].message);
+				fputs("\"/>\n    </testcase>\n", fp);
+			} else {
+				fputs("/>\n", fp);
+			}
+		}
+		fputs("  </testsuite>\n", fp);
+		i = j;
+	}
+}
+
+static void print_verdicts(const char *fe, const struct verdict *v, size_t n, size_t not_run,
+			   size_t *new_failures)
+{
+	size_t fails = 0, known = 0, fixed = 0, news = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		fails += v[i].failing;
+		known += v[i].known;
+		fixed += v[i].fixed;
+	}
+	news = fails - known;
+	printf("check %s: %zu tests judged, %zu failing (%zu known, %zu new), %zu newly fixed", fe, n, fails, known,
+	       news, fixed);
+	if (not_run)
+		printf(", %zu not run (limit or budget)", not_run);
+	putchar('\n');
+	for (size_t i = 0; i < n; i++)
+		if (v[i].failing && !v[i].known)
+			printf("  NEW    %-9s %-20s %s  %s%s%.120s\n", v[i].outcome, v[i].op, v[i].name,
+			       v[i].stage ? v[i].stage : "", v[i].stage ? ": " : "", v[i].message ? v[i].message : "");
+	for (size_t i = 0; i < n; i++)
+		if (v[i].fixed)
+			printf("  FIXED  %-9s %-20s %s\n", v[i].outcome, v[i].op, v[i].name);
+	*new_failures += news;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	enum { OPT_JUNIT = RUNOPT_FIRST_FREE };
+	static const struct option longopts[] = {
+		RUNOPTS_LONG,
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "junit", required_argument, NULL, OPT_JUNIT },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct runopts ro;
+	struct session_result res[RUNOPTS_MAX_FRONTENDS];
+	struct strmap baseline = STRMAP_INIT;
+	struct check c;
+	struct err e = ERR_INIT;
+	const char *baseline_path = NULL, *junit = NULL;
+	char *junit_tmp = NULL;
+	FILE *jf = NULL;
+	size_t new_failures = 0;
+	int opt, code = EXIT_OK, ran = 0;
+
+	runopts_init(&ro);
+	memset(res, 0, sizeof(res));
+	memset(&c, 0, sizeof(c));
+	while ((opt = getopt_long(argc, argv, RUNOPTS_SHORT "b:", longopts, NULL)) != -1) {
+		int r = 1;
+
+		if (opt == 'b')
+			baseline_path = optarg;
+		else if (opt == OPT_JUNIT)
+			junit = optarg;
+		else if ((r = runopts_option(&ro, &cmd_check_entry, opt, optarg)) == 0)
+			r = -1, cmd_usage_error(&cmd_check_entry, "bad option");
+		if (r < 0) {
+			code = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (optind + 1 != argc) {
+		code = cmd_usage_error(&cmd_check_entry, "check takes one DIR (the output of ferry wrap)");
+		goto out;
+	}
+	if (runopts_finish(&ro, &cmd_check_entry, argv[optind], argc, argv) < 0) {
+		code = EXIT_USAGE;
+		goto out;
+	}
+	/* Read the baseline first: a typo in its name must not cost a whole run. */
+	if (baseline_path && baseline_load(baseline_path, &baseline, &e) < 0)
+		goto fail;
+	if (session_open(&c.s, &ro.s, &e) < 0)
+		goto fail;
+	ran = 1;
+	if (session_run(c.s, ro.fes, ro.nfes, res, &e) < 0) {
+		if (e.code == EXIT_INTERRUPTED)
+			fprintf(stderr, "ferry: results so far are in '%s'\n", ro.s.store);
+		goto fail;
+	}
+	runopts_print(&ro, res);
+	putchar('\n');
+	if (junit) {
+		junit_tmp = xasprintf("%s.tmp", junit);
+		if (!(jf = fopen(junit_tmp, "w"))) {
+			err_errno(&e, EXIT_ENV, "cannot create '%s'", junit_tmp);
+			goto fail;
+		}
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ferry\">\n", jf);
+	}
+	c.baseline = baseline_path ? &baseline : NULL;
+	if (!(c.get = db_prepare(session_db(c.s),
+		"SELECT outcome, stage, message, detail, seconds FROM results WHERE frontend = ? AND id = ?", &e)))
+		goto fail;
+	for (size_t i = 0; i < ro.nfes; i++) {
+		if (res[i].unavailable) {
+			printf("check %s: unavailable: %s\n", ro.fes[i].name, res[i].why);
+			continue;
+		}
+		c.fe = &ro.fes[i];
+		session_each(c.s, c.fe, judge, &c);
+		qsort(c.v, c.n, sizeof(*c.v), by_op);
+		print_verdicts(c.fe->name, c.v, c.n, c.not_run, &new_failures);
+		if (jf)
+			junit_frontend(jf, c.fe->name, c.v, c.n);
+		verdicts_free(&c);
+	}
+	if (jf) {
+		int bad;
+
+		fputs("</testsuites>\n", jf);
+		bad = fclose(jf) != 0;
+		jf = NULL;
+		if (bad || rename(junit_tmp, junit) < 0) {
+			err_errno(&e, EXIT_ENV, "cannot write '%s'", junit);
+			goto fail;
+		}
+	}
+	code = new_failures ? EXIT_FAILURES : EXIT_OK;
+	printf("%s\n", new_failures ? "check failed: new failures" : "check passed: nothing new fails");
+	goto out;
+fail:
+	code = cmd_error(&e);
+out:
+	if (jf) {
+		fclose(jf);
+		remove(junit_tmp);
+	}
+	free(junit_tmp);
+	sqlite3_finalize(c.get);
+	verdicts_free(&c);
+	if (ran)
+		for (size_t i = 0; i < ro.nfes; i++)
+			session_result_release(&res[i]);
+	session_close(c.s);
+	baseline_release(&baseline);
+	runopts_release(&ro);
+	err_release(&e);
+	return code;
+}
+
+const struct cmd_entry cmd_check_entry = {
+	"check", cmd_check, CMD_NEEDS_NOTHING, usage,
+	"the CI entry point: run, compare with known failures, exit 1 on new ones",
+};
