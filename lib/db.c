@@ -147,7 +147,8 @@ int db_put_instance(struct db *d, const struct instance *in, const char *record_
 	sqlite3_stmt *st = db_prepare(d,
 		"INSERT INTO instances(id, library, op, record, status, reason, random, dir) VALUES(?,?,?,?,?,?,?,?)"
 		" ON CONFLICT(id) DO UPDATE SET record = excluded.record, status = excluded.status,"
-		" reason = excluded.reason, random = excluded.random, dir = excluded.dir", e);
+		" reason = excluded.reason, random = excluded.random, dir = excluded.dir"
+		" WHERE record IS NOT excluded.record OR dir IS NOT excluded.dir", e);
 
 	if (!st)
 		return -1;
