@@ -90,8 +90,9 @@ static void test_rank(void)
 		   strstr(q, "\"status\":\"invalid\"") < strstr(q, "\"status\":\"unmigratable\""),
 		   "invalid, then unmigratable, last");
 	}
-	ok(strstr(err_text, "1 operator in '" DATA "counts.json' is not in the corpus (such as 'Softmax')") != NULL,
-	   "counts for an operator the corpus lacks: a warning that names it");
+	ok(strstr(err_text, "ferry: 2 of the 4 operators are in the counts of '" DATA "counts.json', which name 1 operator "
+			    "the corpus does not have (such as 'Softmax')") != NULL,
+	   "counts for an operator the corpus lacks: said in the summary, with its name");
 	ok(strstr(err_text, "ferry: ranked 9 instances of 4 operators with opera: 7 can run, 1 invalid, 1 unmigratable") != NULL,
 	   "a summary on stderr");
 

@@ -263,12 +263,66 @@ static void test_queue_file(void)
 	rank_set_release(&s);
 }
 
+/* A corpus larger than the loader's blocks, with a line longer than a block, a bad line far from the
+ * start and no newline at the end: the threaded loader must see exactly what a line-by-line read
+ * sees, in the same order, with the same line numbers. */
+static void test_big_corpus(void)
+{
+	char path[] = "/tmp/ferry-test-big-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+	struct rank_set s;
+	struct jsonl_reader r;
+	struct instance in;
+	struct err e = ERR_INIT;
+	struct bad b = { .n = 0 };
+	size_t nbad, n = 0, same = 1;
+	char *big = malloc(5 << 20);
+	int st;
+
+	for (int i = 0; i < 120000; i++) {
+		if (i == 1000) {
+			memset(big, 'a', (5 << 20) - 1);
+			big[(5 << 20) - 1] = '\0';
+			fprintf(fp, "{\"library\":\"onnx\",\"op\":\"Big\",\"params\":{\"s\":{\"str\":\"%s\"}}}\n", big);
+		} else if (i == 100000) {
+			fputs("{\"library\":\"onnx\",\"op\":\"Bad\",\"params\":{\"s\":{\"strr\":\"x\"}}}\r\n", fp);
+		} else {
+			fprintf(fp, "{\"library\":\"onnx\",\"op\":\"Op%d\",\"params\":{\"k\":{\"int\":%d}}}%s", i % 37, i,
+				i + 1 < 120000 ? "\n" : "");
+		}
+		if (i == 5000)
+			fputs("\n   \n", fp);
+	}
+	fclose(fp);
+	free(big);
+	rank_set_init(&s);
+	st = rank_set_load(&s, path, on_bad, &b, &nbad, &e);
+	ok(st == 0 && nbad == 1 && s.n == 119999, "a corpus of many blocks loads (%zu instances, %zu bad)", s.n, nbad);
+	ok(b.n >= 1 && strstr(b.msg[b.n - 1], ":100003: params.s: unknown value type 'strr'"),
+	   "the bad line is named by its line number");
+	jsonl_open(&r, path, &e);
+	while ((st = jsonl_next(&r, &in, &e)) != JSONL_END && st != JSONL_FAIL) {
+		if (st != JSONL_OK)
+			continue;
+		if (n >= s.n || strcmp(in.id, rank_set_id(&s, (uint32_t)n)))
+			same = 0;
+		n++;
+		record_release(&in);
+	}
+	jsonl_close(&r);
+	ok(same && n == s.n, "the same records in the same order as a line-by-line read");
+	rank_set_release(&s);
+	unlink(path);
+}
+
 int main(void)
 {
-	plan(48);
+	plan(51);
 	test_subspaces();
 	test_corpus();
 	test_counts();
 	test_queue_file();
+	test_big_corpus();
 	return done();
 }

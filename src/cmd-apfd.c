@@ -1,0 +1,235 @@
+/* cmd-apfd.c: ferry apfd --bugs BUGS [LABEL=]QUEUE...
+ *
+ * Measures how early queues find bugs: APFD, NAPFD for a budget that stops early, and RAUC at 25, 50,
+ * 75 and 100% of the queue (prioritize/apfd.h has the definitions), for several queues -- one per
+ * strategy, say -- in one table, and optionally the bugs-found curve of each as CSV for plotting.
+ * Which tests reveal which unique bugs comes from a CSV of test_id,bug_id. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apfd.h"
+#include "buf.h"
+#include "cmd.h"
+#include "fsutil.h"
+#include "xalloc.h"
+
+static const char usage[] =
+	"usage: ferry apfd --bugs BUGS [options] [LABEL=]QUEUE...\n"
+	"\n"
+	"Measure how early each QUEUE (from 'ferry rank', or one test id a line) finds the bugs of BUGS.\n"
+	"Prints one row per queue: tests, bugs found, bugs no queued test reveals, APFD, NAPFD at the\n"
+	"budget, and RAUC at 25/50/75/100% of the queue. LABEL names the row (default: the file name).\n"
+	"\n"
+	"Options:\n"
+	"  -b, --bugs BUGS           which tests reveal which unique bugs: CSV lines of test_id,bug_id\n"
+	"      --budget N|P%         also NAPFD for a run that stops after N tests, or P% of each queue\n"
+	"      --curve FILE          write each queue's bugs-found curve as CSV: queue,tests,share,bugs\n"
+	"      --format table|csv    how to print the results (default: table)\n";
+
+extern const struct cmd_entry cmd_apfd_entry;
+
+struct budget {
+	double value;
+	int percent;
+};
+
+static int parse_budget(const char *text, struct budget *b)
+{
+	char *end;
+
+	b->value = strtod(text, &end);
+	b->percent = *end == '%';
+	if (b->percent)
+		end++;
+	if (end == text || *end || !(b->value > 0) || (b->percent && b->value > 100) ||
+	    (!b->percent && b->value != floor(b->value)))
+		return -1;
+	return 0;
+}
+
+/* The label of a queue argument: LABEL=FILE, or the file's name without directory and extension. */
+static char *label_of(const char *arg, const char **file)
+{
+	const char *eq = strchr(arg, '='), *base, *dot;
+
+	if (eq && eq != arg) {
+		*file = eq + 1;
+		return xstrndup(arg, (size_t)(eq - arg));
+	}
+	*file = arg;
+	base = strrchr(arg, '/');
+	base = base ? base + 1 : arg;
+	dot = strchr(base, '.');
+	return dot && dot != base ? xstrndup(base, (size_t)(dot - base)) : xstrdup(base);
+}
+
+/* A measure: 4 decimals; undefined (no bugs) is "-" in a table and empty in CSV. */
+static void add_num(struct buf *b, double v, int width, int csv)
+{
+	if (csv) {
+		if (!isnan(v))
+			buf_addf(b, "%.4f", v);
+	} else if (isnan(v)) {
+		buf_addf(b, "%*s", width, "-");
+	} else {
+		buf_addf(b, "%*.4f", width, v);
+	}
+}
+
+static void add_row(struct buf *b, const char *label, const struct apfd_result *r, int has_budget, int csv)
+{
+	if (csv) {
+		buf_add_json_string(b, label);  /* quoted, so that a label may hold a comma */
+		buf_addf(b, ",%zu,%zu,%zu,", r->n, r->m, r->missing);
+	} else {
+		buf_addf(b, "%-16s %8zu %5zu %8zu ", label, r->n, r->m, r->missing);
+	}
+	add_num(b, r->apfd, 7, csv);
+	if (has_budget) {
+		buf_addc(b, csv ? ',' : ' ');
+		add_num(b, r->napfd, 9, csv);
+		if (csv)
+			buf_addf(b, ",%zu", r->budget);
+		else
+			buf_addf(b, " %6zu", r->budget);
+	}
+	for (int x = 0; x < APFD_RAUC_POINTS; x++) {
+		buf_addc(b, csv ? ',' : ' ');
+		add_num(b, r->rauc[x], 8, csv);
+	}
+	buf_addc(b, '\n');
+}
+
+static void add_curve(struct buf *b, const char *label, const struct apfd_result *r)
+{
+	double n = r->n ? (double)r->n : 1;
+
+	buf_add_json_string(b, label);
+	buf_adds(b, ",0,0,0\n");
+	for (size_t k = 0; k < r->ncurve; k++) {
+		/* One point per test position where the count rises (several bugs may rise at once). */
+		if (k + 1 < r->ncurve && r->curve_tests[k + 1] == r->curve_tests[k])
+			continue;
+		buf_add_json_string(b, label);
+		buf_addf(b, ",%zu,%.6f,%zu\n", r->curve_tests[k], (double)r->curve_tests[k] / n, k + 1);
+	}
+	if (!r->ncurve || r->curve_tests[r->ncurve - 1] != r->n) {
+		buf_add_json_string(b, label);
+		buf_addf(b, ",%zu,1,%zu\n", r->n, r->m);
+	}
+}
+
+static int apfd(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "bugs", required_argument, NULL, 'b' },
+		{ "budget", required_argument, NULL, 'B' },
+		{ "curve", required_argument, NULL, 'C' },
+		{ "format", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *bugs_path = NULL, *curve = NULL;
+	struct budget budget = { 0, 0 };
+	struct apfd_bugs bugs;
+	struct apfd_result r = APFD_RESULT_INIT;
+	struct buf table = BUF_INIT, curves = BUF_INIT;
+	struct err e = ERR_INIT;
+	int opt, csv = 0, code = EXIT_OK, has_budget = 0;
+
+	apfd_bugs_init(&bugs);
+	while ((opt = getopt_long(argc, argv, "b:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'b': bugs_path = optarg; break;
+		case 'B':
+			if (parse_budget(optarg, &budget) < 0) {
+				code = cmd_usage_error(&cmd_apfd_entry, "--budget takes a number of tests or a percentage (10%%)");
+				goto out;
+			}
+			has_budget = 1;
+			break;
+		case 'C': curve = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "table") && strcmp(optarg, "csv")) {
+				code = cmd_usage_error(&cmd_apfd_entry, "--format is table or csv");
+				goto out;
+			}
+			csv = !strcmp(optarg, "csv");
+			break;
+		default:
+			code = cmd_usage_error(&cmd_apfd_entry, "bad option");
+			goto out;
+		}
+	}
+	if (!bugs_path) {
+		code = cmd_usage_error(&cmd_apfd_entry, "--bugs is required: which tests reveal which bugs");
+		goto out;
+	}
+	if (optind >= argc) {
+		code = cmd_usage_error(&cmd_apfd_entry, "no queue to measure");
+		goto out;
+	}
+	if (apfd_bugs_load_csv(&bugs, bugs_path, &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
+	if (csv) {
+		buf_adds(&table, "queue,tests,bugs,missing,apfd");
+		if (has_budget)
+			buf_adds(&table, ",napfd,budget");
+		buf_adds(&table, ",rauc25,rauc50,rauc75,rauc100\n");
+	} else {
+		buf_addf(&table, "%-16s %8s %5s %8s %7s", "queue", "tests", "bugs", "missing", "APFD");
+		if (has_budget)
+			buf_addf(&table, " %9s %6s", "NAPFD", "budget");
+		buf_addf(&table, " %8s %8s %8s %8s\n", "RAUC25", "RAUC50", "RAUC75", "RAUC100");
+	}
+	if (curve)
+		buf_adds(&curves, "queue,tests,share,bugs\n");
+	for (int i = optind; i < argc; i++) {
+		struct apfd_queue q;
+		const char *file;
+		char *label = label_of(argv[i], &file);
+		size_t b = 0;
+
+		apfd_queue_init(&q);
+		if (apfd_queue_load(&q, file, &e) < 0) {
+			free(label);
+			apfd_queue_release(&q);
+			code = cmd_error(&e);
+			goto out;
+		}
+		if (has_budget)
+			b = budget.percent ? (size_t)ceil(budget.value * (double)q.n / 100) : (size_t)budget.value;
+		if (apfd_eval(&q, &bugs, has_budget ? (b ? b : 1) : 0, &r, &e) < 0) {
+			free(label);
+			apfd_queue_release(&q);
+			code = cmd_error(&e);
+			goto out;
+		}
+		add_row(&table, label, &r, has_budget, csv);
+		if (curve)
+			add_curve(&curves, label, &r);
+		free(label);
+		apfd_queue_release(&q);
+	}
+	if (curve && fs_write_atomic(curve, curves.data, curves.len, &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
+	fwrite(table.data, 1, table.len, stdout);
+out:
+	apfd_result_release(&r);
+	apfd_bugs_release(&bugs);
+	buf_release(&table);
+	buf_release(&curves);
+	err_release(&e);
+	return code;
+}
+
+const struct cmd_entry cmd_apfd_entry = {
+	"apfd", apfd, CMD_NEEDS_NOTHING, usage,
+	"measure how early queues find bugs (APFD, NAPFD, RAUC)",
+};

@@ -1,0 +1,220 @@
+/* cmd-rank.c: ferry rank CORPUS [--counts COUNTS] -o QUEUE
+ *
+ * Orders a corpus so that the tests most likely to find new bugs run first: OPERA's diversity ranking
+ * (operators the compiler's own tests use rarely, parameter values in subspaces not yet covered), or
+ * one of the baselines it is measured against (random, FAST, total and additional coverage). Writes
+ * the queue as JSON Lines, one line per instance, first to run first (prioritize/rank.h has the
+ * format); instances marked invalid by wrap, or unmigratable, go last. The same corpus, counts, seed
+ * and options always give the same queue. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "counts.h"
+#include "rank.h"
+#include "xalloc.h"
+
+static const char usage[] =
+	"usage: ferry rank CORPUS -o QUEUE [options]\n"
+	"\n"
+	"Order the instances of CORPUS (a JSON Lines corpus, or wrap's wrapped.jsonl) so that those most\n"
+	"likely to find new bugs run first. QUEUE gets one JSON line per instance, first to run first.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output QUEUE        where the queue goes ('-': standard output)\n"
+	"  -c, --counts COUNTS       the compiler's frontend-test operator counts (see corpora/counts/ and\n"
+	"                            'ferry count-tests'); without it every operator scores the same\n"
+	"  -s, --strategy NAME       opera (default), random, fast, total, additional\n"
+	"      --fast VARIANT        FAST's variant: pw (default), one, log, sqrt, all\n"
+	"      --coverage PATH       per-test coverage for total/additional: a directory with one file per\n"
+	"                            test (named by its id, one covered element a line), or JSON Lines of\n"
+	"                            {\"id\": ..., \"covered\": [...]}\n"
+	"      --seed N              the seed of the order that breaks ties (default 1)\n"
+	"  -j, --jobs N              threads (default: the number of cores)\n"
+	"      --skip-bad            rank the good lines of a corpus that has bad ones (default: refuse)\n"
+	"  -q, --quiet               no summary on standard error\n";
+
+extern const struct cmd_entry cmd_rank_entry;
+
+#define SHOW_BAD 10
+
+struct bad_lines {
+	size_t shown;
+};
+
+static void on_bad_line(void *ctx, const struct err *e)
+{
+	struct bad_lines *b = ctx;
+
+	if (b->shown++ < SHOW_BAD)
+		cmd_warn("%s", e->msg);
+}
+
+static int parse_seed(const char *text, uint64_t *out)
+{
+	char *end;
+
+	*out = strtoull(text, &end, 10);
+	return *text && !*end && *text != '-' ? 0 : -1;
+}
+
+static int rank(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "counts", required_argument, NULL, 'c' },
+		{ "strategy", required_argument, NULL, 's' },
+		{ "fast", required_argument, NULL, 'F' },
+		{ "coverage", required_argument, NULL, 'C' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "skip-bad", no_argument, NULL, 'B' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = NULL, *counts_path = NULL, *coverage = NULL, *corpus;
+	struct rank_opts o = RANK_OPTS_INIT;
+	struct rank_set s;
+	struct rank_queue q = RANK_QUEUE_INIT;
+	struct rank_stats st;
+	struct counts c;
+	struct err e = ERR_INIT;
+	struct bad_lines bl = { 0 };
+	int opt, quiet = 0, skip_bad = 0, code = EXIT_OK;
+	size_t nbad = 0, unknown = 0;
+
+	rank_set_init(&s);
+	counts_init(&c);
+	while ((opt = getopt_long(argc, argv, "o:c:s:j:q", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': output = optarg; break;
+		case 'c': counts_path = optarg; break;
+		case 's':
+			if (rank_strategy_parse(optarg, &o.strategy) < 0) {
+				code = cmd_usage_error(&cmd_rank_entry, "unknown strategy '%s' (opera, random, fast, total, additional)", optarg);
+				goto out;
+			}
+			break;
+		case 'F':
+			if (rank_fast_parse(optarg, &o.fast) < 0) {
+				code = cmd_usage_error(&cmd_rank_entry, "unknown FAST variant '%s' (pw, one, log, sqrt, all)", optarg);
+				goto out;
+			}
+			break;
+		case 'C': coverage = optarg; break;
+		case 'S':
+			if (parse_seed(optarg, &o.seed) < 0) {
+				code = cmd_usage_error(&cmd_rank_entry, "--seed takes a whole number, 0 or more");
+				goto out;
+			}
+			break;
+		case 'j':
+			if (cmd_parse_int(optarg, 1, 256, &o.jobs) < 0) {
+				code = cmd_usage_error(&cmd_rank_entry, "--jobs takes a number from 1 to 256");
+				goto out;
+			}
+			break;
+		case 'B': skip_bad = 1; break;
+		case 'q': quiet = 1; break;
+		default:
+			code = cmd_usage_error(&cmd_rank_entry, "bad option");
+			goto out;
+		}
+	}
+	if (optind + 1 != argc) {
+		code = cmd_usage_error(&cmd_rank_entry, "rank takes one CORPUS");
+		goto out;
+	}
+	corpus = argv[optind];
+	if (!output) {
+		code = cmd_usage_error(&cmd_rank_entry, "no output: say where the queue goes with -o QUEUE ('-' for stdout)");
+		goto out;
+	}
+	if ((o.strategy == RANK_TOTAL || o.strategy == RANK_ADDITIONAL) && !coverage) {
+		code = cmd_usage_error(&cmd_rank_entry, "the %s strategy needs --coverage", rank_strategy_name(o.strategy));
+		goto out;
+	}
+	if (counts_path && o.strategy != RANK_OPERA)
+		cmd_warn("--counts is used only by the opera strategy; ignored");
+	/* Read the small inputs first, so that a mistake there does not cost a corpus load. */
+	if (counts_path) {
+		if (counts_load(&c, counts_path, &e) < 0) {
+			code = cmd_error(&e);
+			goto out;
+		}
+		o.counts = &c;
+	}
+	s.want_sig = o.strategy == RANK_FAST;
+	if (rank_set_load(&s, corpus, on_bad_line, &bl, &nbad, &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
+	if (nbad) {
+		if (nbad > SHOW_BAD)
+			cmd_warn("... and %zu more bad lines", nbad - SHOW_BAD);
+		if (!skip_bad) {
+			err_set(&e, EXIT_INPUT, "'%s' has %zu bad line%s: a queue without %s would not be the corpus's "
+				"(fix %s, or rank the rest with --skip-bad)", corpus, nbad, nbad == 1 ? "" : "s",
+				nbad == 1 ? "it" : "them", nbad == 1 ? "it" : "them");
+			code = cmd_error(&e);
+			goto out;
+		}
+	}
+	if (o.counts && c.library && s.libs.n && intern_find(&s.libs, 0, c.library, strlen(c.library)) == UINT32_MAX) {
+		err_set(&e, EXIT_INPUT, "'%s' counts operators of library '%s', but '%s' holds instances of '%s'",
+			counts_path, c.library, corpus, intern_str(&s.libs, 0));
+		code = cmd_error(&e);
+		goto out;
+	}
+	if (coverage) {
+		if (rank_set_load_coverage(&s, coverage, &unknown, &e) < 0) {
+			code = cmd_error(&e);
+			goto out;
+		}
+		if (unknown)
+			cmd_warn("'%s' has coverage for %zu test%s not in the corpus; ignored", coverage, unknown,
+				 unknown == 1 ? "" : "s");
+	}
+	if (rank_run(&s, &o, &q, &st, &e) < 0) {
+		code = e.code == EXIT_USAGE ? cmd_usage_error(&cmd_rank_entry, "%s", e.msg) : cmd_error(&e);
+		goto out;
+	}
+	if (o.counts && counts_size(&c) && !st.ops_counted && s.n) {
+		err_set(&e, EXIT_INPUT, "none of the %zu operators in '%s' is in the corpus (such as '%s'): are these "
+			"counts for another library?", counts_size(&c), counts_path, st.unknown_example);
+		code = cmd_error(&e);
+		goto out;
+	}
+	if (rank_queue_write(&s, &q, output, &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
+	if (!quiet) {
+		fflush(stdout);
+		fprintf(stderr, "ferry: ranked %zu instance%s of %zu operator%s with %s: %zu can run, %zu invalid, "
+			"%zu unmigratable\n", s.n, s.n == 1 ? "" : "s", st.ops, st.ops == 1 ? "" : "s",
+			rank_strategy_name(o.strategy), st.tier[RANK_TIER_OK], st.tier[RANK_TIER_INVALID],
+			st.tier[RANK_TIER_UNMIGRATABLE]);
+		/* Counts name every operator a compiler tests, a corpus only some: operators of the counts
+		 * that the corpus lacks are normal, and said here, not warned about. Counts that match no
+		 * operator at all were refused above. */
+		if (o.strategy == RANK_OPERA && o.counts)
+			fprintf(stderr, "ferry: %zu of the %zu operators are in the counts of '%s', which name %zu "
+				"operator%s the corpus does not have (such as '%s')\n", st.ops_counted, st.ops,
+				counts_path, st.counts_unknown, st.counts_unknown == 1 ? "" : "s",
+				st.counts_unknown ? st.unknown_example : "-");
+	}
+out:
+	rank_queue_release(&q);
+	rank_set_release(&s);
+	counts_release(&c);
+	err_release(&e);
+	return code;
+}
+
+const struct cmd_entry cmd_rank_entry = {
+	"rank", rank, CMD_NEEDS_NOTHING, usage,
+	"order a corpus so that the tests likeliest to find new bugs run first",
+};
