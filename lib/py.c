@@ -104,7 +104,7 @@ static int set_wide(PyConfig *c, wchar_t **field, const char *value, struct err 
 /* Put ferry's Python directories first on sys.path. */
 static int add_ferry_paths(struct err *e)
 {
-	static const char *const subdirs[] = { "oracle", "templates", "extract" };
+	static const char *const subdirs[] = { "prioritize", "oracle", "templates", "extract" };
 	char *base = fs_python_dir();
 	PyObject *path = PySys_GetObject("path"); /* borrowed */
 	int r = 0;

@@ -1,5 +1,6 @@
 /* py.h: the embedded CPython. ferry starts one interpreter per process, in the virtualenv that holds
- * the libraries, with ferry's own Python directories (extract/, templates/, oracle/) on sys.path.
+ * the libraries, with ferry's own Python directories (extract/, templates/, oracle/, prioritize/) on
+ * sys.path.
  * Python calls back into C through the built-in module _ferry, whose functions forward to the hooks
  * set here: emit(json_text), skip(reason, where), progress(done, total, label), stage(name).
  *

@@ -3,7 +3,8 @@
  * Measures how early queues find bugs: APFD, NAPFD for a budget that stops early, and RAUC at 25, 50,
  * 75 and 100% of the queue (prioritize/apfd.h has the definitions), for several queues -- one per
  * strategy, say -- in one table, and optionally the bugs-found curve of each as CSV for plotting.
- * Which tests reveal which unique bugs comes from a CSV of test_id,bug_id. */
+ * Which tests reveal which unique bugs comes from a results store (its failures grouped into unique
+ * bugs as ferry bugs groups them) or from a CSV of test_id,bug_id. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,8 @@
 #include "apfd.h"
 #include "buf.h"
 #include "cmd.h"
+#include "db.h"
+#include "dedup.h"
 #include "fsutil.h"
 #include "xalloc.h"
 
@@ -24,7 +27,9 @@ static const char usage[] =
 	"budget, and RAUC at 25/50/75/100% of the queue. LABEL names the row (default: the file name).\n"
 	"\n"
 	"Options:\n"
-	"  -b, --bugs BUGS           which tests reveal which unique bugs: CSV lines of test_id,bug_id\n"
+	"  -b, --bugs BUGS           which tests reveal which unique bugs: a results store (its unique\n"
+	"                            bugs, as ferry bugs lists them) or CSV lines of test_id,bug_id\n"
+	"  -F, --frontend NAME       with a store: only this frontend's bugs\n"
 	"      --budget N|P%         also NAPFD for a run that stops after N tests, or P% of each queue\n"
 	"      --curve FILE          write each queue's bugs-found curve as CSV: queue,tests,share,bugs\n"
 	"      --format table|csv    how to print the results (default: table)\n";
@@ -122,16 +127,51 @@ static void add_curve(struct buf *b, const char *label, const struct apfd_result
 	}
 }
 
+static int is_store(const char *path)
+{
+	char head[16] = "";
+	FILE *fp = fopen(path, "rb");
+	size_t n = fp ? fread(head, 1, sizeof(head), fp) : 0;
+
+	if (fp)
+		fclose(fp);
+	return n == sizeof(head) && !memcmp(head, "SQLite format 3", 16);
+}
+
+/* The unique bugs of a store: each failing test reveals its bug (frontend:bug_id). */
+static int load_store_bugs(struct apfd_bugs *bugs, const char *path, const char *frontend, struct err *e)
+{
+	struct db d = DB_INIT;
+	sqlite3_stmt *st = NULL;
+	int r = -1;
+
+	if (db_open(&d, path, 0, e) < 0 || dedup_rebuild(&d, frontend, NULL, NULL, e) < 0)
+		goto out;
+	if (!(st = db_prepare(&d, "SELECT id, frontend || ':' || bug_id FROM bug_members"
+				  " WHERE ?1 IS NULL OR frontend = ?1", e)))
+		goto out;
+	if (frontend)
+		sqlite3_bind_text(st, 1, frontend, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		apfd_bugs_add(bugs, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	db_close(&d);
+	return r;
+}
+
 static int apfd(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "bugs", required_argument, NULL, 'b' },
+		{ "frontend", required_argument, NULL, 'F' },
 		{ "budget", required_argument, NULL, 'B' },
 		{ "curve", required_argument, NULL, 'C' },
 		{ "format", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *bugs_path = NULL, *curve = NULL;
+	const char *bugs_path = NULL, *curve = NULL, *frontend = NULL;
 	struct budget budget = { 0, 0 };
 	struct apfd_bugs bugs;
 	struct apfd_result r = APFD_RESULT_INIT;
@@ -140,9 +180,10 @@ static int apfd(int argc, char **argv)
 	int opt, csv = 0, code = EXIT_OK, has_budget = 0;
 
 	apfd_bugs_init(&bugs);
-	while ((opt = getopt_long(argc, argv, "b:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "b:F:", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b': bugs_path = optarg; break;
+		case 'F': frontend = optarg; break;
 		case 'B':
 			if (parse_budget(optarg, &budget) < 0) {
 				code = cmd_usage_error(&cmd_apfd_entry, "--budget takes a number of tests or a percentage (10%%)");
@@ -171,7 +212,8 @@ static int apfd(int argc, char **argv)
 		code = cmd_usage_error(&cmd_apfd_entry, "no queue to measure");
 		goto out;
 	}
-	if (apfd_bugs_load_csv(&bugs, bugs_path, &e) < 0) {
+	if (is_store(bugs_path) ? load_store_bugs(&bugs, bugs_path, frontend, &e) < 0
+				: apfd_bugs_load_csv(&bugs, bugs_path, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}

@@ -146,17 +146,9 @@ static int add_result(struct counts *c, PyObject *res)
 /* Run count_tests.count(paths, library) and add its result to c. */
 static int count_python(struct counts *c, char **paths, size_t n, const char *library, struct err *e)
 {
-	PyObject *sys_path = PySys_GetObject("path"); /* borrowed */
-	PyObject *dir = NULL, *mod = NULL, *list = NULL, *res = NULL;
-	char *base = fs_python_dir(), *pdir = xasprintf("%s/prioritize", base);
+	PyObject *mod = NULL, *list = NULL, *res = NULL;
 	int r = -1;
 
-	/* count_tests.py lives in prioritize/, which the interpreter's start-up does not put on the path. */
-	dir = PyUnicode_FromString(pdir); /* new */
-	if (!sys_path || !dir || PyList_Insert(sys_path, 0, dir) < 0) {
-		py_error(e, EXIT_ENV, "cannot extend sys.path");
-		goto out;
-	}
 	if (!(mod = py_import("count_tests", e))) /* new */
 		goto out;
 	list = PyList_New((Py_ssize_t)n); /* new */
@@ -180,9 +172,6 @@ out:
 	Py_XDECREF(res);
 	Py_XDECREF(list);
 	Py_XDECREF(mod);
-	Py_XDECREF(dir);
-	free(pdir);
-	free(base);
 	return r;
 }
 

@@ -5,7 +5,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 27
+plan 29
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 
 # Slices chosen for what they exercise: kept integer values (Slice, Gather, Reshape, Tile), out of
@@ -68,4 +68,11 @@ bug=$(printf '%s\n' "$out" | awk '$2 == "ort" && $3 == "mismatch" && $6 == "Resi
 check "the Resize mismatch is a unique bug" -- test -n "$bug"
 expect_exit 0 "show the bug and export it" -- "$FERRY" show results.db "$bug" -o bug
 check "the export is an ONNX backend test directory" -- test -f bug/test_Resize_*/test_data_set_0/output_0.pb
+
+# How early orders find the store's bugs.
+"$FERRY" rank wrapped/wrapped.jsonl -q -o opera.jsonl
+"$FERRY" rank wrapped/wrapped.jsonl -q --strategy random -o random.jsonl
+expect_exit 0 "apfd reads the unique bugs from the store" -- "$FERRY" apfd --bugs results.db opera=opera.jsonl random=random.jsonl
+row=$(printf '%s\n' "$out" | awk '$1 == "opera" { print $3 }')
+check "the opera queue finds the store's bugs (found: $row)" -- test "${row:-0}" -ge 1
 finish
