@@ -719,6 +719,7 @@ void proc_capture_init(struct proc_capture *c, size_t cap)
 	c->cap = cap;
 	c->dropped = 0;
 	c->eof = false;
+	c->tail = false;
 }
 
 void proc_capture_release(struct proc_capture *c)
@@ -726,6 +727,27 @@ void proc_capture_release(struct proc_capture *c)
 	buf_release(&c->buf);
 	c->dropped = 0;
 	c->eof = false;
+}
+
+/* Append n bytes keeping only the last cap of everything read. */
+static void capture_tail(struct proc_capture *c, const char *p, size_t n)
+{
+	size_t excess;
+
+	if (n >= c->cap) {
+		c->dropped += c->buf.len + (n - c->cap);
+		buf_reset(&c->buf);
+		buf_add(&c->buf, p + (n - c->cap), c->cap);
+		return;
+	}
+	excess = c->buf.len + n > c->cap ? c->buf.len + n - c->cap : 0;
+	if (excess) {
+		memmove(c->buf.data, c->buf.data + excess, c->buf.len - excess);
+		c->buf.len -= excess;
+		c->buf.data[c->buf.len] = '\0';
+		c->dropped += excess;
+	}
+	buf_add(&c->buf, p, n);
 }
 
 int proc_capture_read(struct proc_capture *c, int fd, struct err *e)
@@ -762,6 +784,10 @@ int proc_capture_read(struct proc_capture *c, int fd, struct err *e)
 			break;
 		}
 		consumed += (size_t)n;
+		if (c->tail) {
+			capture_tail(c, chunk, (size_t)n);
+			continue;
+		}
 		keep = c->buf.len < c->cap ? c->cap - c->buf.len : 0;
 		if (keep > (size_t)n)
 			keep = (size_t)n;

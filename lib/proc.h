@@ -107,16 +107,17 @@ int proc_rss(pid_t pid, uint64_t *bytes, struct err *e);
 int proc_group_rss(pid_t pgid, uint64_t *bytes, int *nprocs, struct err *e);
 
 /* A size-capped capture of what a child writes, so that a child printing megabytes to stderr
- * cannot exhaust ferry's memory: the first cap bytes are kept, the rest are read and counted but
- * dropped. */
+ * cannot exhaust ferry's memory: the first cap bytes are kept (or, with tail, the last cap bytes),
+ * the rest are read and counted but dropped. */
 struct proc_capture {
 	struct buf buf;   /* the kept bytes (owned), NUL-terminated */
 	size_t cap;
 	uint64_t dropped; /* bytes read beyond cap */
 	bool eof;         /* the writer closed its end */
+	bool tail;        /* keep the last cap bytes instead of the first: where a crash says why */
 };
 
-#define PROC_CAPTURE_INIT(cap) { BUF_INIT, (cap), 0, false }
+#define PROC_CAPTURE_INIT(cap) { BUF_INIT, (cap), 0, false, false }
 /* Most bytes that one proc_capture_read consumes, so that a child writing without pause cannot
  * keep the caller from its other duties (timeouts, other pipes). */
 #define PROC_CAPTURE_BURST (1u << 20)

@@ -52,19 +52,6 @@ void runner_job_release(struct runner_job *job)
 	job->request = NULL;
 }
 
-/* Keep only the tail of a capture: the end of a crash's output says why it crashed. */
-static void capture_keep_tail(struct proc_capture *c)
-{
-	size_t keep = c->cap / 2;
-
-	if (c->buf.len + PROC_CAPTURE_BURST / 4 < c->cap || c->buf.len <= keep)
-		return;
-	memmove(c->buf.data, c->buf.data + c->buf.len - keep, keep);
-	c->dropped += c->buf.len - keep;
-	c->buf.len = keep;
-	c->buf.data[keep] = '\0';
-}
-
 static int worker_start(struct worker *w, const struct runner_opts *o, struct err *e)
 {
 	proc_init(&w->cp);
@@ -79,6 +66,7 @@ static int worker_start(struct worker *w, const struct runner_opts *o, struct er
 	buf_reset(&w->out);
 	proc_capture_release(&w->errcap);
 	proc_capture_init(&w->errcap, o->stderr_cap);
+	w->errcap.tail = true;
 	w->state = W_STARTING;
 	w->started = mono_now();
 	w->deadline = w->started + o->start_timeout;
@@ -107,7 +95,6 @@ static void drain_stderr(struct worker *w)
 
 		if (proc_capture_read(&w->errcap, w->cp.fd_err, &ignored) < 0)
 			break;
-		capture_keep_tail(&w->errcap);
 		if (w->errcap.buf.len + w->errcap.dropped == before)
 			break;
 	}
@@ -444,6 +431,7 @@ int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, c
 		proc_init(&p.w[i].cp);
 		buf_init(&p.w[i].out);
 		proc_capture_init(&p.w[i].errcap, o->stderr_cap);
+		p.w[i].errcap.tail = true;
 	}
 
 	/* No SA_RESTART: poll() must return on Ctrl-C. A worker that dies mid-write must not kill us. */

@@ -585,6 +585,31 @@ static void test_capture_burst(const char *tmp)
 	err_release(&e);
 }
 
+/* In tail mode the last cap bytes are kept: the end of a crash's output is what says why. */
+static void test_capture_tail(const char *tmp)
+{
+	struct proc_capture c = PROC_CAPTURE_INIT(100);
+	char *path = xasprintf("%s/text", tmp), *text = xmalloc(200001);
+	struct err e = ERR_INIT;
+	int fd, r = 0, calls = 0;
+
+	for (size_t i = 0; i < 200000; i++)
+		text[i] = (char)('a' + i % 26);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ok(fd >= 0 && write(fd, text, 200000) == 200000 && lseek(fd, 0, SEEK_SET) == 0, "a 200000-byte file");
+	c.tail = true;
+	while (!c.eof && r == 0 && calls++ < 10)
+		r = proc_capture_read(&c, fd, &e);
+	ok(c.eof && c.buf.len == 100 && !memcmp(c.buf.data, text + 199900, 100) && c.dropped == 199900,
+	   "tail mode keeps the last 100 bytes and counts the rest as dropped");
+	close(fd);
+	unlink(path);
+	free(path);
+	free(text);
+	proc_capture_release(&c);
+	err_release(&e);
+}
+
 static void test_capture(void)
 {
 	struct child_process cp = PROC_INIT;
@@ -681,7 +706,7 @@ int main(void)
 		return 0;
 	}
 
-	plan(85);
+	plan(87);
 	test_exit_codes();
 	test_signal();
 	test_signal_reset();
@@ -697,6 +722,7 @@ int main(void)
 	test_rss();
 	test_capture();
 	test_capture_burst(tmp);
+	test_capture_tail(tmp);
 	test_misuse();
 	rmdir(tmp);
 	return done();
