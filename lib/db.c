@@ -3,6 +3,7 @@
 #include "xalloc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +29,17 @@ static const char schema[] =
 	"  PRIMARY KEY(frontend, bug_id));"
 	"CREATE TABLE IF NOT EXISTS bug_members("
 	"  bug_id TEXT NOT NULL, frontend TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(frontend, id));";
+
+int db_is_store(const char *path)
+{
+	char head[16] = "";
+	FILE *fp = fopen(path, "rb");
+	size_t n = fp ? fread(head, 1, sizeof(head), fp) : 0;
+
+	if (fp)
+		fclose(fp);
+	return n == sizeof(head) && !memcmp(head, "SQLite format 3", 16);
+}
 
 int db_error(struct db *d, struct err *e, const char *what)
 {

@@ -35,6 +35,10 @@ struct db_result {
 	double seconds;
 };
 
+/* Whether the file at path is an SQLite database (by its header), e.g. a store given where a text
+ * file could also be. */
+int db_is_store(const char *path);
+
 /* Open (creating it and its tables when create is set) the store at path. */
 int db_open(struct db *d, const char *path, int create, struct err *e);
 void db_close(struct db *d);

@@ -247,3 +247,35 @@ PyObject *py_import(const char *name, struct err *e)
 	}
 	return m;
 }
+
+char *py_call_strings(const char *module, const char *func, const char *const *args, int nargs,
+		      const char *what, struct err *e)
+{
+	PyObject *m = py_import(module, e); /* new */
+	PyObject *f = NULL, *t = NULL, *r = NULL;
+	char *out = NULL;
+
+	if (!m)
+		return NULL;
+	if (!(f = PyObject_GetAttrString(m, func)) || !(t = PyTuple_New(nargs))) /* new, new */
+		goto fail;
+	for (int i = 0; i < nargs; i++) {
+		PyObject *s = PyUnicode_FromString(args[i]); /* new, stolen below */
+
+		if (!s)
+			goto fail;
+		PyTuple_SET_ITEM(t, i, s);
+	}
+	if (!(r = PyObject_Call(f, t, NULL))) /* new */
+		goto fail;
+	out = py_str(r);
+	goto out;
+fail:
+	py_error(e, EXIT_ENV, what);
+out:
+	Py_XDECREF(r);
+	Py_XDECREF(t);
+	Py_XDECREF(f);
+	Py_DECREF(m);
+	return out;
+}

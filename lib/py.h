@@ -36,6 +36,11 @@ PyObject *py_import(const char *name, struct err *e);
 /* Turn the pending Python exception into e: message "what: Type: text", detail the traceback,
  * code EXIT_INTERRUPTED for KeyboardInterrupt, else the code given. Clears the exception; returns -1. */
 int py_error(struct err *e, enum ferry_exit code, const char *what);
+/* Call module.func(*args) with string arguments and return str() of the result (caller frees), or
+ * NULL with e filled ("what: Type: message" and the traceback). Modules are imported once per
+ * process (Python caches them). */
+char *py_call_strings(const char *module, const char *func, const char *const *args, int nargs,
+		      const char *what, struct err *e);
 /* A UTF-8 copy of str(o), never NULL (caller frees); clears any error that str() raises. */
 char *py_str(PyObject *o);
 

@@ -23,17 +23,6 @@ static void add(struct strmap *set, const char *frontend, const char *id, const 
 	free(key);
 }
 
-static int is_store(const char *path)
-{
-	char head[16] = "";
-	FILE *fp = fopen(path, "rb");
-	size_t n = fp ? fread(head, 1, sizeof(head), fp) : 0;
-
-	if (fp)
-		fclose(fp);
-	return n == sizeof(head) && !memcmp(head, "SQLite format 3", 16);
-}
-
 static int load_store(const char *path, struct strmap *set, struct err *e)
 {
 	struct db d = DB_INIT;
@@ -66,7 +55,7 @@ int baseline_load(const char *path, struct strmap *set, struct err *e)
 
 	if (!fs_exists(path))
 		return err_set(e, EXIT_INPUT, "cannot open the baseline '%s': No such file or directory", path);
-	if (is_store(path))
+	if (db_is_store(path))
 		return load_store(path, set, e);
 	if (!(fp = fopen(path, "r")))
 		return err_errno(e, EXIT_INPUT, "cannot open the baseline '%s'", path);

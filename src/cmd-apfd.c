@@ -127,17 +127,6 @@ static void add_curve(struct buf *b, const char *label, const struct apfd_result
 	}
 }
 
-static int is_store(const char *path)
-{
-	char head[16] = "";
-	FILE *fp = fopen(path, "rb");
-	size_t n = fp ? fread(head, 1, sizeof(head), fp) : 0;
-
-	if (fp)
-		fclose(fp);
-	return n == sizeof(head) && !memcmp(head, "SQLite format 3", 16);
-}
-
 /* The unique bugs of a store: each failing test reveals its bug (frontend:bug_id). */
 static int load_store_bugs(struct apfd_bugs *bugs, const char *path, const char *frontend, struct err *e)
 {
@@ -212,7 +201,7 @@ static int apfd(int argc, char **argv)
 		code = cmd_usage_error(&cmd_apfd_entry, "no queue to measure");
 		goto out;
 	}
-	if (is_store(bugs_path) ? load_store_bugs(&bugs, bugs_path, frontend, &e) < 0
+	if (db_is_store(bugs_path) ? load_store_bugs(&bugs, bugs_path, frontend, &e) < 0
 				: apfd_bugs_load_csv(&bugs, bugs_path, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;

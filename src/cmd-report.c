@@ -155,39 +155,27 @@ static int print_frontend(struct report *r, const char *fe, struct err *e)
 static int write_reproducers(struct report *r, const char *outdir, struct err *e)
 {
 	sqlite3_stmt *st = query(r,
-		"SELECT r.frontend, i.library, i.op, r.id, i.record, coalesce(i.dir, ''), r.outcome"
+		"SELECT r.frontend, i.library, i.op, r.id, i.record, coalesce(i.dir, '')"
 		" FROM results r JOIN instances i USING(id) WHERE (?1 IS NULL OR r.frontend = ?1) AND r." FAILED
 		" ORDER BY r.frontend, i.op, r.id", e);
-	PyObject *templates = NULL;
 	size_t written = 0, failed = 0;
 	int ret = -1;
 
 	if (!st)
 		return -1;
-	if (py_start(cmd_python(), 1, e) < 0 || !(templates = PyDict_New())) /* new */
+	if (py_start(cmd_python(), 1, e) < 0)
 		goto out;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *fe = col(st, 0), *lib = col(st, 1), *op = col(st, 2), *id = col(st, 3);
-		PyObject *tmpl = PyDict_GetItemString(templates, lib); /* borrowed */
-		PyObject *script;
-		char *dir, *path, *safe_op;
+		const char *args[] = { col(st, 4), col(st, 5), fe };
 		struct err pe = ERR_INIT;
+		char module[80], *script, *dir, *path, *safe_op;
+		int bad;
 
-		if (!tmpl) {
-			char name[80];
-
-			snprintf(name, sizeof(name), "template_%s", lib);
-			if (!(tmpl = py_import(name, e)))
-				goto out;
-			PyDict_SetItemString(templates, lib, tmpl);
-			Py_DECREF(tmpl);
-		}
-		script = PyObject_CallMethod(tmpl, "reproducer", "sss", col(st, 4), col(st, 5), fe); /* new */
-		if (!script || !PyUnicode_Check(script)) {
-			py_error(&pe, EXIT_ENV, "cannot make a reproducer");
+		snprintf(module, sizeof(module), "template_%s", lib);
+		if (!(script = py_call_strings(module, "reproducer", args, 3, "cannot make a reproducer", &pe))) {
 			cmd_warn("%s %s: %s", op, id, pe.msg);
 			err_release(&pe);
-			Py_XDECREF(script);
 			failed++;
 			continue;
 		}
@@ -197,24 +185,19 @@ static int write_reproducers(struct report *r, const char *outdir, struct err *e
 				*c = '_';
 		dir = xasprintf("%s/%s", outdir, fe);
 		path = xasprintf("%s/%s-%.12s.py", dir, safe_op, id);
-		if (fs_mkdirs(dir, e) < 0 || fs_write_atomic(path, PyUnicode_AsUTF8(script), strlen(PyUnicode_AsUTF8(script)), e) < 0) {
-			free(dir);
-			free(path);
-			free(safe_op);
-			Py_DECREF(script);
-			goto out;
-		}
-		written++;
+		bad = fs_mkdirs(dir, e) < 0 || fs_write_atomic(path, script, strlen(script), e) < 0;
 		free(dir);
 		free(path);
 		free(safe_op);
-		Py_DECREF(script);
+		free(script);
+		if (bad)
+			goto out;
+		written++;
 	}
 	printf("\nreproducers: %zu written to %s/FRONTEND/OP-ID.py%s\n", written, outdir,
 	       failed ? " (some could not be made; see the warnings)" : "");
 	ret = 0;
 out:
-	Py_XDECREF(templates);
 	sqlite3_finalize(st);
 	return ret;
 }

@@ -38,26 +38,14 @@ static const char *col(sqlite3_stmt *st, int i)
 static char *call_template(const char *library, const char *func, const char *record, const char *testdir,
 			   const char *arg, struct err *e)
 {
-	char name[80];
-	PyObject *m, *r;
-	char *out = NULL;
+	const char *args[] = { record, testdir, arg };
+	char module[80], what[128];
 
-	snprintf(name, sizeof(name), "template_%s", library);
-	if (py_start(cmd_python(), 1, e) < 0 || !(m = py_import(name, e)))
+	if (py_start(cmd_python(), 1, e) < 0)
 		return NULL;
-	if (!PyObject_HasAttrString(m, func)) {
-		err_set(e, EXIT_ENV, "the %s template has no %s()", library, func);
-	} else if (!(r = PyObject_CallMethod(m, func, "sss", record, testdir, arg))) { /* new */
-		char what[128];
-
-		snprintf(what, sizeof(what), "the %s template's %s() failed", library, func);
-		py_error(e, EXIT_ENV, what);
-	} else {
-		out = py_str(r);
-		Py_DECREF(r);
-	}
-	Py_DECREF(m);
-	return out;
+	snprintf(module, sizeof(module), "template_%s", library);
+	snprintf(what, sizeof(what), "the %s template's %s() failed", library, func);
+	return py_call_strings(module, func, args, 3, what, e);
 }
 
 static int cmd_show(int argc, char **argv)
