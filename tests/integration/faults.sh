@@ -6,7 +6,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 14
+plan 15
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 outcome() { sql results.db "SELECT r.outcome || ' ' || coalesce(r.stage, '-') || ' ' || coalesce(r.exc_type, '-') FROM results r JOIN instances i USING(id) WHERE i.op = '$1' LIMIT 1"; }
 
@@ -14,8 +14,17 @@ outcome() { sql results.db "SELECT r.outcome || ' ' || coalesce(r.stage, '-') ||
 	-f test_exp -f test_floor -f test_ceil -f test_add >/dev/null
 "$FERRY" wrap corpus.jsonl -o wrapped -q >/dev/null
 export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"
+# The hang gets a short timeout of its own; everything else ample time, so that a slow, loaded
+# machine still sees the allocation reach the memory limit before any timeout.
+"$py" -c 'import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    print(json.dumps({"id": r["id"]}), file=open(sys.argv[2 if r["op"] == "Abs" else 3], "a"))' \
+	wrapped/wrapped.jsonl hang.jsonl rest.jsonl
 expect_exit 0 "a run through a faulty frontend completes" -- \
-	"$FERRY" run wrapped --frontend fault:onnx -o results.db -j 2 --timeout 5 --memory 1G -q
+	"$FERRY" run wrapped --frontend fault:onnx -o results.db -j 2 --timeout 120 --memory 1G -q --queue rest.jsonl
+expect_exit 0 "a hanging test is stopped by its timeout" -- \
+	"$FERRY" run wrapped --frontend fault:onnx -o results.db -j 2 --timeout 3 -q --queue hang.jsonl
 
 got=$(outcome Relu); contains "a segfault is a crash in compile with its signal" "$got" "crash compile signal 11"
 got=$(outcome Sqrt); contains "an abort is a crash with SIGABRT" "$got" "crash compile signal 6"

@@ -46,8 +46,7 @@ def compile(loaded):
     if op == "Neg":
         hog = []
         while True:
-            hog.append(bytearray(64 << 20))
-            hog[-1][::4096] = b"x" * len(hog[-1][::4096])  # touch every page so it is resident
+            hog.append(b"x" * (64 << 20))  # filled, so every page is resident at once
     if op == "Sigmoid":
         block = "ferry fault adapter: noise " * 40 + "\n"
         for _ in range((8 << 20) // len(block)):
