@@ -13,6 +13,18 @@
 
 #define NORMALIZED_MAX 240
 
+/* An exponent inside a number: e7, e-07, E+3. */
+static int is_exponent(const char *p)
+{
+	const char *d = p + 1;
+
+	if (*p != 'e' && *p != 'E')
+		return 0;
+	if (*d == '-' || *d == '+')
+		d++;
+	return isdigit((unsigned char)*d);
+}
+
 void dedup_normalize(const char *msg, struct buf *out)
 {
 	size_t start = out->len;
@@ -27,8 +39,8 @@ void dedup_normalize(const char *msg, struct buf *out)
 				;
 		} else if (isdigit(c)) {
 			buf_addc(out, '#');
-			while (isdigit((unsigned char)*p) || *p == '.' || ((*p == 'e' || *p == 'E') && isdigit((unsigned char)p[1])))
-				p++;
+			while (isdigit((unsigned char)*p) || *p == '.' || is_exponent(p))
+				p += is_exponent(p) ? (p[1] == '-' || p[1] == '+' ? 2 : 1) : 1;
 		} else if (c == '\'' || c == '"') {
 			const char *end = strchr(p + 1, c);
 
