@@ -33,7 +33,7 @@ static const char usage[] =
 	"                            {\"id\": ..., \"covered\": [...]}\n"
 	"      --seed N              the seed of the order that breaks ties (default 1)\n"
 	"  -j, --jobs N              threads (default: the number of cores)\n"
-	"      --skip-bad            rank the good lines of a corpus that has bad ones (default: refuse)\n"
+	"      --strict              refuse a corpus with bad lines (default: warn, skip them, rank the rest)\n"
 	"  -q, --quiet               no summary on standard error\n";
 
 extern const struct cmd_entry cmd_rank_entry;
@@ -70,7 +70,7 @@ static int rank(int argc, char **argv)
 		{ "coverage", required_argument, NULL, 'C' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "jobs", required_argument, NULL, 'j' },
-		{ "skip-bad", no_argument, NULL, 'B' },
+		{ "strict", no_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -82,7 +82,7 @@ static int rank(int argc, char **argv)
 	struct counts c;
 	struct err e = ERR_INIT;
 	struct bad_lines bl = { 0 };
-	int opt, quiet = 0, skip_bad = 0, code = EXIT_OK;
+	int opt, quiet = 0, strict = 0, code = EXIT_OK;
 	size_t nbad = 0, unknown = 0;
 
 	rank_set_init(&s);
@@ -116,7 +116,7 @@ static int rank(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case 'B': skip_bad = 1; break;
+		case 'B': strict = 1; break;
 		case 'q': quiet = 1; break;
 		default:
 			code = cmd_usage_error(&cmd_rank_entry, "bad option");
@@ -154,10 +154,11 @@ static int rank(int argc, char **argv)
 	if (nbad) {
 		if (nbad > SHOW_BAD)
 			cmd_warn("... and %zu more bad lines", nbad - SHOW_BAD);
-		if (!skip_bad) {
-			err_set(&e, EXIT_INPUT, "'%s' has %zu bad line%s: a queue without %s would not be the corpus's "
-				"(fix %s, or rank the rest with --skip-bad)", corpus, nbad, nbad == 1 ? "" : "s",
-				nbad == 1 ? "it" : "them", nbad == 1 ? "it" : "them");
+		/* Like every reader of corpora, rank skips bad lines and says so; --strict is for pipelines
+		 * that want the queue to be the whole corpus or nothing. */
+		if (strict) {
+			err_set(&e, EXIT_INPUT, "'%s' has %zu bad line%s (--strict: no queue without %s)", corpus, nbad,
+				nbad == 1 ? "" : "s", nbad == 1 ? "it" : "them");
 			code = cmd_error(&e);
 			goto out;
 		}
@@ -197,6 +198,9 @@ static int rank(int argc, char **argv)
 			"%zu unmigratable\n", s.n, s.n == 1 ? "" : "s", st.ops, st.ops == 1 ? "" : "s",
 			rank_strategy_name(o.strategy), st.tier[RANK_TIER_OK], st.tier[RANK_TIER_INVALID],
 			st.tier[RANK_TIER_UNMIGRATABLE]);
+		if (nbad)
+			fprintf(stderr, "ferry: %zu bad line%s of '%s' left out of the queue\n", nbad, nbad == 1 ? "" : "s",
+				corpus);
 		/* Counts name every operator a compiler tests, a corpus only some: operators of the counts
 		 * that the corpus lacks are normal, and said here, not warned about. Counts that match no
 		 * operator at all were refused above. */
