@@ -107,6 +107,9 @@ out:
 
 void db_close(struct db *d)
 {
+	sqlite3_finalize(d->has_result);
+	sqlite3_finalize(d->put_result);
+	d->has_result = d->put_result = NULL;
 	if (d->h)
 		sqlite3_close(d->h);
 	free(d->path);
@@ -214,9 +217,21 @@ int db_finish_run(struct db *d, long long run_id, const char *frontend_version, 
 	return step_done(d, st, e, "cannot write to the store");
 }
 
+/* A statement prepared on first use and kept; reset and unbound for the next. */
+static sqlite3_stmt *cached(struct db *d, sqlite3_stmt **slot, const char *sql, struct err *e)
+{
+	if (!*slot)
+		*slot = db_prepare(d, sql, e);
+	else {
+		sqlite3_reset(*slot);
+		sqlite3_clear_bindings(*slot);
+	}
+	return *slot;
+}
+
 int db_has_result(struct db *d, const char *frontend, const char *id, struct err *e)
 {
-	sqlite3_stmt *st = db_prepare(d, "SELECT 1 FROM results WHERE frontend = ? AND id = ?", e);
+	sqlite3_stmt *st = cached(d, &d->has_result, "SELECT 1 FROM results WHERE frontend = ? AND id = ?", e);
 	int rc;
 
 	if (!st)
@@ -224,7 +239,7 @@ int db_has_result(struct db *d, const char *frontend, const char *id, struct err
 	bind_text(st, 1, frontend);
 	bind_text(st, 2, id);
 	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc == SQLITE_ROW)
 		return 1;
 	if (rc == SQLITE_DONE)
@@ -234,9 +249,10 @@ int db_has_result(struct db *d, const char *frontend, const char *id, struct err
 
 int db_put_result(struct db *d, const struct db_result *r, struct err *e)
 {
-	sqlite3_stmt *st = db_prepare(d,
+	sqlite3_stmt *st = cached(d, &d->put_result,
 		"INSERT OR REPLACE INTO results(frontend, id, run_id, outcome, stage, exc_type, message, frame,"
 		" detail, max_abs, seconds) VALUES(?,?,?,?,?,?,?,?,?,?,?)", e);
+	int rc;
 
 	if (!st)
 		return -1;
@@ -254,5 +270,8 @@ int db_put_result(struct db *d, const struct db_result *r, struct err *e)
 	else
 		sqlite3_bind_double(st, 10, r->max_abs);
 	sqlite3_bind_double(st, 11, r->seconds);
-	return step_done(d, st, e, "cannot write to the store");
+	rc = sqlite3_step(st);
+	/* Reset at once: a statement left mid-step would hold the write transaction open. */
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : db_error(d, e, "cannot write to the store");
 }

@@ -17,9 +17,11 @@
 struct db {
 	sqlite3 *h;
 	char *path;
+	/* The statements every test uses, prepared once (owned; finalized by db_close). */
+	sqlite3_stmt *has_result, *put_result;
 };
 
-#define DB_INIT { NULL, NULL }
+#define DB_INIT { NULL, NULL, NULL, NULL }
 
 struct db_result {
 	const char *frontend;
