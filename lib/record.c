@@ -520,6 +520,12 @@ void json_add_double(struct buf *out, double d)
 		buf_adds(out, d > 0 ? "\"inf\"" : "\"-inf\"");
 		return;
 	}
+	/* Whole numbers (shapes, indices, most tensor values) print exactly as integers; %.0f gives the
+	 * same digits as the loop below would, without its formatting and re-parsing. */
+	if (d == floor(d) && fabs(d) < 1e15) {
+		buf_addf(out, "%.0f", d);
+		return;
+	}
 	/* %g drops trailing zeros, so the first precision that reads back is the shortest form. */
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
