@@ -57,7 +57,11 @@ static void draw(struct progress *p, double now, int final)
 		fprintf(stderr, "/%zu (%.0f%%)", p->total, 100.0 * (double)p->done / (double)p->total);
 	if (p->failed)
 		fprintf(stderr, ", %zu failed", p->failed);
-	fprintf(stderr, ", %.1f/s, %s%s", rate, took, left);
+	/* A rate over the first moments says nothing: a burst of quick items would promise minutes. */
+	if (elapsed >= 1.0)
+		fprintf(stderr, ", %.1f/s, %s%s", rate, took, left);
+	else
+		fprintf(stderr, ", %s", took);
 	if (!p->tty || final)
 		fputc('\n', stderr);
 	fflush(stderr);
