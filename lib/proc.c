@@ -302,7 +302,10 @@ static int open_stream(int which, enum proc_io io, const char *path, int *child,
 	case PROC_FILE:
 		if (!path)
 			return err_set(e, EXIT_USAGE, "no file given for the child's %s", names[which]);
+		/* /dev/null is opened as it is, never created: were it missing, O_CREAT would make a
+		 * regular file of it, and every later reader of "nothing" would read old output. */
 		*child = which == 0 ? open(path, O_RDONLY | O_CLOEXEC)
+			: io == PROC_NULL ? open(path, O_WRONLY | O_CLOEXEC)
 				    : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (*child < 0)
 			return err_errno(e, EXIT_ENV, "cannot open '%s'", path);
