@@ -8,6 +8,7 @@ ml_dtypes, for the narrow float and int types numpy lacks) is all it needs.
 """
 
 import base64
+import dataclasses
 import math
 import sys
 
@@ -195,6 +196,66 @@ def qualified_name(fn):
     return f"{module}.{name}" if module else name
 
 
+# Encoders for the types of a particular library (torch.Tensor, torch.dtype, ...), consulted by encode()
+# before it gives up on a value. A library's harvester registers them; this module stays library-free.
+_encoders = []
+
+
+def register_encoder(kind, fn):
+    """Have encode() turn instances of kind (a type or a tuple of types) into fn(value), a tagged value.
+    Registering the same kind again replaces its encoder."""
+    for i, (k, _) in enumerate(_encoders):
+        if k is kind:
+            _encoders[i] = (kind, fn)
+            return
+    _encoders.append((kind, fn))
+
+
+def dataclass_value(obj):
+    """An instance of a dataclass (an options object), which has no tag of its own: a dict whose
+    members are "__dataclass__", the class by its qualified name, and "fields", its init fields.
+    decode() rebuilds it by calling the class, and only a dataclass, with those fields."""
+    fields = {f.name: encode(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.init}
+    return {"dict": {"__dataclass__": {"callable": qualified_name(type(obj))}, "fields": {"dict": fields}}}
+
+
+def object_value(class_name, config):
+    """An object that its class rebuilds from a configuration (an initializer, a regularizer, a layer
+    held by another layer), which has no tag of its own: a dict whose members are "__object__", the
+    class by its qualified name, and "config", the tagged configuration (a dict of tagged values).
+    decode() rebuilds it with the class's from_config(config), and only for a class that has one."""
+    return {"dict": {"__object__": {"callable": class_name}, "config": config}}
+
+
+def is_object_value(body):
+    """Whether the body of a {"dict": ...} value is an object_value()."""
+    return (sorted(body) == ["__object__", "config"] and "callable" in body["__object__"]
+            and "dict" in body["config"])
+
+
+def first_opaque(value):
+    """The text of the first opaque value inside a tagged value (or a dict or list of them), or None."""
+    if isinstance(value, dict):
+        if list(value) == ["opaque"]:
+            return value["opaque"]
+        items = value.values()
+    elif isinstance(value, list):
+        items = value
+    else:
+        return None
+    for v in items:
+        found = first_opaque(v)
+        if found is not None:
+            return found
+    return None
+
+
+def slice_value(s):
+    """A Python slice, which has no tag of its own: a dict whose one member is "__slice__", holding
+    (start, stop, step). decode() turns it back into a slice."""
+    return {"dict": {"__slice__": {"tuple": [encode(s.start), encode(s.stop), encode(s.step)]}}}
+
+
 def encode(value):
     """Encode any value with its type tag; what has no tag of its own becomes {"opaque": repr}."""
     if value is None:
@@ -207,6 +268,9 @@ def encode(value):
         return encode_float(value)
     if isinstance(value, str):
         return {"str": value}
+    for kind, fn in _encoders:  # before the generic sequences: a library's types may subclass tuple
+        if isinstance(value, kind):
+            return fn(value)
     if isinstance(value, list):
         return {"list": [encode(v) for v in value]}
     if isinstance(value, tuple):
@@ -220,11 +284,27 @@ def encode(value):
             return tensor(value)
         except (ValueError, UnicodeDecodeError):
             return {"opaque": repr(value)}
+    if isinstance(value, slice):
+        return slice_value(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclass_value(value)
+    if value is Ellipsis:
+        return {"callable": "builtins.Ellipsis"}
     if callable(value):
         name = qualified_name(value)
-        if name is not None:
+        # a lambda or a function local to another is not reachable by its name
+        if name is not None and "<" not in name:
             return {"callable": name}
-    return {"opaque": repr(value)}
+    return {"opaque": _short_repr(value)}
+
+
+def _short_repr(value, limit=200):
+    """repr() for an opaque value, on one line and cut short: an opaque value is there to be read."""
+    try:
+        text = " ".join(repr(value).split())
+    except Exception as e:  # a repr that fails tells as much as any
+        text = f"<{type(value).__name__}: repr failed: {type(e).__name__}>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 # --- decoding -----------------------------------------------------------------------------------------
@@ -286,10 +366,14 @@ def resolve_callable(name):
     raise Unmigratable(f"callable {name!r} is not in a loaded module")
 
 
-def decode(value, fill=None):
+def decode(value, fill=None, convert=None):
     """Rebuild a live value from a tagged value. Tensors become numpy arrays (fill as in
-    tensor_array), dtypes numpy dtypes, graphs Graph objects; opaque values raise Unmigratable."""
+    tensor_array), dtypes numpy dtypes, graphs Graph objects; opaque values raise Unmigratable.
+    convert maps tags to functions of the tag's body that replace the default for that tag at every
+    depth (a library's template makes its own tensors and dtypes: {"dtype": torch_dtype, ...})."""
     (tag, body), = value.items()
+    if convert and tag in convert:
+        return convert[tag](body)
     if tag == "none":
         return None
     if tag in ("bool", "str"):
@@ -299,11 +383,23 @@ def decode(value, fill=None):
     if tag == "float":
         return decode_float(body)
     if tag == "list":
-        return [decode(v, fill) for v in body]
+        return [decode(v, fill, convert) for v in body]
     if tag == "tuple":
-        return tuple(decode(v, fill) for v in body)
+        return tuple(decode(v, fill, convert) for v in body)
     if tag == "dict":
-        return {k: decode(v, fill) for k, v in body.items()}
+        if list(body) == ["__slice__"]:
+            return slice(*decode(body["__slice__"], fill, convert))
+        if sorted(body) == ["__dataclass__", "fields"] and "callable" in body["__dataclass__"]:
+            cls = resolve_callable(body["__dataclass__"]["callable"])
+            if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+                raise Unmigratable(f"{body['__dataclass__']['callable']!r} is not a dataclass")
+            return cls(**decode(body["fields"], fill, convert))
+        if is_object_value(body):
+            cls = resolve_callable(body["__object__"]["callable"])
+            if not (isinstance(cls, type) and callable(getattr(cls, "from_config", None))):
+                raise Unmigratable(f"{body['__object__']['callable']!r} is not a class with from_config")
+            return cls.from_config(decode(body["config"], fill, convert))
+        return {k: decode(v, fill, convert) for k, v in body.items()}
     if tag == "dtype":
         return dtype_from_name(body)
     if tag == "tensor":

@@ -25,7 +25,11 @@ The adapter interface. An adapter is a module oracle/adapter_<name>.py with:
     REPRODUCER  Python source that does the same from the variables model_bytes (the model file's
                 bytes) and inputs (as for execute), and sets outputs (as execute returns them);
                 templates paste it into standalone reproducer scripts, so it may import only the
-                frontend and numpy
+                frontend and numpy. For the adapters of PyTorch frontends (models of library
+                "torch", templates/template_torch.py) the variables are module (the eager
+                torch.nn.Module, freshly built) and inputs (a list of torch tensors), and the
+                template's self-contained helpers (ferry_numpy, ferry_flatten, ...) are in scope;
+                torch may be imported too
 An exception from a stage is a crash in that stage. Messages meaning "the frontend does not support
 this" are told apart by the C side with the patterns in oracle/unsupported/<NAME>.txt.
 """
@@ -122,7 +126,8 @@ def _read(testdir, entry, as_input):
     arrays = [np.load(os.path.join(testdir, f), allow_pickle=False) for f in entry["files"]]
     if as_input and "stored" in entry:
         real = _dtype(entry["dtype"])
-        arrays = [a.astype(real) for a in arrays]
+        if real is not None:  # else no numpy type holds it (complex32): the adapter converts
+            arrays = [a.astype(real) for a in arrays]
     return arrays if entry["kind"] == "sequence" else arrays[0]
 
 
@@ -133,7 +138,8 @@ def _dtype(name):
         return np.dtype(name)
     except TypeError:
         import ml_dtypes
-        return np.dtype(getattr(ml_dtypes, name))
+        found = getattr(ml_dtypes, name, None)
+        return np.dtype(found) if found is not None else None
 
 
 def _pair(outputs, refs, entries):
@@ -163,7 +169,8 @@ def _comparable(where, out, ref, entry):
     Most outputs pass unchanged: C compares dtype, shape and values. A reference stored in a wider
     dtype (bfloat16, float8, int4, ... as float32, int8, uint8) is compared with the output converted
     the same way, after the real dtypes are checked here, where they are still known. Strings are
-    compared here: the output becomes a bool array of matches, the reference all True."""
+    compared here: the output becomes a bool array of matches, the reference all True. Complex
+    values are compared as pairs of reals."""
     if entry["dtype"] == "string":
         if out.dtype.kind not in "OUS":
             return f"{where}: {out.dtype} where the reference has strings"
@@ -171,9 +178,20 @@ def _comparable(where, out, ref, entry):
             return f"{where}: shape {list(out.shape)}, reference {list(ref.shape)}"
         return out.astype(str) == ref, np.ones(ref.shape, dtype=bool)
     if "stored" in entry:
-        if out.dtype != _dtype(entry["dtype"]):
+        real = _dtype(entry["dtype"])
+        if out.dtype != (real if real is not None else ref.dtype):
             return f"{where}: dtype {out.dtype}, reference {entry['dtype']}"
-        return out.astype(ref.dtype), ref
+        out = out.astype(ref.dtype)
+    elif out.dtype != ref.dtype and out.dtype.kind not in "biufc":
+        # a type the C side cannot read (ml_dtypes' bfloat16, ...) where the reference has another
+        return f"{where}: dtype {out.dtype}, reference {entry['dtype']}"
+    if out.dtype.kind == "c" or ref.dtype.kind == "c":
+        # the C side has no complex types: real and imaginary parts side by side in a last axis
+        if out.dtype != ref.dtype:
+            return f"{where}: dtype {out.dtype}, reference {ref.dtype}"
+        if out.shape != ref.shape:
+            return f"{where}: shape {list(out.shape)}, reference {list(ref.shape)}"
+        return np.stack([out.real, out.imag], axis=-1), np.stack([ref.real, ref.imag], axis=-1)
     return out, ref
 
 

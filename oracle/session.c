@@ -20,9 +20,18 @@ struct builtin {
 
 static const struct builtin builtins[] = {
 	{ "ort", "onnx" },
+	{ "openvino-pytorch", "torch" },
+	{ "openvino-export", "torch" },
+	{ "tvm-pytorch", "torch" },
+	{ "inductor", "torch" },
+	{ "torch-onnx-ort", "torch" },
+	{ "openvino-tf", "keras" },
+	{ "tvm-tflite", "keras" },
+	{ "tflite", "keras" },
 };
 
-const char session_frontend_names[] = "ort";
+const char session_frontend_names[] = "ort, openvino-pytorch, openvino-export, tvm-pytorch, inductor, torch-onnx-ort, "
+	"openvino-tf, tvm-tflite, tflite";
 
 const char *const session_outcomes[SESSION_N_OUTCOMES] = {
 	"pass", "mismatch", "crash", "timeout", "oom", "unsupported", "undefined", "error",

@@ -1,0 +1,240 @@
+"""harvest_keras: the layer and op instances of Keras's test knowledge, recorded by instrument_keras.
+
+Suites (source.suite of each record):
+    docstrings    the examples in the documentation strings of every public layer and keras.ops
+                  function (doctest ">>>" examples and ```python blocks), run in order, each
+                  docstring in a fresh namespace holding keras, np, ops, layers and tf; an example
+                  that fails is counted and the docstring's next one runs
+    applications  every architecture of keras.applications, built with weights=None (nothing is
+                  downloaded): the layers as real models use them, called symbolically (batch None)
+    pytest        test files or directories (a checkout of Keras's own layer tests, which build each
+                  layer through keras.src.testing's run_layer_test; a user's own tests), run by pytest
+                  in this process; a test that fails or errors is counted and the run goes on
+
+Keras's random generator is seeded before each case, so a harvest is the same run after run. The C
+side calls harvest(); records go back through ferry.emit as JSON text, problems through
+ferry.skip(reason, where), progress through ferry.progress(done, total, label).
+"""
+
+import contextlib
+import doctest
+import fnmatch
+import inspect
+import io
+import json
+import os
+import re
+import types
+import warnings
+
+import numpy as np
+
+import ferry_pytest
+import ferry_tensorflow
+
+tf = ferry_tensorflow.load()  # first: before keras, which imports it too
+
+import instrument_keras  # noqa: E402
+import keras  # noqa: E402
+
+SUITES = ("docstrings", "applications")
+PROGRESS_EVERY = 10
+
+_FENCE = re.compile(r"```python\n(.*?)```", re.S)
+
+
+def harvest(ferry, patterns, suites=None, pytest=None):
+    """Emit the instances of the given suites (both shipped ones when neither suites nor pytest is
+    given) and of the pytest paths. patterns (fnmatch) keep the records whose op or test matches one
+    of them (all when empty); they also pass over the docstrings and architectures that cannot match.
+    Returns counts: {"tests": cases run, ...}."""
+    if not suites and not pytest:
+        suites = list(SUITES)
+    unknown = [s for s in suites or () if s not in SUITES]
+    if unknown:
+        raise ValueError(f"unknown keras suite {unknown[0]!r} (known: {', '.join(SUITES)})")
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    h = _Harvest(ferry, patterns)
+    with warnings.catch_warnings(), instrument_keras.Recorder(h.emit) as recorder:
+        warnings.simplefilter("ignore")
+        h.recorder = recorder
+        for suite in suites or ():
+            {"docstrings": _docstrings, "applications": _applications}[suite](h)
+        for path in pytest or ():
+            _pytest(h, path)
+        if h.error is not None:
+            raise h.error
+    counts = {"tests": h.tests}
+    for what, n in h.failed.items():
+        counts[what] = n
+    counts["calls not recorded"] = sum(recorder.dropped.values())
+    return counts
+
+
+class _Harvest:
+    def __init__(self, ferry, patterns):
+        self.ferry = ferry
+        self.patterns = list(patterns)
+        self.recorder = None
+        self.tests = 0
+        self.failed = {}   # "docstring examples failed" and the like -> count
+        self.error = None  # an exception from ferry.emit: the harvest stops on it
+
+    def wanted(self, *names):
+        return not self.patterns or any(fnmatch.fnmatchcase(n, p) for n in names for p in self.patterns)
+
+    def emit(self, record):
+        if self.error is not None:
+            return
+        if not self.wanted(record["op"], record["source"].get("test", "")):
+            return
+        try:
+            self.ferry.emit(json.dumps(record, separators=(",", ":"), allow_nan=False))
+        except BaseException as e:  # a write error or an interrupt: stop the harvest, not one case
+            self.error = e
+            raise
+
+    def count_failure(self, what):
+        self.failed[what] = self.failed.get(what, 0) + 1
+
+    def progress(self, done, total, label):
+        if done % PROGRESS_EVERY == 0 or done == total:
+            self.ferry.progress(done, total, label)
+
+    def check(self):
+        if self.error is not None:
+            raise self.error
+
+
+def _seed():
+    keras.utils.set_random_seed(0)
+
+
+def _where(obj):
+    """(file relative to keras's parent, line) where an object is defined, or None."""
+    try:
+        path = os.path.abspath(inspect.getsourcefile(obj))
+        line = inspect.getsourcelines(obj)[1]
+    except (TypeError, OSError):
+        return None
+    parent = os.path.dirname(os.path.dirname(os.path.abspath(keras.__file__)))
+    if path.startswith(parent + os.sep):
+        path = os.path.relpath(path, parent)
+    return path, line
+
+
+# --- docstrings -----------------------------------------------------------------------------------------
+
+def docstring_examples(doc):
+    """The runnable examples of a docstring, in order: each doctest example's source, and each
+    ```python block whole."""
+    if not doc:
+        return []
+    doc = inspect.cleandoc(doc)
+    found = []
+    for example in doctest.DocTestParser().get_examples(doc):
+        found.append((example.lineno, example.source))
+    for match in _FENCE.finditer(doc):
+        body = match.group(1)
+        if ">>>" not in body:
+            found.append((doc.count("\n", 0, match.start()), body))
+    return [source for _, source in sorted(found, key=lambda f: f[0])]
+
+
+def _docstrings(h):
+    names = instrument_keras.public_names()
+    documented = sorted(((name, obj) for obj, name in names.items() if h.wanted(name)), key=lambda p: p[0])
+    for done, (name, obj) in enumerate(documented, 1):
+        examples = docstring_examples(inspect.getdoc(obj) if isinstance(obj, type) else obj.__doc__)
+        if examples:
+            h.tests += 1
+            _run_examples(h, name, obj, examples)
+        h.progress(done, len(documented), "docstrings")
+
+
+def _namespace():
+    """What a docstring's examples take for granted: keras, numpy, ops, layers and tf, and the names
+    of the layers and of keras's models unqualified (the examples write StringLookup(...),
+    Sequential(...))."""
+    namespace = {name: getattr(keras.layers, name) for name in dir(keras.layers) if not name.startswith("_")}
+    namespace.update(Sequential=keras.Sequential, Model=keras.Model, Input=keras.Input)
+    namespace.update(keras=keras, np=np, numpy=np, ops=keras.ops, layers=keras.layers, tf=tf,
+                     __name__="__ferry_docstring__")
+    return namespace
+
+
+def _run_examples(h, name, obj, examples):
+    where = _where(obj)
+    source = {"suite": "docstrings", "test": name}
+    if where is not None:
+        source["file"], source["line"] = where
+    namespace = _namespace()
+    _seed()
+    for k, example in enumerate(examples):
+        h.recorder.source = dict(source, example=k)
+        try:
+            code = compile(example, f"<docstring of {name}>", "exec")
+        except SyntaxError:  # a sketch rather than an example ("...", pseudo-code)
+            h.count_failure("docstring examples failed")
+            continue
+        with h.recorder.recording(), contextlib.redirect_stdout(io.StringIO()):
+            try:
+                exec(code, namespace)  # the library's own documented example, not record data
+            except Exception:  # an example that needs data, a download or another backend
+                h.count_failure("docstring examples failed")
+        h.check()
+
+
+# --- keras.applications ---------------------------------------------------------------------------------
+
+def application_builders():
+    """[(public name, builder)] of every architecture in keras.applications."""
+    from keras.src import api_export
+    out = []
+    for obj, name in api_export.REGISTERED_OBJS_TO_NAMES.items():
+        last = name.rsplit(".", 1)[-1]
+        if name.startswith("keras.applications.") and isinstance(obj, types.FunctionType) \
+                and last[:1].isupper():
+            out.append((name, obj))
+    return sorted(out)
+
+
+def _applications(h):
+    builders = [(n, b) for n, b in application_builders() if h.wanted(n, n.rsplit(".", 1)[-1])]
+    for done, (name, build) in enumerate(builders, 1):
+        h.tests += 1
+        keras.utils.clear_session()
+        _seed()
+        source = {"suite": "applications", "test": name}
+        h.recorder.source = source
+        with h.recorder.recording():
+            try:
+                build(weights=None)
+            except Exception as e:  # an architecture this build cannot make: the rest goes on
+                h.ferry.skip(f"application failed: {type(e).__name__}", name)
+        h.check()
+        h.progress(done, len(builders), "applications")
+    keras.utils.clear_session()
+
+
+# --- pytest ---------------------------------------------------------------------------------------------
+
+def _pytest(h, path):
+    def around(item):
+        _seed()
+        h.recorder.source = {"suite": "pytest", "test": item.nodeid}
+        return h.recorder.recording()
+
+    def progress(done, total):
+        h.progress(done, total, "pytest")
+
+    def stop():
+        return f"the harvest stopped: {h.error}" if h.error is not None else None
+
+    # importlib: a checkout of Keras's source tree holds a "keras" package that must not shadow
+    # the installed one the instrumentation is in
+    tests, failed = ferry_pytest.run(path, around, progress, stop, import_mode="importlib")
+    h.tests += tests
+    h.failed["pytest tests failed or errored"] = h.failed.get("pytest tests failed or errored", 0) + failed
+    h.check()

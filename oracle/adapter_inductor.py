@@ -1,0 +1,78 @@
+"""adapter_inductor: TorchInductor, PyTorch's own compiler, as a ferry frontend (the interface is in
+ferry_driver.py).
+
+TorchInductor starts from the eager module: "load" builds it again from the instance the template
+saved (record.json; the same seed gives the same weights), "compile" wraps it in
+torch.compile(backend="inductor", fullgraph=True) and calls it once on the example inputs, which is
+when Dynamo captures the graph and Inductor generates and compiles the kernels, and "execute" calls
+the compiled module. Dynamo's caches are reset for each test: every test's module has the same
+forward code, and Dynamo keeps only a few graphs per code object.
+
+inductor_compile() and inductor_run() are self-contained: REPRODUCER carries their source.
+"""
+
+import inspect
+
+import torch
+import torch._dynamo
+import torch._inductor.config
+
+import template_torch
+
+NAME = "inductor"
+FORMAT = "json"
+PACKAGE = "torch"
+
+torch.set_num_threads(1)
+torch._inductor.config.compile_threads = 1  # no pool of compiler processes inside a worker
+
+
+def inductor_compile(module, inputs):
+    """The module compiled by TorchInductor, compiled now (by a first call on inputs)."""
+    torch._dynamo.reset()
+    compiled = torch.compile(module, backend="inductor", fullgraph=True)
+    with torch.no_grad():
+        compiled(*[t.clone() for t in inputs])
+    return compiled
+
+
+def inductor_run(compiled, inputs):
+    with torch.no_grad():
+        return [ferry_numpy(t) for t in ferry_flatten(compiled(*inputs))]
+
+
+ferry_numpy = template_torch.ferry_numpy
+ferry_flatten = template_torch.ferry_flatten
+
+
+def version():
+    return torch.__version__
+
+
+def load(testdir):
+    meta = template_torch.testdir_meta(testdir)
+    module, _ = template_torch.load_testdir(testdir)
+    return module, template_torch.testdir_example(testdir, meta), meta
+
+
+def compile(loaded):
+    module, example, meta = loaded
+    return inductor_compile(module, example), meta
+
+
+def execute(compiled, inputs):
+    compiled, meta = compiled
+    return template_torch.adapter_outputs(
+        ferry_flatten(_run(compiled, template_torch.driver_inputs(meta, inputs))))
+
+
+def _run(compiled, inputs):
+    with torch.no_grad():
+        return compiled(*inputs)
+
+
+REPRODUCER = "\n".join([
+    inspect.getsource(inductor_compile),
+    inspect.getsource(inductor_run),
+    "outputs = inductor_run(inductor_compile(module, inputs), inputs)",
+])

@@ -1,0 +1,18 @@
+"""ferry_openvino: what an adapter of an OpenVINO frontend does before it converts anything.
+
+openvino.convert_model sends usage telemetry: each call starts a process (a fork of the worker, which
+holds the frontend and the whole interpreter) that tries to reach the network. In a worker that
+converts a model per test that is a fork per test, and a worker must not talk to the network at
+all. off() points the converter's telemetry at OpenVINO's own stub (the class it falls back to when
+the openvino_telemetry package is missing); nothing else about the conversion changes.
+"""
+
+
+def off():
+    """Switch OpenVINO's conversion telemetry off in this process (idempotent)."""
+    try:
+        from openvino.tools.ovc import convert_impl, telemetry_stub, telemetry_utils
+    except ImportError:  # an OpenVINO without the converter's Python part: nothing to switch off
+        return
+    convert_impl.tm = telemetry_stub
+    telemetry_utils.tm = telemetry_stub

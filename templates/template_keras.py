@@ -1,0 +1,685 @@
+"""template_keras: a Keras layer or op instance -> a single-layer functional model, its inputs, the
+reference outputs of Keras, and the model saved for the frontends.
+
+The model is a keras.Model with one keras.Input per tensor of the call (those inside lists too; named
+in_0, in_1, ... in order: the positional arguments' tensors, then those of the keyword arguments by
+name) and the call's tensors as outputs (output_0, ...). Every argument that is not a tensor is fixed:
+the layer's configuration (its constructor is called with it; initializers, regularizers, nested layers
+are rebuilt with their class's from_config), an op's axes and flags. Shapes are concrete: a dimension
+the record leaves unknown (None: the call was symbolic, in a functional model) is 2 for the batch (the
+first dimension) and 8 elsewhere, the same for every input, so that inputs that share an unknown
+dimension still agree.
+
+wrap() writes a test directory:
+    record.json     the instance
+    saved_model/    the model as a TensorFlow SavedModel (model.export, a serving signature taking
+                    in_K and giving output_K), where Keras can export it
+    model.tflite    saved_model converted by the TFLite converter (TFLite's own operators only), where
+                    the converter accepts it
+    input_K.npy     input in_K
+    ref_K.npy       output K as Keras computes it (the model called eagerly)
+    meta.json       {"id", "op", "kind", "random", "inputs", "outputs"} in the form ferry_driver reads
+                    (strings stored as numpy unicode: "stored": "str"), and "saved_model", "tflite":
+                    the file, or null with "saved_model_error" / "tflite_error" saying why it is missing
+reproducer() writes the same model and inputs as a standalone script for a bug report.
+
+The model is made the same way everywhere, by the self-contained functions below (a reproducer carries
+their source): Keras's random generator is seeded from the instance id, then the layer is built, so its
+weights are the same in the test directory, in every adapter and in a reproducer.
+"""
+
+import hashlib
+import inspect
+import json
+import math
+import os
+import shutil
+import sys
+import warnings
+
+import numpy as np
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+for _sibling in ("extract", "oracle"):
+    _path = os.path.join(os.path.dirname(_HERE), _sibling)
+    if _path not in sys.path:
+        sys.path.append(_path)
+
+import ferry_tensorflow  # noqa: E402
+import ferry_values  # noqa: E402
+
+tf = ferry_tensorflow.load()  # before keras, which imports it too
+
+import keras  # noqa: E402
+
+ATOL = 1e-3
+RTOL = 1e-3
+BATCH = 2     # an unknown first dimension
+UNKNOWN = 8   # any other unknown dimension
+
+tf.config.threading.set_intra_op_parallelism_threads(1)
+tf.config.threading.set_inter_op_parallelism_threads(1)
+
+
+# --- self-contained: reproducers carry the source of these ---------------------------------------------
+
+def ferry_resolve(name):
+    """The object a qualified name ("keras.layers.Conv2D") denotes, looked up (never imported) in the
+    modules that are loaded."""
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        obj = sys.modules.get(".".join(parts[:cut]))
+        if obj is None:
+            continue
+        try:
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            break
+        return obj
+    raise LookupError(f"{name!r} is not in a loaded module")
+
+
+def ferry_object(class_name, config):
+    """An object its class rebuilds from a configuration (an initializer, a nested layer): only a
+    class that has from_config."""
+    cls = ferry_resolve(class_name)
+    if not (isinstance(cls, type) and callable(getattr(cls, "from_config", None))):
+        raise TypeError(f"{class_name!r} is not a class with from_config")
+    return cls.from_config(config)
+
+
+def ferry_dtype(name):
+    """The numpy dtype of a record's dtype name (bfloat16 and the like from ml_dtypes)."""
+    if name == "string":
+        return np.dtype(object)
+    try:
+        return np.dtype(name)
+    except TypeError:
+        import ml_dtypes
+        return np.dtype(getattr(ml_dtypes, name))
+
+
+def ferry_input(seed, key, dtype, shape, bounds):
+    """Deterministic data for a tensor whose values the record did not keep: uniform in bounds
+    ([lo, hi]) when given, else standard normal floats, small integers, random bools, short strings.
+    seed comes from the instance id; key (a list of small integers) tells the tensors apart."""
+    rng = np.random.default_rng([seed, *key])
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dtype == "string":
+        return np.array([f"s{i}" for i in rng.integers(0, 8, size=shape).reshape(-1)], dtype=object).reshape(shape)
+    if dtype.startswith(("int", "uint")):
+        unsigned = dtype.startswith("uint")
+        lo, hi = bounds if bounds else ((0, 5) if unsigned else (-5, 5))
+        info = np.iinfo(dtype)
+        lo, hi = max(int(lo), int(info.min)), min(int(hi), int(info.max))
+        return rng.integers(lo, hi, endpoint=True, size=shape, dtype=np.int64).astype(dtype)
+    array = rng.uniform(bounds[0], bounds[1], size=shape) if bounds else rng.standard_normal(size=shape)
+    return array.astype(ferry_dtype(dtype))
+
+
+def ferry_array(values, dtype, shape):
+    """A tensor's kept values: the record's numbers converted once to the dtype."""
+    if dtype == "string":
+        return np.array(values, dtype=object).reshape(shape)
+    if dtype == "bool":
+        return np.array(values, dtype=bool).reshape(shape)
+    if dtype.startswith(("int", "uint")):
+        return np.array([int(v) for v in values], dtype=np.int64).astype(dtype).reshape(shape)
+    return np.array([float(v) for v in values], dtype=np.float64).astype(ferry_dtype(dtype)).reshape(shape)
+
+
+class FerrySlot:
+    """Where model input k goes in the call's arguments."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __repr__(self):
+        return f"FerrySlot({self.k})"
+
+
+def ferry_model(seed, make, args, kwargs, specs):
+    """The single-layer functional model: Keras seeded, the layer (or op function) made by make(),
+    one keras.Input per spec ((shape, dtype), batch included) in the arguments' FerrySlots, the
+    call's tensors as outputs."""
+    keras.utils.set_random_seed(seed % 2 ** 32)
+    op = make()
+    inputs = [keras.Input(batch_shape=tuple(shape), dtype=dtype, name=f"in_{k}")
+              for k, (shape, dtype) in enumerate(specs)]
+
+    def fill(v):
+        if isinstance(v, FerrySlot):
+            return inputs[v.k]
+        if isinstance(v, list):
+            return [fill(x) for x in v]
+        if isinstance(v, tuple):
+            return tuple(fill(x) for x in v)
+        if isinstance(v, dict):
+            return {k: fill(x) for k, x in v.items()}
+        return v
+    out = op(*fill(args), **fill(kwargs))
+    outputs = [t for t in keras.tree.flatten(out) if isinstance(t, keras.KerasTensor)]
+    if not outputs:
+        raise ValueError("the call returns no tensor")
+    return keras.Model(inputs=inputs, outputs=outputs)
+
+
+def ferry_call(model, inputs):
+    """The model called eagerly by Keras on a list of numpy arrays; its outputs as numpy arrays."""
+    out = model([keras.ops.convert_to_tensor(x) if x.dtype != object else tf.constant(x.astype(bytes))
+                 for x in inputs], training=False)
+    return [np.asarray(keras.ops.convert_to_numpy(t)) for t in keras.tree.flatten(out)]
+
+
+def ferry_export(model, inputs, path):
+    """The model as a SavedModel in path (model.export), its serving signature fixed to the shapes
+    and dtypes of inputs: inputs in_K, outputs output_K."""
+    specs = [tf.TensorSpec(x.shape, tf.string if x.dtype == object else x.dtype, name=f"in_{k}")
+             for k, x in enumerate(inputs)]
+    model.export(path, format="tf_saved_model", verbose=False, input_signature=[specs])
+    return path
+
+
+def ferry_tflite(saved_model):
+    """The SavedModel converted to a TFLite flatbuffer, TFLite's own operators only."""
+    converter = tf.lite.TFLiteConverter.from_saved_model(saved_model)
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
+    return converter.convert()
+
+
+def ferry_compare(outputs, reference, random):
+    """Problems found comparing a frontend's outputs with the reference (empty: none): as many
+    outputs, the same dtypes and shapes, NaN in the same places, |a - b| <= ATOL + RTOL * |ref|
+    elsewhere; only dtypes and shapes when the layer is random."""
+    if len(outputs) != len(reference):
+        return [f"{len(outputs)} outputs, the reference has {len(reference)}"]
+    problems = []
+    for k, (o, r) in enumerate(zip(outputs, reference)):
+        o, r = np.asarray(o), np.asarray(r)
+        strings = o.dtype.kind in "OUS" and r.dtype.kind in "OUS"
+        if (o.dtype != r.dtype and not strings) or o.shape != r.shape:
+            problems.append(f"output {k}: {o.dtype}{list(o.shape)}, reference {r.dtype}{list(r.shape)}")
+            continue
+        if random:
+            continue
+        if strings:
+            differ = int((o.astype(str) != r.astype(str)).sum())
+            if differ:
+                problems.append(f"output {k}: {differ} strings differ")
+            continue
+        a, b = o.astype(np.float64), r.astype(np.float64)
+        nan_a, nan_b = np.isnan(a), np.isnan(b)
+        if not np.array_equal(nan_a, nan_b):
+            problems.append(f"output {k}: NaN in {int(nan_a.sum())} places, reference {int(nan_b.sum())}")
+            continue
+        with np.errstate(invalid="ignore", over="ignore"):
+            good = (a == b) | nan_a | (np.isfinite(a) & np.isfinite(b) & (np.abs(a - b) <= ATOL + RTOL * np.abs(b)))
+            if not good.all():
+                problems.append(f"output {k}: {int((~good).sum())} of {good.size} values differ, "
+                                f"max |a - b| = {float(np.abs(a - b)[~good].max())}")
+    return problems
+
+
+# --- from a record to a model --------------------------------------------------------------------------
+
+class _Plan:
+    """What a record says about its model: the layer class or op function, its configuration, the
+    call's arguments with slots for the tensors, and the tensors' tagged values."""
+
+    def __init__(self, record):
+        self.record = record
+        self.op = record["op"]
+        self.kind = record["kind"]
+        if self.kind not in ("layer", "op") or not self.op.startswith(("keras.layers.", "keras.ops.")):
+            raise ferry_values.Unmigratable(f"{self.op!r} ({self.kind}) is not a Keras layer or op")
+        self.seed = _seed(record)
+        self.tensors = []  # tagged tensor bodies, one per model input, in slot order
+        self.args = [self._lift(v) for v in record["inputs"]]
+        if self.kind == "layer":
+            self.params = {k: record["params"][k] for k in sorted(record.get("params", {}))}
+            kwargs = record.get("context", {}).get("kwargs", {"dict": {}})["dict"]
+        else:
+            self.params = {}
+            kwargs = record.get("params", {})
+        self.kwargs = {k: self._lift(kwargs[k]) for k in sorted(kwargs)}
+        self.specs = [(_concrete(body["shape"]), body["dtype"]) for body in self.tensors]
+
+    def _lift(self, tagged):
+        tag, body = next(iter(tagged.items()))
+        if tag == "tensor":
+            self.tensors.append(body)
+            return FerrySlot(len(self.tensors) - 1)
+        if tag in ("list", "tuple"):
+            items = [self._lift(v) for v in body]
+            return items if tag == "list" else tuple(items)
+        if tag == "dict" and not _special_dict(body):
+            return {k: self._lift(v) for k, v in body.items()}
+        return _decode(tagged, self.seed, [900])
+
+    def inputs(self):
+        """The model's inputs: kept values exactly, generated ones for the rest."""
+        out = []
+        for k, (body, (shape, dtype)) in enumerate(zip(self.tensors, self.specs)):
+            if "values" in body:
+                out.append(ferry_array(body["values"], dtype, shape))
+            else:
+                out.append(ferry_input(self.seed, [k], dtype, shape, body.get("range")))
+        return out
+
+    def make(self):
+        """A function making the layer (or giving the op function), as a reproducer's make() does."""
+        target = ferry_values.resolve_callable(self.op)
+        if self.kind == "layer":
+            if not (isinstance(target, type) and issubclass(target, keras.layers.Layer)):
+                raise ferry_values.Unmigratable(f"{self.op!r} is not a Keras layer")
+            params = self.params
+
+            def make():
+                return target(**{k: _decode(v, self.seed, [1000 + i]) for i, (k, v) in enumerate(params.items())})
+            return make
+        if not callable(target):
+            raise ferry_values.Unmigratable(f"{self.op!r} is not a Keras op")
+        return lambda: target
+
+    def model(self):
+        return ferry_model(self.seed, self.make(), self.args, self.kwargs, self.specs)
+
+
+def _concrete(shape):
+    return [(BATCH if i == 0 else UNKNOWN) if d is None else d for i, d in enumerate(shape)]
+
+
+def _special_dict(body):
+    """The dicts that stand for other Python values (slices, dataclasses, configured objects)."""
+    return list(body) == ["__slice__"] or sorted(body) == ["__dataclass__", "fields"] \
+        or ferry_values.is_object_value(body)
+
+
+def _decode(tagged, seed, key):
+    """A constant argument (no slots): tensors become numpy arrays (a layer's configured weights,
+    an op's constant operand)."""
+    counter = [0]
+
+    def tensor(body):
+        counter[0] += 1
+        if "values" in body:
+            return ferry_array(body["values"], body["dtype"], body["shape"])
+        return ferry_input(seed, key + [counter[0]], body["dtype"], _concrete(body["shape"]), body.get("range"))
+    return ferry_values.decode(tagged, convert={"tensor": tensor, "dtype": lambda name: name})
+
+
+def _seed(record):
+    """The instance id as a number; records without an id (hand-written ones) hash their identity."""
+    if "id" in record:
+        return int(record["id"], 16)
+    identity = {k: record.get(k) for k in ("library", "op", "kind", "context", "params", "inputs", "outputs")}
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
+    return int(hashlib.sha256(text.encode()).hexdigest()[:32], 16)
+
+
+# --- wrap ----------------------------------------------------------------------------------------------
+
+def wrap(record_json, outdir):
+    """Write the test directory of one instance. Returns {"status": "ok", "random": bool, "ninputs",
+    "noutputs"}, or {"status": "invalid", "reason": "<Type>: <message>"} when the instance cannot be
+    built or Keras itself rejects it."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            record = json.loads(record_json)
+            plan = _Plan(record)
+            inputs = plan.inputs()
+            model = plan.model()
+            refs = ferry_call(model, inputs)
+            random = any(not _same(refs, ferry_call(model, inputs)) for _ in range(2))
+    except Exception as e:  # a bad record or a rejection by Keras: either way the instance is invalid
+        return {"status": "invalid", "reason": _one_line(e)}
+    os.makedirs(outdir, exist_ok=True)
+    meta = {"id": record.get("id"), "op": record["op"], "kind": record["kind"], "random": random,
+            "inputs": [_save(outdir, "input", f"in_{k}", k, x) for k, x in enumerate(inputs)],
+            "outputs": [_save(outdir, "ref", f"output_{k}", k, r) for k, r in enumerate(refs)]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _serialize(outdir, model, inputs, meta)
+        disagree = _export_disagrees(outdir, meta, inputs, refs, random)
+    keras.utils.clear_session()
+    if disagree:
+        # What every frontend reads is not what Keras computes: a frontend's result could not be
+        # judged against the reference (Keras's own export is at fault, not the frontend).
+        return {"status": "invalid", "reason": f"Keras's SavedModel disagrees with Keras: {disagree}"}
+    with open(os.path.join(outdir, "record.json"), "w") as f:
+        json.dump(record, f, separators=(",", ":"))
+    with open(os.path.join(outdir, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    result = {"status": "ok", "random": random, "ninputs": len(inputs), "noutputs": len(refs)}
+    undefined = _undefined_domain(plan, inputs)
+    if undefined:
+        result["undefined"] = undefined
+    return result
+
+
+def _export_disagrees(outdir, meta, inputs, refs, random):
+    """The first difference between the SavedModel, run by TensorFlow, and Keras's reference, or
+    None (also when there is no SavedModel)."""
+    if not meta.get("saved_model"):
+        return None
+    try:
+        loaded = tf.saved_model.load(os.path.join(outdir, meta["saved_model"]))
+        out = loaded.serve([tf.constant(x.astype(bytes) if x.dtype == object else x) for x in inputs])
+        got = [np.asarray(t) for t in keras.tree.flatten(out)]
+    except Exception as e:  # the SavedModel does not even run in TensorFlow
+        return _one_line(e)
+    problems = ferry_compare(got, refs, random)
+    return problems[0] if problems else None
+
+
+def _undefined_domain(plan, inputs):
+    """Why the inputs lie where the operation's result is undefined, or None: a cast of floats that
+    are not finite or out of range to an integer type (C++ leaves it undefined; frontends answer
+    anything), where a difference is flagged, not reported as a bug."""
+    if plan.op != "keras.ops.cast" or not inputs or inputs[0].dtype.kind != "f":
+        return None
+    target = plan.kwargs.get("dtype", plan.args[1] if len(plan.args) > 1 else None)
+    try:
+        target = np.dtype(str(target))
+    except TypeError:
+        return None
+    if target.kind not in "iu":
+        return None
+    x = inputs[0].astype(np.float64)
+    info = np.iinfo(target)
+    if not np.isfinite(x).all() or (x < info.min).any() or (x >= info.max + 1.0).any():
+        return f"a cast of non-finite or out-of-range floats to {target.name}"
+    return None
+
+
+def _one_line(e):
+    text = f"{type(e).__name__}: {e}".strip().splitlines()
+    return text[0][:300] if text else type(e).__name__
+
+
+def _same(a, b):
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x.dtype != y.dtype or x.shape != y.shape:
+            return False
+        if x.dtype.kind in "fc":
+            if not np.array_equal(x, y, equal_nan=True):
+                return False
+        elif not np.array_equal(x, y):
+            return False
+    return True
+
+
+def _save(outdir, prefix, name, k, array):
+    array = np.asarray(array)
+    dtype = ferry_values.dtype_name(array.dtype)
+    entry = {"name": name, "kind": "tensor", "dtype": dtype, "files": [f"{prefix}_{k}.npy"]}
+    if dtype == "string":
+        entry["stored"] = "str"
+        array = np.array([x.decode("utf-8") if isinstance(x, bytes) else str(x) for x in array.reshape(-1)],
+                         dtype=str).reshape(array.shape)
+    elif dtype == "bfloat16":
+        entry["stored"] = "float32"
+        array = array.astype(np.float32)
+    np.save(os.path.join(outdir, f"{prefix}_{k}.npy"), array, allow_pickle=False)
+    return entry
+
+
+def _serialize(outdir, model, inputs, meta):
+    """saved_model/ and model.tflite, where Keras and the TFLite converter can make them."""
+    path = os.path.join(outdir, "saved_model")
+    shutil.rmtree(path, ignore_errors=True)
+    meta["tflite"] = None
+    try:
+        ferry_export(model, inputs, path)
+        meta["saved_model"] = "saved_model"
+    except Exception as e:  # Keras cannot export this layer: the frontends that read it skip it
+        meta["saved_model"] = None
+        meta["saved_model_error"] = _one_line(e)
+        meta["tflite_error"] = "no SavedModel"
+        return
+    try:
+        flatbuffer = ferry_tflite(path)
+        with open(os.path.join(outdir, "model.tflite"), "wb") as f:
+            f.write(flatbuffer)
+        meta["tflite"] = "model.tflite"
+    except Exception as e:  # the converter rejects it: TVM's TFLite frontend has nothing to read
+        meta["tflite_error"] = _one_line(e)
+
+
+# --- what the adapters share ---------------------------------------------------------------------------
+
+class NotSerialized(Exception):
+    """The template could not make the file an adapter loads (Keras could not export the model, or
+    the TFLite converter rejected it): the frontend cannot be tested on this layer."""
+
+
+def testdir_meta(testdir):
+    with open(os.path.join(testdir, "meta.json")) as f:
+        return json.load(f)
+
+
+def serialized(testdir, which):
+    """The path of saved_model ("saved_model") or model.tflite ("tflite"), or NotSerialized with the
+    template's reason."""
+    meta = testdir_meta(testdir)
+    if not meta.get(which):
+        what = {"saved_model": "Keras could not export the SavedModel",
+                "tflite": "the TFLite converter made no model"}[which]
+        raise NotSerialized(f"ferry: {what}: {meta.get(which + '_error', 'unknown reason')}")
+    return os.path.join(testdir, meta[which])
+
+
+def testdir_inputs(testdir):
+    """The inputs saved in a test directory, as a list in in_K order (strings as numpy unicode)."""
+    return [np.load(os.path.join(testdir, e["files"][0]), allow_pickle=False) for e in testdir_meta(testdir)["inputs"]]
+
+
+def ordered_inputs(inputs):
+    """The driver's inputs (name in_K -> array) as a list in K order."""
+    return [inputs[name] for name in sorted(inputs, key=lambda n: int(n.rsplit("_", 1)[1]))]
+
+
+def feed(array):
+    """An input as a frontend takes it: strings as bytes."""
+    return array.astype(bytes) if array.dtype.kind in "OU" else array
+
+
+# --- reproducer ----------------------------------------------------------------------------------------
+
+def reproducer(record_json, testdir, frontend):
+    """A standalone Python script that rebuilds the instance's model and inputs, runs Keras and the
+    frontend on them and exits 1 if the frontend raises or disagrees, 0 otherwise. It needs numpy,
+    keras, tensorflow and the frontend; every string from the record appears in it as a repr literal."""
+    import ferry_driver
+    record = json.loads(record_json)
+    plan = _Plan(record)
+    adapter = ferry_driver.load_adapter(frontend)
+    random = False
+    meta_path = os.path.join(testdir, "meta.json")
+    if os.path.exists(meta_path):
+        with open(meta_path) as f:
+            random = json.load(f).get("random", False)
+
+    if plan.kind == "layer":
+        params = ",\n".join(f"        {k}={_lit(v, [1000 + i])}" for i, (k, v) in enumerate(plan.params.items()))
+        make = f"ferry_resolve({plan.op!r})(\n{params})"
+    else:
+        make = f"ferry_resolve({plan.op!r})"
+    slots = [0]
+    args = "[" + ", ".join(_slot_lit(v, slots) for v in record["inputs"]) + "]"
+    kwargs_tagged = record.get("context", {}).get("kwargs", {"dict": {}})["dict"] if plan.kind == "layer" \
+        else record.get("params", {})
+    kwargs = "{" + ", ".join(f"{k!r}: {_slot_lit(kwargs_tagged[k], slots)}" for k in sorted(kwargs_tagged)) + "}"
+    inputs = "\n".join(f"    {_input_lit(body, k, shape, dtype)},"
+                       for k, (body, (shape, dtype)) in enumerate(zip(plan.tensors, plan.specs)))
+    source = record.get("source", {})
+    where = " ".join(str(source[k]) for k in ("suite", "test") if k in source)
+    snippet = "\n".join("    " + line if line.strip() else "" for line in adapter.REPRODUCER.strip("\n").splitlines())
+    functions = "\n\n".join(inspect.getsource(f) for f in (
+        ferry_resolve, ferry_object, ferry_dtype, ferry_input, ferry_array, FerrySlot, ferry_model, ferry_call,
+        ferry_export, ferry_tflite, ferry_compare))
+
+    return f'''#!/usr/bin/env python3
+# ferry reproducer: {_comment(record["op"])} ({_comment(record["kind"])}) on {adapter.NAME} {_comment(adapter.version())}
+# instance {_comment(record.get("id", "-"))}, from {_comment(where)}
+# Exit status 1: the bug shows ({adapter.NAME} raises, or its outputs differ from Keras
+# beyond |a - b| <= {ATOL} + {RTOL} * |ref|, or NaN in other places); 0: it does not.
+import os
+import sys
+import tempfile
+import traceback
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")  # as ferry computed the reference
+import numpy as np
+import keras
+import tensorflow as tf
+
+SEED = {plan.seed}
+ATOL = {ATOL}
+RTOL = {RTOL}
+RANDOM = {random!r}  # True for a random layer: then only dtypes and shapes are compared
+
+
+{functions}
+
+ARGS = {args}
+KWARGS = {kwargs}
+SPECS = {[(list(s), d) for s, d in plan.specs]!r}
+
+
+def make():
+    return {make}
+
+
+inputs = [
+{inputs}
+]
+
+try:
+    model = ferry_model(SEED, make, ARGS, KWARGS, SPECS)
+    reference = ferry_call(model, inputs)
+except Exception:
+    traceback.print_exc()
+    print("Keras itself failed: this reproducer shows nothing about {adapter.NAME}")
+    sys.exit(2)
+
+
+def run_frontend(model, inputs):
+{snippet}
+    return outputs
+
+
+# --- the frontend
+try:
+    outputs = run_frontend(model, inputs)
+except Exception:
+    traceback.print_exc()
+    print("BUG: {adapter.NAME} raised")
+    sys.exit(1)
+problems = ferry_compare(list(outputs), reference, RANDOM)
+for problem in problems:
+    print("BUG:", problem)
+if not problems:
+    print("no bug: {adapter.NAME} agrees with Keras")
+sys.exit(1 if problems else 0)
+'''
+
+
+def _comment(text):
+    return " ".join(str(text).split())
+
+
+def _slot_lit(tagged, slots):
+    tag, body = next(iter(tagged.items()))
+    if tag == "tensor":
+        slots[0] += 1
+        return f"FerrySlot({slots[0] - 1})"
+    if tag in ("list", "tuple"):
+        items = [_slot_lit(v, slots) for v in body]
+        return "[" + ", ".join(items) + "]" if tag == "list" else "(" + "".join(i + ", " for i in items) + ")"
+    if tag == "dict" and not _special_dict(body):
+        return "{" + ", ".join(f"{k!r}: {_slot_lit(v, slots)}" for k, v in body.items()) + "}"
+    return _lit(tagged, [900])
+
+
+def _lit(tagged, key, counter=None):
+    """Source text that rebuilds a constant tagged value as _decode does."""
+    if counter is None:
+        counter = [0]
+    tag, body = next(iter(tagged.items()))
+    if tag == "none":
+        return "None"
+    if tag in ("bool", "str", "dtype"):
+        return repr(body)
+    if tag == "int":
+        return repr(ferry_values.decode_int(body))
+    if tag == "float":
+        return _float_lit(ferry_values.decode_float(body))
+    if tag == "callable":
+        return f"ferry_resolve({body!r})"
+    if tag == "tensor":
+        counter[0] += 1
+        if "values" in body:
+            return f"ferry_array({_values_lit(body)}, {body['dtype']!r}, {body['shape']!r})"
+        return (f"ferry_input(SEED, {key + [counter[0]]!r}, {body['dtype']!r}, {_concrete(body['shape'])!r}, "
+                f"{body.get('range')!r})")
+    if tag == "list":
+        return "[" + ", ".join(_lit(v, key, counter) for v in body) + "]"
+    if tag == "tuple":
+        return "(" + "".join(_lit(v, key, counter) + ", " for v in body) + ")"
+    if tag == "dict":
+        if list(body) == ["__slice__"]:
+            return "slice" + _lit(body["__slice__"], key, counter)
+        if ferry_values.is_object_value(body):
+            return f"ferry_object({body['__object__']['callable']!r}, {_lit(body['config'], key, counter)})"
+        if _special_dict(body):
+            raise ferry_values.Unmigratable("no literal for a dataclass value")
+        return "{" + ", ".join(f"{k!r}: {_lit(v, key, counter)}" for k, v in body.items()) + "}"
+    raise ferry_values.Unmigratable(f"no literal for a {tag} value")
+
+
+def _float_lit(f):
+    if math.isnan(f):
+        return "float('nan')"
+    if math.isinf(f):
+        return "float('inf')" if f > 0 else "-float('inf')"
+    return repr(f)
+
+
+def _values_lit(body):
+    category = ferry_values.dtype_category(body["dtype"])
+    if category == "float":
+        return "[" + ", ".join(_float_lit(ferry_values.decode_float(v)) for v in body["values"]) + "]"
+    if category == "int":
+        return repr([ferry_values.decode_int(v) for v in body["values"]])
+    return repr(body["values"])
+
+
+def _input_lit(body, k, shape, dtype):
+    if "values" in body:
+        return f"ferry_array({_values_lit(body)}, {dtype!r}, {list(shape)!r})"
+    return f"ferry_input(SEED, {[k]!r}, {dtype!r}, {list(shape)!r}, {body.get('range')!r})"
+
+
+# --- export --------------------------------------------------------------------------------------------
+
+def export(record_json, testdir, outdir):
+    """Write the test as files TensorFlow's and the frontends' own tools read: outdir/saved_model/,
+    outdir/model.tflite (where they exist), outdir/input_K.npy and outdir/ref_K.npy (the reference
+    outputs of Keras), and outdir/record.json. Returns outdir."""
+    os.makedirs(outdir, exist_ok=True)
+    meta = testdir_meta(testdir)
+    if meta.get("saved_model"):
+        shutil.copytree(os.path.join(testdir, meta["saved_model"]), os.path.join(outdir, "saved_model"),
+                        dirs_exist_ok=True)
+    names = ["record.json", "meta.json"] + ([meta["tflite"]] if meta.get("tflite") else [])
+    names += [f for entry in meta["inputs"] + meta["outputs"] for f in entry["files"]]
+    for name in names:
+        shutil.copyfile(os.path.join(testdir, name), os.path.join(outdir, name))
+    return outdir

@@ -1,0 +1,72 @@
+#!/bin/sh
+# The PyTorch path end to end on a small slice: harvest a few OpInfo operators and a small pytest
+# file of our own (two of its tests fail on purpose), wrap, run through every installed PyTorch
+# frontend, and check the outcomes, the store and a reproducer that runs without ferry.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
+need_python_module torch
+need_python_module pytest
+py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
+sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
+has() { "$py" -c "import $1" 2>/dev/null; }
+
+fes=""
+if has openvino; then fes="$fes openvino-pytorch openvino-export"; fi
+if has tvm; then fes="$fes tvm-pytorch"; fi
+if command -v g++ >/dev/null 2>&1 || command -v c++ >/dev/null 2>&1; then fes="$fes inductor"; fi
+if has onnxruntime && has onnxscript; then fes="$fes torch-onnx-ort"; fi
+nfe=$(echo $fes | wc -w)
+plan $((18 + 3 * nfe))
+
+# relu and hardtanh: simple, every frontend converts them; clamp's samples include an infinite bound.
+expect_exit 0 "harvest three OpInfo operators and a pytest file" -- "$FERRY" harvest torch -q -s opinfo \
+	-f 'nn.functional.relu:float32:*' -f 'nn.functional.hardtanh:float32:*' -f 'clamp:float32:?' \
+	--pytest "$top_srcdir/tests/data/torch/test_small.py" -f 'test_small.py::*' -o corpus.jsonl
+contains "the summary has a row per suite: opinfo" "$out" "opinfo "
+contains "... and pytest" "$out" "pytest "
+contains "the failing pytest tests are counted and the harvest went on" "$out" "pytest tests failed or errored 2"
+n=$(wc -l < corpus.jsonl)
+[ "$n" -ge 25 ]; ok $? "at least 25 instances (got $n)"
+conv=$(grep '"op":"torch.nn.Conv2d"' corpus.jsonl | grep -o '"out_channels":{"int":[0-9]*}' | sort | tr -d '\n')
+[ "$conv" = '"out_channels":{"int":4}"out_channels":{"int":8}' ]
+ok $? "two live Conv2d objects, each call with its own constructor's arguments ($conv)"
+check "an index tensor keeps its values" -- grep -q '"values":\[0,2,4\].*"op":"torch.Tensor.index_select"' corpus.jsonl
+if grep -q '"op":"torch.matmul"' corpus.jsonl; then ok 1 "a call that raised is not an instance"; else ok 0 "a call that raised is not an instance"; fi
+ids=$(cut -c1-45 corpus.jsonl | sort | uniq -d | wc -l)
+[ "$ids" -eq 0 ]; ok $? "every id is unique"
+
+expect_exit 0 "wrap" -- "$FERRY" wrap corpus.jsonl -o wrapped -q -j 2
+valid=$(grep -c '"status":"ok"' wrapped/wrapped.jsonl)
+[ "$valid" -eq "$n" ]; ok $? "every instance is valid in eager PyTorch ($valid of $n)"
+random_of() { grep '"op":"torch.nn.Dropout"' wrapped/wrapped.jsonl | grep "\"p\":{\"float\":$1}" | grep -o '"random":[a-z]*'; }
+r=$(random_of 0.5 || true); [ "$r" = '"random":true' ]; ok $? "Dropout(0.5) is found random: the value oracle will skip it ($r)"
+r=$(random_of 0 || true); [ "$r" = '"random":false' ]; ok $? "Dropout(0.0) is not ($r)"
+d=$(ls -d wrapped/tests/*/* | head -1)
+[ -f "$d/model.pt2" ] && [ -f "$d/model.ts" ] && [ -f "$d/record.json" ]; ok $? "a test directory holds model.ts, model.pt2 and record.json"
+
+if [ "$nfe" -eq 0 ]; then
+	for _ in 1 2 3 4; do ok 0 "no PyTorch frontend installed # SKIP"; done
+	finish
+fi
+list=$(echo $fes | tr ' ' ',')
+expect_exit 0 "run through $list" -- "$FERRY" run wrapped --frontend "$list" -o results.db -j 2 -q \
+	--tolerances "$top_srcdir/oracle/tolerances/torch.txt"
+errors=$(sql results.db "SELECT count(*) FROM results WHERE outcome = 'error'")
+[ "$errors" -eq 0 ]; ok $? "ferry itself failed on no test ($errors)"
+for fe in $fes; do
+	got=$(sql results.db "SELECT count(*) FROM results WHERE frontend = '$fe'")
+	[ "$got" -eq "$valid" ]; ok $? "$fe: a result for every test ($got of $valid)"
+	relu=$(sql results.db "SELECT DISTINCT r.outcome FROM results r JOIN instances i USING(id) WHERE r.frontend = '$fe' AND i.op = 'torch.nn.functional.relu'")
+	[ "$relu" = "pass" ]; ok $? "$fe: relu passes (got '$relu')"
+	c=$(sql results.db "SELECT DISTINCT r.outcome FROM results r JOIN instances i USING(id) WHERE r.frontend = '$fe' AND i.op = 'torch.nn.Conv2d'")
+	[ "$c" = "pass" ]; ok $? "$fe: the pytest file's Conv2d modules pass (got '$c')"
+done
+
+expect_exit 0 "report with reproducers" -- "$FERRY" report results.db -o repro
+repro=$(ls repro/*/*.py 2>/dev/null | head -1)
+if [ -n "$repro" ]; then
+	set +e; "$py" "$repro" >/dev/null 2>&1; rc=$?; set -e
+	[ "$rc" -eq 1 ]; ok $? "a reproducer run with plain python shows its failure ($repro exit $rc)"
+else
+	ok 0 "no failure needs a reproducer # SKIP every frontend passed every test"
+fi
+finish

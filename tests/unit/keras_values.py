@@ -1,0 +1,141 @@
+"""Unit tests of the Keras value encoding (extract/ferry_values.py with extract/instrument_keras.py's
+encoders), its decoding by templates/template_keras.py, and the instrumentation's per-object
+constructor capture. Prints TAP; run by tests/unit/test-keras-values.sh."""
+
+import json
+import os
+import sys
+import warnings
+
+top = sys.argv[1]
+for d in ("extract", "templates", "oracle"):
+    sys.path.insert(0, os.path.join(top, d))
+
+warnings.simplefilter("ignore")
+
+import ferry_values  # noqa: E402
+import instrument_keras  # noqa: E402
+import template_keras  # noqa: E402
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+results = []
+
+
+def ok(cond, name):
+    results.append((bool(cond), name))
+
+
+def is_(got, want, name):
+    ok(got == want, name)
+    if got != want:
+        results.append((True, f"# got {json.dumps(got)[:400]}\n# want {json.dumps(want)[:400]}"))
+
+
+enc = ferry_values.encode
+
+
+def dec(v):
+    return template_keras._decode(v, 1, [0])
+
+
+def roundtrip_json(v):
+    return json.loads(json.dumps(v, allow_nan=False))
+
+
+# --- tensors: None dimensions, values ------------------------------------------------------------------
+
+symbolic = keras.Input(shape=(None, 8), dtype="float32")
+is_(enc(symbolic), {"tensor": {"dtype": "float32", "shape": [None, None, 8]}},
+    "a symbolic tensor keeps its None dimensions and no values")
+eager = keras.ops.convert_to_tensor(np.array([[1, 2], [3, 4]], dtype="int32"))
+is_(enc(eager), {"tensor": {"dtype": "int32", "shape": [2, 2], "values": [1, 2, 3, 4]}},
+    "a small integer tensor keeps its values")
+big = keras.ops.convert_to_tensor(np.linspace(-1.5, 2.5, 4 * 8 * 8 * 3, dtype="float32").reshape(4, 8, 8, 3))
+t = enc(big)["tensor"]
+ok("values" not in t and t["range"] == [-2.0, 3.0] and t["shape"] == [4, 8, 8, 3],
+   "a large float tensor keeps only its range")
+is_(enc(keras.Variable(np.zeros((2,), "float32")))["tensor"]["shape"], [2], "a Keras variable is a tensor")
+is_(template_keras._concrete([None, None, 8]), [2, 8, 8],
+    "the template resolves an unknown batch to 2 and other unknown dimensions to 8")
+
+# --- initializers, regularizers, constraints, activations ---------------------------------------------
+
+init = enc(keras.initializers.RandomNormal(mean=0.5, stddev=0.25, seed=3))
+is_(init, {"dict": {"__object__": {"callable": "keras.initializers.RandomNormal"},
+                    "config": {"dict": {"mean": {"float": 0.5}, "stddev": {"float": 0.25}, "seed": {"int": 3}}}}},
+    "an initializer is an object value: its public class and its configuration")
+rebuilt = dec(roundtrip_json(init))
+ok(isinstance(rebuilt, keras.initializers.RandomNormal) and rebuilt.mean == 0.5 and rebuilt.seed == 3,
+   "... which the template rebuilds with from_config")
+reg = enc(keras.regularizers.L1L2(l1=0.01, l2=0.02))
+is_(reg["dict"]["__object__"], {"callable": "keras.regularizers.L1L2"}, "a regularizer is an object value")
+ok(abs(dec(reg).l2 - 0.02) < 1e-9, "... rebuilt with its l2")
+con = enc(keras.constraints.MaxNorm(max_value=2))
+is_(con["dict"]["__object__"], {"callable": "keras.constraints.MaxNorm"}, "a constraint is an object value")
+is_(enc(keras.activations.relu), {"callable": "keras.activations.relu"}, "an activation function is a callable")
+ok("opaque" in enc(lambda v: v), "a lambda is opaque (it cannot be migrated)")
+is_(enc(keras.DTypePolicy("mixed_float16")), {"str": "mixed_float16"}, "a plain dtype policy is its name")
+
+# a record's class name is looked up, never imported, and must be a class with from_config
+try:
+    dec({"dict": {"__object__": {"callable": "os.system"}, "config": {"dict": {}}}})
+    ok(False, "a callable that is not a configurable class is refused")
+except (ferry_values.Unmigratable, LookupError):
+    ok(True, "a callable that is not a configurable class is refused")
+
+# --- layer configurations: defaults, nesting -------------------------------------------------------------
+
+records = []
+with instrument_keras.Recorder(records.append) as recorder:
+    recorder.source = {"suite": "unit"}
+    with recorder.recording():
+        small, big = keras.layers.Dense(2), keras.layers.Dense(6, activation="relu")
+        big(np.ones((1, 3), "float32"))
+        small(np.ones((1, 3), "float32"))
+        bi = keras.layers.Bidirectional(keras.layers.LSTM(3, go_backwards=False, dropout=0.5),
+                                        merge_mode="sum")
+        bi(np.ones((2, 4, 5), "float32"))
+        keras.layers.Conv2DTranspose(4, 3, strides=2, output_padding=1,
+                                     kernel_regularizer=keras.regularizers.L2(0.1))(np.ones((1, 5, 5, 3), "float32"))
+        keras.ops.matmul(np.ones((2, 3), "float32"), np.ones((3, 4), "float32"))
+        keras.ops.ones((2, 2))
+
+ops = [r["op"] for r in records]
+is_(ops, ["keras.layers.Dense", "keras.layers.Dense", "keras.layers.Bidirectional", "keras.layers.Conv2DTranspose",
+          "keras.ops.matmul"], "outermost layer calls and the op on arrays are recorded, nothing inside them")
+is_([r["params"]["units"] for r in records[:2]], [{"int": 6}, {"int": 2}],
+    "two live Dense objects: each call has its own object's configuration")
+dense = records[1]["params"]
+ok(dense["use_bias"] == {"bool": True} and "kernel_initializer" in dense and "name" not in dense,
+   "get_config fills the defaults; the layer's name is not part of the usage")
+nested = records[2]["params"]["layer"]["dict"]
+is_(nested["__object__"], {"callable": "keras.layers.LSTM"}, "a nested layer is an object value")
+is_(nested["config"]["dict"]["dropout"], {"float": 0.5}, "... with its own configuration")
+ok("name" not in nested["config"]["dict"], "... without its name")
+conv = records[3]["params"]
+is_(conv["output_padding"], {"tuple": [{"int": 1}, {"int": 1}]}, "Conv2DTranspose keeps output_padding")
+is_(conv["kernel_regularizer"]["dict"]["__object__"], {"callable": "keras.regularizers.L2"},
+    "a regularizer in a configuration is an object value")
+is_(records[4]["kind"], "op", "keras.ops calls are instances of kind op")
+
+# the template rebuilds the same layers from the records
+for r in records[:4]:
+    plan = template_keras._Plan(roundtrip_json(r))
+    layer = plan.make()()
+    want = {k: v for k, v in r["params"].items()}
+    got = {k: v for k, v in instrument_keras.Recorder(None)._layer_params(layer).items()}
+    is_(got, want, f"{r['op']} rebuilt from its record has the same configuration")
+model = template_keras._Plan(roundtrip_json(records[3])).model()
+is_([tuple(t.shape) for t in model.outputs], [(1, 12, 12, 4)], "the single-layer model has the call's output shape")
+
+print(f"1..{sum(1 for good, name in results if not name.startswith('#'))}")
+n = 0
+for good, name in results:
+    if name.startswith("#"):
+        print(name)
+        continue
+    n += 1
+    print(f"{'ok' if good else 'not ok'} {n} - {name}")
+sys.exit(0 if all(good for good, _ in results) else 1)

@@ -1,0 +1,183 @@
+"""Unit tests of the PyTorch value encoding (extract/ferry_values.py with extract/instrument_torch.py's
+encoders), its decoding by templates/template_torch.py, and the instrumentation's per-object
+constructor capture. Prints TAP; run by tests/unit/test-torch-values.sh."""
+
+import dataclasses
+import warnings
+import json
+import os
+import sys
+
+top = sys.argv[1]
+for d in ("extract", "templates", "oracle"):
+    sys.path.insert(0, os.path.join(top, d))
+
+import torch  # noqa: E402
+
+warnings.simplefilter("ignore")  # complex32 is "experimental": PyTorch says so on every use
+
+import ferry_values  # noqa: E402
+import instrument_torch  # noqa: E402
+import template_torch  # noqa: E402
+
+results = []
+
+
+def ok(cond, name):
+    results.append((bool(cond), name))
+
+
+def is_(got, want, name):
+    ok(got == want, name)
+    if got != want:
+        results.append((True, f"# got {json.dumps(got)[:300]}\n# want {json.dumps(want)[:300]}"))
+
+
+enc = ferry_values.encode
+
+
+def dec(v):
+    return template_torch._decode(v, 1, [0])
+
+
+# --- scalars and containers
+is_(enc(None), {"none": None}, "None")
+is_(enc(True), {"bool": True}, "bool")
+is_(enc(3), {"int": 3}, "int")
+is_(enc(2 ** 63 - 1), {"int": "9223372036854775807"}, "an int beyond 2^53 is a decimal string")
+is_(enc(0.5), {"float": 0.5}, "float")
+is_([enc(float("nan")), enc(float("inf")), enc(-float("inf"))],
+    [{"float": "nan"}, {"float": "inf"}, {"float": "-inf"}], "nan and infinities are spelled as strings")
+is_(enc("zeros"), {"str": "zeros"}, "str")
+is_(enc([1, (2.0, None)]), {"list": [{"int": 1}, {"tuple": [{"float": 2.0}, {"none": None}]}]}, "nested list and tuple")
+is_(enc({"a": 1}), {"dict": {"a": {"int": 1}}}, "dict")
+s = enc(slice(1, None, 2))
+is_(s, {"dict": {"__slice__": {"tuple": [{"int": 1}, {"none": None}, {"int": 2}]}}}, "slice")
+is_(dec(s), slice(1, None, 2), "a slice decodes to a slice")
+is_(enc(Ellipsis), {"callable": "builtins.Ellipsis"}, "Ellipsis")
+ok(dec(enc(Ellipsis)) is Ellipsis, "Ellipsis decodes to Ellipsis")
+ok("opaque" in enc(lambda x: x), "a lambda is opaque: it has no reachable name")
+is_(enc(torch.nn.functional.relu), {"callable": "torch.nn.functional.relu"}, "a function by its qualified name")
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    chunk: int = 4
+    mode: str = "fast"
+
+
+Options.__module__ = "__main__"
+sys.modules["__main__"].Options = Options
+o = enc(Options(8, "slow"))
+is_(o, {"dict": {"__dataclass__": {"callable": "__main__.Options"},
+                 "fields": {"dict": {"chunk": {"int": 8}, "mode": {"str": "slow"}}}}}, "a dataclass by class and fields")
+is_(dec(o), Options(8, "slow"), "a dataclass decodes to an equal instance")
+try:
+    dec({"dict": {"__dataclass__": {"callable": "os.system"}, "fields": {"dict": {}}}})
+    ok(False, "a record cannot make decode call what is not a dataclass")
+except ferry_values.Unmigratable:
+    ok(True, "a record cannot make decode call what is not a dataclass")
+
+# --- torch's own types
+is_(enc(torch.float32), {"dtype": "float32"}, "torch dtype")
+is_(enc(torch.bfloat16), {"dtype": "bfloat16"}, "torch bfloat16 dtype")
+ok(dec({"dtype": "bfloat16"}) is torch.bfloat16, "a dtype decodes to the torch dtype")
+is_(enc(torch.device("cpu")), {"str": "cpu"}, "device")
+is_(enc(torch.Size([2, 3])), {"tuple": [{"int": 2}, {"int": 3}]}, "torch.Size is a tuple of ints")
+is_(enc(torch.channels_last), {"callable": "torch.channels_last"}, "a memory format by name")
+ok(dec(enc(torch.channels_last)) is torch.channels_last, "a memory format decodes to itself")
+ok("opaque" in enc(torch.Generator()), "a generator is opaque")
+ok("opaque" in enc(1 + 2j), "a complex scalar is opaque")
+
+# --- tensors
+t = enc(torch.tensor([[1.5, -2.0], [0.25, 3.0]]))
+is_(t, {"tensor": {"dtype": "float32", "shape": [2, 2], "values": [1.5, -2.0, 0.25, 3.0]}}, "a small float tensor keeps its values")
+big = enc(torch.linspace(-3.5, 7.2, 100))
+is_(big, {"tensor": {"dtype": "float32", "shape": [100], "range": [-4.0, 8.0]}}, "a large float tensor keeps a range")
+idx = enc(torch.arange(100, dtype=torch.int64))
+is_(idx["tensor"]["values"], list(range(100)), "an integer tensor (indices) keeps its values")
+mask = enc(torch.tensor([True, False, True]))
+is_(mask, {"tensor": {"dtype": "bool", "shape": [3], "values": [True, False, True]}}, "a mask keeps its values")
+b16 = enc(torch.tensor([1.5, -0.1], dtype=torch.bfloat16))
+is_(b16["tensor"]["dtype"], "bfloat16", "bfloat16 keeps its name")
+back = dec(b16)
+ok(back.dtype == torch.bfloat16 and torch.equal(back, torch.tensor([1.5, -0.1], dtype=torch.bfloat16)),
+   "bfloat16 values round-trip exactly")
+c32 = enc(torch.zeros(2, 3, dtype=torch.complex32))
+is_(c32, {"tensor": {"dtype": "complex32", "shape": [2, 3], "range": [0.0, 0.0]}}, "complex32 keeps dtype, shape, range")
+ok("opaque" in enc(torch.zeros(3, 3).to_sparse()), "a sparse tensor is opaque")
+z = dec({"tensor": {"dtype": "float64", "shape": []}})
+ok(z.shape == () and z.dtype == torch.float64, "a 0-d tensor without values decodes to a 0-d tensor")
+r = dec({"tensor": {"dtype": "int32", "shape": [50], "range": [3, 7]}})
+ok(r.dtype == torch.int32 and int(r.min()) >= 3 and int(r.max()) <= 7, "generated values stay in the range")
+nested = enc([torch.ones(2, dtype=torch.int64), (torch.zeros(1, dtype=torch.bool), 2)])
+is_(nested, {"list": [{"tensor": {"dtype": "int64", "shape": [2], "values": [1, 1]}},
+                      {"tuple": [{"tensor": {"dtype": "bool", "shape": [1], "values": [False]}}, {"int": 2}]}]},
+    "tensors nested in lists and tuples")
+
+# --- the instrumentation
+records = []
+early = torch.nn.Conv2d(1, 1, 1)  # made before the instrumentation: its arguments are unknown
+before_init = torch.nn.Conv2d.__dict__["__init__"]
+before_call = torch.nn.Module.__dict__["__call__"]
+with instrument_torch.Recorder(records.append) as rec:
+    a = torch.nn.Conv2d(3, 4, 3)
+    b = torch.nn.Conv2d(3, 8, kernel_size=5, padding=2, bias=False)
+    x = torch.randn(1, 3, 9, 9)
+    with rec.recording():
+        b(x)
+        a(x)
+        torch.nn.Tanh()(x)
+        torch.nn.functional.relu(x)
+        x.add(1.0, alpha=2)
+        early(torch.randn(1, 1, 2, 2))
+        torch.nn.Sequential(torch.nn.Linear(9, 2))(x)
+    torch.add(x, x)  # not recording: not recorded
+compiled_ok = True
+with instrument_torch.Recorder(lambda r: None) as rec, rec.recording():
+    try:
+        fn = torch.compile(lambda t: torch.relu(t) + t.sin(), backend="eager", fullgraph=True)
+        fn(torch.randn(3))
+    except Exception as e:  # Dynamo met the instrumentation: a test of the user's would fail so
+        compiled_ok = False
+        results.append((True, f"# {type(e).__name__}: {str(e).splitlines()[0]}"))
+ok(compiled_ok, "torch.compile(fullgraph=True) still compiles under the instrumentation")
+ops = [r["op"] for r in records]
+is_(ops, ["torch.nn.Conv2d", "torch.nn.Conv2d", "torch.nn.Tanh", "torch.nn.functional.relu", "torch.Tensor.add",
+          "torch.nn.Conv2d", "torch.nn.Linear"],
+    "outermost calls only: no conv2d inside Conv2d, modules in a Sequential, nothing outside recording()")
+is_(records[0]["params"], {"in_channels": {"int": 3}, "out_channels": {"int": 8}, "kernel_size": {"int": 5},
+                           "padding": {"int": 2}, "bias": {"bool": False}},
+    "two live Conv2d objects: the first call is paired with its own object's arguments")
+is_(records[1]["params"], {"in_channels": {"int": 3}, "out_channels": {"int": 4}, "kernel_size": {"int": 3}},
+    "... and the second with the other's")
+is_(records[0]["outputs"], [{"tensor": {"dtype": "float32", "shape": [1, 8, 9, 9]}}], "outputs are dtype and shape")
+is_(records[0]["context"]["training"], {"bool": True}, "the module's mode is in its context")
+is_(records[2]["params"], {}, "a module without a constructor of its own has no parameters")
+is_(records[4]["inputs"][1], {"float": 1.0}, "a method's positional arguments are its inputs, after the tensor")
+is_(records[4]["params"], {"alpha": {"int": 2}}, "keyword arguments are its params")
+ok(records[5].get("unmigratable", "").startswith("params: the module was made without its constructor"),
+   "a module made before the instrumentation is marked unmigratable, with the reason")
+src = records[0]["source"]
+ok(src["file"].endswith("torch_values.py") and isinstance(src["line"], int), "provenance: the call site's file and line")
+ok(torch.nn.Conv2d.__dict__["__init__"] is before_init and torch.nn.Module.__dict__["__call__"] is before_call,
+   "leaving restores the patched constructors and Module.__call__")
+ok(not torch.overrides._is_torch_function_mode_enabled(), "leaving pops the function mode")
+
+# --- a record rebuilt by the template is the same call
+plan = template_torch._Plan(records[0])
+module = plan.build()
+ok(isinstance(module.module, torch.nn.Conv2d) and module.module.out_channels == 8 and module.module.bias is None,
+   "the template builds the module from the recorded arguments")
+out = module(*plan.inputs())
+ok(len(out) == 1 and tuple(out[0].shape) == (1, 8, 9, 9), "and it computes the recorded output shape")
+
+print(f"1..{sum(1 for passed, name in results if not name.startswith('#'))}")
+n = 0
+for passed, name in results:
+    if name.startswith("#"):
+        print(name)
+        continue
+    n += 1
+    print(f"{'ok' if passed else 'not ok'} {n} - {name}")
+sys.exit(0 if all(p for p, _ in results) else 1)
