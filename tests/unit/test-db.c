@@ -24,7 +24,7 @@ static long long count(struct db *d, const char *sql)
 int main(void)
 {
 	char dir[] = "/tmp/ferry-test-db-XXXXXX";
-	char path[256], text[256];
+	char path[256], text[512];
 	struct db d = DB_INIT, again = DB_INIT;
 	struct err e = ERR_INIT;
 	struct instance in;

@@ -1,0 +1,5 @@
+#!/bin/sh
+# The PyTorch value encoding and the instrumentation's constructor capture (tests/unit/torch_values.py).
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
+need_python_module torch
+exec "${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}" "$top_srcdir/tests/unit/torch_values.py" "$top_srcdir"
