@@ -25,7 +25,8 @@ static const char usage[] =
 	"\n"
 	"Options:\n"
 	"  -o, --output DIR     also write DIR/reproducer.py and the test in the compiler's own format\n"
-	"                       (ONNX: DIR/test_OP_ID/, a backend test-data directory)\n";
+	"                       in DIR/test_OP_ID/ (ONNX: a backend test-data directory; PyTorch: a\n"
+	"                       pytest test function)\n";
 
 static const char *col(sqlite3_stmt *st, int i)
 {
@@ -34,18 +35,18 @@ static const char *col(sqlite3_stmt *st, int i)
 	return s ? (const char *)s : "";
 }
 
-/* template_LIBRARY.FUNC(record, testdir, arg) -> str: a reproducer or an export path. */
+/* template_LIBRARY.FUNC(record, testdir, args...) -> str: a reproducer or an export path. */
 static char *call_template(const char *library, const char *func, const char *record, const char *testdir,
-			   const char *arg, struct err *e)
+			   const char *arg, const char *arg2, struct err *e)
 {
-	const char *args[] = { record, testdir, arg };
+	const char *args[] = { record, testdir, arg, arg2 };
 	char module[80], what[128];
 
 	if (py_start(cmd_python(), 1, e) < 0)
 		return NULL;
 	snprintf(module, sizeof(module), "template_%s", library);
 	snprintf(what, sizeof(what), "the %s template's %s() failed", library, func);
-	return py_call_strings(module, func, args, 3, what, e);
+	return py_call_strings(module, func, args, arg2 ? 4 : 3, what, e);
 }
 
 static int cmd_show(int argc, char **argv)
@@ -120,7 +121,7 @@ static int cmd_show(int argc, char **argv)
 	while (sqlite3_step(mem) == SQLITE_ROW)
 		printf("  %s  %s\n", col(mem, 0), col(mem, 1));
 
-	if (!(script = call_template(library, "reproducer", record, testdir, frontend, &e)))
+	if (!(script = call_template(library, "reproducer", record, testdir, frontend, NULL, &e)))
 		goto fail;
 	if (!outdir) {
 		printf("reproducer:\n%s", script);
@@ -131,7 +132,7 @@ static int cmd_show(int argc, char **argv)
 		char *export_dir = xasprintf("%s/test_%s_%.12s", outdir, op, rep);
 		char *done = NULL;
 		int bad = fs_mkdirs(outdir, &e) < 0 || fs_write_atomic(path, script, strlen(script), &e) < 0 ||
-			  !(done = call_template(library, "export", record, testdir, export_dir, &e));
+			  !(done = call_template(library, "export", record, testdir, export_dir, frontend, &e));
 
 		if (!bad)
 			printf("wrote %s and %s\n", path, done);

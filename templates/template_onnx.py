@@ -586,11 +586,12 @@ def _literal(v):
     raise ferry_values.Unmigratable(f"no literal for {type(v).__name__}")
 
 
-def export(record_json, testdir, outdir):
+def export(record_json, testdir, outdir, frontend=None):
     """Write the test as an ONNX backend test-data directory, the format ONNX's and ONNX Runtime's
     own test runners read, so that a found bug becomes a regression test as it is:
         outdir/model.onnx, outdir/test_data_set_0/input_K.pb, outdir/test_data_set_0/output_K.pb
-    Inputs and reference outputs are written in their real dtypes. Returns outdir."""
+    Inputs and reference outputs are written in their real dtypes; the format is the same whichever
+    frontend showed the bug. Returns outdir."""
     from onnx import numpy_helper
 
     with open(os.path.join(testdir, "meta.json")) as f:

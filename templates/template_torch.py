@@ -705,3 +705,32 @@ def _tensor_lit(body, key):
             values = repr(values)
         return f"ferry_array({values}, {body['dtype']!r}, {body['shape']!r})"
     return f"ferry_tensor(SEED, {key!r}, {body['dtype']!r}, {body['shape']!r}, {body.get('range')!r})"
+
+
+def export(record_json, testdir, outdir, frontend):
+    """Write the test as a pytest test function, so that a found bug becomes a regression test of
+    the frontend's own suite: outdir/test_ferry_<op>_<id>.py fails while the bug shows, and passes
+    once the frontend agrees with eager PyTorch. The reproducer it runs is written beside it, as a
+    script, so that it keeps running in a process of its own (a frontend crash must not take the
+    test runner down). Returns outdir."""
+    record = json.loads(record_json)
+    slug = "".join(c if c.isalnum() else "_" for c in record["op"]).strip("_").lower()
+    ident = (record.get("id") or "")[:12]
+    os.makedirs(outdir, exist_ok=True)
+    script = f"ferry_reproducer_{ident}.py"
+    with open(os.path.join(outdir, script), "w") as f:
+        f.write(reproducer(record_json, testdir, frontend))
+    with open(os.path.join(outdir, f"test_ferry_{slug}_{ident}.py"), "w") as f:
+        f.write(f'''"""Regression test exported by ferry: {_comment(record["op"])} on {frontend}."""
+import os
+import subprocess
+import sys
+
+
+def test_{slug}_{ident}():
+    """The frontend must agree with eager PyTorch on this usage (ferry instance {record.get("id")})."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), {script!r})
+    run = subprocess.run([sys.executable, script], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+''')
+    return outdir

@@ -15,7 +15,7 @@ if has tvm; then fes="$fes tvm-pytorch"; fi
 if command -v g++ >/dev/null 2>&1 || command -v c++ >/dev/null 2>&1; then fes="$fes inductor"; fi
 if has onnxruntime && has onnxscript; then fes="$fes torch-onnx-ort"; fi
 nfe=$(echo $fes | wc -w)
-plan $((18 + 3 * nfe))
+plan $((21 + 3 * nfe))
 
 # relu and hardtanh: simple, every frontend converts them; clamp's samples include an infinite bound.
 expect_exit 0 "harvest three OpInfo operators and a pytest file" -- "$FERRY" harvest torch -q -s opinfo \
@@ -25,23 +25,23 @@ contains "the summary has a row per suite: opinfo" "$out" "opinfo "
 contains "... and pytest" "$out" "pytest "
 contains "the failing pytest tests are counted and the harvest went on" "$out" "pytest tests failed or errored 2"
 n=$(wc -l < corpus.jsonl)
-[ "$n" -ge 25 ]; ok $? "at least 25 instances (got $n)"
+check "at least 25 instances (got $n)" -- [ "$n" -ge 25 ]
 conv=$(grep '"op":"torch.nn.Conv2d"' corpus.jsonl | grep -o '"out_channels":{"int":[0-9]*}' | sort | tr -d '\n')
-[ "$conv" = '"out_channels":{"int":4}"out_channels":{"int":8}' ]
-ok $? "two live Conv2d objects, each call with its own constructor's arguments ($conv)"
+check "two live Conv2d objects, each call with its own constructor's arguments ($conv)" -- \
+	test "$conv" = '"out_channels":{"int":4}"out_channels":{"int":8}'
 check "an index tensor keeps its values" -- grep -q '"values":\[0,2,4\].*"op":"torch.Tensor.index_select"' corpus.jsonl
 if grep -q '"op":"torch.matmul"' corpus.jsonl; then ok 1 "a call that raised is not an instance"; else ok 0 "a call that raised is not an instance"; fi
 ids=$(cut -c1-45 corpus.jsonl | sort | uniq -d | wc -l)
-[ "$ids" -eq 0 ]; ok $? "every id is unique"
+check "every id is unique" -- [ "$ids" -eq 0 ]
 
 expect_exit 0 "wrap" -- "$FERRY" wrap corpus.jsonl -o wrapped -q -j 2
 valid=$(grep -c '"status":"ok"' wrapped/wrapped.jsonl)
-[ "$valid" -eq "$n" ]; ok $? "every instance is valid in eager PyTorch ($valid of $n)"
+check "every instance is valid in eager PyTorch ($valid of $n)" -- [ "$valid" -eq "$n" ]
 random_of() { grep '"op":"torch.nn.Dropout"' wrapped/wrapped.jsonl | grep "\"p\":{\"float\":$1}" | grep -o '"random":[a-z]*'; }
-r=$(random_of 0.5 || true); [ "$r" = '"random":true' ]; ok $? "Dropout(0.5) is found random: the value oracle will skip it ($r)"
-r=$(random_of 0 || true); [ "$r" = '"random":false' ]; ok $? "Dropout(0.0) is not ($r)"
+r=$(random_of 0.5 || true); check "Dropout(0.5) is found random: the value oracle will skip it ($r)" -- test "$r" = '"random":true'
+r=$(random_of 0 || true); check "Dropout(0.0) is not ($r)" -- test "$r" = '"random":false'
 d=$(ls -d wrapped/tests/*/* | head -1)
-[ -f "$d/model.pt2" ] && [ -f "$d/model.ts" ] && [ -f "$d/record.json" ]; ok $? "a test directory holds model.ts, model.pt2 and record.json"
+check "a test directory holds model.ts, model.pt2 and record.json" -- [ -f "$d/model.pt2" ] && [ -f "$d/model.ts" ] && [ -f "$d/record.json" ]
 
 if [ "$nfe" -eq 0 ]; then
 	for _ in 1 2 3 4; do ok 0 "no PyTorch frontend installed # SKIP"; done
@@ -51,22 +51,36 @@ list=$(echo $fes | tr ' ' ',')
 expect_exit 0 "run through $list" -- "$FERRY" run wrapped --frontend "$list" -o results.db -j 2 -q \
 	--tolerances "$top_srcdir/oracle/tolerances/torch.txt"
 errors=$(sql results.db "SELECT count(*) FROM results WHERE outcome = 'error'")
-[ "$errors" -eq 0 ]; ok $? "ferry itself failed on no test ($errors)"
+check "ferry itself failed on no test ($errors)" -- [ "$errors" -eq 0 ]
 for fe in $fes; do
 	got=$(sql results.db "SELECT count(*) FROM results WHERE frontend = '$fe'")
-	[ "$got" -eq "$valid" ]; ok $? "$fe: a result for every test ($got of $valid)"
+	check "$fe: a result for every test ($got of $valid)" -- [ "$got" -eq "$valid" ]
 	relu=$(sql results.db "SELECT DISTINCT r.outcome FROM results r JOIN instances i USING(id) WHERE r.frontend = '$fe' AND i.op = 'torch.nn.functional.relu'")
-	[ "$relu" = "pass" ]; ok $? "$fe: relu passes (got '$relu')"
+	check "$fe: relu passes (got '$relu')" -- [ "$relu" = "pass" ]
 	c=$(sql results.db "SELECT DISTINCT r.outcome FROM results r JOIN instances i USING(id) WHERE r.frontend = '$fe' AND i.op = 'torch.nn.Conv2d'")
-	[ "$c" = "pass" ]; ok $? "$fe: the pytest file's Conv2d modules pass (got '$c')"
+	check "$fe: the pytest file's Conv2d modules pass (got '$c')" -- [ "$c" = "pass" ]
 done
 
 expect_exit 0 "report with reproducers" -- "$FERRY" report results.db -o repro
 repro=$(ls repro/*/*.py 2>/dev/null | head -1)
 if [ -n "$repro" ]; then
 	set +e; "$py" "$repro" >/dev/null 2>&1; rc=$?; set -e
-	[ "$rc" -eq 1 ]; ok $? "a reproducer run with plain python shows its failure ($repro exit $rc)"
+	check "a reproducer run with plain python shows its failure ($repro exit $rc)" -- [ "$rc" -eq 1 ]
 else
 	ok 0 "no failure needs a reproducer # SKIP every frontend passed every test"
+fi
+
+# A bug exported as a pytest test function fails while the bug shows.
+bug=$("$FERRY" bugs results.db | awk 'NR > 3 && $1 ~ /^[0-9a-f]+$/ { print $1; exit }')
+if [ -n "$bug" ]; then
+	expect_exit 0 "show exports a bug" -- "$FERRY" show results.db "$bug" -o bug
+	test_file=$(ls bug/test_*/test_ferry_*.py 2>/dev/null | head -1)
+	check "the export is a pytest test file" -- test -n "$test_file"
+	set +e; (cd "$(dirname "$test_file")" && "$py" -m pytest -q -p no:cacheprovider >/dev/null 2>&1); rc=$?; set -e
+	check "the exported pytest test fails while the bug shows (pytest exit $rc)" -- test "$rc" -eq 1
+else
+	ok 0 "no bug to export # SKIP every frontend passed every test"
+	ok 0 "no bug to export # SKIP"
+	ok 0 "no bug to export # SKIP"
 fi
 finish
