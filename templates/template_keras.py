@@ -669,7 +669,7 @@ def _input_lit(body, k, shape, dtype):
 
 # --- export --------------------------------------------------------------------------------------------
 
-def export(record_json, testdir, outdir):
+def export(record_json, testdir, outdir, frontend=None):
     """Write the test as files TensorFlow's and the frontends' own tools read: outdir/saved_model/,
     outdir/model.tflite (where they exist), outdir/input_K.npy and outdir/ref_K.npy (the reference
     outputs of Keras), and outdir/record.json. Returns outdir."""
