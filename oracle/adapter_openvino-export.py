@@ -5,17 +5,18 @@ The template exported the module with torch.export (model.pt2); "load" reads it 
 hands it to openvino.convert_model (OpenVINO's torch.export path) and compiles the result for the
 CPU in f32, one thread. A module PyTorch could not export is unsupported here, not a bug.
 
-ov_compile() and ov_run() are self-contained: REPRODUCER carries their source.
+ov_compile() and ov_run() are self-contained (the last two, shared with the other OpenVINO PyTorch
+adapter, live in ferry_openvino_torch.py): REPRODUCER carries their source.
 """
 
 import inspect
 
-import numpy as np
 import openvino
 import torch
 
 import ferry_openvino
 import template_torch
+from ferry_openvino_torch import ov_compile, ov_run
 
 ferry_openvino.off()  # no telemetry process per conversion
 
@@ -24,36 +25,6 @@ FORMAT = "pt2"
 PACKAGE = "openvino"
 
 torch.set_num_threads(1)
-
-
-def ov_compile(ov_model):
-    core = openvino.Core()
-    return core.compile_model(ov_model, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
-
-
-def ov_run(compiled, inputs):
-    """Run on a list of torch tensors; the outputs as numpy arrays, in order. bfloat16 goes in and
-    comes out as its bits (OpenVINO's Python API labels them float16)."""
-    feeds = []
-    for t in inputs:
-        array = ferry_feed(t)
-        if array.dtype.name == "bfloat16":
-            tensor = openvino.Tensor(openvino.Type.bf16, list(array.shape))
-            np.copyto(tensor.data, array.view(np.uint16).view(np.float16))
-            array = tensor
-        feeds.append(array)
-    result = compiled(feeds)
-    outputs = []
-    for k, port in enumerate(compiled.outputs):
-        array = np.asarray(result[k])
-        if port.get_element_type() == openvino.Type.bf16:
-            import ml_dtypes
-            array = array.view(np.uint16).view(ml_dtypes.bfloat16)
-        outputs.append(array)
-    return outputs
-
-
-ferry_feed = template_torch.ferry_feed
 
 
 def version():
