@@ -43,8 +43,9 @@ enum {
 	{ "quiet", no_argument, NULL, 'q' }
 
 #define RUNOPTS_USAGE \
-	"  -F, --frontend LIST  frontends to run, comma-separated: ort, or NAME:LIBRARY for an adapter\n" \
-	"                       of your own found through FERRY_ADAPTERS (see README)\n" \
+	"  -F, --frontend LIST  frontends to run, comma-separated: the built-in ones ('ferry run --help'\n" \
+	"                       lists them), or NAME:LIBRARY for an adapter of your own found through\n" \
+	"                       FERRY_ADAPTERS (see README)\n" \
 	"  -o, --output STORE   the results store to create or resume\n" \
 	"      --queue FILE     run in this order (a queue from ferry rank; others are not run)\n" \
 	"  -n, --limit N        run at most N tests per frontend this time (the top N of the queue)\n" \
