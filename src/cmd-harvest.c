@@ -424,6 +424,8 @@ static int child_start(const struct session *s, struct child *c, long resume, st
 	c->cp.dir = c->scratch;
 	c->cp.in = PROC_NULL;
 	c->cp.out = PROC_PIPE;
+	/* What a test started in the background ends with the child that started it. */
+	c->cp.kill_group_on_exit = true;
 	if (proc_start(&c->cp, e) < 0)
 		goto out;
 	c->deadline = progress_now() + outside_timeout(s);
@@ -703,7 +705,7 @@ static int cmd_harvest(int argc, char **argv)
 	struct harvest h;
 	struct harvest_opts o;
 	struct session sess;
-	struct sigaction sa, old_int, old_term, old_pipe, ign;
+	struct sigaction sa, old_int, old_term, ign;
 	struct err e = ERR_INIT;
 	const struct source *source = NULL;
 	const char *output = NULL;
@@ -791,7 +793,8 @@ static int cmd_harvest(int argc, char **argv)
 	}
 	buf_init(&h.line);
 	progress_start(&h.progress, source->name, 0, quiet);
-	/* No SA_RESTART: poll() must return on Ctrl-C. The corpus on a closed pipe is a write error. */
+	/* No SA_RESTART: poll() must return on Ctrl-C. The corpus on a closed pipe is a write error,
+	 * up to main()'s last flush of stdout: SIGPIPE stays ignored once the harvest is over. */
 	interrupted = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -800,7 +803,7 @@ static int cmd_harvest(int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &ign, &old_pipe);
+	sigaction(SIGPIPE, &ign, NULL);
 	handlers = 1;
 	if (harvest_run(&h, &sess, &e) < 0) {
 		progress_clear(&h.progress);
@@ -832,7 +835,6 @@ out:
 	if (handlers) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGPIPE, &old_pipe, NULL);
 	}
 	if (h.out && h.out != stdout)
 		fclose(h.out);
