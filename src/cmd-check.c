@@ -11,6 +11,7 @@
 
 #include "baseline.h"
 #include "cmd.h"
+#include "fsutil.h"
 #include "runopts.h"
 #include "xalloc.h"
 
@@ -241,7 +242,7 @@ static int cmd_check(int argc, char **argv)
 	struct check c;
 	struct err e = ERR_INIT;
 	const char *baseline_path = NULL, *junit = NULL;
-	char *junit_tmp = NULL;
+	struct fs_output junit_out = FS_OUTPUT_INIT;
 	FILE *jf = NULL;
 	size_t new_failures = 0;
 	int opt, code = EXIT_OK, ran = 0;
@@ -285,11 +286,9 @@ static int cmd_check(int argc, char **argv)
 	runopts_print(&ro, res);
 	putchar('\n');
 	if (junit) {
-		junit_tmp = xasprintf("%s.tmp", junit);
-		if (!(jf = fopen(junit_tmp, "w"))) {
-			err_errno(&e, EXIT_ENV, "cannot create '%s'", junit_tmp);
+		if (fs_output_open(&junit_out, junit, &e) < 0)
 			goto fail;
-		}
+		jf = junit_out.fp;
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ferry\">\n", jf);
 	}
 	c.baseline = baseline_path ? &baseline : NULL;
@@ -310,15 +309,10 @@ static int cmd_check(int argc, char **argv)
 		verdicts_free(&c);
 	}
 	if (jf) {
-		int bad;
-
 		fputs("</testsuites>\n", jf);
-		bad = fclose(jf) != 0;
 		jf = NULL;
-		if (bad || rename(junit_tmp, junit) < 0) {
-			err_errno(&e, EXIT_ENV, "cannot write '%s'", junit);
+		if (fs_output_commit(&junit_out, &e) < 0)
 			goto fail;
-		}
 	}
 	code = new_failures ? EXIT_FAILURES : EXIT_OK;
 	printf("%s\n", new_failures ? "check failed: new failures" : "check passed: nothing new fails");
@@ -326,11 +320,7 @@ static int cmd_check(int argc, char **argv)
 fail:
 	code = cmd_error(&e);
 out:
-	if (jf) {
-		fclose(jf);
-		remove(junit_tmp);
-	}
-	free(junit_tmp);
+	fs_output_abort(&junit_out);
 	sqlite3_finalize(c.get);
 	verdicts_free(&c);
 	if (ran)
