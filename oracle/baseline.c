@@ -29,7 +29,7 @@ static int load_store(const char *path, struct strmap *set, struct err *e)
 	sqlite3_stmt *st;
 	int r = -1;
 
-	if (db_open(&d, path, 0, e) < 0)
+	if (db_open(&d, path, DB_READ, e) < 0)
 		return -1;
 	if (!(st = db_prepare(&d, "SELECT frontend, id, outcome FROM results", e)))
 		goto out;

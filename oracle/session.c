@@ -308,7 +308,7 @@ int session_open(struct session **out, const struct session_opts *o, struct err 
 	take_shard(s);
 	for (size_t i = 0; i < s->ntests; i++)
 		strmap_get(&s->index, s->tests[i].in.id, NULL)->count = i;
-	if (db_open(&s->db, o->store, 1, e) < 0)
+	if (db_open(&s->db, o->store, DB_CREATE, e) < 0 || db_lock(&s->db, o->command, e) < 0)
 		goto fail;
 	/* The store keeps the instances themselves, so that reports and reproducers need nothing else. */
 	if (db_begin(&s->db, e) < 0)

@@ -134,7 +134,7 @@ static int load_store_bugs(struct apfd_bugs *bugs, const char *path, const char 
 	sqlite3_stmt *st = NULL;
 	int r = -1;
 
-	if (db_open(&d, path, 0, e) < 0 || dedup_rebuild(&d, frontend, NULL, NULL, e) < 0)
+	if (db_open(&d, path, DB_WRITE, e) < 0 || dedup_rebuild(&d, frontend, NULL, NULL, e) < 0)
 		goto out;
 	if (!(st = db_prepare(&d, "SELECT id, frontend || ':' || bug_id FROM bug_members"
 				  " WHERE ?1 IS NULL OR frontend = ?1", e)))

@@ -50,7 +50,7 @@ static int cmd_baseline(int argc, char **argv)
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&db, argv[optind], 0, &e) < 0)
+	if (db_open(&db, argv[optind], DB_READ, &e) < 0)
 		goto fail;
 	if (fs_output_open(&out, output, &e) < 0)
 		goto fail;

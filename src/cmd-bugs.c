@@ -52,7 +52,7 @@ static int cmd_bugs(int argc, char **argv)
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&db, argv[optind], 0, &e) < 0 || dedup_rebuild(&db, frontend, &nbugs, &nfail, &e) < 0)
+	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || dedup_rebuild(&db, frontend, &nbugs, &nfail, &e) < 0)
 		goto fail;
 	printf("%zu unique bugs from %zu failures in %s\n", nbugs, nfail, argv[optind]);
 	if (!(st = db_prepare(&db,

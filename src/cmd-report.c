@@ -231,7 +231,7 @@ static int cmd_report(int argc, char **argv)
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&r.db, argv[optind], 0, &e) < 0 || print_instances(&r, &e) < 0)
+	if (db_open(&r.db, argv[optind], DB_READ, &e) < 0 || print_instances(&r, &e) < 0)
 		goto fail;
 	if (!(st = query(&r, "SELECT DISTINCT frontend FROM results WHERE ?1 IS NULL OR frontend = ?1 ORDER BY 1", &e)))
 		goto fail;

@@ -74,7 +74,7 @@ static int cmd_show(int argc, char **argv)
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&db, argv[optind], 0, &e) < 0 || dedup_rebuild(&db, NULL, NULL, NULL, &e) < 0)
+	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || dedup_rebuild(&db, NULL, NULL, NULL, &e) < 0)
 		goto fail;
 	pattern = xasprintf("%s%%", argv[optind + 1]);
 	if (!(st = db_prepare(&db,
