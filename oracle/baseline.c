@@ -1,5 +1,6 @@
 /* baseline.c: reading and writing expected failures. */
 #include "baseline.h"
+#include "esc.h"
 #include "fsutil.h"
 #include "session.h"
 #include "xalloc.h"
@@ -106,8 +107,10 @@ int baseline_write(struct db *d, const char *frontend, FILE *fp, size_t *n, stru
 	fprintf(fp, "# ferry baseline: tests known to fail, one per line: FRONTEND ID OUTCOME OP\n"
 		    "# ferry check --baseline FILE fails only on failures not listed here.\n");
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		fprintf(fp, "%s %s %s %s\n", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
-			sqlite3_column_text(st, 2), sqlite3_column_text(st, 3));
+		/* A newline in an operator's name would forge a line of the file (esc.h). */
+		fprintf(fp, "%s %s %s %s\n", esc_str((const char *)sqlite3_column_text(st, 0)),
+			esc_str((const char *)sqlite3_column_text(st, 1)), esc_str((const char *)sqlite3_column_text(st, 2)),
+			esc_str((const char *)sqlite3_column_text(st, 3)));
 		(*n)++;
 	}
 	sqlite3_finalize(st);

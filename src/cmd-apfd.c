@@ -14,6 +14,7 @@
 #include "apfd.h"
 #include "buf.h"
 #include "cmd.h"
+#include "esc.h"
 #include "db.h"
 #include "dedup.h"
 #include "fsutil.h"
@@ -87,10 +88,10 @@ static void add_num(struct buf *b, double v, int width, int csv)
 static void add_row(struct buf *b, const char *label, const struct apfd_result *r, int has_budget, int csv)
 {
 	if (csv) {
-		buf_add_json_string(b, label);  /* quoted, so that a label may hold a comma */
+		buf_add_json_string(b, esc_str(label));  /* quoted, so that a label may hold a comma */
 		buf_addf(b, ",%zu,%zu,%zu,", r->n, r->m, r->missing);
 	} else {
-		buf_addf(b, "%-16s %8zu %5zu %8zu ", label, r->n, r->m, r->missing);
+		buf_addf(b, "%-16s %8zu %5zu %8zu ", esc_str(label), r->n, r->m, r->missing);
 	}
 	add_num(b, r->apfd, 7, csv);
 	if (has_budget) {
@@ -112,17 +113,17 @@ static void add_curve(struct buf *b, const char *label, const struct apfd_result
 {
 	double n = r->n ? (double)r->n : 1;
 
-	buf_add_json_string(b, label);
+	buf_add_json_string(b, esc_str(label));
 	buf_adds(b, ",0,0,0\n");
 	for (size_t k = 0; k < r->ncurve; k++) {
 		/* One point per test position where the count rises (several bugs may rise at once). */
 		if (k + 1 < r->ncurve && r->curve_tests[k + 1] == r->curve_tests[k])
 			continue;
-		buf_add_json_string(b, label);
+		buf_add_json_string(b, esc_str(label));
 		buf_addf(b, ",%zu,%.6f,%zu\n", r->curve_tests[k], (double)r->curve_tests[k] / n, k + 1);
 	}
 	if (!r->ncurve || r->curve_tests[r->ncurve - 1] != r->n) {
-		buf_add_json_string(b, label);
+		buf_add_json_string(b, esc_str(label));
 		buf_addf(b, ",%zu,1,%zu\n", r->n, r->m);
 	}
 }

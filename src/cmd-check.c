@@ -11,6 +11,7 @@
 
 #include "baseline.h"
 #include "cmd.h"
+#include "esc.h"
 #include "fsutil.h"
 #include "runopts.h"
 #include "xalloc.h"
@@ -118,24 +119,21 @@ static void verdicts_free(struct check *c)
 	c->not_run = 0;
 }
 
+/* XML 1.0 has no place for most control characters, even as character references: they are
+ * written as visible escapes (esc.h), and so is invalid UTF-8, which would make the document
+ * unreadable. Attribute values are one line; the failure's text keeps its lines. */
+static void xml_escape_flags(FILE *fp, const char *s, unsigned flags)
+{
+	struct buf b = BUF_INIT;
+
+	esc_add(&b, s, ESC_XML | flags);
+	fputs(b.data, fp);
+	buf_release(&b);
+}
+
 static void xml_escape(FILE *fp, const char *s)
 {
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		switch (ch) {
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '&': fputs("&amp;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		default:
-			/* XML 1.0 has no place for most control characters, even escaped. */
-			if (ch < 0x20 && ch != '\n' && ch != '\t' && ch != '\r')
-				fputc('?', fp);
-			else
-				fputc(ch, fp);
-		}
-	}
+	xml_escape_flags(fp, s, 0);
 }
 
 static int by_op(const void *a, const void *b)
@@ -183,7 +181,7 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 				}
 				xml_escape(fp, v[k].message);
 				fputs("\">", fp);
-				xml_escape(fp, v[k].detail ? v[k].detail : v[k].message);
+				xml_escape_flags(fp, v[k].detail ? v[k].detail : v[k].message, ESC_LINES);
 				fputs("</failure>\n    </testcase>\n", fp);
 			} else if (v[k].known || !strcmp(v[k].outcome, "unsupported") || !strcmp(v[k].outcome, "undefined")) {
 				fputs(">\n      <skipped message=\"", fp);
@@ -212,18 +210,18 @@ static void print_verdicts(const char *fe, const struct verdict *v, size_t n, si
 		fixed += v[i].fixed;
 	}
 	news = fails - known;
-	printf("check %s: %zu tests judged, %zu failing (%zu known, %zu new), %zu newly fixed", fe, n, fails, known,
-	       news, fixed);
+	printf("check %s: %zu tests judged, %zu failing (%zu known, %zu new), %zu newly fixed", esc_str(fe), n, fails,
+	       known, news, fixed);
 	if (not_run)
 		printf(", %zu not run (limit or budget)", not_run);
 	putchar('\n');
 	for (size_t i = 0; i < n; i++)
 		if (v[i].failing && !v[i].known)
-			printf("  NEW    %-9s %-20s %s  %s%s%.120s\n", v[i].outcome, v[i].op, v[i].name,
-			       v[i].stage ? v[i].stage : "", v[i].stage ? ": " : "", v[i].message ? v[i].message : "");
+			printf("  NEW    %-9s %-20s %s  %s%s%.120s\n", esc_str(v[i].outcome), esc_str(v[i].op),
+			       esc_str(v[i].name), esc_str(v[i].stage), v[i].stage ? ": " : "", esc_str(v[i].message));
 	for (size_t i = 0; i < n; i++)
 		if (v[i].fixed)
-			printf("  FIXED  %-9s %-20s %s\n", v[i].outcome, v[i].op, v[i].name);
+			printf("  FIXED  %-9s %-20s %s\n", esc_str(v[i].outcome), esc_str(v[i].op), esc_str(v[i].name));
 	*new_failures += news;
 }
 
@@ -297,7 +295,7 @@ static int cmd_check(int argc, char **argv)
 		goto fail;
 	for (size_t i = 0; i < ro.nfes; i++) {
 		if (res[i].unavailable) {
-			printf("check %s: unavailable: %s\n", ro.fes[i].name, res[i].why);
+			printf("check %s: unavailable: %s\n", esc_str(ro.fes[i].name), esc_str(res[i].why));
 			continue;
 		}
 		c.fe = &ro.fes[i];

@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "counts.h"
+#include "esc.h"
 #include "rank.h"
 #include "xalloc.h"
 
@@ -207,8 +208,8 @@ static int rank(int argc, char **argv)
 		if (o.strategy == RANK_OPERA && o.counts)
 			fprintf(stderr, "ferry: %zu of the %zu operators are in the counts of '%s', which name %zu "
 				"operator%s the corpus does not have (such as '%s')\n", st.ops_counted, st.ops,
-				counts_path, st.counts_unknown, st.counts_unknown == 1 ? "" : "s",
-				st.counts_unknown ? st.unknown_example : "-");
+				esc_str(counts_path), st.counts_unknown, st.counts_unknown == 1 ? "" : "s",
+				st.counts_unknown ? esc_str(st.unknown_example) : "-");
 	}
 out:
 	rank_queue_release(&q);

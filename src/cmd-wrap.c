@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "esc.h"
 #include "fsutil.h"
 #include "jsonl.h"
 #include "progress.h"
@@ -228,13 +229,13 @@ static void print_summary(const struct wrap *w)
 {
 	struct strmap_entry **v = strmap_sorted(&w->reasons);
 
-	printf("wrap %s -> %s:\n", w->corpus.path, w->dir);
+	printf("wrap %s -> %s:\n", esc_str(w->corpus.path), esc_str(w->dir));
 	printf("  wrapped now          %zu\n", w->ok + w->invalid);
 	printf("    valid              %zu\n", w->ok);
 	printf("    random outputs     %zu\n", w->random);
 	printf("    invalid            %zu\n", w->invalid);
 	for (size_t i = 0; v[i] && i < 10; i++)
-		printf("      %6zu  %s\n", v[i]->count, v[i]->key);
+		printf("      %6zu  %s\n", v[i]->count, esc_str(v[i]->key));  /* the library's words */
 	if (w->reasons.len > 10)
 		printf("      (%zu more reasons)\n", w->reasons.len - 10);
 	printf("  already wrapped      %zu\n", w->resumed);

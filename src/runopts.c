@@ -1,5 +1,6 @@
 /* runopts.c: the options, progress and summary that ferry run and ferry check share. */
 #include "runopts.h"
+#include "esc.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -187,10 +188,11 @@ void runopts_print(const struct runopts *r, const struct session_result *res)
 		const struct session_result *x = &res[i];
 
 		if (x->unavailable) {
-			printf("run %s: unavailable: %s\n", r->fes[i].name, x->why);
+			printf("run %s: unavailable: %s\n", esc_str(r->fes[i].name), esc_str(x->why));
 			continue;
 		}
-		printf("run %s%s%s%s:\n", r->fes[i].name, x->version ? " (" : "", x->version ? x->version : "",
+		/* The version is the frontend's own word (esc.h). */
+		printf("run %s%s%s%s:\n", esc_str(r->fes[i].name), x->version ? " (" : "", x->version ? esc_str(x->version) : "",
 		       x->version ? ")" : "");
 		printf("  ran now              %zu\n", x->ran);
 		for (size_t k = 0; k < SESSION_N_OUTCOMES; k++)
