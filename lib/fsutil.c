@@ -31,7 +31,7 @@ int fs_mkdirs(const char *path, struct err *e)
 			break;
 	}
 	if (!r && !fs_is_dir(path))
-		r = err_set(e, EXIT_ENV, "cannot create directory '%s': a file of that name exists", path);
+		r = err_set(e, EXIT_INPUT, "cannot create directory '%s': a file of that name exists", path);
 	free(p);
 	return r;
 }
@@ -273,6 +273,19 @@ int fs_write_atomic(const char *path, const void *data, size_t len, struct err *
 		return -1;
 	}
 	return fs_output_commit(&o, e);
+}
+
+int fs_input_file(const char *path, struct err *e)
+{
+	struct stat st;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	if (stat(path, &st) < 0)
+		return err_errno(e, errno == ENOENT || errno == ENOTDIR ? EXIT_INPUT : EXIT_ENV, "cannot open '%s'", path);
+	if (S_ISDIR(st.st_mode))
+		return err_set(e, EXIT_INPUT, "cannot read '%s': it is a directory", path);
+	return 0;
 }
 
 int fs_regular_or_absent(const char *path, const char *what, struct err *e)

@@ -47,6 +47,10 @@ int fs_output_place(const char *tmp, const char *path, struct err *e);
 /* Write data to path as an fs_output: atomically for a regular file, in place for a device. */
 int fs_write_atomic(const char *path, const void *data, size_t len, struct err *e);
 int fs_exists(const char *path);
+/* Check, before anything is created, that an input file named by the user can be read as one: 0 for
+ * "-" (standard input) or an existing file that is not a directory; -1 with EXIT_INPUT when it is
+ * missing or a directory (fopen() opens a directory, and reading it fails later as if the disk had). */
+int fs_input_file(const char *path, struct err *e);
 /* 0 when path is a regular file (after links) or does not exist: what a file that ferry creates and
  * keeps (a results store) may be; otherwise -1 with e filled (EXIT_INPUT), saying that what must be
  * a regular file (what, e.g. "a results store") is not one. */

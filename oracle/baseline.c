@@ -56,6 +56,8 @@ int baseline_load(const char *path, struct strmap *set, struct err *e)
 
 	if (!fs_exists(path))
 		return err_set(e, EXIT_INPUT, "cannot open the baseline '%s': No such file or directory", path);
+	if (fs_input_file(path, e) < 0)
+		return -1;
 	if (db_is_store(path))
 		return load_store(path, set, e);
 	if (!(fp = fopen(path, "r")))

@@ -202,8 +202,18 @@ static int apfd(int argc, char **argv)
 		code = cmd_usage_error(&cmd_apfd_entry, "no queue to measure");
 		goto out;
 	}
-	if (db_is_store(bugs_path) ? load_store_bugs(&bugs, bugs_path, frontend, &e) < 0
-				: apfd_bugs_load_csv(&bugs, bugs_path, &e) < 0) {
+	/* Every input is checked before the first is read: a directory reads as an I/O error later. */
+	for (int i = optind; i < argc; i++) {
+		const char *file;
+
+		free(label_of(argv[i], &file));
+		if (fs_input_file(file, &e) < 0) {
+			code = cmd_error(&e);
+			goto out;
+		}
+	}
+	if (fs_input_file(bugs_path, &e) < 0 || (db_is_store(bugs_path) ? load_store_bugs(&bugs, bugs_path, frontend, &e) < 0
+				: apfd_bugs_load_csv(&bugs, bugs_path, &e) < 0)) {
 		code = cmd_error(&e);
 		goto out;
 	}
@@ -228,6 +238,13 @@ static int apfd(int argc, char **argv)
 
 		apfd_queue_init(&q);
 		if (apfd_queue_load(&q, file, &e) < 0) {
+			free(label);
+			apfd_queue_release(&q);
+			code = cmd_error(&e);
+			goto out;
+		}
+		if (!q.n) {
+			err_set(&e, EXIT_INPUT, "the queue '%s' is empty: nothing to measure", file);
 			free(label);
 			apfd_queue_release(&q);
 			code = cmd_error(&e);

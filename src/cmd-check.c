@@ -293,18 +293,32 @@ static int cmd_check(int argc, char **argv)
 	if (!(c.get = db_prepare(session_db(c.s),
 		"SELECT outcome, stage, message, detail, seconds FROM results WHERE frontend = ? AND id = ?", &e)))
 		goto fail;
+	/* A check that judged nothing must not pass: a frontend that could not start, or a limit or
+	 * budget that left every test out, is a misconfigured CI job, not a clean one. (A wrong library,
+	 * shard or queue was refused before the run, by session_open.) */
 	for (size_t i = 0; i < ro.nfes; i++) {
 		if (res[i].unavailable) {
 			printf("check %s: unavailable: %s\n", esc_str(ro.fes[i].name), esc_str(res[i].why));
+			if (!*e.msg)
+				err_set(&e, EXIT_ENV, "check judged no tests on frontend '%s': it is unavailable: %s",
+					ro.fes[i].name, res[i].why);
 			continue;
 		}
 		c.fe = &ro.fes[i];
 		session_each(c.s, c.fe, judge, &c);
 		qsort(c.v, c.n, sizeof(*c.v), by_op);
 		print_verdicts(c.fe->name, c.v, c.n, c.not_run, &new_failures);
+		if (!c.n && !*e.msg)
+			err_set(&e, EXIT_INPUT, "check judged no tests on frontend '%s': %s", c.fe->name,
+				c.not_run ? "--limit or --budget left out all of its tests, and none has a result yet"
+					  : "none of its tests has a result");
 		if (jf)
 			junit_frontend(jf, c.fe->name, c.v, c.n);
 		verdicts_free(&c);
+	}
+	if (*e.msg) {
+		printf("check failed: a frontend judged no tests\n");
+		goto fail;
 	}
 	if (jf) {
 		fputs("</testsuites>\n", jf);

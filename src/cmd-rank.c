@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "counts.h"
 #include "esc.h"
+#include "fsutil.h"
 #include "rank.h"
 #include "xalloc.h"
 
@@ -139,6 +140,10 @@ static int rank(int argc, char **argv)
 	}
 	if (counts_path && o.strategy != RANK_OPERA)
 		cmd_warn("--counts is used only by the opera strategy; ignored");
+	if (fs_input_file(corpus, &e) < 0 || (counts_path && fs_input_file(counts_path, &e) < 0)) {
+		code = cmd_error(&e);
+		goto out;
+	}
 	/* Read the small inputs first, so that a mistake there does not cost a corpus load. */
 	if (counts_path) {
 		if (counts_load(&c, counts_path, &e) < 0) {
@@ -163,6 +168,13 @@ static int rank(int argc, char **argv)
 			code = cmd_error(&e);
 			goto out;
 		}
+	}
+	/* An empty queue written with exit 0 would pass a pipeline that ranked the wrong file. */
+	if (!s.n) {
+		err_set(&e, EXIT_INPUT, "'%s' holds no instance records%s: nothing to rank", corpus,
+			nbad ? " (every line is bad)" : "");
+		code = cmd_error(&e);
+		goto out;
 	}
 	if (o.counts && c.library && s.libs.n && intern_find(&s.libs, 0, c.library, strlen(c.library)) == UINT32_MAX) {
 		err_set(&e, EXIT_INPUT, "'%s' counts operators of library '%s', but '%s' holds instances of '%s'",

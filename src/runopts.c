@@ -175,6 +175,8 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 	if (!r->s.runner.mem_limit)
 		r->s.runner.mem_limit = cmd_default_memory(r->s.runner.jobs);
 	r->s.wrapdir = wrapdir;
+	r->s.fes = r->fes;
+	r->s.nfes = r->nfes;
 	for (int i = 0; i < argc; i++)
 		buf_addf(&cmdline, "%s%s", i ? " " : "ferry ", argv[i]);
 	r->command = buf_detach(&cmdline);
