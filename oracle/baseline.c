@@ -61,7 +61,7 @@ int baseline_load(const char *path, struct strmap *set, struct err *e)
 	if (db_is_store(path))
 		return load_store(path, set, e);
 	if (!(fp = fopen(path, "r")))
-		return err_errno(e, EXIT_INPUT, "cannot open the baseline '%s'", path);
+		return err_errno(e, errno == ENOENT ? EXIT_INPUT : EXIT_ENV, "cannot open the baseline '%s'", path);
 	while (getline(&line, &cap, fp) > 0) {
 		char frontend[128], id[64], outcome[32];
 		const char *p;

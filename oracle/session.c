@@ -6,6 +6,7 @@
 #include "xalloc.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,7 +88,7 @@ int tolerances_load(struct tolerances *t, const char *path, struct err *e)
 	int r = 0;
 
 	if (!fp)
-		return err_errno(e, EXIT_INPUT, "cannot open '%s'", path);
+		return err_errno(e, errno == ENOENT ? EXIT_INPUT : EXIT_ENV, "cannot open '%s'", path);
 	while (getline(&line, &cap, fp) > 0) {
 		char op[256], dtype[64], fe[128], reason[1024];
 		double atol, rtol;
