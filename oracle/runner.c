@@ -42,6 +42,7 @@ struct worker {
 	enum wstate state;
 	struct child_process cp;
 	struct buf out;              /* stdout bytes not yet forming a whole line */
+	size_t out_scanned;          /* how many of them hold no newline: a long line is scanned once */
 	bool out_eof;                /* the worker closed its stdout; its death is awaited */
 	bool skip_line;              /* the line being read passed PROTO_LINE_MAX: dropped to its end */
 	struct proc_capture errcap;  /* stderr of the current test */
@@ -88,6 +89,7 @@ static int worker_start(struct worker *w, const struct runner_opts *o, struct er
 	if (proc_start(&w->cp, e) < 0)
 		return err_prefix(e, "cannot start a worker");
 	buf_reset(&w->out);
+	w->out_scanned = 0;
 	w->out_eof = false;
 	w->skip_line = false;
 	w->taken = false;
@@ -355,7 +357,8 @@ static int read_stdout(struct pool *p, struct worker *w, struct err *e)
 		return 0;
 	}
 	buf_add(&w->out, chunk, (size_t)n);
-	while (w->state != W_DEAD && (nl = memchr(w->out.data, '\n', w->out.len))) {
+	while (w->state != W_DEAD &&
+	       (nl = memchr(w->out.data + w->out_scanned, '\n', w->out.len - w->out_scanned))) {
 		size_t len = (size_t)(nl - w->out.data);
 		char *line = xstrndup(w->out.data, len);
 		int r = 0;
@@ -363,6 +366,7 @@ static int read_stdout(struct pool *p, struct worker *w, struct err *e)
 		memmove(w->out.data, nl + 1, w->out.len - len - 1);
 		w->out.len -= len + 1;
 		w->out.data[w->out.len] = '\0';
+		w->out_scanned = 0;
 		if (w->skip_line) {
 			/* The end of an overlong line: garbage like its start. */
 			proc_capture_add(&w->errcap, line, strlen(line));
@@ -375,10 +379,14 @@ static int read_stdout(struct pool *p, struct worker *w, struct err *e)
 		if (r < 0)
 			return -1;
 	}
-	if (w->state != W_DEAD && w->out.len > PROTO_LINE_MAX) {
+	if (w->state == W_DEAD)
+		return 0;
+	w->out_scanned = w->out.len;
+	if (w->out.len > PROTO_LINE_MAX) {
 		/* No event is this long: a frontend writing without newlines must not grow ferry. */
 		proc_capture_add(&w->errcap, w->out.data, w->out.len);
 		buf_reset(&w->out);
+		w->out_scanned = 0;
 		w->skip_line = true;
 	}
 	return 0;

@@ -4,8 +4,8 @@ and hangs like a compiler, this one attacks the worker's streams, process tree a
 never a stand-in for a real frontend's results.
 
     Tanh       writes garbage to stdout, to fd 1 and to every pipe it can write to (the protocol
-               stream among them), with and without newlines, in load, compile and execute;
-               then runs normally
+               stream among them), with and without newlines, a line of 9 MB among them, in
+               load, compile and execute; then runs normally
     Sin        closes every descriptor (os.closerange(0, 1024)) in compile, then returns
     Selu       closes every descriptor above stderr in compile, then hangs
     Cos        forks a child that calls setsid() and sleeps forever, writing its pid to
@@ -57,7 +57,8 @@ def _garbage(where):
                 continue
             os.write(fd, b'\xff\x00 garbage {"event": "resu')  # an unfinished line
             os.write(fd, b"\nnot json at all\n[1, 2, 3]\n{\"no_event\": 1}\n{\"event\": 42}\n")
-            os.write(fd, b"x" * (3 << 20))  # a long line, never finished
+            # a long line, never finished; in execute longer than any event may be
+            os.write(fd, b"x" * ((9 if where == "execute" else 1) << 20))
         except OSError:
             pass
 
