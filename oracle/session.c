@@ -517,6 +517,8 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 		res.outcome = "crash";
 		buf_adds(&msg, "the worker ");
 		proc_status_describe(&o->status, &msg);
+		if (o->stage)
+			buf_addf(&msg, " during %s", o->stage);
 		res.message = msg.data;
 		if (o->status.signaled)
 			buf_addf(&sig, "signal %d", o->status.sig);
