@@ -1,12 +1,17 @@
 /* db.c: the SQLite results store. */
 #include "db.h"
+#include "fsutil.h"
 #include "xalloc.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
+#include <unistd.h>
 
 #define SCHEMA_VERSION "1"
 
@@ -59,27 +64,73 @@ static int exec(struct db *d, const char *sql, struct err *e)
 	return 0;
 }
 
-int db_open(struct db *d, const char *path, int create, struct err *e)
+/* Whether the file is a ferry store, before anything is written to it: *tables gets the number of
+ * tables it holds, *ours whether one of them is ferry's meta table. A file that is not an SQLite
+ * database at all (random bytes) fails here, as bad input. */
+static int inspect(struct db *d, int *tables, int *ours, struct err *e)
 {
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
 	sqlite3_stmt *st = NULL;
-	int r = -1;
+	int rc;
+
+	*tables = *ours = 0;
+	rc = sqlite3_prepare_v2(d->h, "SELECT count(*), coalesce(sum(name = 'meta'), 0) FROM sqlite_master"
+				" WHERE type = 'table'", -1, &st, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*tables = sqlite3_column_int(st, 0);
+		*ours = sqlite3_column_int(st, 1) > 0;
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_OK)
+		return 0;
+	rc = sqlite3_errcode(d->h);
+	if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
+		return err_set(e, EXIT_INPUT, "'%s' is not a ferry results store: %s", d->path, sqlite3_errmsg(d->h));
+	return db_error(d, e, "cannot read the store");
+}
+
+int db_open(struct db *d, const char *path, int mode, struct err *e)
+{
+	int flags = mode == DB_READ ? SQLITE_OPEN_READONLY
+		  : SQLITE_OPEN_READWRITE | (mode == DB_CREATE ? SQLITE_OPEN_CREATE : 0);
+	sqlite3_stmt *st = NULL;
+	int tables, ours, r = -1;
 
 	d->path = xstrdup(path);
+	d->locked = 0;
+	d->lock_fd = -1;
+	/* SQLite would open a device or a FIFO, and later replace it through its journal. */
+	if (fs_regular_or_absent(path, "a results store", e) < 0)
+		goto out;
+	if (mode != DB_CREATE && !fs_exists(path)) {
+		err_set(e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", path);
+		goto out;
+	}
 	if (sqlite3_open_v2(path, &d->h, flags, NULL) != SQLITE_OK) {
-		if (!create)
+		if (mode != DB_CREATE)
 			err_set(e, EXIT_INPUT, "cannot open the store '%s': %s", path, sqlite3_errmsg(d->h));
 		else
 			db_error(d, e, "cannot create the store");
 		goto out;
 	}
 	sqlite3_busy_timeout(d->h, 10000);
-	/* WAL with synchronous=NORMAL survives a killed process (the case that matters: a crashed or
-	 * interrupted run), at a fraction of the cost of a full sync per result. */
-	if (exec(d, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", e) < 0)
+	if (inspect(d, &tables, &ours, e) < 0)
 		goto out;
-	if (exec(d, schema, e) < 0)
+	/* An empty file is an empty database: a store only when one is being made. Another program's
+	 * database never is one: ferry's tables are not to be added to it. */
+	if (!ours && (tables || mode != DB_CREATE)) {
+		err_set(e, EXIT_INPUT, "'%s' is not a ferry results store (%s)", path,
+			tables ? "an SQLite database without ferry's tables" : "it is empty");
 		goto out;
+	}
+	if (mode != DB_READ) {
+		/* WAL with synchronous=NORMAL survives a killed process (the case that matters: a crashed or
+		 * interrupted run), at a fraction of the cost of a full sync per result. */
+		if (exec(d, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", e) < 0)
+			goto out;
+		if (exec(d, schema, e) < 0)
+			goto out;
+	}
 	if (!(st = db_prepare(d, "SELECT value FROM meta WHERE key = 'schema'", e)))
 		goto out;
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -90,6 +141,9 @@ int db_open(struct db *d, const char *path, int create, struct err *e)
 				SCHEMA_VERSION);
 			goto out;
 		}
+	} else if (mode == DB_READ) {
+		err_set(e, EXIT_INPUT, "'%s' is not a ferry results store (it has no schema version)", path);
+		goto out;
 	} else if (exec(d, "INSERT INTO meta(key, value) VALUES('schema', '" SCHEMA_VERSION "')", e) < 0) {
 		goto out;
 	}
@@ -105,13 +159,63 @@ out:
 	return r;
 }
 
+int db_lock(struct db *d, const char *command, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	char *who = NULL;
+	int fd, r = -1;
+
+	if (d->locked)
+		return 0;
+	if ((fd = open(d->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return err_errno(e, EXIT_ENV, "cannot open the store '%s'", d->path);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK) {
+			err_errno(e, EXIT_ENV, "cannot lock the store '%s'", d->path);
+			goto out;
+		}
+		/* The holder says who it is; between its lock and its note there is nothing to read. */
+		if (sqlite3_prepare_v2(d->h, "SELECT value FROM meta WHERE key = 'writer'", -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+			who = xasprintf(" (%s)", (const char *)sqlite3_column_text(st, 0));
+		err_set(e, EXIT_ENV, "'%s' is being written by another ferry%s: wait for it to finish, or use "
+			"another store", d->path, who ? who : "");
+		goto out;
+	}
+	if (!(st = db_prepare(d, "INSERT OR REPLACE INTO meta(key, value) VALUES('writer', ?1)", e)))
+		goto out;
+	who = xasprintf("pid %ld, '%s'", (long)getpid(), command ? command : "ferry");
+	sqlite3_bind_text(st, 1, who, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		db_error(d, e, "cannot write to the store");
+		goto out;
+	}
+	d->locked = 1;
+	d->lock_fd = fd;
+	fd = -1;
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	free(who);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 void db_close(struct db *d)
 {
 	sqlite3_finalize(d->has_result);
 	sqlite3_finalize(d->put_result);
 	d->has_result = d->put_result = NULL;
+	if (d->locked && d->h)
+		sqlite3_exec(d->h, "DELETE FROM meta WHERE key = 'writer'", NULL, NULL, NULL);
 	if (d->h)
 		sqlite3_close(d->h);
+	/* After SQLite has let go, so that the next writer finds the store at rest. */
+	if (d->locked)
+		close(d->lock_fd);
+	d->locked = 0;
+	d->lock_fd = -1;
 	free(d->path);
 	d->h = NULL;
 	d->path = NULL;

@@ -19,9 +19,19 @@ struct db {
 	char *path;
 	/* The statements every test uses, prepared once (owned; finalized by db_close). */
 	sqlite3_stmt *has_result, *put_result;
+	/* The writer's lock (db_lock): a descriptor of the store file holding flock(LOCK_EX). */
+	int locked, lock_fd;
 };
 
-#define DB_INIT { NULL, NULL, NULL, NULL }
+#define DB_INIT { NULL, NULL, NULL, NULL, 0, -1 }
+
+/* How a store is opened. Each refuses a path that is not a regular file, and a file that is not a
+ * ferry store (random bytes, another program's SQLite database) with EXIT_INPUT. */
+enum db_mode {
+	DB_WRITE = 0,   /* an existing store, to add to (the bugs table) */
+	DB_CREATE = 1,  /* created (with its tables) when missing or empty */
+	DB_READ = 2,    /* an existing store, read-only: nothing is created or changed */
+};
 
 struct db_result {
 	const char *frontend;
@@ -41,9 +51,17 @@ struct db_result {
  * file could also be. */
 int db_is_store(const char *path);
 
-/* Open (creating it and its tables when create is set) the store at path. */
-int db_open(struct db *d, const char *path, int create, struct err *e);
+/* Open the store at path (mode: enum db_mode). A missing store is bad input unless created. */
+int db_open(struct db *d, const char *path, int mode, struct err *e);
+/* Also releases the writer's lock. */
 void db_close(struct db *d);
+
+/* Make this process the store's one writer (of results: run, check, merge): two runs on one store
+ * would run every test twice, the last to finish winning. The lock is an flock() on the store file
+ * (SQLite's own locks are fcntl() locks, which it does not disturb); it ends with the process, so
+ * a killed run leaves no stale lock. command (e.g. the command line) is kept in the store while the
+ * lock is held, so that a second writer is refused (EXIT_ENV) with a message naming the first. */
+int db_lock(struct db *d, const char *command, struct err *e);
 
 int db_begin(struct db *d, struct err *e);
 int db_commit(struct db *d, struct err *e);

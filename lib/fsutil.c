@@ -31,7 +31,7 @@ int fs_mkdirs(const char *path, struct err *e)
 			break;
 	}
 	if (!r && !fs_is_dir(path))
-		r = err_set(e, EXIT_ENV, "cannot create directory '%s': a file of that name exists", path);
+		r = err_set(e, EXIT_INPUT, "cannot create directory '%s': a file of that name exists", path);
 	free(p);
 	return r;
 }
@@ -53,45 +53,257 @@ int fs_read(const char *path, struct buf *out, struct err *e)
 	return r;
 }
 
-int fs_write_atomic(const char *path, const void *data, size_t len, struct err *e)
+/* What an output path names, and so how it is written. */
+enum out_kind {
+	OUT_NEW,        /* nothing yet: a temporary file renamed into place */
+	OUT_REGULAR,    /* a regular file (maybe through links): the same, over the link's target */
+	OUT_STDOUT,     /* the file that standard output already is */
+	OUT_IN_PLACE,   /* a device, a FIFO, a socket: opened and written as it is */
+	OUT_DANGLING,   /* a link to nothing: created through the link, like a shell's > does */
+};
+
+static enum out_kind out_classify(const char *path, char **target, struct err *e)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	const char *p = data;
+	struct stat st, lst, out;
+
+	*target = NULL;
+	if (!strcmp(path, "-"))
+		return OUT_STDOUT;
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+			return OUT_DANGLING;
+		/* Nothing there (or a path that cannot be looked at, which creating the file will report). */
+		*target = xstrdup(path);
+		return OUT_NEW;
+	}
+	/* /dev/stdout, /dev/fd/1, or the very file the shell redirected stdout to: replacing that file
+	 * would leave the shell's descriptor on an unlinked inode, and the output would be lost. */
+	if (fstat(STDOUT_FILENO, &out) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+		return OUT_STDOUT;
+	if (S_ISDIR(st.st_mode)) {
+		err_set(e, EXIT_INPUT, "cannot write '%s': it is a directory", path);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode))
+		return OUT_IN_PLACE;
+	/* Rename over a link would replace the link; the file it points to is what the user meant. */
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && (*target = realpath(path, NULL)))
+		return OUT_REGULAR;
+	*target = xstrdup(path);
+	return OUT_REGULAR;
+}
+
+/* The permissions a new file gets: the existing file's, else what open(0666) would give. */
+static mode_t new_mode(const char *target)
+{
+	struct stat st;
+	mode_t mask;
+
+	if (stat(target, &st) == 0)
+		return st.st_mode & 07777;
+	mask = umask(0);
+	umask(mask);
+	return 0666 & ~mask;
+}
+
+int fs_output_open(struct fs_output *o, const char *path, struct err *e)
+{
+	enum out_kind k;
+	int fd = -1;
+
+	o->fp = NULL;
+	o->path = xstrdup(path);
+	o->target = o->tmp = NULL;
+	k = out_classify(path, &o->target, e);
+	switch ((int)k) {
+	case -1:
+		goto fail;
+	case OUT_STDOUT:
+		o->fp = stdout;
+		return 0;
+	case OUT_IN_PLACE:
+	case OUT_DANGLING:
+		/* No O_TRUNC on a device: /dev/null needs none, and a FIFO or terminal has nothing to cut. */
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (k == OUT_DANGLING ? O_CREAT | O_TRUNC : 0), 0666);
+		if (fd < 0) {
+			err_errno(e, EXIT_ENV, "cannot open '%s'", path);
+			goto fail;
+		}
+		break;
+	default:
+		o->tmp = xasprintf("%s.tmp-XXXXXX", o->target);
+		if ((fd = mkstemp(o->tmp)) < 0) {
+			err_errno(e, EXIT_ENV, "cannot create '%s'", path);
+			free(o->tmp);
+			o->tmp = NULL;
+			goto fail;
+		}
+		fchmod(fd, new_mode(o->target));
+		break;
+	}
+	if (!(o->fp = fdopen(fd, "w"))) {
+		err_errno(e, EXIT_ENV, "cannot write '%s'", path);
+		close(fd);
+		goto fail;
+	}
+	return 0;
+fail:
+	fs_output_abort(o);
+	return -1;
+}
+
+int fs_output_in_place(const struct fs_output *o)
+{
+	return !o->tmp;
+}
+
+int fs_output_commit(struct fs_output *o, struct err *e)
+{
 	int r = -1;
 
-	if (fd < 0) {
-		err_errno(e, EXIT_ENV, "cannot create '%s'", tmp);
-		goto out;
-	}
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err_errno(e, EXIT_ENV, "cannot write '%s'", tmp);
-			close(fd);
-			unlink(tmp);
+	if (o->fp == stdout) {
+		o->fp = NULL;
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			if (!strcmp(o->path, "-"))
+				err_errno(e, EXIT_ENV, "cannot write to standard output");
+			else
+				err_errno(e, EXIT_ENV, "cannot write '%s'", o->path);
 			goto out;
 		}
-		p += n;
-		len -= (size_t)n;
-	}
-	if (close(fd) < 0) {
-		err_errno(e, EXIT_ENV, "cannot write '%s'", tmp);
-		unlink(tmp);
+		r = 0;
 		goto out;
 	}
-	if (rename(tmp, path) < 0) {
-		err_errno(e, EXIT_ENV, "cannot rename '%s' to '%s'", tmp, path);
-		unlink(tmp);
+	if (!o->fp) {
+		err_set(e, EXIT_ENV, "cannot write '%s': not open", o->path);
 		goto out;
 	}
+	if (ferror(o->fp) | (fclose(o->fp) != 0)) {
+		o->fp = NULL;
+		err_errno(e, EXIT_ENV, "cannot write '%s'", o->path);
+		goto out;
+	}
+	o->fp = NULL;
+	if (o->tmp && rename(o->tmp, o->target) < 0) {
+		err_errno(e, EXIT_ENV, "cannot replace '%s'", o->path);
+		goto out;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
 	r = 0;
 out:
-	free(tmp);
+	fs_output_abort(o);
 	return r;
+}
+
+void fs_output_abort(struct fs_output *o)
+{
+	if (o->fp && o->fp != stdout)
+		fclose(o->fp);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->path);
+	free(o->target);
+	free(o->tmp);
+	o->fp = NULL;
+	o->path = o->target = o->tmp = NULL;
+}
+
+/* Copy the file at from into fp. */
+static int copy_into(const char *from, FILE *fp, const char *to, struct err *e)
+{
+	char chunk[65536];
+	FILE *in = fopen(from, "rb");
+	size_t n;
+	int r = 0;
+
+	if (!in)
+		return err_errno(e, EXIT_ENV, "cannot read '%s'", from);
+	while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
+		if (fwrite(chunk, 1, n, fp) != n) {
+			r = err_errno(e, EXIT_ENV, "cannot write '%s'", to);
+			break;
+		}
+	if (!r && ferror(in))
+		r = err_errno(e, EXIT_ENV, "cannot read '%s'", from);
+	fclose(in);
+	return r;
+}
+
+int fs_output_place(const char *tmp, const char *path, struct err *e)
+{
+	struct fs_output o = FS_OUTPUT_INIT;
+	char *target = NULL;
+	enum out_kind k = out_classify(path, &target, e);
+	int r = -1;
+
+	if ((int)k == -1)
+		goto out;
+	if (k == OUT_NEW || k == OUT_REGULAR) {
+		if (rename(tmp, target) < 0) {
+			err_errno(e, EXIT_ENV, "cannot replace '%s'", path);
+			goto out;
+		}
+		r = 0;
+		goto out;
+	}
+	if (fs_output_open(&o, path, e) < 0)
+		goto out;
+	if (copy_into(tmp, o.fp, path, e) < 0) {
+		fs_output_abort(&o);
+		goto out;
+	}
+	if (fs_output_commit(&o, e) < 0)
+		goto out;
+	unlink(tmp);
+	r = 0;
+out:
+	free(target);
+	return r;
+}
+
+int fs_write_atomic(const char *path, const void *data, size_t len, struct err *e)
+{
+	struct fs_output o = FS_OUTPUT_INIT;
+
+	if (fs_output_open(&o, path, e) < 0)
+		return -1;
+	if (len && fwrite(data, 1, len, o.fp) != len) {
+		err_errno(e, EXIT_ENV, "cannot write '%s'", path);
+		fs_output_abort(&o);
+		return -1;
+	}
+	return fs_output_commit(&o, e);
+}
+
+int fs_input_file(const char *path, struct err *e)
+{
+	struct stat st;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	if (stat(path, &st) < 0)
+		return err_errno(e, errno == ENOENT || errno == ENOTDIR ? EXIT_INPUT : EXIT_ENV, "cannot open '%s'", path);
+	if (S_ISDIR(st.st_mode))
+		return err_set(e, EXIT_INPUT, "cannot read '%s': it is a directory", path);
+	return 0;
+}
+
+int fs_regular_or_absent(const char *path, const char *what, struct err *e)
+{
+	struct stat st;
+	const char *kind;
+
+	if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		kind = "a directory";
+	else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		kind = "a device";
+	else if (S_ISFIFO(st.st_mode))
+		kind = "a FIFO";
+	else
+		kind = "not a regular file";
+	return err_set(e, EXIT_INPUT, "'%s' is %s: %s must be a regular file", path, kind, what);
 }
 
 int fs_exists(const char *path)

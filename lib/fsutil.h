@@ -4,6 +4,7 @@
 #define FERRY_FSUTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "buf.h"
 #include "err.h"
@@ -12,10 +13,48 @@
 int fs_mkdirs(const char *path, struct err *e);
 /* Read a whole file into out (appended). */
 int fs_read(const char *path, struct buf *out, struct err *e);
-/* Write data to path through a temporary file in the same directory and rename(), so readers see the
- * old file or the new one, never half of one. */
+/* An output file. A regular file (or a path that does not exist yet) is written through a temporary
+ * file beside it and renamed over it on commit, so that readers see the old file or the new one,
+ * never half of one, and a failed command leaves the old one alone. Anything else is written in
+ * place, since renaming over it would replace it with a regular file: a device (-o /dev/null), a
+ * FIFO, a terminal, and the command's own standard output (by "-", /dev/stdout, or any path that
+ * names the file standard output already is). A symbolic link is followed: its target is what gets
+ * replaced or written, and the link stays. A directory is refused (EXIT_INPUT).
+ *
+ * fs_output_open(), write to o->fp, then fs_output_commit() (which closes it) or fs_output_abort()
+ * (which closes it and removes the temporary file; an in-place write cannot be undone). */
+struct fs_output {
+	FILE *fp;       /* where to write; stdout for "-" and its equivalents */
+	char *path;     /* the path named (owned) */
+	char *target;   /* the file to replace when tmp is set: path, or the link's target (owned) */
+	char *tmp;      /* the temporary file, or NULL when writing in place (owned) */
+};
+
+#define FS_OUTPUT_INIT { NULL, NULL, NULL, NULL }
+
+int fs_output_open(struct fs_output *o, const char *path, struct err *e);
+int fs_output_commit(struct fs_output *o, struct err *e);
+/* Close and remove the temporary file; safe on an output that was never opened or is committed. */
+void fs_output_abort(struct fs_output *o);
+/* Whether o writes in place (a device, a FIFO, standard output): nothing to rename. */
+int fs_output_in_place(const struct fs_output *o);
+
+/* Put a finished temporary file tmp at path by the rule above: renamed over a regular file (or a
+ * link's regular target, or nothing), copied into anything else, then removed. For a command that
+ * wrote its own temporary file. */
+int fs_output_place(const char *tmp, const char *path, struct err *e);
+
+/* Write data to path as an fs_output: atomically for a regular file, in place for a device. */
 int fs_write_atomic(const char *path, const void *data, size_t len, struct err *e);
 int fs_exists(const char *path);
+/* Check, before anything is created, that an input file named by the user can be read as one: 0 for
+ * "-" (standard input) or an existing file that is not a directory; -1 with EXIT_INPUT when it is
+ * missing or a directory (fopen() opens a directory, and reading it fails later as if the disk had). */
+int fs_input_file(const char *path, struct err *e);
+/* 0 when path is a regular file (after links) or does not exist: what a file that ferry creates and
+ * keeps (a results store) may be; otherwise -1 with e filled (EXIT_INPUT), saying that what must be
+ * a regular file (what, e.g. "a results store") is not one. */
+int fs_regular_or_absent(const char *path, const char *what, struct err *e);
 int fs_is_dir(const char *path);
 /* An absolute version of path (the file need not exist). Caller frees. */
 char *fs_abspath(const char *path);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -29,6 +30,9 @@ extern char **environ;
 /* Without close_range, the child closes descriptors one by one up to the soft RLIMIT_NOFILE; a
  * container may set that to a billion, so the loop stops here. */
 #define CLOSE_LOOP_MAX 65536
+/* How many rounds proc_kill_strays makes at most: each kills the orphans the last one's deaths
+ * handed over, so only a tree that forks faster than it is killed needs more. */
+#define STRAY_ROUNDS_MAX 64
 
 /* What the child tells the parent through the report pipe when it cannot exec. */
 enum child_stage { STAGE_SETPGID, STAGE_STDIO, STAGE_CHDIR, STAGE_RLIMIT, STAGE_EXEC };
@@ -68,7 +72,7 @@ static void close_fd(int *fd)
 
 static void set_status(struct child_process *cp, int wstatus)
 {
-	struct proc_status st = { 0, false, 0 };
+	struct proc_status st = { 0, false, 0, false, false };
 
 	if (WIFSIGNALED(wstatus)) {
 		st.signaled = true;
@@ -108,7 +112,8 @@ void proc_release(struct child_process *cp)
 
 	if (cp->pid > 0 && !cp->reaped) {
 		signal_group(cp->pid, SIGKILL);
-		reap(cp, &e);
+		if (reap(cp, &e) == 0 && cp->status.signaled && cp->status.sig == SIGKILL)
+			cp->status.by_parent = true;
 	}
 	close_fd(&cp->fd_in);
 	close_fd(&cp->fd_out);
@@ -545,7 +550,7 @@ int proc_kill(struct child_process *cp, int grace_ms, struct proc_status *st, st
 {
 	long long deadline;
 	long nap_us = 500;
-	int r;
+	int r, ended;
 
 	if (check_started(cp, e) < 0)
 		return -1;
@@ -554,6 +559,11 @@ int proc_kill(struct child_process *cp, int grace_ms, struct proc_status *st, st
 			*st = cp->status;
 		return 0;
 	}
+	/* A child that has already ended keeps the status it ended with: ferry must not take the
+	 * blame for a death, nor a child for ferry's signal. The group is still signalled, for what
+	 * the leader left behind. */
+	if ((ended = wait_exited(cp, WNOHANG, e)) < 0)
+		return -1;
 	signal_group(cp->pid, SIGTERM);
 	signal_group(cp->pid, SIGCONT);
 	deadline = now_ms() + (grace_ms > 0 ? grace_ms : 0);
@@ -577,9 +587,39 @@ int proc_kill(struct child_process *cp, int grace_ms, struct proc_status *st, st
 	signal_group(cp->pid, SIGKILL);
 	if (reap(cp, e) < 0)
 		return -1;
+	if (!ended && cp->status.signaled && (cp->status.sig == SIGTERM || cp->status.sig == SIGKILL))
+		cp->status.by_parent = true;
 	if (st)
 		*st = cp->status;
 	return 0;
+}
+
+int proc_stopped(struct child_process *cp, struct proc_status *st, struct err *e)
+{
+	siginfo_t si;
+
+	if (check_started(cp, e) < 0)
+		return -1;
+	if (cp->reaped)
+		return 0;
+	/* WNOWAIT: the stop stays reportable (and a later SIGCONT still clears it). */
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)cp->pid, &si, WSTOPPED | WNOHANG | WNOWAIT) == 0)
+			break;
+		if (errno != EINTR)
+			return err_errno(e, EXIT_ENV, "cannot wait for process %d", (int)cp->pid);
+	}
+	if (si.si_pid == 0 || si.si_code != CLD_STOPPED)
+		return 0;
+	if (st) {
+		memset(st, 0, sizeof(*st));
+		st->stopped = true;
+		st->signaled = true;
+		st->sig = si.si_status;
+		st->code = 128 + si.si_status;
+	}
+	return 1;
 }
 
 void proc_status_describe(const struct proc_status *st, struct buf *out)
@@ -590,19 +630,44 @@ void proc_status_describe(const struct proc_status *st, struct buf *out)
 		{ SIGKILL, "SIGKILL" }, { SIGUSR1, "SIGUSR1" }, { SIGSEGV, "SIGSEGV" },
 		{ SIGUSR2, "SIGUSR2" }, { SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" },
 		{ SIGTERM, "SIGTERM" }, { SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" }, { SIGSYS, "SIGSYS" },
+		{ SIGSTOP, "SIGSTOP" }, { SIGTSTP, "SIGTSTP" }, { SIGTTIN, "SIGTTIN" }, { SIGTTOU, "SIGTTOU" },
 	};
 
 	if (!st->signaled) {
 		buf_addf(out, "exit status %d", st->code);
 		return;
 	}
+	buf_addf(out, "%s by signal %d", st->stopped ? "stopped" : "killed", st->sig);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (names[i].sig == st->sig) {
-			buf_addf(out, "killed by signal %d (%s)", st->sig, names[i].name);
-			return;
+			buf_addf(out, " (%s", names[i].name);
+			/* These two are the ones ferry sends: say whose they were. */
+			if (!st->stopped && (st->sig == SIGTERM || st->sig == SIGKILL))
+				buf_adds(out, st->by_parent ? ", sent by ferry" : ", not sent by ferry");
+			buf_addc(out, ')');
+			break;
 		}
 	}
-	buf_addf(out, "killed by signal %d", st->sig);
+}
+
+int proc_set_subreaper(bool on, bool *was, struct err *e)
+{
+#ifdef PR_SET_CHILD_SUBREAPER
+	int cur = 0;
+
+	if (prctl(PR_GET_CHILD_SUBREAPER, &cur, 0, 0, 0) < 0)
+		return err_errno(e, EXIT_ENV, "cannot ask whether this process is a child subreaper");
+	if (was)
+		*was = cur != 0;
+	if (prctl(PR_SET_CHILD_SUBREAPER, on ? 1 : 0, 0, 0, 0) < 0)
+		return err_errno(e, EXIT_ENV, "cannot make this process a child subreaper");
+	return 0;
+#else
+	(void)on;
+	if (was)
+		*was = false;
+	return err_set(e, EXIT_ENV, "this system has no child subreaper");
+#endif
 }
 
 /* Read a small /proc file whole into b (size bytes, NUL-terminated). Returns -1 with errno. */
@@ -648,9 +713,11 @@ int proc_rss(pid_t pid, uint64_t *bytes, struct err *e)
 	return 0;
 }
 
-/* From the text of /proc/PID/stat, the state, the process group and the resident pages. The command
- * name (field 2) may hold spaces and parentheses, so fields are counted from the last ')'. */
-static int parse_stat(const char *text, char *state, long long *pgrp, unsigned long long *rss)
+/* From the text of /proc/PID/stat, the state, the parent, the process group and the resident pages.
+ * The command name (field 2) may hold spaces and parentheses, so fields are counted from the last
+ * ')'. */
+static int parse_stat(const char *text, char *state, long long *ppid, long long *pgrp,
+		      unsigned long long *rss)
 {
 	const char *p = strrchr(text, ')');
 	int field = 2;
@@ -668,6 +735,8 @@ static int parse_stat(const char *text, char *state, long long *pgrp, unsigned l
 		field++;
 		if (field == 3)
 			*state = *p;
+		else if (field == 4)
+			*ppid = strtoll(p, &end, 10);
 		else if (field == 5)
 			*pgrp = strtoll(p, &end, 10);
 		else if (field == 24) {
@@ -691,7 +760,7 @@ int proc_group_rss(pid_t pgid, uint64_t *bytes, int *nprocs, struct err *e)
 		return err_errno(e, EXIT_ENV, "cannot open '/proc'");
 	while ((de = readdir(d))) {
 		char path[300], text[1024];
-		long long pgrp = -1;
+		long long pgrp = -1, ppid = -1;
 		unsigned long long rss = 0;
 		char state = '?';
 
@@ -701,7 +770,7 @@ int proc_group_rss(pid_t pgid, uint64_t *bytes, int *nprocs, struct err *e)
 		/* A process may exit between readdir and open: it no longer uses memory. */
 		if (read_small(path, text, sizeof(text)) < 0)
 			continue;
-		if (parse_stat(text, &state, &pgrp, &rss) < 0 || pgrp != (long long)pgid)
+		if (parse_stat(text, &state, &ppid, &pgrp, &rss) < 0 || pgrp != (long long)pgid)
 			continue;
 		/* A zombie stays in its group until reaped but holds no memory: not a member that counts. */
 		if (state == 'Z' || state == 'X')
@@ -753,6 +822,21 @@ static void capture_tail(struct proc_capture *c, const char *p, size_t n)
 	buf_add(&c->buf, p, n);
 }
 
+void proc_capture_add(struct proc_capture *c, const char *p, size_t n)
+{
+	size_t keep;
+
+	if (c->tail) {
+		capture_tail(c, p, n);
+		return;
+	}
+	keep = c->buf.len < c->cap ? c->cap - c->buf.len : 0;
+	if (keep > n)
+		keep = n;
+	buf_add(&c->buf, p, keep);
+	c->dropped += (uint64_t)(n - keep);
+}
+
 int proc_capture_read(struct proc_capture *c, int fd, struct err *e)
 {
 	char chunk[65536];
@@ -798,4 +882,96 @@ int proc_capture_read(struct proc_capture *c, int fd, struct err *e)
 		c->dropped += (uint64_t)n - keep;
 	}
 	return 0;
+}
+
+/* The children of this process that are not in keep, into *v (grown as needed; *n of them). */
+static int list_strays(const pid_t *keep, size_t nkeep, pid_t **v, size_t *n, size_t *cap, struct err *e)
+{
+	long long self = (long long)getpid();
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	*n = 0;
+	if (!d)
+		return err_errno(e, EXIT_ENV, "cannot open '/proc'");
+	while ((de = readdir(d))) {
+		char path[300], text[1024];
+		long long pgrp = -1, ppid = -1;
+		unsigned long long rss = 0;
+		char state = '?';
+		pid_t pid;
+		bool kept = false;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if (read_small(path, text, sizeof(text)) < 0)
+			continue;
+		if (parse_stat(text, &state, &ppid, &pgrp, &rss) < 0 || ppid != self)
+			continue;
+		pid = (pid_t)atoi(de->d_name);
+		for (size_t i = 0; i < nkeep && !kept; i++)
+			kept = keep[i] == pid;
+		if (kept)
+			continue;
+		if (*n == *cap) {
+			*cap = *cap ? 2 * *cap : 16;
+			*v = xrealloc(*v, *cap * sizeof(**v));
+		}
+		(*v)[(*n)++] = pid;
+	}
+	closedir(d);
+	return 0;
+}
+
+int proc_kill_strays(const pid_t *keep, size_t nkeep, int wait_ms, int *killed, struct err *e)
+{
+	long long deadline = now_ms() + (wait_ms > 0 ? wait_ms : 0);
+	pid_t *v = NULL;
+	size_t n = 0, cap = 0;
+	int reaped = 0, ret = -1;
+
+	for (int round = 0; round < STRAY_ROUNDS_MAX; round++) {
+		size_t left;
+
+		if (list_strays(keep, nkeep, &v, &n, &cap, e) < 0)
+			goto out;
+		if (!n)
+			break;
+		/* A child of ours cannot be reused by another process before we reap it, so these
+		 * pids, read from /proc a moment ago, still name the same processes. */
+		for (size_t i = 0; i < n; i++)
+			kill(v[i], SIGKILL);
+		left = n;
+		for (;;) {
+			struct timespec nap = { 0, 1000000 };
+
+			for (size_t i = 0; i < n; i++) {
+				int ws;
+				pid_t r;
+
+				if (v[i] <= 0)
+					continue;
+				while ((r = waitpid(v[i], &ws, WNOHANG)) < 0 && errno == EINTR)
+					;
+				if (r == 0)
+					continue;
+				if (r == v[i])
+					reaped++;
+				v[i] = 0;
+				left--;
+			}
+			if (!left || now_ms() >= deadline)
+				break;
+			nanosleep(&nap, NULL);
+		}
+		if (left)
+			break;
+	}
+	ret = 0;
+out:
+	free(v);
+	if (killed)
+		*killed = reaped;
+	return ret;
 }

@@ -23,8 +23,15 @@
  * until proc_start returns. The parent's ends of the pipes (fd_in, fd_out, fd_err) belong to the
  * struct: the caller may close one early (then set it to -1), and proc_release closes the rest.
  *
- * Reaping: only proc_wait, proc_try_wait and proc_kill reap the child. Nothing else in the process
- * may call waitpid(-1) or ignore SIGCHLD, or the child's status is lost. */
+ * Reaping: only proc_wait, proc_try_wait and proc_kill reap the child, and proc_kill_strays the
+ * children it is not told to keep. Nothing else in the process may call waitpid(-1) or ignore
+ * SIGCHLD, or the child's status is lost.
+ *
+ * Descendants that escape the group: a grandchild that calls setsid() leaves its process group, so
+ * no group signal reaches it, and when its parent exits it is reparented to init and outlives
+ * everything. A process that runs untrusted children becomes a child subreaper
+ * (proc_set_subreaper): orphans of its descendants are then reparented to it instead, and
+ * proc_kill_strays ends them. */
 #ifndef FERRY_PROC_H
 #define FERRY_PROC_H
 
@@ -50,6 +57,10 @@ struct proc_status {
 	int code;      /* the exit status, or 128 + N when signal N killed it (as a shell reports it) */
 	bool signaled; /* code is 128 + sig */
 	int sig;       /* the signal, 0 when the child exited */
+	bool by_parent; /* sig is the SIGTERM or SIGKILL that proc_kill or proc_release sent: the
+			 * child did not die of its own accord */
+	bool stopped;  /* from proc_stopped: the child has not ended but is stopped by sig (with
+			* signaled set and code 128 + sig) */
 };
 
 struct child_process {
@@ -73,7 +84,7 @@ struct child_process {
 };
 
 #define PROC_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, NULL, NULL, NULL, \
-		    0, false, -1, -1, -1, -1, false, { 0, false, 0 } }
+		    0, false, -1, -1, -1, -1, false, { 0, false, 0, false, false } }
 
 void proc_init(struct child_process *cp);
 /* Close the pipe ends. A child that was started and not reaped is killed, group and all, with
@@ -95,8 +106,27 @@ int proc_try_wait(struct child_process *cp, struct proc_status *st, struct err *
  * ignored SIGTERM; then reap the leader. A child already reaped is left alone. */
 int proc_kill(struct child_process *cp, int grace_ms, struct proc_status *st, struct err *e);
 
-/* "exit status 1", "killed by signal 11 (SIGSEGV)". */
+/* Like proc_try_wait for a stop: returns 1 when the child is stopped now (SIGSTOP, or SIGTSTP,
+ * SIGTTIN, SIGTTOU) and fills st (stopped, signaled, sig, code 128 + sig) without reaping or
+ * continuing it; 0 while it runs or after it has ended; -1 on error. */
+int proc_stopped(struct child_process *cp, struct proc_status *st, struct err *e);
+
+/* "exit status 1", "killed by signal 11 (SIGSEGV)", "stopped by signal 19 (SIGSTOP)". Since ferry
+ * sends SIGTERM and SIGKILL itself, a death by either says whether ferry sent it:
+ * "killed by signal 15 (SIGTERM, sent by ferry)" or "(SIGTERM, not sent by ferry)". */
 void proc_status_describe(const struct proc_status *st, struct buf *out);
+
+/* Make this process a child subreaper (PR_SET_CHILD_SUBREAPER) or stop being one; *was (may be
+ * NULL) receives the previous setting, to restore it later. Orphaned descendants are then
+ * reparented to this process, where proc_kill_strays finds them. -1 where the system has no such
+ * thing (then orphans go to init as before). */
+int proc_set_subreaper(bool on, bool *was, struct err *e);
+/* SIGKILL and reap every child of this process that is not in keep (nkeep pids), zombies included,
+ * then do the same to the orphans that their deaths hand over to this process (a subreaper's), until
+ * none is left or wait_ms pass (a process stuck in the kernel cannot be reaped at once; it is
+ * left). *killed (may be NULL) receives how many were reaped. The keep list is how the caller's own
+ * children (those of struct child_process) survive: any other child is a stray. */
+int proc_kill_strays(const pid_t *keep, size_t nkeep, int wait_ms, int *killed, struct err *e);
 
 /* The resident set size of one process, in bytes, from /proc/PID/statm. */
 int proc_rss(pid_t pid, uint64_t *bytes, struct err *e);
@@ -128,5 +158,7 @@ void proc_capture_release(struct proc_capture *c);
  * nothing more for now, at end of file (c->eof is then set), or after PROC_CAPTURE_BURST bytes;
  * -1 on a read error. */
 int proc_capture_read(struct proc_capture *c, int fd, struct err *e);
+/* Add n bytes that came by another way (a stray line on another stream) under the same cap. */
+void proc_capture_add(struct proc_capture *c, const char *p, size_t n);
 
 #endif

@@ -1,5 +1,6 @@
 /* baseline.c: reading and writing expected failures. */
 #include "baseline.h"
+#include "esc.h"
 #include "fsutil.h"
 #include "session.h"
 #include "xalloc.h"
@@ -29,7 +30,7 @@ static int load_store(const char *path, struct strmap *set, struct err *e)
 	sqlite3_stmt *st;
 	int r = -1;
 
-	if (db_open(&d, path, 0, e) < 0)
+	if (db_open(&d, path, DB_READ, e) < 0)
 		return -1;
 	if (!(st = db_prepare(&d, "SELECT frontend, id, outcome FROM results", e)))
 		goto out;
@@ -55,10 +56,12 @@ int baseline_load(const char *path, struct strmap *set, struct err *e)
 
 	if (!fs_exists(path))
 		return err_set(e, EXIT_INPUT, "cannot open the baseline '%s': No such file or directory", path);
+	if (fs_input_file(path, e) < 0)
+		return -1;
 	if (db_is_store(path))
 		return load_store(path, set, e);
 	if (!(fp = fopen(path, "r")))
-		return err_errno(e, EXIT_INPUT, "cannot open the baseline '%s'", path);
+		return err_errno(e, errno == ENOENT ? EXIT_INPUT : EXIT_ENV, "cannot open the baseline '%s'", path);
 	while (getline(&line, &cap, fp) > 0) {
 		char frontend[128], id[64], outcome[32];
 		const char *p;
@@ -106,8 +109,10 @@ int baseline_write(struct db *d, const char *frontend, FILE *fp, size_t *n, stru
 	fprintf(fp, "# ferry baseline: tests known to fail, one per line: FRONTEND ID OUTCOME OP\n"
 		    "# ferry check --baseline FILE fails only on failures not listed here.\n");
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		fprintf(fp, "%s %s %s %s\n", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
-			sqlite3_column_text(st, 2), sqlite3_column_text(st, 3));
+		/* A newline in an operator's name would forge a line of the file (esc.h). */
+		fprintf(fp, "%s %s %s %s\n", esc_str((const char *)sqlite3_column_text(st, 0)),
+			esc_str((const char *)sqlite3_column_text(st, 1)), esc_str((const char *)sqlite3_column_text(st, 2)),
+			esc_str((const char *)sqlite3_column_text(st, 3)));
 		(*n)++;
 	}
 	sqlite3_finalize(st);

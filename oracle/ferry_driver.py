@@ -30,7 +30,8 @@ The adapter interface. An adapter is a module oracle/adapter_<name>.py with:
                 torch.nn.Module, freshly built) and inputs (a list of torch tensors), and the
                 template's self-contained helpers (ferry_numpy, ferry_flatten, ...) are in scope;
                 torch may be imported too
-An exception from a stage is a crash in that stage. Messages meaning "the frontend does not support
+An exception from a stage is a crash in that stage, SystemExit (sys.exit) and KeyboardInterrupt included:
+a frontend that tries to end the worker has crashed in that stage, and the worker lives on. Messages meaning "the frontend does not support
 this" are told apart by the C side with the patterns in oracle/unsupported/<NAME>.txt.
 """
 
@@ -115,7 +116,7 @@ def run(adapter, testdir):
         stage = "execute"
         _stage(stage)
         outputs = adapter.execute(compiled, inputs)
-    except Exception as e:  # any exception from the frontend is the crash oracle's to judge
+    except BaseException as e:  # anything from the frontend, sys.exit too, is the crash oracle's to judge
         return _crash(adapter, stage, e)
     refs = [_read(testdir, entry, as_input=False) for entry in meta["outputs"]]
     return _pair(list(outputs), refs, meta["outputs"])
@@ -208,4 +209,7 @@ def _crash(adapter, stage, e):
     if frame is None and frames:
         frame = f"{os.path.basename(frames[-1].filename)}:{frames[-1].name}"
     text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-    return ("crash", stage, type(e).__name__, str(e), text, frame or "")
+    message = str(e)
+    if isinstance(e, SystemExit):  # str() is only the exit code: say what happened
+        message = f"SystemExit: the frontend called sys.exit({e.code!r})"
+    return ("crash", stage, type(e).__name__, message, text, frame or "")

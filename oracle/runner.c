@@ -1,5 +1,19 @@
 /* runner.c: the worker pool: one poll() loop over every worker's stdout and stderr, with deadlines
- * for tests and for start-up, and a memory watch. */
+ * for tests and for start-up, and a memory watch.
+ *
+ * What a hostile frontend can do to its worker, and what the runner makes of it:
+ *   - write garbage to the protocol stream: lines that are not events are kept as stderr text (under
+ *     the stderr cap), and every event starts on a line of its own, so garbage without a newline
+ *     cannot swallow the next event; a line longer than PROTO_LINE_MAX is dropped;
+ *   - close its streams: end of file on stdout is not the worker's death; its death (or the test's
+ *     deadline) decides the outcome, so ferry never blames a test with a signal ferry sent;
+ *   - stop itself: a worker stopped for STOP_GRACE seconds is killed, its test recorded with the
+ *     stop signal;
+ *   - die between tests: a test the worker never took (no "taken" event) is handed to a fresh
+ *     worker, never recorded;
+ *   - leave descendants behind (setsid, double fork): the runner is a child subreaper while it
+ *     runs, so they are reparented to it when their parents die, and it kills them whenever a
+ *     worker ends and at the end of the run. */
 #include "runner.h"
 #include <time.h>
 #include "xalloc.h"
@@ -15,6 +29,12 @@
 #define KILL_GRACE_MS 500
 #define MEM_CHECK_INTERVAL 0.1
 #define MAX_START_FAILURES 3
+/* A stop this long is not a debugger's or a profiler's passing pause. */
+#define STOP_GRACE 1.0
+/* The longest event line: a result carries a traceback and a comparison, far below this. */
+#define PROTO_LINE_MAX (8u << 20)
+/* How long killing the strays may wait for one stuck in the kernel. */
+#define STRAY_WAIT_MS 2000
 
 enum wstate { W_DEAD, W_STARTING, W_IDLE, W_BUSY };
 
@@ -22,11 +42,16 @@ struct worker {
 	enum wstate state;
 	struct child_process cp;
 	struct buf out;              /* stdout bytes not yet forming a whole line */
+	size_t out_scanned;          /* how many of them hold no newline: a long line is scanned once */
+	bool out_eof;                /* the worker closed its stdout; its death is awaited */
+	bool skip_line;              /* the line being read passed PROTO_LINE_MAX: dropped to its end */
 	struct proc_capture errcap;  /* stderr of the current test */
 	struct runner_job job;
+	bool taken;                  /* the worker said it took the job ("taken") */
 	char *stage;
 	double started;              /* when the test (or the start-up) began */
 	double deadline;
+	double stopped_since;        /* when the worker was first seen stopped; 0: running */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -64,6 +89,11 @@ static int worker_start(struct worker *w, const struct runner_opts *o, struct er
 	if (proc_start(&w->cp, e) < 0)
 		return err_prefix(e, "cannot start a worker");
 	buf_reset(&w->out);
+	w->out_scanned = 0;
+	w->out_eof = false;
+	w->skip_line = false;
+	w->taken = false;
+	w->stopped_since = 0;
 	proc_capture_release(&w->errcap);
 	proc_capture_init(&w->errcap, o->stderr_cap);
 	w->errcap.tail = true;
@@ -73,17 +103,6 @@ static int worker_start(struct worker *w, const struct runner_opts *o, struct er
 	return 0;
 }
 
-static void worker_stop(struct worker *w, struct proc_status *st)
-{
-	struct err ignored = ERR_INIT;
-	struct proc_status dummy;
-
-	if (w->state != W_DEAD)
-		proc_kill(&w->cp, KILL_GRACE_MS, st ? st : &dummy, &ignored);
-	proc_release(&w->cp);
-	err_release(&ignored);
-	w->state = W_DEAD;
-}
 
 /* Drain what the worker's stderr holds now. */
 static void drain_stderr(struct worker *w)
@@ -107,13 +126,61 @@ struct pool {
 	struct worker *w;
 	int n;
 	struct runner_job pending;   /* taken from next(), waiting for a free worker */
+	struct runner_job *again;    /* jobs a worker ended before taking: handed out first */
+	size_t nagain, again_cap;
 	int no_more_jobs;
 	int start_failures;
+	int untaken;                 /* workers in a row that ended before taking their job */
 	int ever_ready;
 	char *version;
 };
 
-/* Report the current job of w with the given end, then free it. */
+/* Kill and reap every child of ours that is not a live worker: what an ended worker left behind
+ * (reparented to us, the subreaper), and the zombies of what its group kill ended. */
+static void kill_strays(struct pool *p)
+{
+	pid_t *keep = xcalloc((size_t)p->n, sizeof(*keep));
+	struct err ignored = ERR_INIT;
+	size_t n = 0;
+
+	for (int i = 0; i < p->n; i++)
+		if (p->w[i].state != W_DEAD && p->w[i].cp.pid > 0 && !p->w[i].cp.reaped)
+			keep[n++] = p->w[i].cp.pid;
+	proc_kill_strays(keep, n, STRAY_WAIT_MS, NULL, &ignored);
+	err_release(&ignored);
+	free(keep);
+}
+
+/* End the worker (if it has not ended) and whatever it left behind; st (may be NULL) receives how
+ * it ended: by itself, or by ferry's signals (st->by_parent). */
+static void worker_stop(struct pool *p, struct worker *w, struct proc_status *st)
+{
+	struct err ignored = ERR_INIT;
+	struct proc_status dummy;
+
+	if (w->state != W_DEAD)
+		proc_kill(&w->cp, KILL_GRACE_MS, st ? st : &dummy, &ignored);
+	proc_release(&w->cp);
+	err_release(&ignored);
+	w->state = W_DEAD;
+	kill_strays(p);
+}
+
+static void forget_job(struct worker *w)
+{
+	runner_job_release(&w->job);
+	free(w->stage);
+	w->stage = NULL;
+	w->taken = false;
+	w->stopped_since = 0;
+	buf_reset(&w->errcap.buf);
+	w->errcap.dropped = 0;
+}
+
+/* Report the current job of w with the given end, then free it. A job the worker ended without
+ * taking is not the job's outcome: it goes back to be handed to a fresh worker. Workers that keep
+ * ending before they take anything cannot run the frontend at all: after MAX_START_FAILURES in a
+ * row the run stops, as when workers cannot start. */
 static int finish_job(struct pool *p, struct worker *w, enum runner_end end, const cJSON *reply,
 		      const struct proc_status *st, struct err *e)
 {
@@ -121,6 +188,35 @@ static int finish_job(struct pool *p, struct worker *w, enum runner_end end, con
 	int r;
 
 	drain_stderr(w);
+	if (end != RUNNER_REPLY && !w->taken) {
+		if (++p->untaken >= MAX_START_FAILURES) {
+			struct buf why = BUF_INIT;
+
+			buf_addf(&why, "%d workers in a row ended before they took a test (the last: ", p->untaken);
+			if (end == RUNNER_TIMEOUT)
+				buf_adds(&why, "it did not take it in time");
+			else if (end == RUNNER_OOM)
+				buf_adds(&why, "it passed the memory limit");
+			else if (st)
+				proc_status_describe(st, &why);
+			buf_adds(&why, ")");
+			err_set(e, EXIT_ENV, "%s", why.data);
+			if (w->errcap.buf.len)
+				err_set_detail(e, xstrdup(w->errcap.buf.data));
+			buf_release(&why);
+			forget_job(w);
+			return -1;
+		}
+		if (p->nagain == p->again_cap) {
+			p->again_cap = p->again_cap ? 2 * p->again_cap : 4;
+			p->again = xrealloc(p->again, p->again_cap * sizeof(*p->again));
+		}
+		p->again[p->nagain++] = w->job;
+		w->job.key = NULL;
+		w->job.request = NULL;
+		forget_job(w);
+		return 0;
+	}
 	memset(&out, 0, sizeof(out));
 	out.end = end;
 	out.reply = reply;
@@ -130,11 +226,7 @@ static int finish_job(struct pool *p, struct worker *w, enum runner_end end, con
 	out.stderr_text = w->errcap.buf.data;
 	out.seconds = mono_now() - w->started;
 	r = p->cb->done(p->cb->ctx, &w->job, &out, e);
-	runner_job_release(&w->job);
-	free(w->stage);
-	w->stage = NULL;
-	buf_reset(&w->errcap.buf);
-	w->errcap.dropped = 0;
+	forget_job(w);
 	return r;
 }
 
@@ -159,9 +251,12 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 	int r = 0;
 
 	if (!cJSON_IsString(ev)) {
-		/* Not ours: a library wrote to the protocol stream after all. Keep it as stderr text. */
-		buf_adds(&w->errcap.buf, line);
-		buf_addc(&w->errcap.buf, '\n');
+		/* Not ours: a library wrote to the protocol stream after all. Keep it as stderr text.
+		 * The empty lines are the worker's own, before each event. */
+		if (*line) {
+			proc_capture_add(&w->errcap, line, strlen(line));
+			proc_capture_add(&w->errcap, "\n", 1);
+		}
 		goto out;
 	}
 	if (!strcmp(ev->valuestring, "ready") && w->state == W_STARTING) {
@@ -177,9 +272,12 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
 		char *why = xstrdup(cJSON_IsString(m) ? m->valuestring : "the worker could not start");
 
-		worker_stop(w, NULL);
+		worker_stop(p, w, NULL);
 		r = start_failed(p, w, why, e);
 		free(why);
+	} else if (!strcmp(ev->valuestring, "taken") && w->state == W_BUSY) {
+		w->taken = true;
+		p->untaken = 0;
 	} else if (!strcmp(ev->valuestring, "stage") && w->state == W_BUSY) {
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "stage");
 
@@ -194,7 +292,31 @@ out:
 	return r;
 }
 
-/* Read the worker's stdout; handle each whole line. At end of file the worker has died. */
+/* The worker ended (by itself) during its test. */
+static int worker_died(struct pool *p, struct worker *w, const struct proc_status *st, struct err *e)
+{
+	drain_stderr(w);
+	worker_stop(p, w, NULL);
+	return finish_job(p, w, RUNNER_DIED, NULL, st, e);
+}
+
+/* Give a worker whose stdout ended a moment to finish exiting, so that the status reported is its
+ * own and not that of ferry's SIGTERM. */
+static void settle(struct worker *w)
+{
+	struct err ignored = ERR_INIT;
+	struct timespec nap = { 0, 1000000 };
+	double until = mono_now() + 0.2;
+
+	while (proc_try_wait(&w->cp, NULL, &ignored) == 0 && mono_now() < until)
+		nanosleep(&nap, NULL);
+	err_release(&ignored);
+}
+
+/* Read the worker's stdout; handle each whole line. End of file during a test is not yet a death:
+ * a frontend may close the worker's descriptors and go on (or hang). The test ends when the worker
+ * does, or at its deadline, as any other; killing the worker here would record ferry's own SIGTERM
+ * as the test's crash. */
 static int read_stdout(struct pool *p, struct worker *w, struct err *e)
 {
 	char chunk[65536];
@@ -205,12 +327,22 @@ static int read_stdout(struct pool *p, struct worker *w, struct err *e)
 		return errno == EINTR || errno == EAGAIN ? 0 : err_errno(e, EXIT_ENV, "cannot read from a worker");
 	if (n == 0) {
 		struct proc_status st;
+		struct err ignored = ERR_INIT;
 		enum wstate was = w->state;
+		int ended;
 
 		drain_stderr(w);
-		worker_stop(w, &st);
-		if (was == W_BUSY)
-			return finish_job(p, w, RUNNER_DIED, NULL, &st, e);
+		if (was == W_BUSY) {
+			ended = proc_try_wait(&w->cp, &st, &ignored);
+			err_release(&ignored);
+			if (ended == 1)
+				return worker_died(p, w, &st, e);
+			w->out_eof = true;
+			return 0;
+		}
+		if (was == W_STARTING)
+			settle(w);
+		worker_stop(p, w, &st);
 		if (was == W_STARTING) {
 			struct buf why = BUF_INIT;
 			int r;
@@ -225,18 +357,37 @@ static int read_stdout(struct pool *p, struct worker *w, struct err *e)
 		return 0;
 	}
 	buf_add(&w->out, chunk, (size_t)n);
-	while (w->state != W_DEAD && (nl = memchr(w->out.data, '\n', w->out.len))) {
+	while (w->state != W_DEAD &&
+	       (nl = memchr(w->out.data + w->out_scanned, '\n', w->out.len - w->out_scanned))) {
 		size_t len = (size_t)(nl - w->out.data);
 		char *line = xstrndup(w->out.data, len);
-		int r;
+		int r = 0;
 
 		memmove(w->out.data, nl + 1, w->out.len - len - 1);
 		w->out.len -= len + 1;
 		w->out.data[w->out.len] = '\0';
-		r = handle_line(p, w, line, e);
+		w->out_scanned = 0;
+		if (w->skip_line) {
+			/* The end of an overlong line: garbage like its start. */
+			proc_capture_add(&w->errcap, line, strlen(line));
+			proc_capture_add(&w->errcap, "\n", 1);
+			w->skip_line = false;
+		} else {
+			r = handle_line(p, w, line, e);
+		}
 		free(line);
 		if (r < 0)
 			return -1;
+	}
+	if (w->state == W_DEAD)
+		return 0;
+	w->out_scanned = w->out.len;
+	if (w->out.len > PROTO_LINE_MAX) {
+		/* No event is this long: a frontend writing without newlines must not grow ferry. */
+		proc_capture_add(&w->errcap, w->out.data, w->out.len);
+		buf_reset(&w->out);
+		w->out_scanned = 0;
+		w->skip_line = true;
 	}
 	return 0;
 }
@@ -263,6 +414,10 @@ static int assign(struct pool *p, struct err *e)
 	for (;;) {
 		struct worker *idle = NULL;
 
+		if (!p->pending.key && p->nagain) {
+			p->pending = p->again[0];
+			memmove(p->again, p->again + 1, --p->nagain * sizeof(*p->again));
+		}
 		if (!p->pending.key && !p->no_more_jobs) {
 			int r = p->cb->next(p->cb->ctx, &p->pending, e);
 
@@ -283,6 +438,8 @@ static int assign(struct pool *p, struct err *e)
 			return 0;
 		}
 		idle->job = p->pending;
+		idle->taken = false;
+		idle->stopped_since = 0;
 		p->pending.key = NULL;
 		p->pending.request = NULL;
 		idle->state = W_BUSY;
@@ -304,38 +461,51 @@ static int watch(struct pool *p, double now, int check_mem, struct err *e)
 {
 	for (int i = 0; i < p->n; i++) {
 		struct worker *w = &p->w[i];
-		struct proc_status st;
+		struct proc_status st, stop;
 		uint64_t rss = 0;
 		struct err ignored = ERR_INIT;
 		int died;
 
 		if (w->state == W_STARTING && now > w->deadline) {
-			worker_stop(w, &st);
+			worker_stop(p, w, &st);
 			if (start_failed(p, w, "the worker did not become ready in time (importing its libraries)", e) < 0)
 				return -1;
 			continue;
 		}
 		if (w->state != W_BUSY)
 			continue;
+		/* Death first: a worker that ended on its own just before its deadline ended that way,
+		 * and a grandchild holding the worker's stdout would hide its death from read(). */
+		died = proc_try_wait(&w->cp, &st, &ignored);
+		err_release(&ignored);
+		if (died == 1) {
+			if (worker_died(p, w, &st, e) < 0)
+				return -1;
+			continue;
+		}
 		if (now > w->deadline) {
-			worker_stop(w, &st);
+			worker_stop(p, w, &st);
 			if (finish_job(p, w, RUNNER_TIMEOUT, NULL, &st, e) < 0)
 				return -1;
 			continue;
 		}
-		/* A grandchild holding the worker's stdout would hide its death from read(). */
-		died = proc_try_wait(&w->cp, &st, &ignored);
-		err_release(&ignored);
-		if (died == 1) {
-			worker_stop(w, NULL);
-			if (finish_job(p, w, RUNNER_DIED, NULL, &st, e) < 0)
-				return -1;
-			continue;
+		if (proc_stopped(&w->cp, &stop, &ignored) == 1) {
+			if (!w->stopped_since)
+				w->stopped_since = now;
+			if (now - w->stopped_since >= STOP_GRACE) {
+				worker_stop(p, w, NULL);
+				if (finish_job(p, w, RUNNER_DIED, NULL, &stop, e) < 0)
+					return -1;
+				continue;
+			}
+		} else {
+			w->stopped_since = 0;
 		}
+		err_release(&ignored);
 		if (!check_mem || !p->o->mem_limit)
 			continue;
 		if (proc_group_rss(w->cp.pid, &rss, NULL, &ignored) == 0 && rss > p->o->mem_limit) {
-			worker_stop(w, &st);
+			worker_stop(p, w, &st);
 			if (finish_job(p, w, RUNNER_OOM, NULL, &st, e) < 0)
 				return -1;
 		}
@@ -380,7 +550,10 @@ static int loop(struct pool *p, struct err *e)
 				continue;
 			if (w->deadline - now < wait)
 				wait = w->deadline - now;
-			fds[nfds++] = (struct pollfd){ .fd = w->cp.fd_out, .events = POLLIN };
+			/* Its stdout ended: its death is due any moment, and poll will not tell. */
+			if (w->out_eof && wait > 0.005)
+				wait = 0.005;
+			fds[nfds++] = (struct pollfd){ .fd = w->out_eof ? -1 : w->cp.fd_out, .events = POLLIN };
 			fds[nfds++] = (struct pollfd){ .fd = w->errcap.eof ? -1 : w->cp.fd_err, .events = POLLIN };
 		}
 		if (wait < 0)
@@ -396,7 +569,7 @@ static int loop(struct pool *p, struct err *e)
 				continue;
 			if (fds[k + 1].revents)
 				drain_stderr(w);
-			if (fds[k].revents && read_stdout(p, w, e) < 0)
+			if (fds[k].revents && w->state != W_DEAD && read_stdout(p, w, e) < 0)
 				goto out;
 			k += 2;
 		}
@@ -418,8 +591,10 @@ out:
 int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, char **version, struct err *e)
 {
 	struct sigaction sa, old_int, old_term, old_pipe, ign;
+	struct err ignored = ERR_INIT;
 	struct pool p;
-	int r;
+	bool was_subreaper = false;
+	int r, subreaper;
 
 	memset(&p, 0, sizeof(p));
 	p.o = o;
@@ -444,17 +619,27 @@ int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, c
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &ign, &old_pipe);
+	/* Without it (an old kernel), descendants that leave the worker's group still escape. */
+	subreaper = proc_set_subreaper(true, &was_subreaper, &ignored) == 0;
+	err_release(&ignored);
 
 	r = loop(&p, e);
 
+	for (int i = 0; i < p.n; i++)
+		worker_stop(&p, &p.w[i], NULL);
 	for (int i = 0; i < p.n; i++) {
-		worker_stop(&p.w[i], NULL);
 		runner_job_release(&p.w[i].job);
 		free(p.w[i].stage);
 		buf_release(&p.w[i].out);
 		proc_capture_release(&p.w[i].errcap);
 	}
+	if (subreaper)
+		proc_set_subreaper(was_subreaper, NULL, &ignored);
+	err_release(&ignored);
 	runner_job_release(&p.pending);
+	for (size_t i = 0; i < p.nagain; i++)
+		runner_job_release(&p.again[i]);
+	free(p.again);
 	free(p.w);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

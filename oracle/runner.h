@@ -6,12 +6,21 @@
  * reported with its cause and a fresh worker takes the next test.
  *
  * The protocol is JSON Lines. The runner writes one request per line to a worker's stdin. The worker
- * answers on its stdout (its stray prints go to stderr, which the runner captures):
+ * answers on its stdout (its stray prints go to stderr, which the runner captures), each event on
+ * a line of its own, after an empty line (see worker.c), and lines that are no event are kept as
+ * stderr text:
  *   {"event": "ready", "version": "..."}          once, when the worker can take tests
  *   {"event": "fatal", "message": "..."}          instead of ready: it cannot start (no library)
+ *   {"event": "taken"}                            it has read a request, before anything else
  *   {"event": "stage", "stage": "compile"}        the current test enters a stage
  *   {"event": "result", ...}                      the current test's result; the worker is free
- * Requests and results are the caller's business; the runner only carries them. */
+ * A worker that ends (or hangs, or passes the memory limit) before "taken" never started the test:
+ * the test goes to a fresh worker and is not reported. Requests and results are the caller's
+ * business; the runner only carries them.
+ *
+ * While it runs, the runner is a child subreaper (lib/proc.h): whatever a worker's descendants
+ * leave behind, setsid daemons included, is killed when the worker ends and at the end of the
+ * run. */
 #ifndef FERRY_RUNNER_H
 #define FERRY_RUNNER_H
 
@@ -41,14 +50,16 @@ enum runner_end {
 	RUNNER_REPLY,    /* the worker answered: see reply */
 	RUNNER_TIMEOUT,  /* the test outlived the timeout; the worker was killed */
 	RUNNER_OOM,      /* the worker passed the memory limit; it was killed */
-	RUNNER_DIED,     /* the worker died during the test (a fatal signal, an exit) */
+	RUNNER_DIED,     /* the worker died during the test (a fatal signal, an exit), or stopped
+			  * (status.stopped; it was then killed) */
 };
 
 struct runner_outcome {
 	enum runner_end end;
 	const struct cJSON *reply;   /* RUNNER_REPLY: the result event (borrowed for the callback) */
 	const char *stage;           /* the last stage the worker announced for this test, or NULL */
-	struct proc_status status;   /* RUNNER_DIED: how the worker ended */
+	struct proc_status status;   /* RUNNER_DIED: how the worker ended (never by ferry's signal);
+				      * RUNNER_TIMEOUT, RUNNER_OOM: by ferry's kill, as a rule */
 	const char *stderr_text;     /* what the worker wrote to stderr during this test (its tail) */
 	double seconds;
 };

@@ -6,6 +6,7 @@
 #include "xalloc.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,7 +88,7 @@ int tolerances_load(struct tolerances *t, const char *path, struct err *e)
 	int r = 0;
 
 	if (!fp)
-		return err_errno(e, EXIT_INPUT, "cannot open '%s'", path);
+		return err_errno(e, errno == ENOENT ? EXIT_INPUT : EXIT_ENV, "cannot open '%s'", path);
 	while (getline(&line, &cap, fp) > 0) {
 		char op[256], dtype[64], fe[128], reason[1024];
 		double atol, rtol;
@@ -284,6 +285,39 @@ static void take_shard(struct session *s)
 	s->norder = k;
 }
 
+/* Each frontend must have a valid test to take, or a run of it succeeds having tested nothing. */
+static int check_frontends(struct session *s, struct err *e)
+{
+	const struct session_opts *o = s->o;
+
+	for (size_t f = 0; f < o->nfes; f++) {
+		const struct frontend *fe = &o->fes[f];
+		size_t of_library = 0, valid = 0;
+		char where[64] = "";
+
+		for (size_t i = 0; i < s->norder; i++) {
+			const struct wrapped *t = &s->tests[s->order[i]];
+
+			if (!strcmp(t->in.library, fe->library)) {
+				of_library++;
+				valid += t->valid;
+			}
+		}
+		if (valid)
+			continue;
+		if (o->nshards > 1)
+			snprintf(where, sizeof(where), " in shard %d/%d", o->shard, o->nshards);
+		else if (o->queue)
+			snprintf(where, sizeof(where), " in the queue");
+		if (!of_library)
+			return err_set(e, EXIT_INPUT, "frontend '%s' takes %s models, and '%s' has none%s: nothing to test",
+				       fe->name, fe->library, o->wrapdir, where);
+		return err_set(e, EXIT_INPUT, "none of the %zu %s models of '%s'%s is valid: nothing to test on "
+			       "frontend '%s'", of_library, fe->library, o->wrapdir, where, fe->name);
+	}
+	return 0;
+}
+
 int session_open(struct session **out, const struct session_opts *o, struct err *e)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
@@ -292,13 +326,33 @@ int session_open(struct session **out, const struct session_opts *o, struct err 
 	s->o = o;
 	s->start = now();
 	*out = NULL;
+	/* Every input is checked before the store is created: a run that fails on its input leaves
+	 * nothing behind. */
+	if ((o->tolerances && fs_input_file(o->tolerances, e) < 0) || (o->queue && fs_input_file(o->queue, e) < 0))
+		goto fail;
+	if (!fs_is_dir(o->wrapdir)) {
+		err_set(e, EXIT_INPUT, "'%s' is not a directory of wrapped models (the output of ferry wrap)%s",
+			o->wrapdir, fs_exists(o->wrapdir) ? "" : ": No such file or directory");
+		goto fail;
+	}
 	if (o->tolerances && tolerances_load(&s->tol, o->tolerances, e) < 0)
 		goto fail;
 	if (wrapped_load(o->wrapdir, &s->tests, &s->ntests, &bad, warn_line, (void *)o, e) < 0)
 		goto fail;
+	if (!s->ntests) {
+		err_set(e, EXIT_INPUT, "'%s' holds no wrapped models%s", o->wrapdir,
+			bad ? " (every line of its wrapped.jsonl is bad)" : "");
+		goto fail;
+	}
 	if (o->queue) {
 		if (load_queue(s, o->queue, e) < 0)
 			goto fail;
+		/* A queue of another wrap, of plain ids, or of junk would run nothing and say it passed. */
+		if (!s->norder) {
+			err_set(e, EXIT_INPUT, "the queue '%s' names none of the wrapped models of '%s' "
+				"(it should be ferry rank's output for their corpus)", o->queue, o->wrapdir);
+			goto fail;
+		}
 	} else {
 		s->order = xcalloc(s->ntests, sizeof(*s->order));
 		for (size_t i = 0; i < s->ntests; i++)
@@ -306,9 +360,11 @@ int session_open(struct session **out, const struct session_opts *o, struct err 
 		s->norder = s->ntests;
 	}
 	take_shard(s);
+	if (check_frontends(s, e) < 0)
+		goto fail;
 	for (size_t i = 0; i < s->ntests; i++)
 		strmap_get(&s->index, s->tests[i].in.id, NULL)->count = i;
-	if (db_open(&s->db, o->store, 1, e) < 0)
+	if (db_open(&s->db, o->store, DB_CREATE, e) < 0 || db_lock(&s->db, o->command, e) < 0)
 		goto fail;
 	/* The store keeps the instances themselves, so that reports and reproducers need nothing else. */
 	if (db_begin(&s->db, e) < 0)
@@ -461,6 +517,8 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 		res.outcome = "crash";
 		buf_adds(&msg, "the worker ");
 		proc_status_describe(&o->status, &msg);
+		if (o->stage)
+			buf_addf(&msg, " during %s", o->stage);
 		res.message = msg.data;
 		if (o->status.signaled)
 			buf_addf(&sig, "signal %d", o->status.sig);

@@ -65,6 +65,10 @@ struct session_opts {
 	double budget;              /* seconds for the whole session, checked at test boundaries; 0: none */
 	int shard, nshards;         /* take every nshards-th test of the queue, from offset shard */
 	const char *command;        /* recorded with each run */
+	/* The frontends to be run (may be NULL): session_open refuses, before it creates the store, a
+	 * selection that holds no valid test for one of them (a wrong library, a wrong shard). */
+	const struct frontend *fes;
+	size_t nfes;
 
 	void *ctx;
 	void (*warn)(void *ctx, const char *msg);

@@ -24,11 +24,13 @@ struct worker {
 	struct classify unsupported;
 };
 
-/* Write one protocol event and flush it: the runner is waiting for it. */
+/* Write one protocol event and flush it: the runner is waiting for it. The event starts on a line
+ * of its own: a frontend that found the protocol stream and left a line unfinished on it must not
+ * take the event down with its garbage (the runner ignores the empty line). */
 static int send(struct worker *w, cJSON *ev, struct err *e)
 {
 	char *s = cJSON_PrintUnformatted(ev);
-	int bad = fprintf(w->proto, "%s\n", s) < 0 || fflush(w->proto) != 0;
+	int bad = fprintf(w->proto, "\n%s\n", s) < 0 || fflush(w->proto) != 0;
 
 	cJSON_free(s);
 	cJSON_Delete(ev);
@@ -50,7 +52,10 @@ static void on_stage(void *ctx, const char *stage)
 	cJSON *ev = event("stage");
 
 	cJSON_AddStringToObject(ev, "stage", stage);
-	send(w, ev, &ignored);
+	/* The frontend closed the protocol stream (or the runner is gone): no result can reach the
+	 * runner, so go now, in the stage the test was last known to be in, rather than run on. */
+	if (send(w, ev, &ignored) < 0)
+		_exit(EXIT_ENV);
 	err_release(&ignored);
 }
 
@@ -390,10 +395,17 @@ int worker_serve(const char *frontend, struct err *e)
 		goto out;
 
 	while ((n = getline(&line, &cap, stdin)) > 0) {
-		cJSON *req = cJSON_Parse(line);
-		const cJSON *task = req ? cJSON_GetObjectItemCaseSensitive(req, "task") : NULL;
-		const cJSON *id = req ? cJSON_GetObjectItemCaseSensitive(req, "id") : NULL;
-		cJSON *res = event("result");
+		cJSON *req, *res;
+		const cJSON *task, *id;
+
+		/* First of all: the runner hands a test that the worker ends before this to another
+		 * worker, instead of blaming the test for a death between tests. */
+		if (send(&w, event("taken"), e) < 0)
+			goto out;
+		req = cJSON_Parse(line);
+		task = req ? cJSON_GetObjectItemCaseSensitive(req, "task") : NULL;
+		id = req ? cJSON_GetObjectItemCaseSensitive(req, "id") : NULL;
+		res = event("result");
 
 		if (cJSON_IsString(id))
 			cJSON_AddStringToObject(res, "id", id->valuestring);

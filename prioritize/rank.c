@@ -3,6 +3,7 @@
 #include "rank.h"
 #include "coverage.h"
 #include "fast.h"
+#include "fsutil.h"
 #include "jsonl.h"
 #include "opera.h"
 #include "xalloc.h"
@@ -927,28 +928,15 @@ void rank_queue_line(const struct rank_set *s, const struct rank_queue *q, size_
 int rank_queue_write(const struct rank_set *s, const struct rank_queue *q, const char *path, struct err *e)
 {
 	struct buf b = BUF_INIT;
-	char *tmp = NULL;
+	/* A temporary file beside a regular target, renamed over it at the end, so that a reader (or a
+	 * crash) never sees half a queue; a device or a pipe is written in place (fsutil.h). */
+	struct fs_output out = FS_OUTPUT_INIT;
 	FILE *fp;
-	int fd, r = -1;
+	int r = -1;
 
-	if (!strcmp(path, "-")) {
-		fp = stdout;
-	} else {
-		/* A temporary file beside the target, renamed over it at the end: a reader (or a crash)
-		 * never sees half a queue. */
-		tmp = xasprintf("%s.tmp-XXXXXX", path);
-		if ((fd = mkstemp(tmp)) < 0) {
-			err_errno(e, EXIT_ENV, "cannot create '%s'", path);
-			free(tmp);
-			return -1;
-		}
-		if (!(fp = fdopen(fd, "w"))) {
-			err_errno(e, EXIT_ENV, "cannot write '%s'", tmp);
-			close(fd);
-			unlink(tmp);
-			goto out;
-		}
-	}
+	if (fs_output_open(&out, path, e) < 0)
+		return -1;
+	fp = out.fp;
 	for (size_t k = 0; k < q->n; k++) {
 		/* The queue visits the set in a random order: fetch ahead what the lines will read, the
 		 * per-instance entries 16 lines ahead and the id they point to 8 lines ahead, so that a line
@@ -970,28 +958,14 @@ int rank_queue_write(const struct rank_set *s, const struct rank_queue *q, const
 			buf_reset(&b);
 		}
 	}
-	if (fp == stdout) {
-		if (fflush(fp) != 0 || ferror(fp)) {
-			err_errno(e, EXIT_ENV, "cannot write the queue to standard output");
-			goto out;
-		}
-		r = 0;
+	if (ferror(fp)) {
+		err_errno(e, EXIT_ENV, "cannot write '%s'", strcmp(path, "-") ? path : "standard output");
+		fs_output_abort(&out);
 		goto out;
 	}
-	if (ferror(fp) | (fclose(fp) != 0)) {
-		err_errno(e, EXIT_ENV, "cannot write '%s'", path);
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path) < 0) {
-		err_errno(e, EXIT_ENV, "cannot replace '%s'", path);
-		unlink(tmp);
-		goto out;
-	}
-	r = 0;
+	r = fs_output_commit(&out, e);
 out:
 	buf_release(&b);
-	free(tmp);
 	return r;
 }
 

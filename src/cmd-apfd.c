@@ -14,6 +14,7 @@
 #include "apfd.h"
 #include "buf.h"
 #include "cmd.h"
+#include "esc.h"
 #include "db.h"
 #include "dedup.h"
 #include "fsutil.h"
@@ -87,10 +88,10 @@ static void add_num(struct buf *b, double v, int width, int csv)
 static void add_row(struct buf *b, const char *label, const struct apfd_result *r, int has_budget, int csv)
 {
 	if (csv) {
-		buf_add_json_string(b, label);  /* quoted, so that a label may hold a comma */
+		buf_add_json_string(b, esc_str(label));  /* quoted, so that a label may hold a comma */
 		buf_addf(b, ",%zu,%zu,%zu,", r->n, r->m, r->missing);
 	} else {
-		buf_addf(b, "%-16s %8zu %5zu %8zu ", label, r->n, r->m, r->missing);
+		buf_addf(b, "%-16s %8zu %5zu %8zu ", esc_str(label), r->n, r->m, r->missing);
 	}
 	add_num(b, r->apfd, 7, csv);
 	if (has_budget) {
@@ -112,17 +113,17 @@ static void add_curve(struct buf *b, const char *label, const struct apfd_result
 {
 	double n = r->n ? (double)r->n : 1;
 
-	buf_add_json_string(b, label);
+	buf_add_json_string(b, esc_str(label));
 	buf_adds(b, ",0,0,0\n");
 	for (size_t k = 0; k < r->ncurve; k++) {
 		/* One point per test position where the count rises (several bugs may rise at once). */
 		if (k + 1 < r->ncurve && r->curve_tests[k + 1] == r->curve_tests[k])
 			continue;
-		buf_add_json_string(b, label);
+		buf_add_json_string(b, esc_str(label));
 		buf_addf(b, ",%zu,%.6f,%zu\n", r->curve_tests[k], (double)r->curve_tests[k] / n, k + 1);
 	}
 	if (!r->ncurve || r->curve_tests[r->ncurve - 1] != r->n) {
-		buf_add_json_string(b, label);
+		buf_add_json_string(b, esc_str(label));
 		buf_addf(b, ",%zu,1,%zu\n", r->n, r->m);
 	}
 }
@@ -134,7 +135,7 @@ static int load_store_bugs(struct apfd_bugs *bugs, const char *path, const char 
 	sqlite3_stmt *st = NULL;
 	int r = -1;
 
-	if (db_open(&d, path, 0, e) < 0 || dedup_rebuild(&d, frontend, NULL, NULL, e) < 0)
+	if (db_open(&d, path, DB_WRITE, e) < 0 || dedup_rebuild(&d, frontend, NULL, NULL, e) < 0)
 		goto out;
 	if (!(st = db_prepare(&d, "SELECT id, frontend || ':' || bug_id FROM bug_members"
 				  " WHERE ?1 IS NULL OR frontend = ?1", e)))
@@ -201,8 +202,18 @@ static int apfd(int argc, char **argv)
 		code = cmd_usage_error(&cmd_apfd_entry, "no queue to measure");
 		goto out;
 	}
-	if (db_is_store(bugs_path) ? load_store_bugs(&bugs, bugs_path, frontend, &e) < 0
-				: apfd_bugs_load_csv(&bugs, bugs_path, &e) < 0) {
+	/* Every input is checked before the first is read: a directory reads as an I/O error later. */
+	for (int i = optind; i < argc; i++) {
+		const char *file;
+
+		free(label_of(argv[i], &file));
+		if (fs_input_file(file, &e) < 0) {
+			code = cmd_error(&e);
+			goto out;
+		}
+	}
+	if (fs_input_file(bugs_path, &e) < 0 || (db_is_store(bugs_path) ? load_store_bugs(&bugs, bugs_path, frontend, &e) < 0
+				: apfd_bugs_load_csv(&bugs, bugs_path, &e) < 0)) {
 		code = cmd_error(&e);
 		goto out;
 	}
@@ -227,6 +238,13 @@ static int apfd(int argc, char **argv)
 
 		apfd_queue_init(&q);
 		if (apfd_queue_load(&q, file, &e) < 0) {
+			free(label);
+			apfd_queue_release(&q);
+			code = cmd_error(&e);
+			goto out;
+		}
+		if (!q.n) {
+			err_set(&e, EXIT_INPUT, "the queue '%s' is empty: nothing to measure", file);
 			free(label);
 			apfd_queue_release(&q);
 			code = cmd_error(&e);

@@ -31,8 +31,7 @@ static int cmd_baseline(int argc, char **argv)
 	struct db db = DB_INIT;
 	struct err e = ERR_INIT;
 	const char *output = NULL, *frontend = NULL;
-	char *tmp = NULL;
-	FILE *fp = NULL;
+	struct fs_output out = FS_OUTPUT_INIT;
 	size_t n = 0;
 	int opt, code = EXIT_OK;
 
@@ -51,38 +50,23 @@ static int cmd_baseline(int argc, char **argv)
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&db, argv[optind], 0, &e) < 0)
+	if (db_open(&db, argv[optind], DB_READ, &e) < 0)
 		goto fail;
-	if (!strcmp(output, "-")) {
-		fp = stdout;
-	} else {
-		tmp = xasprintf("%s.tmp", output);
-		if (!(fp = fopen(tmp, "w"))) {
-			err_errno(&e, EXIT_ENV, "cannot create '%s'", tmp);
-			goto fail;
-		}
-	}
-	if (baseline_write(&db, frontend, fp, &n, &e) < 0)
+	if (fs_output_open(&out, output, &e) < 0)
 		goto fail;
-	if (fp != stdout) {
-		int bad = fclose(fp) != 0;
+	{
+		int to_stdout = out.fp == stdout;
 
-		fp = NULL;
-		if (bad || rename(tmp, output) < 0) {
-			err_errno(&e, EXIT_ENV, "cannot write '%s'", output);
+		if (baseline_write(&db, frontend, out.fp, &n, &e) < 0 || fs_output_commit(&out, &e) < 0)
 			goto fail;
-		}
-		printf("%zu known failures written to %s\n", n, output);
+		if (!to_stdout)
+			printf("%zu known failures written to %s\n", n, output);
 	}
 	goto out;
 fail:
 	code = cmd_error(&e);
 out:
-	if (fp && fp != stdout) {
-		fclose(fp);
-		remove(tmp);
-	}
-	free(tmp);
+	fs_output_abort(&out);
 	db_close(&db);
 	err_release(&e);
 	return code;

@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "db.h"
 #include "dedup.h"
+#include "esc.h"
 #include "fsutil.h"
 
 static const char usage[] =
@@ -52,9 +53,9 @@ static int cmd_bugs(int argc, char **argv)
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&db, argv[optind], 0, &e) < 0 || dedup_rebuild(&db, frontend, &nbugs, &nfail, &e) < 0)
+	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || dedup_rebuild(&db, frontend, &nbugs, &nfail, &e) < 0)
 		goto fail;
-	printf("%zu unique bugs from %zu failures in %s\n", nbugs, nfail, argv[optind]);
+	printf("%zu unique bugs from %zu failures in %s\n", nbugs, nfail, esc_str(argv[optind]));
 	if (!(st = db_prepare(&db,
 		"SELECT bug_id, frontend, outcome, coalesce(stage, '-'), members, ops, representative,"
 		" replace(coalesce(message, ''), char(10), ' ')"
@@ -66,8 +67,9 @@ static int cmd_bugs(int argc, char **argv)
 		printf("\n  %-12s %-10s %-9s %-8s %7s  %-24s %s\n", "bug", "frontend", "symptom", "stage", "tests",
 		       "operators", "message of the simplest test");
 	while (sqlite3_step(st) == SQLITE_ROW)
-		printf("  %-12s %-10s %-9s %-8s %7lld  %-24.24s %.90s\n", col(st, 0), col(st, 1), col(st, 2),
-		       col(st, 3), sqlite3_column_int64(st, 4), col(st, 5), col(st, 7));
+		printf("  %-12s %-10s %-9s %-8s %7lld  %-24.24s %.90s\n", esc_str(col(st, 0)), esc_str(col(st, 1)),
+		       esc_str(col(st, 2)), esc_str(col(st, 3)), sqlite3_column_int64(st, 4), esc_str(col(st, 5)),
+		       esc_str(col(st, 7)));
 	goto out;
 fail:
 	code = cmd_error(&e);

@@ -11,6 +11,8 @@
 
 #include "baseline.h"
 #include "cmd.h"
+#include "esc.h"
+#include "fsutil.h"
 #include "runopts.h"
 #include "xalloc.h"
 
@@ -117,24 +119,21 @@ static void verdicts_free(struct check *c)
 	c->not_run = 0;
 }
 
+/* XML 1.0 has no place for most control characters, even as character references: they are
+ * written as visible escapes (esc.h), and so is invalid UTF-8, which would make the document
+ * unreadable. Attribute values are one line; the failure's text keeps its lines. */
+static void xml_escape_flags(FILE *fp, const char *s, unsigned flags)
+{
+	struct buf b = BUF_INIT;
+
+	esc_add(&b, s, ESC_XML | flags);
+	fputs(b.data, fp);
+	buf_release(&b);
+}
+
 static void xml_escape(FILE *fp, const char *s)
 {
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		switch (ch) {
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '&': fputs("&amp;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		default:
-			/* XML 1.0 has no place for most control characters, even escaped. */
-			if (ch < 0x20 && ch != '\n' && ch != '\t' && ch != '\r')
-				fputc('?', fp);
-			else
-				fputc(ch, fp);
-		}
-	}
+	xml_escape_flags(fp, s, 0);
 }
 
 static int by_op(const void *a, const void *b)
@@ -182,7 +181,7 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 				}
 				xml_escape(fp, v[k].message);
 				fputs("\">", fp);
-				xml_escape(fp, v[k].detail ? v[k].detail : v[k].message);
+				xml_escape_flags(fp, v[k].detail ? v[k].detail : v[k].message, ESC_LINES);
 				fputs("</failure>\n    </testcase>\n", fp);
 			} else if (v[k].known || !strcmp(v[k].outcome, "unsupported") || !strcmp(v[k].outcome, "undefined")) {
 				fputs(">\n      <skipped message=\"", fp);
@@ -211,18 +210,18 @@ static void print_verdicts(const char *fe, const struct verdict *v, size_t n, si
 		fixed += v[i].fixed;
 	}
 	news = fails - known;
-	printf("check %s: %zu tests judged, %zu failing (%zu known, %zu new), %zu newly fixed", fe, n, fails, known,
-	       news, fixed);
+	printf("check %s: %zu tests judged, %zu failing (%zu known, %zu new), %zu newly fixed", esc_str(fe), n, fails,
+	       known, news, fixed);
 	if (not_run)
 		printf(", %zu not run (limit or budget)", not_run);
 	putchar('\n');
 	for (size_t i = 0; i < n; i++)
 		if (v[i].failing && !v[i].known)
-			printf("  NEW    %-9s %-20s %s  %s%s%.120s\n", v[i].outcome, v[i].op, v[i].name,
-			       v[i].stage ? v[i].stage : "", v[i].stage ? ": " : "", v[i].message ? v[i].message : "");
+			printf("  NEW    %-9s %-20s %s  %s%s%.120s\n", esc_str(v[i].outcome), esc_str(v[i].op),
+			       esc_str(v[i].name), esc_str(v[i].stage), v[i].stage ? ": " : "", esc_str(v[i].message));
 	for (size_t i = 0; i < n; i++)
 		if (v[i].fixed)
-			printf("  FIXED  %-9s %-20s %s\n", v[i].outcome, v[i].op, v[i].name);
+			printf("  FIXED  %-9s %-20s %s\n", esc_str(v[i].outcome), esc_str(v[i].op), esc_str(v[i].name));
 	*new_failures += news;
 }
 
@@ -241,7 +240,7 @@ static int cmd_check(int argc, char **argv)
 	struct check c;
 	struct err e = ERR_INIT;
 	const char *baseline_path = NULL, *junit = NULL;
-	char *junit_tmp = NULL;
+	struct fs_output junit_out = FS_OUTPUT_INIT;
 	FILE *jf = NULL;
 	size_t new_failures = 0;
 	int opt, code = EXIT_OK, ran = 0;
@@ -285,40 +284,47 @@ static int cmd_check(int argc, char **argv)
 	runopts_print(&ro, res);
 	putchar('\n');
 	if (junit) {
-		junit_tmp = xasprintf("%s.tmp", junit);
-		if (!(jf = fopen(junit_tmp, "w"))) {
-			err_errno(&e, EXIT_ENV, "cannot create '%s'", junit_tmp);
+		if (fs_output_open(&junit_out, junit, &e) < 0)
 			goto fail;
-		}
+		jf = junit_out.fp;
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ferry\">\n", jf);
 	}
 	c.baseline = baseline_path ? &baseline : NULL;
 	if (!(c.get = db_prepare(session_db(c.s),
 		"SELECT outcome, stage, message, detail, seconds FROM results WHERE frontend = ? AND id = ?", &e)))
 		goto fail;
+	/* A check that judged nothing must not pass: a frontend that could not start, or a limit or
+	 * budget that left every test out, is a misconfigured CI job, not a clean one. (A wrong library,
+	 * shard or queue was refused before the run, by session_open.) */
 	for (size_t i = 0; i < ro.nfes; i++) {
 		if (res[i].unavailable) {
-			printf("check %s: unavailable: %s\n", ro.fes[i].name, res[i].why);
+			printf("check %s: unavailable: %s\n", esc_str(ro.fes[i].name), esc_str(res[i].why));
+			if (!*e.msg)
+				err_set(&e, EXIT_ENV, "check judged no tests on frontend '%s': it is unavailable: %s",
+					ro.fes[i].name, res[i].why);
 			continue;
 		}
 		c.fe = &ro.fes[i];
 		session_each(c.s, c.fe, judge, &c);
 		qsort(c.v, c.n, sizeof(*c.v), by_op);
 		print_verdicts(c.fe->name, c.v, c.n, c.not_run, &new_failures);
+		if (!c.n && !*e.msg)
+			err_set(&e, EXIT_INPUT, "check judged no tests on frontend '%s': %s", c.fe->name,
+				c.not_run ? "--limit or --budget left out all of its tests, and none has a result yet"
+					  : "none of its tests has a result");
 		if (jf)
 			junit_frontend(jf, c.fe->name, c.v, c.n);
 		verdicts_free(&c);
 	}
+	if (*e.msg) {
+		printf("check failed: a frontend judged no tests\n");
+		goto fail;
+	}
 	if (jf) {
-		int bad;
-
 		fputs("</testsuites>\n", jf);
-		bad = fclose(jf) != 0;
 		jf = NULL;
-		if (bad || rename(junit_tmp, junit) < 0) {
-			err_errno(&e, EXIT_ENV, "cannot write '%s'", junit);
+		if (fs_output_commit(&junit_out, &e) < 0)
 			goto fail;
-		}
 	}
 	code = new_failures ? EXIT_FAILURES : EXIT_OK;
 	printf("%s\n", new_failures ? "check failed: new failures" : "check passed: nothing new fails");
@@ -326,11 +332,7 @@ static int cmd_check(int argc, char **argv)
 fail:
 	code = cmd_error(&e);
 out:
-	if (jf) {
-		fclose(jf);
-		remove(junit_tmp);
-	}
-	free(junit_tmp);
+	fs_output_abort(&junit_out);
 	sqlite3_finalize(c.get);
 	verdicts_free(&c);
 	if (ran)

@@ -818,8 +818,10 @@ static int cmd_harvest(int argc, char **argv)
 		int bad = fclose(h.out) != 0;
 
 		h.out = NULL;
-		if (bad || rename(partial, output) < 0) {
-			err_errno(&e, EXIT_ENV, "cannot write '%s'", output);
+		/* fs_output_place: renamed over a regular file, copied into a device such as /dev/null. */
+		if (bad || fs_output_place(partial, output, &e) < 0) {
+			if (bad)
+				err_errno(&e, EXIT_ENV, "cannot write '%s'", output);
 			code = cmd_error(&e);
 			goto out;
 		}

@@ -37,16 +37,9 @@ static int merge_one(struct db *d, const char *path, long long *results, struct 
 		" LEFT JOIN run_map m ON m.old = r.run_id",
 		"DROP TABLE run_map",
 	};
-	struct db probe = DB_INIT;
 	sqlite3_stmt *st = NULL;
 	int r = -1;
 
-	/* Opening it as a store checks that it is one, of this schema. */
-	if (!fs_exists(path))
-		return err_set(e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", path);
-	if (db_open(&probe, path, 0, e) < 0)
-		return -1;
-	db_close(&probe);
 	if (!(st = db_prepare(d, "ATTACH DATABASE ?1 AS shard", e)))
 		return -1;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
@@ -94,11 +87,19 @@ static int cmd_merge(int argc, char **argv)
 		return cmd_usage_error(&cmd_merge_entry, "no output: say which store to write with -o");
 	if (optind == argc)
 		return cmd_usage_error(&cmd_merge_entry, "merge takes one or more shard stores");
-	if (db_open(&d, output, 1, &e) < 0)
+	/* Every shard is checked to be a store of this schema before the output is made or touched:
+	 * a typo in the last shard's name must not leave a half-merged store. */
+	for (int i = optind; i < argc; i++) {
+		struct db probe = DB_INIT;
+
+		if (db_open(&probe, argv[i], DB_READ, &e) < 0)
+			goto fail;
+		db_close(&probe);
+	}
+	if (db_open(&d, output, DB_CREATE, &e) < 0 || db_lock(&d, "ferry merge", &e) < 0)
 		goto fail;
 	for (int i = optind; i < argc; i++) {
 		long long n = 0;
-
 		char *a = fs_abspath(argv[i]), *b = fs_abspath(output);
 		int same = !strcmp(a, b);
 

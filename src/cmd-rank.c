@@ -13,6 +13,8 @@
 
 #include "cmd.h"
 #include "counts.h"
+#include "esc.h"
+#include "fsutil.h"
 #include "rank.h"
 #include "xalloc.h"
 
@@ -138,6 +140,10 @@ static int rank(int argc, char **argv)
 	}
 	if (counts_path && o.strategy != RANK_OPERA)
 		cmd_warn("--counts is used only by the opera strategy; ignored");
+	if (fs_input_file(corpus, &e) < 0 || (counts_path && fs_input_file(counts_path, &e) < 0)) {
+		code = cmd_error(&e);
+		goto out;
+	}
 	/* Read the small inputs first, so that a mistake there does not cost a corpus load. */
 	if (counts_path) {
 		if (counts_load(&c, counts_path, &e) < 0) {
@@ -162,6 +168,13 @@ static int rank(int argc, char **argv)
 			code = cmd_error(&e);
 			goto out;
 		}
+	}
+	/* An empty queue written with exit 0 would pass a pipeline that ranked the wrong file. */
+	if (!s.n) {
+		err_set(&e, EXIT_INPUT, "'%s' holds no instance records%s: nothing to rank", corpus,
+			nbad ? " (every line is bad)" : "");
+		code = cmd_error(&e);
+		goto out;
 	}
 	if (o.counts && c.library && s.libs.n && intern_find(&s.libs, 0, c.library, strlen(c.library)) == UINT32_MAX) {
 		err_set(&e, EXIT_INPUT, "'%s' counts operators of library '%s', but '%s' holds instances of '%s'",
@@ -207,8 +220,8 @@ static int rank(int argc, char **argv)
 		if (o.strategy == RANK_OPERA && o.counts)
 			fprintf(stderr, "ferry: %zu of the %zu operators are in the counts of '%s', which name %zu "
 				"operator%s the corpus does not have (such as '%s')\n", st.ops_counted, st.ops,
-				counts_path, st.counts_unknown, st.counts_unknown == 1 ? "" : "s",
-				st.counts_unknown ? st.unknown_example : "-");
+				esc_str(counts_path), st.counts_unknown, st.counts_unknown == 1 ? "" : "s",
+				st.counts_unknown ? esc_str(st.unknown_example) : "-");
 	}
 out:
 	rank_queue_release(&q);

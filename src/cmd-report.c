@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "esc.h"
 #include "fsutil.h"
 #include "xalloc.h"
 
@@ -65,7 +66,7 @@ static int print_instances(struct report *r, struct err *e)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW)
 		printf("store %s: %lld instances of %lld operators (%lld valid, %lld invalid, %lld with random outputs)\n",
-		       r->db.path, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 4),
+		       esc_str(r->db.path), sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 4),
 		       sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
 	sqlite3_finalize(st);
 	return 0;
@@ -84,7 +85,7 @@ static int print_frontend(struct report *r, const char *fe, struct err *e)
 	if (!st)
 		return -1;
 	sqlite3_bind_text(st, 1, fe, -1, SQLITE_STATIC);
-	printf("\nfrontend %s", fe);
+	printf("\nfrontend %s", esc_str(fe));
 	{
 		sqlite3_stmt *v = db_prepare(&r->db,
 			"SELECT frontend_version FROM runs WHERE frontend = ?1 AND frontend_version IS NOT NULL"
@@ -93,13 +94,13 @@ static int print_frontend(struct report *r, const char *fe, struct err *e)
 		if (v) {
 			sqlite3_bind_text(v, 1, fe, -1, SQLITE_STATIC);
 			if (sqlite3_step(v) == SQLITE_ROW)
-				printf(" (%s)", col(v, 0));
+				printf(" (%s)", esc_str(col(v, 0)));
 			sqlite3_finalize(v);
 		}
 	}
 	printf(":\n");
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		printf("  %-12s %6lld\n", col(st, 0), sqlite3_column_int64(st, 1));
+		printf("  %-12s %6lld\n", esc_str(col(st, 0)), sqlite3_column_int64(st, 1));
 		total += sqlite3_column_int64(st, 1);
 	}
 	printf("  %-12s %6lld\n", "total", total);
@@ -117,7 +118,7 @@ static int print_frontend(struct report *r, const char *fe, struct err *e)
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		printf("\n  operators with failures    tests  mismatch  crash  timeout/oom\n");
 		do {
-			printf("  %-24s %7lld %9lld %6lld %12lld\n", col(st, 0), sqlite3_column_int64(st, 1),
+			printf("  %-24s %7lld %9lld %6lld %12lld\n", esc_str(col(st, 0)), sqlite3_column_int64(st, 1),
 			       sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
 		} while (sqlite3_step(st) == SQLITE_ROW);
 	}
@@ -141,8 +142,8 @@ static int print_frontend(struct report *r, const char *fe, struct err *e)
 			shown++;
 			continue;
 		}
-		printf("  %-9s %-20s %.12s  %s%s%s%.150s\n", col(st, 0), col(st, 1), col(st, 2),
-		       *stage ? "[" : "", stage, *stage ? "] " : "", col(st, 5));
+		printf("  %-9s %-20s %.12s  %s%s%s%.150s\n", esc_str(col(st, 0)), esc_str(col(st, 1)),
+		       esc_str(col(st, 2)), *stage ? "[" : "", esc_str(stage), *stage ? "] " : "", esc_str(col(st, 5)));
 		shown++;
 	}
 	if (!r->all && shown > FAILURES_SHOWN)
@@ -194,7 +195,7 @@ static int write_reproducers(struct report *r, const char *outdir, struct err *e
 			goto out;
 		written++;
 	}
-	printf("\nreproducers: %zu written to %s/FRONTEND/OP-ID.py%s\n", written, outdir,
+	printf("\nreproducers: %zu written to %s/FRONTEND/OP-ID.py%s\n", written, esc_str(outdir),
 	       failed ? " (some could not be made; see the warnings)" : "");
 	ret = 0;
 out:
@@ -231,7 +232,7 @@ static int cmd_report(int argc, char **argv)
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&r.db, argv[optind], 0, &e) < 0 || print_instances(&r, &e) < 0)
+	if (db_open(&r.db, argv[optind], DB_READ, &e) < 0 || print_instances(&r, &e) < 0)
 		goto fail;
 	if (!(st = query(&r, "SELECT DISTINCT frontend FROM results WHERE ?1 IS NULL OR frontend = ?1 ORDER BY 1", &e)))
 		goto fail;
@@ -245,7 +246,7 @@ static int cmd_report(int argc, char **argv)
 			goto fail;
 	}
 	if (!any)
-		printf("\nno results%s%s yet\n", r.frontend ? " for frontend " : "", r.frontend ? r.frontend : "");
+		printf("\nno results%s%s yet\n", r.frontend ? " for frontend " : "", r.frontend ? esc_str(r.frontend) : "");
 	if (outdir && write_reproducers(&r, outdir, &e) < 0)
 		goto fail;
 	goto out;

@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "db.h"
 #include "dedup.h"
+#include "esc.h"
 #include "fsutil.h"
 #include "xalloc.h"
 
@@ -74,7 +75,7 @@ static int cmd_show(int argc, char **argv)
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&db, argv[optind], 0, &e) < 0 || dedup_rebuild(&db, NULL, NULL, NULL, &e) < 0)
+	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || dedup_rebuild(&db, NULL, NULL, NULL, &e) < 0)
 		goto fail;
 	pattern = xasprintf("%s%%", argv[optind + 1]);
 	if (!(st = db_prepare(&db,
@@ -96,14 +97,18 @@ static int cmd_show(int argc, char **argv)
 		record = xstrdup(col(st, 9));
 		testdir = xstrdup(col(st, 10));
 		op = xstrdup(col(st, 11));
-		printf("bug %s: %s %s in stage %s, %lld tests, operators %s\n", bug, frontend, col(st, 2), col(st, 3),
-		       sqlite3_column_int64(st, 5), col(st, 6));
-		printf("signature: %s\n", col(st, 4));
-		printf("simplest test: %s\n", rep);
-		printf("message: %s\n", col(st, 12));
-		if (*col(st, 13))
-			printf("detail:\n%s%s", col(st, 13), col(st, 13)[strlen(col(st, 13)) - 1] == '\n' ? "" : "\n");
-		printf("record: %s\n", record);
+		printf("bug %s: %s %s in stage %s, %lld tests, operators %s\n", esc_str(bug), esc_str(frontend),
+		       esc_str(col(st, 2)), esc_str(col(st, 3)), sqlite3_column_int64(st, 5), esc_str(col(st, 6)));
+		printf("signature: %s\n", esc_str(col(st, 4)));
+		printf("simplest test: %s\n", esc_str(rep));
+		printf("message: %s\n", esc_str(col(st, 12)));
+		/* A traceback keeps its lines; nothing else of it reaches the terminal raw (esc.h). */
+		if (*col(st, 13)) {
+			const char *detail = esc_lines(col(st, 13));
+
+			printf("detail:\n%s%s", detail, detail[strlen(detail) - 1] == '\n' ? "" : "\n");
+		}
+		printf("record: %s\n", esc_str(record));
 	}
 	if (matches != 1) {
 		if (matches)
@@ -119,12 +124,12 @@ static int cmd_show(int argc, char **argv)
 	sqlite3_bind_text(mem, 2, frontend, -1, SQLITE_STATIC);
 	printf("members:\n");
 	while (sqlite3_step(mem) == SQLITE_ROW)
-		printf("  %s  %s\n", col(mem, 0), col(mem, 1));
+		printf("  %s  %s\n", esc_str(col(mem, 0)), esc_str(col(mem, 1)));
 
 	if (!(script = call_template(library, "reproducer", record, testdir, frontend, NULL, &e)))
 		goto fail;
 	if (!outdir) {
-		printf("reproducer:\n%s", script);
+		printf("reproducer:\n%s", esc_lines(script));
 		goto out;
 	}
 	{
@@ -135,7 +140,7 @@ static int cmd_show(int argc, char **argv)
 			  !(done = call_template(library, "export", record, testdir, export_dir, frontend, &e));
 
 		if (!bad)
-			printf("wrote %s and %s\n", path, done);
+			printf("wrote %s and %s\n", esc_str(path), esc_str(done));
 		free(done);
 		free(path);
 		free(export_dir);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "esc.h"
 #include "fsutil.h"
 #include "jsonl.h"
 #include "progress.h"
@@ -61,6 +62,21 @@ struct wrap_ctx {
 	double timeout;
 };
 
+/* DIR and its wrapped.jsonl are made when the first instance is about to be wrapped, not before: a
+ * wrap that fails on its corpus (missing, empty, junk) leaves nothing behind. */
+static int open_output(struct wrap *w, struct err *e)
+{
+	char *tests = xasprintf("%s/tests", w->dir);
+	int r = fs_mkdirs(tests, e);
+
+	free(tests);
+	if (r < 0)
+		return -1;
+	if (!(w->out = fopen(w->out_path, "a")))
+		return err_errno(e, EXIT_ENV, "cannot open '%s'", w->out_path);
+	return 0;
+}
+
 static int next_job(void *ctx, struct runner_job *job, struct err *e)
 {
 	struct wrap *w = ((struct wrap_ctx *)ctx)->w;
@@ -94,6 +110,10 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 			w->resumed++;
 			record_release(&in);
 			continue;
+		}
+		if (!w->out && open_output(w, e) < 0) {
+			record_release(&in);
+			return -1;
 		}
 		/* A corpus that is itself a wrap's output carries an old annotation: drop it. */
 		if (in.extra)
@@ -228,13 +248,13 @@ static void print_summary(const struct wrap *w)
 {
 	struct strmap_entry **v = strmap_sorted(&w->reasons);
 
-	printf("wrap %s -> %s:\n", w->corpus.path, w->dir);
+	printf("wrap %s -> %s:\n", esc_str(w->corpus.path), esc_str(w->dir));
 	printf("  wrapped now          %zu\n", w->ok + w->invalid);
 	printf("    valid              %zu\n", w->ok);
 	printf("    random outputs     %zu\n", w->random);
 	printf("    invalid            %zu\n", w->invalid);
 	for (size_t i = 0; v[i] && i < 10; i++)
-		printf("      %6zu  %s\n", v[i]->count, v[i]->key);
+		printf("      %6zu  %s\n", v[i]->count, esc_str(v[i]->key));  /* the library's words */
 	if (w->reasons.len > 10)
 		printf("      (%zu more reasons)\n", w->reasons.len - 10);
 	printf("  already wrapped      %zu\n", w->resumed);
@@ -258,7 +278,7 @@ static int cmd_wrap(int argc, char **argv)
 	struct runner_callbacks cb = { NULL, next_job, job_done, tick };
 	struct err e = ERR_INIT;
 	const char *output = NULL;
-	char *self = NULL, *tests = NULL;
+	char *self = NULL;
 	const char *wargv[4];
 	int opt, quiet = 0, code = EXIT_OK;
 
@@ -281,18 +301,17 @@ static int cmd_wrap(int argc, char **argv)
 		return cmd_usage_error(&cmd_wrap_entry, "no output: say where the models go with -o DIR");
 
 	w.dir = output;
-	tests = xasprintf("%s/tests", output);
-	if (fs_mkdirs(tests, &e) < 0 || jsonl_open(&w.corpus, argv[optind], &e) < 0) {
+	if (fs_input_file(argv[optind], &e) < 0 || jsonl_open(&w.corpus, argv[optind], &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
+	if (fs_exists(output) && !fs_is_dir(output)) {
+		err_set(&e, EXIT_INPUT, "cannot write into '%s': it is not a directory", output);
 		code = cmd_error(&e);
 		goto out;
 	}
 	w.out_path = xasprintf("%s/%s", output, WRAPPED_FILE);
 	if (wrapped_done_ids(w.out_path, &w.done, &e) < 0) {
-		code = cmd_error(&e);
-		goto out;
-	}
-	if (!(w.out = fopen(w.out_path, "a"))) {
-		err_errno(&e, EXIT_ENV, "cannot open '%s'", w.out_path);
 		code = cmd_error(&e);
 		goto out;
 	}
@@ -319,6 +338,12 @@ static int cmd_wrap(int argc, char **argv)
 		goto out;
 	}
 	progress_finish(&w.progress);
+	if (!w.out && !w.resumed) {
+		err_set(&e, EXIT_INPUT, "'%s' holds no instance records%s", argv[optind],
+			w.bad_lines ? " (every line is bad)" : "");
+		code = cmd_error(&e);
+		goto out;
+	}
 	print_summary(&w);
 out:
 	if (w.out)
@@ -331,7 +356,6 @@ out:
 	strmap_release(&w.reasons);
 	jsonl_close(&w.corpus);
 	free(w.out_path);
-	free(tests);
 	free(self);
 	err_release(&e);
 	return code;

@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "config.h"
+#include "esc.h"
 #ifdef HAVE_LIBCLANG
 #include <clang-c/Index.h>
 #endif
@@ -67,9 +68,10 @@ static const struct cmd_entry *find(const char *name)
 int cmd_error(const struct err *e)
 {
 	fflush(stdout);
-	fprintf(stderr, "ferry: error: %s\n", e->msg);
+	/* Messages and details carry frontends' and libraries' text (esc.h). */
+	fprintf(stderr, "ferry: error: %s\n", esc_str(e->msg));
 	if (e->detail && *e->detail) {
-		const char *d = e->detail;
+		const char *d = esc_lines(e->detail);
 		size_t n = strlen(d);
 
 		fprintf(stderr, "%s%s", d, d[n - 1] == '\n' ? "" : "\n");
@@ -95,14 +97,16 @@ int cmd_usage_error(const struct cmd_entry *c, const char *fmt, ...)
 
 void cmd_warn(const char *fmt, ...)
 {
+	struct buf msg = BUF_INIT;
 	va_list ap;
 
 	fflush(stdout);
-	fputs("ferry: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	buf_vaddf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* A warning names operators and quotes libraries' reasons (esc.h). */
+	fprintf(stderr, "ferry: warning: %s\n", esc_str(msg.data));
+	buf_release(&msg);
 }
 
 const char *cmd_python(void)

@@ -1,6 +1,7 @@
 /* progress.c: the progress line. It writes to stderr: progress is for the person watching, never
  * part of a command's output. */
 #include "progress.h"
+#include "esc.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -52,7 +53,7 @@ static void draw(struct progress *p, double now, int final)
 		format_duration(d, sizeof(d), (double)(p->total - p->done) / rate);
 		snprintf(left, sizeof(left), ", %s left", d);
 	}
-	fprintf(stderr, "%s%s: %zu", p->tty ? "\r\033[K" : "", p->label, p->done);
+	fprintf(stderr, "%s%s: %zu", p->tty ? "\r\033[K" : "", esc_str(p->label), p->done);
 	if (p->total)
 		fprintf(stderr, "/%zu (%.0f%%)", p->total, 100.0 * (double)p->done / (double)p->total);
 	if (p->failed)

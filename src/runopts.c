@@ -1,5 +1,6 @@
 /* runopts.c: the options, progress and summary that ferry run and ferry check share. */
 #include "runopts.h"
+#include "esc.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -174,6 +175,8 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 	if (!r->s.runner.mem_limit)
 		r->s.runner.mem_limit = cmd_default_memory(r->s.runner.jobs);
 	r->s.wrapdir = wrapdir;
+	r->s.fes = r->fes;
+	r->s.nfes = r->nfes;
 	for (int i = 0; i < argc; i++)
 		buf_addf(&cmdline, "%s%s", i ? " " : "ferry ", argv[i]);
 	r->command = buf_detach(&cmdline);
@@ -187,10 +190,11 @@ void runopts_print(const struct runopts *r, const struct session_result *res)
 		const struct session_result *x = &res[i];
 
 		if (x->unavailable) {
-			printf("run %s: unavailable: %s\n", r->fes[i].name, x->why);
+			printf("run %s: unavailable: %s\n", esc_str(r->fes[i].name), esc_str(x->why));
 			continue;
 		}
-		printf("run %s%s%s%s:\n", r->fes[i].name, x->version ? " (" : "", x->version ? x->version : "",
+		/* The version is the frontend's own word (esc.h). */
+		printf("run %s%s%s%s:\n", esc_str(r->fes[i].name), x->version ? " (" : "", x->version ? esc_str(x->version) : "",
 		       x->version ? ")" : "");
 		printf("  ran now              %zu\n", x->ran);
 		for (size_t k = 0; k < SESSION_N_OUTCOMES; k++)

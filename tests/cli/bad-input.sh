@@ -2,7 +2,7 @@
 # Bad input gets a clear error naming the file and line, and the rest of the input still runs.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module onnx
-plan 13
+plan 25
 
 # A corpus with a good record, a truncated line, a wrong type, an unknown operator, and a second good one.
 cat > corpus.jsonl <<'JSON'
@@ -31,4 +31,25 @@ check "wrapped.jsonl still has one line per instance" -- [ "$lines" -eq 3 ]
 expect_exit 4 "a missing corpus is bad input" -- "$FERRY" wrap nosuch.jsonl -o w2
 contains "a missing corpus is named" "$err" "cannot open 'nosuch.jsonl': No such file or directory"
 expect_exit 4 "a missing store is bad input" -- "$FERRY" report nosuch.db
+
+# A check that would judge nothing is a misconfigured CI job, not a passing one (exit 4), and it is
+# refused before the store is made.
+expect_exit 4 "a frontend of another library judges nothing" -- "$FERRY" check wrapped -F inductor -o c1.db -q
+contains "and says why" "$err" "frontend 'inductor' takes torch models, and 'wrapped' has none"
+printf 'junk\n{"no":"id"}\n' > junk.jsonl
+expect_exit 4 "a junk queue judges nothing" -- "$FERRY" check wrapped -F ort -o c2.db -q --queue junk.jsonl
+contains "and says why" "$err" "the queue 'junk.jsonl' names none of the wrapped models"
+sed -n 's/.*"id":"\([0-9a-f]*\)".*/\1/p' wrapped/wrapped.jsonl > ids.txt
+expect_exit 4 "a queue of plain ids judges nothing" -- "$FERRY" check wrapped -F ort -o c3.db -q --queue ids.txt
+expect_exit 4 "run refuses a junk queue too" -- "$FERRY" run wrapped -F ort -o c4.db -q --queue junk.jsonl
+check "none of them made a store" -- [ ! -e c1.db -a ! -e c2.db -a ! -e c3.db -a ! -e c4.db ]
+if "${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}" -c 'import onnxruntime' 2>/dev/null; then
+	expect_exit 4 "a limit that leaves every test out judges nothing" -- "$FERRY" check wrapped -F ort -o c5.db -q --limit 0
+	contains "and says so" "$err" "check judged no tests on frontend 'ort'"
+	expect_exit 0 "the same check with tests to judge passes" -- "$FERRY" check wrapped -F ort -o c5.db -q
+	contains "having judged them" "$out" "check ort: 2 tests judged"
+else
+	for i in 1 2 3 4; do ok 0 "# SKIP onnxruntime is not installed"; done
+fi
+expect_exit 4 "a wrap directory without wrapped models is bad input" -- "$FERRY" run w2 -F ort -o c6.db -q
 finish

@@ -98,7 +98,7 @@ static void test_signal(void)
 {
 	struct child_process cp = PROC_INIT;
 	const char *argv[] = { "sh", "-c", "kill -SEGV $$", NULL };
-	struct proc_status st = { -1, false, 0 };
+	struct proc_status st = { -1, false, 0, false, false };
 	struct buf b = BUF_INIT;
 	struct err e = ERR_INIT;
 	int r;
@@ -111,7 +111,7 @@ static void test_signal(void)
 	proc_status_describe(&st, &b);
 	is(b.data, "killed by signal 11 (SIGSEGV)", "status description");
 	buf_reset(&b);
-	proc_status_describe(&(struct proc_status){ 3, false, 0 }, &b);
+	proc_status_describe(&(struct proc_status){ 3, false, 0, false, false }, &b);
 	is(b.data, "exit status 3", "exit status description");
 	buf_release(&b);
 	proc_release(&cp);
@@ -190,7 +190,7 @@ static void test_kill(void)
 	struct child_process cp = PROC_INIT;
 	const char *sleeper[] = { "sleep", "100", NULL };
 	const char *stubborn[] = { "sh", "-c", "trap '' TERM; sleep 100", NULL };
-	struct proc_status st = { -1, false, 0 };
+	struct proc_status st = { -1, false, 0, false, false };
 	struct err e = ERR_INIT;
 	long long t0;
 	int r;
@@ -363,7 +363,7 @@ static int run_streams(const char *script, enum proc_io err_mode, const char *er
 {
 	struct child_process cp = PROC_INIT;
 	const char *argv[] = { "sh", "-c", script, NULL };
-	struct proc_status st = { -1, false, 0 };
+	struct proc_status st = { -1, false, 0, false, false };
 	struct err e = ERR_INIT;
 
 	cp.argv = argv;
@@ -492,7 +492,7 @@ static void test_mem_limit(void)
 		const char *dd[] = { "dd", "if=/dev/zero", "of=/dev/null", i ? "bs=256M" : "bs=1M", "count=1",
 				     NULL };
 		const char *c_locale[] = { "LC_ALL=C", NULL };
-		struct proc_status st = { -1, false, 0 };
+		struct proc_status st = { -1, false, 0, false, false };
 		int r;
 
 		proc_init(&cp);
@@ -617,7 +617,7 @@ static void test_capture(void)
 	const char *head[] = { "head", "-c", "3000000", "/dev/zero", NULL };
 	const char *sleeper[] = { "sleep", "100", NULL };
 	const char *yes[] = { "yes", NULL };
-	struct proc_status st = { -1, false, 0 };
+	struct proc_status st = { -1, false, 0, false, false };
 	struct err e = ERR_INIT;
 	long long t0;
 	int r;
@@ -690,6 +690,207 @@ static void test_misuse(void)
 	proc_release(&cp);
 }
 
+/* Who sent the signal: ferry's own kill says so, a child's own death says that it was not ferry. */
+static void test_sender(void)
+{
+	struct child_process cp = PROC_INIT;
+	const char *sleeper[] = { "sleep", "100", NULL };
+	const char *self_term[] = { "sh", "-c", "kill -TERM $$", NULL };
+	const char *self_kill[] = { "sh", "-c", "kill -KILL $$", NULL };
+	struct proc_status st = { -1, false, 0, false, false };
+	struct buf b = BUF_INIT;
+	struct err e = ERR_INIT;
+	siginfo_t si;
+
+	cp.argv = sleeper;
+	ok(proc_start(&cp, &e) == 0 && proc_kill(&cp, 2000, &st, &e) == 0, "proc_kill sleep: %s", e.msg);
+	ok(st.signaled && st.sig == SIGTERM && st.by_parent, "its SIGTERM is marked as ferry's");
+	proc_status_describe(&st, &b);
+	is(b.data, "killed by signal 15 (SIGTERM, sent by ferry)", "and described so");
+	proc_release(&cp);
+
+	proc_init(&cp);
+	cp.argv = self_term;
+	ok(proc_start(&cp, &e) == 0 && proc_wait(&cp, &st, &e) == 0, "a child that sends itself SIGTERM");
+	ok(st.sig == SIGTERM && !st.by_parent, "its SIGTERM is not ferry's");
+	buf_reset(&b);
+	proc_status_describe(&st, &b);
+	is(b.data, "killed by signal 15 (SIGTERM, not sent by ferry)", "and described so");
+	proc_release(&cp);
+
+	/* Ended on its own before proc_kill came: proc_kill must not take the blame for it. */
+	proc_init(&cp);
+	cp.argv = self_kill;
+	ok(proc_start(&cp, &e) == 0, "a child that sends itself SIGKILL: %s", e.msg);
+	memset(&si, 0, sizeof(si));
+	waitid(P_PID, (id_t)cp.pid, &si, WEXITED | WNOWAIT);
+	ok(proc_kill(&cp, 2000, &st, &e) == 0 && st.sig == SIGKILL && !st.by_parent,
+	   "proc_kill after it died keeps its own SIGKILL, not ferry's");
+	proc_release(&cp);
+	buf_release(&b);
+	err_release(&e);
+}
+
+static void test_stopped(void)
+{
+	struct child_process cp = PROC_INIT;
+	const char *stopper[] = { "sh", "-c", "kill -STOP $$; exit 7", NULL };
+	const char *sleeper[] = { "sleep", "100", NULL };
+	struct proc_status st = { -1, false, 0, false, false };
+	struct buf b = BUF_INIT;
+	struct err e = ERR_INIT;
+	long long deadline;
+	int r = 0;
+
+	cp.argv = sleeper;
+	ok(proc_start(&cp, &e) == 0 && proc_stopped(&cp, &st, &e) == 0, "a running child is not stopped");
+	proc_release(&cp);
+
+	proc_init(&cp);
+	cp.argv = stopper;
+	ok(proc_start(&cp, &e) == 0, "start a child that stops itself: %s", e.msg);
+	deadline = now_ms() + 5000;
+	while ((r = proc_stopped(&cp, &st, &e)) == 0 && now_ms() < deadline)
+		usleep(1000);
+	is_int(r, 1, "proc_stopped sees the stop");
+	ok(st.stopped && st.signaled && st.sig == SIGSTOP && st.code == 128 + SIGSTOP, "with its signal");
+	proc_status_describe(&st, &b);
+	is(b.data, "stopped by signal 19 (SIGSTOP)", "described as a stop");
+	is_int(proc_stopped(&cp, &st, &e), 1, "asking again does not consume the stop");
+	is_int(proc_try_wait(&cp, &st, &e), 0, "a stopped child has not ended");
+	kill(cp.pid, SIGCONT);
+	ok(proc_wait(&cp, &st, &e) == 0 && st.code == 7 && !st.stopped, "continued, it ends as it would");
+	is_int(proc_stopped(&cp, &st, &e), 0, "an ended child is not stopped");
+	proc_release(&cp);
+
+	proc_init(&cp);
+	cp.argv = stopper;
+	ok(proc_start(&cp, &e) == 0, "again: %s", e.msg);
+	deadline = now_ms() + 5000;
+	while (proc_stopped(&cp, NULL, &e) == 0 && now_ms() < deadline)
+		usleep(1000);
+	ok(proc_kill(&cp, 2000, &st, &e) == 0 && st.sig == SIGTERM && st.by_parent,
+	   "proc_kill ends a stopped child with its SIGTERM");
+	proc_release(&cp);
+	buf_release(&b);
+	err_release(&e);
+}
+
+static pid_t read_pid(const char *path, int timeout_ms)
+{
+	long long deadline = now_ms() + timeout_ms;
+
+	while (now_ms() < deadline) {
+		FILE *f = fopen(path, "r");
+		int pid = 0;
+
+		if (f) {
+			int n = fscanf(f, "%d", &pid);
+
+			fclose(f);
+			if (n == 1 && pid > 0)
+				return (pid_t)pid;
+		}
+		usleep(5000);
+	}
+	return -1;
+}
+
+static int is_my_child(pid_t pid)
+{
+	char path[64], text[512], *p;
+	FILE *f;
+	int ppid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (!fgets(text, sizeof(text), f))
+		text[0] = '\0';
+	fclose(f);
+	p = strrchr(text, ')');
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return 0;
+	return ppid == (int)getpid();
+}
+
+/* A setsid grandchild escapes the group kill; as a subreaper we adopt it and proc_kill_strays ends
+ * it, and the daemon's own child after it, while a child we keep lives on. */
+static void test_strays(const char *tmp)
+{
+	struct child_process cp = PROC_INIT, kept = PROC_INIT;
+	const char *sleeper[] = { "sleep", "100", NULL };
+	const char *argv[] = { "sh", "-c", NULL, NULL };
+	char *script, *gfile = xasprintf("%s/gc", tmp), *ggfile = xasprintf("%s/ggc", tmp);
+	struct proc_status st;
+	struct err e = ERR_INIT;
+	bool was = false;
+	pid_t gc, ggc, keep[1];
+	int killed = -1, ws;
+
+	ok(proc_set_subreaper(true, &was, &e) == 0 && was, "proc_set_subreaper reports the old setting: %s", e.msg);
+	ok(proc_set_subreaper(false, &was, &e) == 0 && was, "it can be turned off");
+	ok(proc_set_subreaper(true, &was, &e) == 0 && !was, "and on again");
+
+	kept.argv = sleeper;
+	ok(proc_start(&kept, &e) == 0, "a child to keep: %s", e.msg);
+	keep[0] = kept.pid;
+
+	/* The child waits for the daemon to be in its own session before it exits, or the group kill
+	 * that follows its exit would catch the daemon before its setsid. */
+	script = xasprintf("setsid sh -c 'sleep 200 & echo $! > %s; echo $$ > %s.tmp; mv %s.tmp %s; wait' "
+			   ">/dev/null 2>&1 & while [ ! -s %s ]; do sleep 0.01; done", ggfile, gfile, gfile, gfile, gfile);
+	argv[2] = script;
+	cp.argv = argv;
+	cp.kill_group_on_exit = true;
+	ok(proc_start(&cp, &e) == 0 && proc_wait(&cp, &st, &e) == 0 && st.code == 0,
+	   "a child leaves a setsid daemon behind and exits: %s", e.msg);
+	gc = read_pid(gfile, 5000);
+	ggc = read_pid(ggfile, 5000);
+	ok(gc > 0 && kill(gc, 0) == 0, "the daemon (%d) survived the group kill", (int)gc);
+	ok(gc > 0 && is_my_child(gc), "and was handed to us, the subreaper");
+	ok(proc_kill_strays(keep, 1, 2000, &killed, &e) == 0, "proc_kill_strays: %s", e.msg);
+	ok(gc > 0 && kill(gc, 0) < 0 && errno == ESRCH, "the daemon is killed and reaped");
+	ok(ggc > 0 && kill(ggc, 0) < 0 && errno == ESRCH, "so is its own child (%d), orphaned in turn",
+	   (int)ggc);
+	ok(killed >= 2, "both counted (%d)", killed);
+	ok(kill(kept.pid, 0) == 0 && waitpid(kept.pid, &ws, WNOHANG) == 0, "the child we keep lives on");
+	ok(waitpid(-1, &ws, WNOHANG) == 0, "and it is our only child: no zombie is left");
+	proc_release(&kept);
+
+	/* A zombie stray is reaped too. */
+	argv[2] = "sleep 100 & exit 0";
+	proc_init(&cp);
+	cp.argv = argv;
+	ok(proc_start(&cp, &e) == 0 && proc_wait(&cp, &st, &e) == 0, "a child that leaves a sleeper");
+	ok(proc_kill_strays(NULL, 0, 2000, &killed, &e) == 0 && killed == 1,
+	   "the sleeper is killed with nothing kept (%d)", killed);
+	ok(waitpid(-1, &ws, WNOHANG) < 0 && errno == ECHILD, "no child at all is left");
+	proc_release(&cp);
+	unlink(gfile);
+	unlink(ggfile);
+	free(script);
+	free(gfile);
+	free(ggfile);
+	err_release(&e);
+}
+
+static void test_capture_add(void)
+{
+	struct proc_capture c = PROC_CAPTURE_INIT(10);
+
+	proc_capture_add(&c, "0123456789abcdefghijklmno", 25);
+	ok(c.buf.len == 10 && !strcmp(c.buf.data, "0123456789") && c.dropped == 15,
+	   "proc_capture_add keeps the first cap bytes");
+	proc_capture_release(&c);
+	proc_capture_init(&c, 10);
+	c.tail = true;
+	proc_capture_add(&c, "0123456789", 10);
+	proc_capture_add(&c, "abcde", 5);
+	ok(!strcmp(c.buf.data, "56789abcde") && c.dropped == 5, "or, with tail, the last: '%s'", c.buf.data);
+	proc_capture_release(&c);
+}
+
 int main(void)
 {
 	struct rlimit no_core = { 0, 0 };
@@ -706,7 +907,7 @@ int main(void)
 		return 0;
 	}
 
-	plan(87);
+	plan(124);
 	test_exit_codes();
 	test_signal();
 	test_signal_reset();
@@ -724,6 +925,10 @@ int main(void)
 	test_capture_burst(tmp);
 	test_capture_tail(tmp);
 	test_misuse();
+	test_sender();
+	test_stopped();
+	test_strays(tmp);
+	test_capture_add();
 	rmdir(tmp);
 	return done();
 }
