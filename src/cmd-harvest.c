@@ -85,6 +85,8 @@ static const char usage[] =
 #define KILL_GRACE_MS 2000
 /* Longest channel line: a record with the values of its tensors is far below. */
 #define MAX_LINE (256u << 20)
+/* How long the processes a child's tests left behind get to be reaped once it is gone. */
+#define STRAY_WAIT_MS 1000
 /* Children in a row that may end before their first test before the harvest gives up. */
 #define MAX_STARTUP_DEATHS 2
 
@@ -550,7 +552,13 @@ static int child_run(struct harvest *h, const struct session *s, struct child *c
  * the child has printed the error itself). */
 static int harvest_run(struct harvest *h, const struct session *s, struct err *e)
 {
+	struct err ignored = ERR_INIT;
 	long next = 0;
+	bool was_subreaper = false;
+	/* A test's process that left its group (setsid) and lost its parent comes here, not to init,
+	 * and is ended with the child that started it: outside bwrap's process namespace nothing
+	 * else would end it. */
+	int subreaper = proc_set_subreaper(true, &was_subreaper, &ignored) == 0;
 	int startup_deaths = 0, r = -1;
 
 	for (;;) {
@@ -593,6 +601,8 @@ static int harvest_run(struct harvest *h, const struct session *s, struct err *e
 		if (end == CHILD_FAILED)
 			err_set(e, (enum ferry_exit)c.fail_code, "%s", "");
 		child_release(&c);
+		if (subreaper)
+			proc_kill_strays(NULL, 0, STRAY_WAIT_MS, NULL, &ignored);
 		if (end < 0 || end == CHILD_FAILED || startup_deaths >= MAX_STARTUP_DEATHS)
 			goto out;
 		if (end == CHILD_DONE) {
@@ -601,6 +611,9 @@ static int harvest_run(struct harvest *h, const struct session *s, struct err *e
 		}
 	}
 out:
+	if (subreaper)
+		proc_set_subreaper(was_subreaper, NULL, &ignored);
+	err_release(&ignored);
 	return r;
 }
 

@@ -10,20 +10,24 @@ need_python_module torch
 need_python_module pytest
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 hostile=$top_srcdir/tests/data/hostile-pytest
-plan 33
+plan 35
 
 # Scratch directories go here, so that the test can see that each one is removed.
 mkdir tmp
 TMPDIR=$work/tmp
 HOSTILE_OUTSIDE=$work/outside
-export TMPDIR HOSTILE_OUTSIDE
+HOSTILE_STRAY=$work/stray-marker
+export TMPDIR HOSTILE_OUTSIDE HOSTILE_STRAY
+# A process left behind would outlive the test: find it by the marker on its command line.
+strays() { for p in /proc/[0-9]*; do grep -qF "$HOSTILE_STRAY" "$p/cmdline" 2>/dev/null && echo "${p#/proc/}"; done; true; }
+cleanup() { for p in $(strays); do kill -KILL "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 
 expect_exit 0 "a harvest of hostile tests completes and exits 0" -- \
 	"$FERRY" harvest torch -q --timeout 5 --pytest "$hostile" -o corpus.jsonl
 summary=$out
 sandboxed=yes
 case "$err" in *"harvesting without a read-only sandbox"*) sandboxed=no ;; esac
-for op in add sub mul div maximum minimum abs neg exp sin sinh cos tan; do
+for op in add sub mul div maximum minimum abs neg exp sin sinh cos tan cosh; do
 	check "torch.$op, recorded by its test, is in the corpus" -- grep -q "\"op\":\"torch.$op\"" corpus.jsonl
 done
 contains "os._exit(0) is one crashed test, with its reason" "$summary" \
@@ -64,11 +68,14 @@ expect_exit 3 "a harvest whose process dies outside any test, twice running, exi
 contains "... and says that it gave up" "$err" "giving up"
 check "... keeping dead.jsonl.partial and making no dead.jsonl" -- test -e dead.jsonl.partial -a ! -e dead.jsonl
 
-# Without bubblewrap: a warning, once, and the harvest still runs in a child and a scratch directory.
+# Without bubblewrap: a warning, once, and the harvest still runs in a child and a scratch directory;
+# a process that a test left in a session of its own is ended all the same.
 FERRY_BWRAP=$work/no-such-bwrap expect_exit 0 "without bubblewrap the harvest still runs" -- \
-	"$FERRY" harvest torch -q --pytest "$hostile/test_print.py" -o nobwrap.jsonl
+	"$FERRY" harvest torch -q --pytest "$hostile/test_print.py" --pytest "$hostile/test_stray.py" -o nobwrap.jsonl
 contains "... and warns that it runs without a sandbox" "$err" \
 	"ferry: warning: bubblewrap (Debian package bubblewrap) not found ('$work/no-such-bwrap'): harvesting without a read-only sandbox"
+left=$(strays)
+check "... and no process a test left behind outlives the harvest (${left:-none})" -- test -z "$left"
 
 # Ctrl-C: exit 130, and what was harvested stays in CORPUS.partial.
 "$FERRY" harvest torch -q --timeout 600 --pytest "$hostile/test_hostile.py" -o int.jsonl >/dev/null 2>&1 &
