@@ -10,10 +10,15 @@ Suites (source.suite of each record):
     pytest        test files or directories (a checkout of Keras's own layer tests, which build each
                   layer through keras.src.testing's run_layer_test; a user's own tests), run by pytest
                   in this process; a test that fails or errors is counted and the run goes on
+                  (ferry harvest runs this process as a child of its own, in a scratch directory
+                  and a sandbox: a test that exits, crashes or hangs is counted there, and a new
+                  child goes on)
 
 Keras's random generator is seeded before each case, so a harvest is the same run after run. The C
-side calls harvest(); records go back through ferry.emit as JSON text, problems through
-ferry.skip(reason, where), progress through ferry.progress(done, total, label).
+side calls harvest() (through ferry_channel); records go back through ferry.emit as JSON text,
+problems through ferry.skip(reason, where), progress through ferry.progress(done, total, label), and
+each test (a docstring, an architecture, a pytest item) is numbered, and skipped when an earlier
+process did it, through ferry_channel.begin and finish.
 """
 
 import contextlib
@@ -29,6 +34,7 @@ import warnings
 
 import numpy as np
 
+import ferry_channel
 import ferry_pytest
 import ferry_tensorflow
 
@@ -65,11 +71,7 @@ def harvest(ferry, patterns, suites=None, pytest=None):
             _pytest(h, path)
         if h.error is not None:
             raise h.error
-    counts = {"tests": h.tests}
-    for what, n in h.failed.items():
-        counts[what] = n
-    counts["calls not recorded"] = sum(recorder.dropped.values())
-    return counts
+    return h.counts()
 
 
 class _Harvest:
@@ -94,6 +96,20 @@ class _Harvest:
         except BaseException as e:  # a write error or an interrupt: stop the harvest, not one case
             self.error = e
             raise
+
+    def counts(self):
+        counts = {"tests": self.tests}
+        for what, n in self.failed.items():
+            counts[what] = n
+        counts["calls not recorded"] = sum(self.recorder.dropped.values()) if self.recorder else 0
+        return counts
+
+    def begin(self, name):
+        """Whether to run the next test (ferry_channel.begin)."""
+        return ferry_channel.begin(self.ferry, name)
+
+    def finish(self):
+        ferry_channel.finish(self.ferry, self.counts())
 
     def count_failure(self, what):
         self.failed[what] = self.failed.get(what, 0) + 1
@@ -147,9 +163,10 @@ def _docstrings(h):
     documented = sorted(((name, obj) for obj, name in names.items() if h.wanted(name)), key=lambda p: p[0])
     for done, (name, obj) in enumerate(documented, 1):
         examples = docstring_examples(inspect.getdoc(obj) if isinstance(obj, type) else obj.__doc__)
-        if examples:
+        if examples and h.begin(name):
             h.tests += 1
             _run_examples(h, name, obj, examples)
+            h.finish()
         h.progress(done, len(documented), "docstrings")
 
 
@@ -203,6 +220,9 @@ def application_builders():
 def _applications(h):
     builders = [(n, b) for n, b in application_builders() if h.wanted(n, n.rsplit(".", 1)[-1])]
     for done, (name, build) in enumerate(builders, 1):
+        if not h.begin(name):
+            h.progress(done, len(builders), "applications")
+            continue
         h.tests += 1
         keras.utils.clear_session()
         _seed()
@@ -214,6 +234,7 @@ def _applications(h):
             except Exception as e:  # an architecture this build cannot make: the rest goes on
                 h.ferry.skip(f"application failed: {type(e).__name__}", name)
         h.check()
+        h.finish()
         h.progress(done, len(builders), "applications")
     keras.utils.clear_session()
 
@@ -232,9 +253,21 @@ def _pytest(h, path):
     def stop():
         return f"the harvest stopped: {h.error}" if h.error is not None else None
 
+    what = "pytest tests failed or errored"
+    tests_before, failed_before = h.tests, h.failed.get(what, 0)
+
+    def started(item):
+        ferry_channel.begin(h.ferry, item.nodeid)
+
+    def finished(done, failed):
+        h.tests, h.failed[what] = tests_before + done, failed_before + failed
+        h.finish()
+
+    skip, collected = ferry_channel.span(h.ferry)
     # importlib: a checkout of Keras's source tree holds a "keras" package that must not shadow
     # the installed one the instrumentation is in
-    tests, failed = ferry_pytest.run(path, around, progress, stop, import_mode="importlib")
-    h.tests += tests
-    h.failed["pytest tests failed or errored"] = h.failed.get("pytest tests failed or errored", 0) + failed
+    tests, failed, n = ferry_pytest.run(path, around, progress, stop, import_mode="importlib", skip=skip,
+                                        started=started, finished=finished)
+    collected(n)
+    h.tests, h.failed[what] = tests_before + tests, failed_before + failed
     h.check()

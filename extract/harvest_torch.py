@@ -10,12 +10,16 @@ Suites (source.suite of each record):
              criterion_tests): the module built as the test builds it, called on the test's input
     pytest   test files or directories (a checkout of PyTorch's test/, a user's own tests), run by
              pytest in this process; a test that fails or errors is counted and the run goes on
+             (ferry harvest runs this process as a child of its own, in a scratch directory and a
+             sandbox: a test that exits, crashes or hangs is counted there, and a new child goes on)
 
 The shipped suites run each operator call under the recorder and nothing else; pytest runs whole
 tests, and the recorder's call-site rule keeps what the tests call apart from what PyTorch calls for
 them. The random generator is seeded before each case, so a harvest is the same run after run.
-The C side calls harvest(); records go back through ferry.emit as JSON text, problems through
-ferry.skip(reason, where), progress through ferry.progress(done, total, label).
+The C side calls harvest() (through ferry_channel); records go back through ferry.emit as JSON text,
+problems through ferry.skip(reason, where), progress through ferry.progress(done, total, label), and
+each test (an OpInfo entry, a ModuleInfo entry, a common_nn test, a pytest item) is numbered, and
+skipped when an earlier process did it, through ferry_channel.begin and finish.
 """
 
 import contextlib
@@ -27,6 +31,7 @@ import warnings
 
 import torch
 
+import ferry_channel
 import ferry_pytest
 import instrument_torch
 
@@ -45,7 +50,7 @@ def harvest(ferry, patterns, suites=None, pytest=None, instrument=True):
     unknown = [s for s in suites or () if s not in SUITES]
     if unknown:
         raise ValueError(f"unknown torch suite {unknown[0]!r} (known: {', '.join(SUITES)})")
-    h = _Harvest(ferry, patterns)
+    h = _Harvest(ferry, patterns, pytest=bool(pytest))
     recorder_class = instrument_torch.Recorder if instrument else instrument_torch.Bare
     with warnings.catch_warnings(), recorder_class(h.emit) as recorder:
         warnings.simplefilter("ignore")
@@ -58,21 +63,32 @@ def harvest(ferry, patterns, suites=None, pytest=None, instrument=True):
             _pytest(h, path)
         if h.error is not None:
             raise h.error
-    counts = {"tests": h.tests}
-    if pytest:
-        counts["pytest tests failed or errored"] = h.failed_tests
-    counts["calls not recorded"] = sum(recorder.dropped.values())
-    return counts
+    return h.counts()
 
 
 class _Harvest:
-    def __init__(self, ferry, patterns):
+    def __init__(self, ferry, patterns, pytest=False):
         self.ferry = ferry
         self.patterns = list(patterns)
+        self.pytest = pytest
         self.recorder = None
         self.tests = 0
         self.failed_tests = 0
         self.error = None  # an exception from ferry.emit: the harvest stops on it
+
+    def counts(self):
+        counts = {"tests": self.tests}
+        if self.pytest:
+            counts["pytest tests failed or errored"] = self.failed_tests
+        counts["calls not recorded"] = sum(self.recorder.dropped.values()) if self.recorder else 0
+        return counts
+
+    def begin(self, name):
+        """Whether to run the next test (ferry_channel.begin)."""
+        return ferry_channel.begin(self.ferry, name)
+
+    def finish(self):
+        ferry_channel.finish(self.ferry, self.counts())
 
     def wanted(self, *names):
         return not self.patterns or any(fnmatch.fnmatchcase(n, p) for n in names for p in self.patterns)
@@ -175,7 +191,9 @@ def _opinfo(h):
     h.recorder.allow_tensorless = True  # creation operators (zeros, arange, ...) are operators here
     try:
         for done, op in enumerate(ops, 1):
-            _opinfo_op(h, op)
+            if h.begin(f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name):
+                _opinfo_op(h, op)
+                h.finish()
             h.progress(done, len(ops), "opinfo")
     finally:
         h.recorder.allow_tensorless = False
@@ -216,7 +234,9 @@ def _modules(h):
     h.recorder.allow_tensorless = True
     try:
         for done, info in enumerate(infos, 1):
-            _module_info(h, info)
+            if h.begin(info.formatted_name):
+                _module_info(h, info)
+                h.finish()
             h.progress(done, len(infos), "modules")
     finally:
         h.recorder.allow_tensorless = False
@@ -278,8 +298,10 @@ def _nn(h):
         if h.wanted_case(test.get_name(), "torch.nn." + getattr(test.constructor, "__name__", "")):
             built.append((kind, test))
     for done, (kind, test) in enumerate(built, 1):
-        h.tests += 1
-        _nn_test(h, kind, test)
+        if h.begin(test.get_name()):
+            h.tests += 1
+            _nn_test(h, kind, test)
+            h.finish()
         h.progress(done, len(built), "nn")
 
 
@@ -352,8 +374,19 @@ def _pytest(h, path):
     def stop():
         return f"the harvest stopped: {h.error}" if h.error is not None else None
 
-    tests, failed = ferry_pytest.run(path, around, progress, stop)
-    h.tests += tests
-    h.failed_tests += failed
+    tests_before, failed_before = h.tests, h.failed_tests
+
+    def started(item):
+        ferry_channel.begin(h.ferry, item.nodeid)
+
+    def finished(done, failed):
+        h.tests, h.failed_tests = tests_before + done, failed_before + failed
+        h.finish()
+
+    skip, collected = ferry_channel.span(h.ferry)
+    tests, failed, n = ferry_pytest.run(path, around, progress, stop, skip=skip, started=started,
+                                        finished=finished)
+    collected(n)
+    h.tests, h.failed_tests = tests_before + tests, failed_before + failed
     if h.error is not None:
         raise h.error

@@ -31,6 +31,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_apfd_entry,
 	&cmd_count_tests_entry,
 	&cmd_worker_entry,
+	&cmd_harvest_child_entry,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -247,8 +248,9 @@ int main(int argc, char **argv)
 		fputs(c->usage, stdout);
 		return finish_stdout(EXIT_OK);
 	}
-	/* Workers leave Ctrl-C to the runner that owns them. */
-	if ((c->needs & CMD_NEEDS_PYTHON) && py_start(cmd_python(), strcmp(c->name, "worker") != 0, &e) < 0)
+	/* Workers and harvest children leave Ctrl-C to the ferry that owns them. */
+	if ((c->needs & CMD_NEEDS_PYTHON) &&
+	    py_start(cmd_python(), strcmp(c->name, "worker") && strcmp(c->name, "harvest-child"), &e) < 0)
 		return cmd_error(&e);
 	code = c->fn(argc - 1, argv + 1);
 	code = finish_stdout(code);

@@ -1,0 +1,104 @@
+"""ferry_channel: the harvest child's end of its channel to ferry harvest.
+
+ferry harvest (src/cmd-harvest.c) runs a source's harvest in a child process, ferry harvest-child
+(src/cmd-harvest-child.c), which calls run() here. The harvesters (harvest_SOURCE.harvest) are handed
+a Channel as their `ferry`: besides emit, skip and progress, it numbers the tests, the units that a
+test that exits, crashes or hangs takes down with it (one OpInfo entry, one pytest item, one
+docstring, one node test), and it skips the first `resume` of them: a child that replaces one that
+died goes on from the test after the one that killed it. Tests come in the same order run after run
+(the suites are sorted; pytest collects in a fixed order), so a number names the same test each time.
+
+One line per message, a word and a JSON value, written whole the moment it is made (nothing is
+buffered in this process, so what a test recorded before it died has reached ferry):
+
+    emit RECORD           a record, as the harvester made it
+    skip [reason, where]  a test that yields no instance, and why
+    progress [done, total, label]
+    test [index, name]    test number index starts
+    done COUNTS           it finished; COUNTS: this process's counts so far ({"tests": n, ...})
+    end COUNTS            the harvest is complete
+
+Harvesters also run without a Channel (bench/torch hands them a sink of its own): the functions
+begin(), finish() and span() below do the right thing with either.
+"""
+
+import importlib
+import json
+import os
+
+
+class Channel:
+    def __init__(self, fd, resume=0):
+        self._fd = fd
+        self.resume = resume  # the first test to run
+        self.index = 0        # the number of the next test
+
+    def _send(self, word, text):
+        data = memoryview(f"{word} {text}\n".encode("utf-8", "surrogateescape"))
+        while data:
+            data = data[os.write(self._fd, data):]
+
+    def emit(self, text):
+        self._send("emit", text)
+
+    def skip(self, reason, where):
+        self._send("skip", json.dumps([reason, where]))
+
+    def progress(self, done, total, label=""):
+        self._send("progress", json.dumps([done, total, label]))
+
+    def test(self, name):
+        """Number the next test; True when it is to run (it was not done by an earlier process)."""
+        index = self.index
+        self.index += 1
+        if index < self.resume:
+            return False
+        self._send("test", json.dumps([index, name]))
+        return True
+
+    def done(self, counts):
+        self._send("done", json.dumps(counts))
+
+    def end(self, counts):
+        self._send("end", json.dumps(counts))
+
+
+def begin(ferry, name):
+    """A test starts: whether to run it."""
+    test = getattr(ferry, "test", None)
+    return test(name) if test is not None else True
+
+
+def finish(ferry, counts):
+    """The test that began last has finished; counts are the harvest's counts so far."""
+    done = getattr(ferry, "done", None)
+    if done is not None:
+        done(counts)
+
+
+def span(ferry):
+    """For a run of tests whose number is known only once they are collected (a pytest path): how
+    many of them an earlier process did (to be skipped), and a function to call with their number
+    once known, which moves the numbering past them."""
+    if not isinstance(ferry, Channel):
+        return 0, lambda n: None
+    base = ferry.index
+    skip = max(0, ferry.resume - base)
+    ferry.index = base + skip  # the tests that run are numbered from here, by test()
+
+    def collected(n):
+        ferry.index = base + n
+    return skip, collected
+
+
+def run(fd, source, patterns, suites, pytest, resume):
+    """The child's harvest: harvest_SOURCE.harvest with a Channel on fd, then the end line."""
+    channel = Channel(fd, resume)
+    harvester = importlib.import_module(f"harvest_{source}")
+    kwargs = {}
+    if suites:
+        kwargs["suites"] = list(suites)
+    if pytest:
+        kwargs["pytest"] = list(pytest)
+    counts = harvester.harvest(channel, list(patterns), **kwargs)
+    channel.end(counts)
