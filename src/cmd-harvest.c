@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "esc.h"
 #include "fsutil.h"
 #include "proc.h"
 #include "progress.h"
@@ -626,12 +627,12 @@ static void print_counts(FILE *fp, const struct harvest *h, const struct counts 
 			fprintf(fp, "  %-20s %ld\n", "tests read", counts->vals[i]);
 	for (size_t i = 0; i < counts->n; i++)
 		if (strcmp(counts->keys[i], "tests"))
-			fprintf(fp, "  %-20s %ld\n", counts->keys[i], counts->vals[i]);
+			fprintf(fp, "  %-20s %ld\n", esc_str(counts->keys[i]), counts->vals[i]);
 	if (!h->ncrashed)
 		return;
 	fprintf(fp, "  %-20s %zu\n", "tests crashed", h->ncrashed);
 	for (size_t i = 0; i < h->ncrashed; i++)
-		fprintf(fp, "    %s\n", h->crashed[i]);
+		fprintf(fp, "    %s\n", esc_str(h->crashed[i]));
 }
 
 /* One row per suite when the source has several: instances, operators, merged, unmigratable; then
@@ -644,7 +645,7 @@ static void print_suites(FILE *fp, const struct harvest *h)
 	for (size_t i = 0; v[i]; i++) {
 		const struct suite *s = v[i]->ptr;
 
-		fprintf(fp, "  %-10s %10zu %10zu %10zu %13zu\n", v[i]->key, s->instances, s->ops.len, s->merged,
+		fprintf(fp, "  %-10s %10zu %10zu %10zu %13zu\n", esc_str(v[i]->key), s->instances, s->ops.len, s->merged,
 			s->unmigratable);
 	}
 	fprintf(fp, "  %-10s %10zu %10zu %10zu %13zu\n", "all", h->instances, h->ops.len, h->merged, h->unmigratable);
@@ -654,10 +655,10 @@ static void print_suites(FILE *fp, const struct harvest *h)
 
 		if (!s->unmigratable)
 			continue;
-		fprintf(fp, "  unmigratable in %s, by reason:\n", v[i]->key);
+		fprintf(fp, "  unmigratable in %s, by reason:\n", esc_str(v[i]->key));
 		w = strmap_sorted(&s->why);
 		for (size_t j = 0; w[j] && j < 10; j++)
-			fprintf(fp, "    %6zu  %s\n", w[j]->count, w[j]->key);
+			fprintf(fp, "    %6zu  %s\n", w[j]->count, esc_str(w[j]->key));
 		if (s->why.len > 10)
 			fprintf(fp, "    (%zu more reasons)\n", s->why.len - 10);
 		free(w);
@@ -681,7 +682,7 @@ static void print_summary(FILE *fp, const struct harvest *h, const struct source
 	fprintf(fp, "  unmigratable         %zu\n", h->unmigratable);
 	fprintf(fp, "  skipped              %zu\n", skipped);
 	for (size_t i = 0; v[i] && i < 15; i++)
-		fprintf(fp, "    %6zu  %s\n", v[i]->count, v[i]->key);
+		fprintf(fp, "    %6zu  %s\n", v[i]->count, esc_str(v[i]->key));
 	if (h->skipped.len > 15)
 		fprintf(fp, "    (%zu more reasons)\n", h->skipped.len - 15);
 	free(v);
