@@ -4,13 +4,14 @@ The tagged form is specified in lib/record.h: every value is an object with exac
 its type ({"int": 3}, {"tensor": {...}}, ...). encode() goes from a live value to that form and is what
 the harvesters use; decode() rebuilds a live value from the tags alone, for the templates. Nothing here
 evaluates a string from a record, and nothing here knows a particular deep-learning library: numpy (and
-ml_dtypes, for the narrow float and int types numpy lacks) is all it needs.
+ml_dtypes, for the narrow float and int types numpy lacks) is all it needs. A name in a record (a
+callable, a dataclass, a configured class) is looked up in an allow-list the library's template fills
+(allow()), never in the loaded modules.
 """
 
 import base64
 import dataclasses
 import math
-import sys
 
 import numpy as np
 
@@ -24,7 +25,7 @@ KEEP_STRING = 64
 
 
 class Unmigratable(ValueError):
-    """decode() met a value that cannot be rebuilt (opaque, or a callable whose module is not loaded)."""
+    """decode() met a value that cannot be rebuilt (opaque, or a callable that is not allowed)."""
 
 
 class Graph:
@@ -348,22 +349,26 @@ def tensor_array(t, fill=None):
     return array.reshape(shape)
 
 
+# The names a record may use for a callable (an operator passed as an argument, an options dataclass,
+# a class rebuilt from its configuration, a constant such as a memory format): name -> object. A
+# library's template fills it (allow()) with what it enumerated from the library's public API; nothing
+# outside it is ever reachable from a record. Ellipsis is the one Python value records name.
+_allowed = {"builtins.Ellipsis": Ellipsis}
+
+
+def allow(table):
+    """Let resolve_callable() find the objects of table (name -> object): a template's allow-list,
+    enumerated once from its library's public namespaces, never from a record."""
+    _allowed.update(table)
+
+
 def resolve_callable(name):
-    """The object a qualified name denotes, looked up in modules that are already imported: a record
-    never causes an import, only a lookup."""
-    parts = name.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        module = sys.modules.get(".".join(parts[:cut]))
-        if module is None:
-            continue
-        obj = module
-        try:
-            for attr in parts[cut:]:
-                obj = getattr(obj, attr)
-        except AttributeError:
-            break
-        return obj
-    raise Unmigratable(f"callable {name!r} is not in a loaded module")
+    """The object a name denotes in the allow-list: a dictionary lookup, never an import nor a walk
+    through attributes (from a loaded module "torch.os.system" would reach a shell)."""
+    found = _allowed.get(name) if isinstance(name, str) else None
+    if found is None:
+        raise Unmigratable(f"{_short_repr(name)} is not an operator or value ferry allows")
+    return found
 
 
 def decode(value, fill=None, convert=None):

@@ -63,7 +63,10 @@ def _stage(name):
 
 def load_adapter(name):
     """The adapter module adapter_<name>.py, from oracle/ or from a directory of FERRY_ADAPTERS (the
-    user's own adapters, which come first); an import error propagates (the frontend is missing)."""
+    user's own adapters, which come first); an import error propagates (the frontend is missing).
+    The name is a plain file name: no dots (a package's submodule) nor path separators."""
+    if not isinstance(name, str) or not name or not all(c.isascii() and (c.isalnum() or c in "_-") for c in name):
+        raise ValueError(f"{name!r} is not a frontend name")
     if _HERE not in sys.path:
         sys.path.append(_HERE)
     for extra in reversed([d for d in os.environ.get("FERRY_ADAPTERS", "").split(os.pathsep) if d]):
@@ -139,8 +142,8 @@ def _dtype(name):
         return np.dtype(name)
     except TypeError:
         import ml_dtypes
-        found = getattr(ml_dtypes, name, None)
-        return np.dtype(found) if found is not None else None
+        found = getattr(ml_dtypes, str(name), None)  # a dtype of ml_dtypes, not any attribute of it
+        return np.dtype(found) if isinstance(found, type) and issubclass(found, np.generic) else None
 
 
 def _pair(outputs, refs, entries):

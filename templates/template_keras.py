@@ -63,30 +63,68 @@ tf.config.threading.set_inter_op_parallelism_threads(1)
 
 # --- self-contained: reproducers carry the source of these ---------------------------------------------
 
-def ferry_resolve(name):
-    """The object a qualified name ("keras.layers.Conv2D") denotes, looked up (never imported) in the
-    modules that are loaded."""
-    parts = name.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        obj = sys.modules.get(".".join(parts[:cut]))
-        if obj is None:
+def ferry_operators():
+    """The allow-list: name -> object, for every Keras layer, op and configured object a record may
+    name. It is enumerated once from Keras's export registry (its public API, the names the harvest
+    records by); a record's name is then looked up in it, never resolved by walking attributes of
+    modules (from a loaded module, a walk reaches os, sys and builtins). What is in it, and why:
+    - keras.layers: the layer classes, the operators of kind "layer" and the nested layers of a
+      configuration (Bidirectional's, an RNN's cells); not Lambda (it can rebuild a Python function
+      from bytecode), TFSMLayer or TorchModuleWrapper (they load a model from a file or a pickle);
+    - keras.ops (keras.ops.image, ...): the op functions, the operators of kind "op";
+    - keras.activations: functions given as arguments (activation=keras.activations.relu);
+    - keras.initializers, keras.regularizers, keras.constraints, keras.dtype_policies,
+      keras.quantizers, keras.random, and the base and policy classes keras exports at its top: the
+      objects a layer's configuration holds, rebuilt with from_config;
+    never the get, serialize and deserialize functions of these modules, which turn names and
+    configurations into objects by Keras's own lookup. Each object is also entered under its
+    qualified name (module.qualname, "keras.src.ops.numpy.sin"), the name a callable is recorded by
+    when the registry does not know it. Only objects of Keras's own modules count."""
+    from keras.src import api_export
+
+    prefixes = ("keras.layers.", "keras.ops.", "keras.activations.", "keras.initializers.", "keras.regularizers.",
+                "keras.constraints.", "keras.dtype_policies.", "keras.quantizers.", "keras.random.")
+    top = {"keras.DTypePolicy", "keras.FloatDTypePolicy", "keras.InputSpec", "keras.Initializer",
+           "keras.Regularizer", "keras.Quantizer"}
+    loaders = {"keras.layers.Lambda", "keras.layers.TFSMLayer", "keras.layers.TorchModuleWrapper"}
+    table = {"builtins.Ellipsis": Ellipsis}
+    for name, obj in list(api_export.REGISTERED_NAMES_TO_OBJS.items()):
+        if not (name.startswith(prefixes) or name in top) or name in loaders:
             continue
-        try:
-            for attr in parts[cut:]:
-                obj = getattr(obj, attr)
-        except AttributeError:
-            break
-        return obj
-    raise LookupError(f"{name!r} is not in a loaded module")
+        if name.rsplit(".", 1)[-1] in ("get", "serialize", "deserialize") or not callable(obj):
+            continue
+        if str(getattr(obj, "__module__", None) or "").split(".")[0] != "keras":
+            continue
+        table[name] = obj
+    for obj in list(table.values()):
+        module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+        if module and qualname:
+            table.setdefault(f"{module}.{qualname}", obj)
+    return table
+
+
+def ferry_resolve(name):
+    """The object a record's name ("keras.layers.Conv2D") denotes: looked up in the allow-list of
+    ferry_operators(), never found by walking attributes of modules."""
+    table = getattr(ferry_resolve, "table", None)
+    if table is None:
+        table = ferry_resolve.table = ferry_operators()
+    if not isinstance(name, str) or name not in table:
+        raise LookupError(f"{name!r} is not a Keras layer, op or object ferry allows")
+    return table[name]
 
 
 def ferry_object(class_name, config):
-    """An object its class rebuilds from a configuration (an initializer, a nested layer): only a
-    class that has from_config."""
+    """An object its class rebuilds from a configuration (an initializer, a nested layer): only an
+    allowed class that has from_config, and in Keras's safe mode (no Python function is rebuilt
+    from bytecode, whatever the process's setting)."""
+    from keras.src.saving import serialization_lib
+
     cls = ferry_resolve(class_name)
     if not (isinstance(cls, type) and callable(getattr(cls, "from_config", None))):
         raise TypeError(f"{class_name!r} is not a class with from_config")
-    return cls.from_config(config)
+    with serialization_lib.SafeModeScope(True):
+        return cls.from_config(config)
 
 
 def ferry_dtype(name):
@@ -97,7 +135,10 @@ def ferry_dtype(name):
         return np.dtype(name)
     except TypeError:
         import ml_dtypes
-        return np.dtype(getattr(ml_dtypes, name))
+        found = getattr(ml_dtypes, str(name), None)
+        if not (isinstance(found, type) and issubclass(found, np.generic)):
+            raise TypeError(f"no dtype {name!r}") from None
+        return np.dtype(found)
 
 
 def ferry_input(seed, key, dtype, shape, bounds):
@@ -144,8 +185,11 @@ def ferry_model(seed, make, args, kwargs, specs):
     """The single-layer functional model: Keras seeded, the layer (or op function) made by make(),
     one keras.Input per spec ((shape, dtype), batch included) in the arguments' FerrySlots, the
     call's tensors as outputs."""
+    from keras.src.saving import serialization_lib
+
     keras.utils.set_random_seed(seed % 2 ** 32)
-    op = make()
+    with serialization_lib.SafeModeScope(True):  # a configuration never rebuilds a Python function
+        op = make()
     inputs = [keras.Input(batch_shape=tuple(shape), dtype=dtype, name=f"in_{k}")
               for k, (shape, dtype) in enumerate(specs)]
 
@@ -222,6 +266,12 @@ def ferry_compare(outputs, reference, random):
     return problems
 
 
+# The allow-list, made once per process; ferry_values.decode looks the callables and configured
+# objects of records up in it too.
+ferry_resolve.table = ferry_operators()
+ferry_values.allow(ferry_resolve.table)
+
+
 # --- from a record to a model --------------------------------------------------------------------------
 
 class _Plan:
@@ -232,8 +282,7 @@ class _Plan:
         self.record = record
         self.op = record["op"]
         self.kind = record["kind"]
-        if self.kind not in ("layer", "op") or not self.op.startswith(("keras.layers.", "keras.ops.")):
-            raise ferry_values.Unmigratable(f"{self.op!r} ({self.kind}) is not a Keras layer or op")
+        self.target = _operator(self.op, self.kind)  # first: a name not allowed goes no further
         self.seed = _seed(record)
         self.tensors = []  # tagged tensor bodies, one per model input, in slot order
         self.args = [self._lift(v) for v in record["inputs"]]
@@ -270,21 +319,35 @@ class _Plan:
 
     def make(self):
         """A function making the layer (or giving the op function), as a reproducer's make() does."""
-        target = ferry_values.resolve_callable(self.op)
+        target = self.target
         if self.kind == "layer":
-            if not (isinstance(target, type) and issubclass(target, keras.layers.Layer)):
-                raise ferry_values.Unmigratable(f"{self.op!r} is not a Keras layer")
             params = self.params
 
             def make():
                 return target(**{k: _decode(v, self.seed, [1000 + i]) for i, (k, v) in enumerate(params.items())})
             return make
-        if not callable(target):
-            raise ferry_values.Unmigratable(f"{self.op!r} is not a Keras op")
         return lambda: target
 
     def model(self):
         return ferry_model(self.seed, self.make(), self.args, self.kwargs, self.specs)
+
+
+def _operator(op, kind):
+    """The layer class (kind "layer", a keras.layers name) or op function (kind "op", a keras.ops
+    name) a record names, from the allow-list only; Unmigratable for any other name, which makes the
+    instance invalid before anything is built."""
+    if kind not in ("layer", "op") or not isinstance(op, str) or \
+            not op.startswith("keras.layers." if kind == "layer" else "keras.ops."):
+        raise ferry_values.Unmigratable(f"{op!r} ({kind}) is not a Keras layer or op")
+    try:
+        target = ferry_resolve(op)
+    except LookupError as e:
+        raise ferry_values.Unmigratable(str(e)) from None
+    if kind == "layer" and not (isinstance(target, type) and issubclass(target, keras.layers.Layer)):
+        raise ferry_values.Unmigratable(f"{op!r} is not a Keras layer")
+    if kind == "op" and (isinstance(target, type) or not callable(target)):
+        raise ferry_values.Unmigratable(f"{op!r} is not a Keras op")
+    return target
 
 
 def _concrete(shape):
@@ -300,6 +363,7 @@ def _special_dict(body):
 def _decode(tagged, seed, key):
     """A constant argument (no slots): tensors become numpy arrays (a layer's configured weights,
     an op's constant operand)."""
+    _refuse_serialized(tagged)
     counter = [0]
 
     def tensor(body):
@@ -307,7 +371,24 @@ def _decode(tagged, seed, key):
         if "values" in body:
             return ferry_array(body["values"], body["dtype"], body["shape"])
         return ferry_input(seed, key + [counter[0]], body["dtype"], _concrete(body["shape"]), body.get("range"))
-    return ferry_values.decode(tagged, convert={"tensor": tensor, "dtype": lambda name: name})
+    from keras.src.saving import serialization_lib
+    with serialization_lib.SafeModeScope(True):  # from_config of an object value never rebuilds a function
+        return ferry_values.decode(tagged, convert={"tensor": tensor, "dtype": lambda name: name})
+
+
+def _refuse_serialized(tagged):
+    """Unmigratable if a plain dict in the value is a configuration Keras would deserialize by
+    itself ({"class_name": ..., "config": ...}), looking its class up by its own rules. The harvest
+    records every such object as an object value, which only the allow-list resolves."""
+    tag, body = next(iter(tagged.items()))
+    if tag == "dict" and isinstance(body, dict):
+        if "class_name" in body and not _special_dict(body):
+            raise ferry_values.Unmigratable("a serialized Keras object that is not an object value")
+        for v in body.values():
+            _refuse_serialized(v)
+    elif tag in ("list", "tuple") and isinstance(body, list):
+        for v in body:
+            _refuse_serialized(v)
 
 
 def _seed(record):
@@ -506,8 +587,9 @@ def reproducer(record_json, testdir, frontend):
             random = json.load(f).get("random", False)
 
     if plan.kind == "layer":
-        params = ",\n".join(f"        {k}={_lit(v, [1000 + i])}" for i, (k, v) in enumerate(plan.params.items()))
-        make = f"ferry_resolve({plan.op!r})(\n{params})"
+        # a dict literal of repr()'d names, not keyword syntax: a name from the record is data
+        params = "".join(f"        {k!r}: {_lit(v, [1000 + i])},\n" for i, (k, v) in enumerate(plan.params.items()))
+        make = f"ferry_resolve({plan.op!r})(**{{\n{params}    }})"
     else:
         make = f"ferry_resolve({plan.op!r})"
     slots = [0]
@@ -521,7 +603,7 @@ def reproducer(record_json, testdir, frontend):
     where = " ".join(str(source[k]) for k in ("suite", "test") if k in source)
     snippet = "\n".join("    " + line if line.strip() else "" for line in adapter.REPRODUCER.strip("\n").splitlines())
     functions = "\n\n".join(inspect.getsource(f) for f in (
-        ferry_resolve, ferry_object, ferry_dtype, ferry_input, ferry_array, FerrySlot, ferry_model, ferry_call,
+        ferry_operators, ferry_resolve, ferry_object, ferry_dtype, ferry_input, ferry_array, FerrySlot, ferry_model, ferry_call,
         ferry_export, ferry_tflite, ferry_compare))
 
     return f'''#!/usr/bin/env python3
@@ -592,7 +674,10 @@ sys.exit(1 if problems else 0)
 
 
 def _comment(text):
-    return " ".join(str(text).split())
+    """Text for a comment line of a generated script: one line of printable characters. A line
+    break ends a comment and makes the rest code (Python ends lines at \\r too); the other
+    characters that are not printable are escaped, as they would stop the script from compiling."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in " ".join(str(text).split()))
 
 
 def _slot_lit(tagged, slots):

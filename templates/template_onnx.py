@@ -47,7 +47,10 @@ def ferry_dtype(name):
         return np.dtype(name)
     except TypeError:
         import ml_dtypes  # bfloat16, float8_*, int4, ...: an onnx dependency
-        return np.dtype(getattr(ml_dtypes, name))
+        found = getattr(ml_dtypes, str(name), None)
+        if not (isinstance(found, type) and issubclass(found, np.generic)):
+            raise TypeError(f"no dtype {name!r}") from None
+        return np.dtype(found)
 
 
 def ferry_input(seed, key, dtype, shape, bounds):
@@ -163,7 +166,7 @@ class _Plan:
         self.domain = ferry_values.decode(context["domain"]) if "domain" in context else ""
         self.opset = ferry_values.decode(context["opset"])
         op = record["op"]
-        self.op_type = op[len(self.domain) + 1:] if self.domain else op
+        self.op_type = _operator(op, self.domain, self.opset)
         self.opsets = _opsets(self.domain, self.opset)
         try:
             self.ir_version = helper.find_min_ir_version_for(
@@ -194,6 +197,20 @@ class _Plan:
         return (self.op_type, self.domain, self.opsets, self.ir_version, self.node_inputs,
                 self.node_outputs, self.graph_inputs, self.graph_outputs,
                 [(name, kind, v) for (name, kind, _), v in zip(self.attributes, attribute_values)])
+
+
+def _operator(op, domain, opset):
+    """The node's op_type: op less its domain, and only an operator of onnx's schema registry (the
+    allow-list: what onnx.defs knows), with a domain name and an opset number; Unmigratable
+    otherwise, which makes the instance invalid before a model is made."""
+    if not isinstance(op, str) or not isinstance(domain, str) or isinstance(opset, bool) or not isinstance(opset, int):
+        raise ferry_values.Unmigratable("an operator needs a name, a domain name and an opset number")
+    if domain and not op.startswith(domain + "."):
+        raise ferry_values.Unmigratable(f"operator {op!r} is not in its domain {domain!r}")
+    op_type = op[len(domain) + 1:] if domain else op
+    if not onnx.defs.has(op_type, domain):
+        raise ferry_values.Unmigratable(f"{op!r} is not an operator of onnx's schema registry")
+    return op_type
 
 
 def _opsets(domain, version):
@@ -269,10 +286,27 @@ def _attribute_value(kind, value):
     """The live value ferry_model takes for a tagged attribute."""
     live = ferry_values.decode(value)
     if kind == "GRAPH":
-        return live.data
+        return _local_graph(live.data)
     if kind == "GRAPHS":
-        return [g.data for g in live]
+        return [_local_graph(g.data) for g in live]
     return live
+
+
+def _local_graph(data):
+    """A subgraph's bytes, Unmigratable if a tensor in it keeps its data in a file (external data):
+    the model would read whatever path the record names."""
+    def tensors(graph):
+        yield from graph.initializer
+        for sparse in graph.sparse_initializer:
+            yield from (sparse.values, sparse.indices)
+        for node in graph.node:
+            for a in node.attribute:
+                yield from [a.t] + list(a.tensors) + [a.sparse_tensor.values, a.sparse_tensor.indices]
+                for sub in [a.g] + list(a.graphs):
+                    yield from tensors(sub)
+    if any(t.data_location == onnx.TensorProto.EXTERNAL for t in tensors(onnx.GraphProto.FromString(data))):
+        raise ferry_values.Unmigratable("a subgraph with tensors in external files")
+    return data
 
 
 def _input_value(plan, k, value):
@@ -451,7 +485,7 @@ def reproducer(record_json, testdir, frontend):
     snippet = "\n".join("    " + line if line.strip() else "" for line in adapter.REPRODUCER.strip("\n").splitlines())
 
     return f'''#!/usr/bin/env python3
-# ferry reproducer: {_comment(record["op"])} (opset {plan.opset}) on {adapter.NAME} {_comment(adapter.version())}
+# ferry reproducer: {_comment(record["op"])} (opset {_comment(plan.opset)}) on {adapter.NAME} {_comment(adapter.version())}
 # instance {_comment(record.get("id", "-"))}, from {_comment(where)}
 # Exit status 1: the bug shows ({adapter.NAME} raises, or its outputs differ from onnx.reference
 # beyond |a - b| <= {ATOL} + {RTOL} * |ref|, or NaN in other places); 0: it does not.
@@ -520,8 +554,10 @@ sys.exit(1 if problems else 0)
 
 
 def _comment(text):
-    """Text for a comment line of a reproducer: one line, nothing after it can become code."""
-    return " ".join(str(text).split())
+    """Text for a comment line of a generated script: one line of printable characters. A line
+    break ends a comment and makes the rest code (Python ends lines at \\r too); the other
+    characters that are not printable are escaped, as they would stop the script from compiling."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in " ".join(str(text).split()))
 
 
 def _attribute_literal(kind, value):
@@ -563,7 +599,8 @@ def _array_literal(t):
     values = _literal([decode(v) for v in t["values"]])
     if category == "string":
         return f"np.array({values}, dtype=object).reshape({shape!r})"
-    if hasattr(np, name):  # numpy's own dtype, spelt as numpy spells it
+    numpy_type = getattr(np, name, None) if name.isidentifier() else None
+    if isinstance(numpy_type, type) and issubclass(numpy_type, np.generic):  # numpy's own, spelt as numpy does
         return f"np.array({values}, dtype=np.{name}).reshape({shape!r})"
     wide = "np.float64" if category == "float" else "np.int64"
     return f"np.array({values}, dtype={wide}).astype(ferry_dtype({name!r})).reshape({shape!r})"

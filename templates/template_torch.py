@@ -64,21 +64,106 @@ def ferry_dtype(name):
     return dtype
 
 
-def ferry_resolve(name):
-    """The object a qualified name ("torch.nn.Conv2d") denotes, looked up (never imported) in the
-    modules that are loaded."""
-    parts = name.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        obj = sys.modules.get(".".join(parts[:cut]))
-        if obj is None:
+def ferry_operators():
+    """The allow-list: name -> object, for every PyTorch operator and value a record may name. It is
+    enumerated once from PyTorch's public namespaces; a record's name is then looked up in it, never
+    resolved by walking attributes (torch imports os, sys, builtins and ctypes: "torch.os.system"
+    would reach a shell). What is in it, and why:
+    - the functions of torch, torch.functional, torch.nn.functional, torch.special, torch.linalg and
+      torch.fft that are tensor operators: those PyTorch lists as overridable (they take tensors and
+      dispatch __torch_function__, which is how the harvest sees them, naming them by
+      torch.overrides.resolve_name) and PyTorch's compiled ATen functions in these namespaces (the
+      tensor factories among them: torch.zeros, torch.arange). Not the rest of those namespaces:
+      files (load, save, from_file), TorchScript's parsers and importers, threads and futures (fork,
+      wait), global state (set_*, seeds, autocast), queries that give no tensor (get_*, is_*), the
+      compiler and the functions that trace or call other functions (compile, vmap, cond);
+    - Tensor methods: the public ones and the dunders that are Python's operators (x + y, x[i]), not
+      type() (it imports a module a string names), storage, hooks, apply_ and map_ (they call a
+      Python callable), backward and the like;
+    - torch.nn's public module classes (subclasses of torch.nn.Module less the containers, as the
+      harvest names them) and the options dataclasses torch.nn exports (LinearCrossEntropyOptions);
+    - memory formats and layouts (torch.channels_last, torch.strided), which records name as values.
+    Each object is also entered under its qualified name (module.qualname: "torch._C._nn.gelu" for
+    torch.nn.functional.gelu), which is the name a callable passed as an argument is recorded by.
+    Only objects of torch's own modules count, whatever namespace holds them."""
+    import dataclasses
+    import types
+
+    namespaces = {"torch": torch, "torch.functional": torch.functional, "torch.nn.functional": torch.nn.functional,
+                  "torch.special": torch.special, "torch.linalg": torch.linalg, "torch.fft": torch.fft}
+    not_functions = {f"torch.{name}" for name in (
+        "load", "save", "from_file", "frombuffer", "from_dlpack", "to_dlpack", "import_ir_module",
+        "import_ir_module_from_buffer", "parse_ir", "parse_schema", "parse_type_comment",
+        "merge_type_from_type_comment", "unify_type_list", "fork", "wait", "compile", "vmap", "cond", "while_loop",
+        "manual_seed", "seed", "initial_seed", "init_num_threads", "clear_autocast_cache",
+        "use_deterministic_algorithms", "typename", "prepare_multiprocessing_environment",
+        "thread_safe_generator")}
+    not_methods = {"type", "storage", "untyped_storage", "share_memory_", "register_hook",
+                   "register_post_accumulate_grad_hook", "backward", "apply_", "map_", "map2_", "module_load",
+                   "as_subclass", "pin_memory", "record_stream", "cuda", "xpu", "ipu", "mtia", "tolist", "numpy"}
+    dunders = {f"__{op}__" for op in (
+        "abs", "neg", "pos", "invert", "getitem", "setitem", "eq", "ne", "lt", "le", "gt", "ge",
+        *(f"{p}{op}" for op in ("add", "sub", "mul", "matmul", "truediv", "div", "floordiv", "mod", "pow",
+                                "and", "or", "xor", "lshift", "rshift") for p in ("", "r", "i")))}
+    containers = {"Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+                  "Container"}
+
+    def torch_own(obj):
+        return str(getattr(obj, "__module__", None) or "").split(".")[0] == "torch"
+
+    def qualified(obj):
+        module, name = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+        return f"{module}.{name}" if module and name else None
+
+    overridable = set()
+    for functions in torch.overrides.get_overridable_functions().values():
+        for f in functions:
+            try:
+                overridable.add(f)
+            except TypeError:  # an unhashable entry is no function
+                pass
+    table = {"builtins.Ellipsis": Ellipsis}
+    for prefix, namespace in namespaces.items():
+        for name, obj in list(vars(namespace).items()):
+            if (name.startswith(("_", "set_", "get_", "is_", "autocast_")) or f"{prefix}.{name}" in not_functions
+                    or isinstance(obj, (type, types.ModuleType)) or not callable(obj) or not torch_own(obj)):
+                continue
+            # torch's own namespace holds much besides operators, so there only what PyTorch calls one;
+            # the others are libraries of operators, where a function defined in the namespace is one
+            # too (torch.nn.functional.hardswish, which PyTorch does not list as overridable)
+            if (obj in overridable or isinstance(obj, types.BuiltinFunctionType)
+                    or (prefix != "torch" and getattr(obj, "__module__", None) == prefix)):
+                table[f"{prefix}.{name}"] = obj
+    for name in dir(torch.Tensor):
+        if (name.startswith("_") and name not in dunders) or name in not_methods:
             continue
-        try:
-            for attr in parts[cut:]:
-                obj = getattr(obj, attr)
-        except AttributeError:
-            break
-        return obj
-    raise LookupError(f"{name!r} is not in a loaded module")
+        obj = getattr(torch.Tensor, name, None)
+        if callable(obj) and not isinstance(obj, type):
+            table[f"torch.Tensor.{name}"] = obj
+    for name, obj in list(vars(torch.nn).items()):
+        if name.startswith("_") or not isinstance(obj, type) or not torch_own(obj):
+            continue
+        if (issubclass(obj, torch.nn.Module) and name not in containers) or dataclasses.is_dataclass(obj):
+            table[f"torch.nn.{name}"] = obj
+    for name, obj in list(vars(torch).items()):
+        if not name.startswith("_") and isinstance(obj, (torch.memory_format, torch.layout)):
+            table[f"torch.{name}"] = obj
+    for obj in list(table.values()):
+        for name in (qualified(obj), torch.overrides.resolve_name(obj) if callable(obj) else None):
+            if name:
+                table.setdefault(name, obj)
+    return table
+
+
+def ferry_resolve(name):
+    """The object a record's name ("torch.nn.Conv2d", "torch.add", "torch.channels_last") denotes:
+    looked up in the allow-list of ferry_operators(), never found by walking attributes of modules."""
+    table = getattr(ferry_resolve, "table", None)
+    if table is None:
+        table = ferry_resolve.table = ferry_operators()
+    if not isinstance(name, str) or name not in table:
+        raise LookupError(f"{name!r} is not a PyTorch operator ferry allows")
+    return table[name]
 
 
 def ferry_tensor(seed, key, dtype, shape, bounds):
@@ -231,6 +316,12 @@ def ferry_compare(outputs, reference, random):
     return problems
 
 
+# The allow-list, made once per process; ferry_values.decode looks the callables, dataclasses and
+# constants of records up in it too.
+ferry_resolve.table = ferry_operators()
+ferry_values.allow(ferry_resolve.table)
+
+
 # --- from a record to a module -------------------------------------------------------------------------
 
 class _Plan:
@@ -241,6 +332,7 @@ class _Plan:
         self.record = record
         self.op = record["op"]
         self.kind = record["kind"]
+        self.target = _operator(self.op, self.kind)  # first: a name not allowed goes no further
         self.seed = _seed(record)
         context = record.get("context", {})
         self.tensors = []  # tagged tensor bodies, one per forward input, in slot order
@@ -249,6 +341,8 @@ class _Plan:
             self.params = {k: record["params"][k] for k in sorted(record.get("params", {}))}
             self.training = ferry_values.decode(context.get("training", {"bool": False}))
             self.dtype = context["dtype"]["dtype"] if "dtype" in context else None
+            if not isinstance(self.training, bool) or not isinstance(self.dtype, (str, type(None))):
+                raise ferry_values.Unmigratable("a module's training mode must be a bool and its dtype a name")
             kwargs = context.get("kwargs", {"dict": {}})["dict"]
         else:
             self.params, self.training, self.dtype = {}, False, None
@@ -275,15 +369,25 @@ class _Plan:
     def build(self):
         """The module (FerryCall), made as ferry_build does in a reproducer."""
         if self.kind == "module":
-            cls = ferry_values.resolve_callable(self.op)
-            if not (isinstance(cls, type) and issubclass(cls, torch.nn.Module)):
-                raise ferry_values.Unmigratable(f"{self.op!r} is not a torch.nn module")
             params = {k: _decode(v, self.seed, [1000 + i]) for i, (k, v) in enumerate(self.params.items())}
-            return _build_module(self.seed, cls, params, self.dtype, self.training, self.args, self.kwargs)
-        fn = ferry_values.resolve_callable(self.op)
-        if not callable(fn) or not self.op.startswith("torch."):
-            raise ferry_values.Unmigratable(f"{self.op!r} is not a torch operator")
-        return _build_call(self.seed, fn, self.args, self.kwargs)
+            return _build_module(self.seed, self.target, params, self.dtype, self.training, self.args, self.kwargs)
+        return _build_call(self.seed, self.target, self.args, self.kwargs)
+
+
+def _operator(op, kind):
+    """The operator a record names, from the allow-list only: a torch.nn module class for kind
+    "module", a function or Tensor method for "function" and "method"; Unmigratable for any other
+    name, which makes the instance invalid before anything is built."""
+    try:
+        target = ferry_resolve(op)
+    except LookupError as e:
+        raise ferry_values.Unmigratable(str(e)) from None
+    if kind == "module":
+        if not (isinstance(target, type) and issubclass(target, torch.nn.Module)):
+            raise ferry_values.Unmigratable(f"{op!r} is not a torch.nn module")
+    elif kind not in ("function", "method") or isinstance(target, type) or not callable(target):
+        raise ferry_values.Unmigratable(f"{op!r} is not a PyTorch {kind} operator")
+    return target
 
 
 def ferry_build_module(seed, cls, params, dtype, training, args, kwargs):
@@ -568,7 +672,7 @@ def reproducer(record_json, testdir, frontend):
     where = " ".join(str(source[k]) for k in ("suite", "test") if k in source)
     snippet = "\n".join("    " + line if line.strip() else "" for line in adapter.REPRODUCER.strip("\n").splitlines())
     functions = "\n\n".join(inspect.getsource(f) for f in (
-        ferry_dtype, ferry_resolve, ferry_tensor, ferry_array, FerrySlot, FerryCall, ferry_flatten, ferry_numpy,
+        ferry_dtype, ferry_operators, ferry_resolve, ferry_tensor, ferry_array, FerrySlot, FerryCall, ferry_flatten, ferry_numpy,
         ferry_feed, ferry_compare, ferry_build_module, ferry_build_call))
 
     return f'''#!/usr/bin/env python3
@@ -633,8 +737,10 @@ sys.exit(1 if problems else 0)
 
 
 def _comment(text):
-    """Text for a comment line of a reproducer: one line, nothing after it can become code."""
-    return " ".join(str(text).split())
+    """Text for a comment line of a generated script: one line of printable characters. A line
+    break ends a comment and makes the rest code (Python ends lines at \\r too); the other
+    characters that are not printable are escaped, as they would stop the script from compiling."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in " ".join(str(text).split()))
 
 
 def _slot_lit(tagged, slots):
@@ -712,23 +818,27 @@ def export(record_json, testdir, outdir, frontend):
     the frontend's own suite: outdir/test_ferry_<op>_<id>.py fails while the bug shows, and passes
     once the frontend agrees with eager PyTorch. The reproducer it runs is written beside it, as a
     script, so that it keeps running in a process of its own (a frontend crash must not take the
-    test runner down). Returns outdir."""
+    test runner down). Returns outdir. File and function names keep only ASCII letters and digits
+    of the record's op and id; its text appears only as string literals."""
+    script_text = reproducer(record_json, testdir, frontend)  # first: it refuses what is not allowed
     record = json.loads(record_json)
-    slug = "".join(c if c.isalnum() else "_" for c in record["op"]).strip("_").lower()
-    ident = (record.get("id") or "")[:12]
+    slug = "".join(c if c.isascii() and c.isalnum() else "_" for c in str(record["op"])).strip("_").lower()[:80]
+    ident = "".join(c for c in str(record.get("id") or "") if c in "0123456789abcdef")[:12]
     os.makedirs(outdir, exist_ok=True)
     script = f"ferry_reproducer_{ident}.py"
     with open(os.path.join(outdir, script), "w") as f:
-        f.write(reproducer(record_json, testdir, frontend))
+        f.write(script_text)
+    module_doc = f"Regression test exported by ferry: {record['op']} on {frontend}."
+    test_doc = f"The frontend must agree with eager PyTorch on this usage (ferry instance {record.get('id')})."
     with open(os.path.join(outdir, f"test_ferry_{slug}_{ident}.py"), "w") as f:
-        f.write(f'''"""Regression test exported by ferry: {_comment(record["op"])} on {frontend}."""
+        f.write(f'''{module_doc!r}
 import os
 import subprocess
 import sys
 
 
 def test_{slug}_{ident}():
-    """The frontend must agree with eager PyTorch on this usage (ferry instance {record.get("id")})."""
+    {test_doc!r}
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), {script!r})
     run = subprocess.run([sys.executable, script], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr

@@ -130,6 +130,66 @@ for r in records[:4]:
 model = template_keras._Plan(roundtrip_json(records[3])).model()
 is_([tuple(t.shape) for t in model.outputs], [(1, 12, 12, 4)], "the single-layer model has the call's output shape")
 
+# --- the allow-list: names resolve by lookup only, to Keras's public layers, ops and objects
+
+
+def refused(fn, name):
+    """ok when fn() raises Unmigratable or LookupError (the allow-list said no), not ok otherwise."""
+    try:
+        fn()
+        ok(False, name)
+    except (ferry_values.Unmigratable, LookupError):
+        ok(True, name)
+
+
+for name in ("keras.os.system", "keras.layers.os.system", "keras.ops.numpy.os.system", "keras.layers.Lambda",
+             "keras.layers.TFSMLayer", "keras.layers.TorchModuleWrapper", "keras.layers.deserialize",
+             "keras.initializers.get", "keras.saving.load_model", "keras.Model", "os.system", "builtins.exec",
+             "subprocess.run", "keras.src.saving.serialization_lib.importlib.import_module"):
+    refused(lambda: template_keras.ferry_resolve(name), f"ferry_resolve refuses {name}")
+    refused(lambda: ferry_values.resolve_callable(name), f"resolve_callable refuses {name}")
+for name, want in (("keras.layers.Dense", keras.layers.Dense), ("keras.ops.matmul", keras.ops.matmul),
+                   ("keras.initializers.GlorotUniform", keras.initializers.GlorotUniform),
+                   ("keras.regularizers.L2", keras.regularizers.L2), ("keras.activations.relu", keras.activations.relu),
+                   ("keras.ops.image.resize", keras.ops.image.resize), ("keras.src.ops.numpy.sin", keras.ops.sin)):
+    ok(template_keras.ferry_resolve(name) is want, f"ferry_resolve finds {name}")
+table = template_keras.ferry_operators()
+is_([n for n, v in table.items() if v is not Ellipsis and str(getattr(v, "__module__", "")).split(".")[0] != "keras"],
+    [], "every object in the allow-list is Keras's own")
+init = dec({"dict": {"__object__": {"callable": "keras.initializers.GlorotUniform"}, "config": {"dict": {"seed": {"int": 3}}}}})
+ok(isinstance(init, keras.initializers.GlorotUniform) and init.seed == 3, "an initializer is rebuilt from its configuration")
+refused(lambda: dec({"dict": {"units": {"int": 2}, "kernel": {"dict": {"class_name": {"str": "system"},
+                                                                     "module": {"str": "os"}, "config": {"dict": {}}}}}}),
+        "a configuration Keras would deserialize by itself is refused")
+for bad in ({"op": "keras.layers.os.system", "kind": "layer"}, {"op": "keras.ops.matmul", "kind": "layer"},
+            {"op": "keras.layers.Dense", "kind": "op"}, {"op": "keras.ops.switch", "kind": "op",
+                                                        "inputs": [{"int": 0}, {"list": [{"callable": "os.system"}]}]}):
+    r = dict({"library": "keras", "inputs": [{"str": "true"}]}, **bad)
+    refused(lambda: template_keras._Plan(r), f"a record of {bad['op']} as a {bad['kind']} is refused")
+
+
+# --- generated Python: the record's text is data, in comments, strings and parameter names alike
+def no_code_from(source, name):
+    """ok when the generated source compiles and calls no __import__: the payloads below do, if
+    any of their text became code."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError) as e:  # ValueError: a null byte
+        ok(False, f"{name} # {e}")
+        return
+    ok(not [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "__import__"], name)
+
+
+evil = "x\'\'\'\"\"\"\\\n__import__('os').system('touch /nonexistent/ferry')\r#\u2028\x00"
+hostile = {"id": "0123456789abcdef0123456789abcdef", "library": "keras", "op": "keras.layers.Dense", "kind": "layer",
+           "params": {"units": {"int": 2}, "name": {"str": evil},
+                      "units=2)\n__import__('os').system('touch /nonexistent/ferry')\nx=dict(a": {"int": 1}},
+           "inputs": [{"tensor": {"dtype": "string", "shape": [1], "values": [evil]}}],
+           "source": {"suite": evil, "test": evil}}
+no_code_from(template_keras.reproducer(json.dumps(hostile), os.devnull, "tflite"),
+             "a reproducer holds a record's names, strings, parameter names and test names as data")
+
 print(f"1..{sum(1 for good, name in results if not name.startswith('#'))}")
 n = 0
 for good, name in results:

@@ -36,6 +36,15 @@ def is_(got, want, name):
 enc = ferry_values.encode
 
 
+def refused(fn, name):
+    """ok when fn() raises Unmigratable or LookupError (the allow-list said no), not ok otherwise."""
+    try:
+        fn()
+        ok(False, name)
+    except (ferry_values.Unmigratable, LookupError):
+        ok(True, name)
+
+
 def dec(v):
     return template_torch._decode(v, 1, [0])
 
@@ -71,12 +80,11 @@ sys.modules["__main__"].Options = Options
 o = enc(Options(8, "slow"))
 is_(o, {"dict": {"__dataclass__": {"callable": "__main__.Options"},
                  "fields": {"dict": {"chunk": {"int": 8}, "mode": {"str": "slow"}}}}}, "a dataclass by class and fields")
-is_(dec(o), Options(8, "slow"), "a dataclass decodes to an equal instance")
-try:
-    dec({"dict": {"__dataclass__": {"callable": "os.system"}, "fields": {"dict": {}}}})
-    ok(False, "a record cannot make decode call what is not a dataclass")
-except ferry_values.Unmigratable:
-    ok(True, "a record cannot make decode call what is not a dataclass")
+refused(lambda: dec(o), "a dataclass that is not PyTorch's is refused, loaded or not")
+lce = torch.nn.LinearCrossEntropyOptions()
+ok(dec(enc(lce)) == lce, "torch.nn's options dataclass decodes to an equal instance")
+refused(lambda: dec({"dict": {"__dataclass__": {"callable": "os.system"}, "fields": {"dict": {}}}}),
+        "a record cannot make decode call what is not a dataclass")
 
 # --- torch's own types
 is_(enc(torch.float32), {"dtype": "float32"}, "torch dtype")
@@ -171,6 +179,66 @@ ok(isinstance(module.module, torch.nn.Conv2d) and module.module.out_channels == 
    "the template builds the module from the recorded arguments")
 out = module(*plan.inputs())
 ok(len(out) == 1 and tuple(out[0].shape) == (1, 8, 9, 9), "and it computes the recorded output shape")
+
+# --- the allow-list: names resolve by lookup only, to operators and values of PyTorch
+for name in ("torch.os.system", "torch.builtins.eval", "torch.builtins.exec", "torch.sys", "torch.ctypes.CDLL",
+             "torch.serialization.os.system", "torch.Tensor.__class__", "torch.Tensor.__reduce_ex__",
+             "torch.Tensor.type", "torch.Tensor.apply_", "torch.load", "torch.save", "torch.from_file",
+             "torch.compile", "torch.set_default_tensor_type", "torch.ops", "torch.nn.Module", "os.system",
+             "builtins.eval", "subprocess.run", "importlib.import_module", "torch.nn.functional.os.system"):
+    refused(lambda: template_torch.ferry_resolve(name), f"ferry_resolve refuses {name}")
+    refused(lambda: ferry_values.resolve_callable(name), f"resolve_callable refuses {name}")
+for name, want in (("torch.nn.Conv2d", torch.nn.Conv2d), ("torch.add", torch.add), ("torch.Tensor.add", torch.Tensor.add),
+                   ("torch.nn.functional.conv2d", torch.nn.functional.conv2d),
+                   ("torch.Tensor.__getitem__", torch.Tensor.__getitem__), ("torch.linalg.cond", torch.linalg.cond),
+                   ("torch.functional.einsum", torch.einsum), ("torch._C._nn.gelu", torch.nn.functional.gelu),
+                   ("torch.channels_last", torch.channels_last), ("builtins.Ellipsis", Ellipsis)):
+    ok(template_torch.ferry_resolve(name) is want, f"ferry_resolve finds {name}")
+table = template_torch.ferry_operators()
+foreign = [n for n, v in table.items() if v is not Ellipsis and not isinstance(v, (torch.memory_format, torch.layout))
+           and str(getattr(v, "__module__", None) or "torch").split(".")[0] != "torch"]
+is_(foreign, [], "every object in the allow-list is PyTorch's own")
+for bad in ({"op": "torch.os.system", "kind": "function"}, {"op": "torch.nn.Conv2d", "kind": "function"},
+            {"op": "torch.add", "kind": "module"}):
+    r = dict(bad, library="torch", inputs=[{"str": "touch /nonexistent/ferry"}], context={})
+    refused(lambda: template_torch._Plan(r), f"a record of {bad['op']} as a {bad['kind']} is refused")
+got = template_torch.wrap(json.dumps({"library": "torch", "op": "torch.os.system", "kind": "function",
+                                      "inputs": [{"str": "true"}]}), os.devnull)
+ok(got["status"] == "invalid" and "not a PyTorch operator ferry allows" in got["reason"],
+   "wrap calls a name outside the allow-list invalid, saying why")
+
+
+# --- generated Python: the record's text is data, in comments and strings alike
+def no_code_from(source, name):
+    """ok when the generated source compiles and calls no __import__: the payloads below do, if
+    any of their text became code."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError) as e:  # ValueError: a null byte
+        ok(False, f"{name} # {e}")
+        return
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "__import__"]
+    ok(not calls, name)
+
+
+evil = "x\'\'\'\"\"\"\\\n__import__('os').system('touch /nonexistent/ferry')\r#\u2028\x00"
+hostile = {"id": "0123456789abcdef0123456789abcdef", "library": "torch", "op": "torch.nn.Identity", "kind": "module",
+           "params": {evil: {"str": evil}}, "inputs": [{"tensor": {"dtype": "float32", "shape": [2]}}],
+           "context": {"training": {"bool": False}},
+           "source": {"suite": evil, "test": evil, "file": evil, "line": 1}}
+script = template_torch.reproducer(json.dumps(hostile), os.devnull, "inductor")
+no_code_from(script, "a reproducer holds a record's names, strings and test names as data")
+ok(evil in [getattr(n, "value", None) for n in __import__("ast").walk(__import__("ast").parse(script))],
+   "... and the string itself, exactly")
+import tempfile  # noqa: E402
+out = tempfile.mkdtemp()
+template_torch.export(json.dumps(hostile), os.devnull, out, "inductor")
+names = sorted(os.listdir(out))
+ok(all(n.replace("_", "").replace(".", "").isalnum() and n.isascii() for n in names), f"exported file names are plain ({names})")
+for n in names:
+    with open(os.path.join(out, n)) as f:
+        no_code_from(f.read(), f"the exported {'test' if n.startswith('test_') else 'reproducer'} holds the record's text as data")
 
 print(f"1..{sum(1 for passed, name in results if not name.startswith('#'))}")
 n = 0

@@ -1,0 +1,32 @@
+"""A fault-injecting frontend for ferry's injection test (tests/integration/injection.sh): the real
+frontend named by FERRY_WRONG_OF (ort, inductor, tflite, ...), whose outputs get one extra output, so
+that every test it runs is a mismatch. Every valid instance of the hostile corpus then becomes a
+failure, and ferry report and ferry show write its reproducer, which the test runs. It is never a
+stand-in for a real frontend's results; reproducers carry the real frontend's REPRODUCER."""
+import importlib
+import os
+
+import numpy as np
+
+_real = importlib.import_module("adapter_" + os.environ["FERRY_WRONG_OF"])
+
+NAME = "wrong"
+FORMAT = _real.FORMAT
+PACKAGE = _real.PACKAGE
+REPRODUCER = _real.REPRODUCER
+
+
+def version():
+    return "always wrong " + _real.version()
+
+
+def load(testdir):
+    return _real.load(testdir)
+
+
+def compile(loaded):
+    return _real.compile(loaded)
+
+
+def execute(compiled, inputs):
+    return list(_real.execute(compiled, inputs)) + [np.zeros(1, dtype=np.float32)]
