@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct py_hooks hooks;
 static int started;
@@ -278,4 +279,26 @@ out:
 	Py_XDECREF(f);
 	Py_DECREF(m);
 	return out;
+}
+
+int py_template_module(const char *library, char *out, size_t n, struct err *e)
+{
+	char *dir, *path;
+	size_t len = strlen(library);
+	int found;
+
+	if (!len || len > 32)
+		return err_set(e, EXIT_INPUT, "no template for library '%.40s'", library);
+	for (const char *c = library; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+			return err_set(e, EXIT_INPUT, "no template for library '%.40s'", library);
+	dir = fs_python_dir();
+	path = xasprintf("%s/templates/template_%s.py", dir, library);
+	found = access(path, R_OK) == 0;
+	free(path);
+	free(dir);
+	if (!found)
+		return err_set(e, EXIT_INPUT, "no template for library '%s'", library);
+	snprintf(out, n, "template_%s", library);
+	return 0;
 }

@@ -43,5 +43,10 @@ char *py_call_strings(const char *module, const char *func, const char *const *a
 		      const char *what, struct err *e);
 /* A UTF-8 copy of str(o), never NULL (caller frees); clears any error that str() raises. */
 char *py_str(PyObject *o);
+/* The module of a library's template ("torch" -> "template_torch") into out. A record's library field
+ * names it, so only a plain name (lowercase letters and digits) whose template file ferry ships is
+ * accepted: the field never reaches Python's import machinery as anything else. EXIT_INPUT otherwise. */
+int py_template_module(const char *library, char *out, size_t n, struct err *e);
+
 
 #endif

@@ -264,8 +264,7 @@ static PyObject *template_for(struct worker *w, const char *library, struct err 
 
 	if (m)
 		return m;
-	snprintf(name, sizeof(name), "template_%s", library);
-	if (!(m = py_import(name, e))) /* new */
+	if (py_template_module(library, name, sizeof(name), e) < 0 || !(m = py_import(name, e))) /* new */
 		return NULL;
 	PyDict_SetItemString(w->templates, library, m);
 	Py_DECREF(m);

@@ -173,8 +173,8 @@ static int write_reproducers(struct report *r, const char *outdir, struct err *e
 		char module[80], *script, *dir, *path, *safe_op;
 		int bad;
 
-		snprintf(module, sizeof(module), "template_%s", lib);
-		if (!(script = py_call_strings(module, "reproducer", args, 3, "cannot make a reproducer", &pe))) {
+		if (py_template_module(lib, module, sizeof(module), &pe) < 0
+		    || !(script = py_call_strings(module, "reproducer", args, 3, "cannot make a reproducer", &pe))) {
 			cmd_warn("%s %s: %s", op, id, pe.msg);
 			err_release(&pe);
 			failed++;

@@ -45,7 +45,8 @@ static char *call_template(const char *library, const char *func, const char *re
 
 	if (py_start(cmd_python(), 1, e) < 0)
 		return NULL;
-	snprintf(module, sizeof(module), "template_%s", library);
+	if (py_template_module(library, module, sizeof(module), e) < 0)
+		return NULL;
 	snprintf(what, sizeof(what), "the %s template's %s() failed", library, func);
 	return py_call_strings(module, func, args, arg2 ? 4 : 3, what, e);
 }
