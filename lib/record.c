@@ -532,10 +532,47 @@ fail:
 	return -1;
 }
 
+#if JSON_MAX_DEPTH >= CJSON_NESTING_LIMIT
+#error "JSON_MAX_DEPTH must be below cJSON's nesting limit, so that a deep line is always named as such"
+#endif
+
+/* The first column where text goes deeper than JSON_MAX_DEPTH levels, or 0. Exact for well-formed
+ * text; for other text a best guess that skips strings. */
+static size_t too_deep_at(const char *text, size_t len)
+{
+	int depth = 0, in_string = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = 0;
+		} else if (c == '"') {
+			in_string = 1;
+		} else if (c == '{' || c == '[') {
+			if (++depth > JSON_MAX_DEPTH)
+				return i + 1;
+		} else if (c == '}' || c == ']') {
+			depth--;
+		}
+	}
+	return 0;
+}
+
+static int too_deep(struct err *e, size_t column)
+{
+	return err_set(e, EXIT_INPUT, "JSON nested too deep at column %zu (more than %d levels)",
+		       column, JSON_MAX_DEPTH);
+}
+
 int json_parse_text(const char *text, size_t len, cJSON **out, struct err *e)
 {
 	const char *end = NULL;
 	cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	size_t deep;
 
 	*out = NULL;
 	if (!j)
@@ -548,6 +585,10 @@ int json_parse_text(const char *text, size_t len, cJSON **out, struct err *e)
 		cJSON_Delete(j);
 		return err_set(e, EXIT_INPUT, "malformed JSON at column %zu (text after the value)",
 			       (size_t)(end - text) + 1);
+	}
+	if ((deep = too_deep_at(text, len))) {
+		cJSON_Delete(j);
+		return too_deep(e, deep);
 	}
 	*out = j;
 	return 0;
@@ -569,12 +610,16 @@ int record_parse(struct instance *in, const char *text, size_t len, struct err *
 
 /* A line cut short (a write interrupted, a file truncated) leaves brackets or a string open; say so,
  * since "malformed at column N" would send the user looking for a typo. cJSON also gives up past
- * CJSON_NESTING_LIMIT levels, where the text may be well formed: that gets its own message too. */
+ * CJSON_NESTING_LIMIT levels, where the text may be well formed: that is "too deep", as it is past
+ * JSON_MAX_DEPTH when cJSON succeeds. */
 int json_parse_error(struct err *e, const char *text, size_t len, const char *end)
 {
-	size_t deep_at = 0;
+	size_t deep = too_deep_at(text, len);
 	int depth = 0, in_string = 0;
 
+	/* cJSON stops at the bracket that goes too deep, unless the text went wrong before it. */
+	if (deep && (!end || end >= text + deep - 1))
+		return too_deep(e, deep);
 	for (size_t i = 0; i < len; i++) {
 		char c = text[i];
 
@@ -586,16 +631,11 @@ int json_parse_error(struct err *e, const char *text, size_t len, const char *en
 		} else if (c == '"') {
 			in_string = 1;
 		} else if (c == '{' || c == '[') {
-			if (++depth > CJSON_NESTING_LIMIT && !deep_at)
-				deep_at = i + 1;
+			depth++;
 		} else if (c == '}' || c == ']') {
 			depth--;
 		}
 	}
-	/* cJSON stops at the bracket that goes one level too deep, unless the text went wrong before. */
-	if (deep_at && (!end || end >= text + deep_at - 1))
-		return err_set(e, EXIT_INPUT, "JSON nested too deep at column %zu (more than %d levels)",
-			       deep_at, CJSON_NESTING_LIMIT);
 	if (in_string || depth > 0)
 		return err_set(e, EXIT_INPUT, "truncated JSON (the line ends inside a value)");
 	return err_set(e, EXIT_INPUT, "malformed JSON at column %zu",
@@ -765,6 +805,32 @@ void record_canonical(const struct instance *in, struct buf *out)
 	buf_addc(out, '}');
 }
 
+/* Any JSON (an annotation) with ferry's number spelling. cJSON's printer is not used: it prints 15
+ * digits when they are within a relative epsilon, which loses the last bits of a double, and for
+ * DBL_MAX gives 1.79769313486232e+308, which reads back as inf and is then printed as null. */
+static void json_write(const cJSON *j, struct buf *out)
+{
+	const cJSON *c;
+	int first = 1;
+
+	if (cJSON_IsObject(j) || cJSON_IsArray(j)) {
+		buf_addc(out, cJSON_IsObject(j) ? '{' : '[');
+		cJSON_ArrayForEach(c, j) {
+			if (!first)
+				buf_addc(out, ',');
+			first = 0;
+			if (cJSON_IsObject(j)) {
+				buf_add_json_string(out, c->string);
+				buf_addc(out, ':');
+			}
+			json_write(c, out);
+		}
+		buf_addc(out, cJSON_IsObject(j) ? '}' : ']');
+	} else {
+		raw_canonical(j, out);
+	}
+}
+
 void record_write(const struct instance *in, struct buf *out)
 {
 	const cJSON *c;
@@ -779,13 +845,10 @@ void record_write(const struct instance *in, struct buf *out)
 	}
 	if (in->extra)
 		cJSON_ArrayForEach(c, in->extra) {
-			char *s = cJSON_PrintUnformatted(c);
-
 			buf_addc(out, ',');
 			buf_add_json_string(out, c->string);
 			buf_addc(out, ':');
-			buf_adds(out, s);
-			cJSON_free(s);
+			json_write(c, out);
 		}
 	buf_addc(out, '}');
 }

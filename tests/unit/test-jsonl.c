@@ -63,7 +63,7 @@ int main(void)
 	is(msgs[2], ":6: inputs[0]: shape[0] is 1e+19; a dimension is an integer from 0 to 2^53 or null (unknown)",
 	   "a dimension beyond int64 names line 6");
 	is(msgs[3], ":7: member 'op' appears twice", "a duplicated member names line 7");
-	is(msgs[4], ":8: JSON nested too deep at column 1039 (more than 1000 levels)", "1200 levels name line 8 as too deep");
+	is(msgs[4], ":8: JSON nested too deep at column 139 (more than 100 levels)", "1200 levels name line 8 as too deep");
 	is(msgs[5], ":9: malformed JSON at column 28 (text after the value)", "two records on line 9");
 	is(msgs[6], ":10: truncated JSON (the line ends inside a value)", "a truncated last line names line 10");
 	is_int(e.code, EXIT_INPUT, "bad lines are bad input");
@@ -71,12 +71,12 @@ int main(void)
 
 	/* jsonl_next_json, the reader of queues and manifests, says the same. */
 	fp = fopen(path, "w");
-	put_nested(fp, 1001);
+	put_nested(fp, 100);
 	fputs("{\"a\":1} x\n[1]\n{\"a\":1}\n", fp);
 	fclose(fp);
 	ok(jsonl_open(&r, path, &e) == 0, "open again");
-	is_int(jsonl_next_json(&r, &j, &e), JSONL_BAD, "1001 levels are one too many");
-	is(e.msg + strlen(path), ":1: JSON nested too deep at column 1039 (more than 1000 levels)", "and say so");
+	is_int(jsonl_next_json(&r, &j, &e), JSONL_BAD, "101 levels are one too many");
+	is(e.msg + strlen(path), ":1: JSON nested too deep at column 139 (more than 100 levels)", "and say so");
 	is_int(jsonl_next_json(&r, &j, &e), JSONL_BAD, "text after the object");
 	is_int(jsonl_next_json(&r, &j, &e), JSONL_BAD, "an array is not an object");
 	st = jsonl_next_json(&r, &j, &e);

@@ -205,6 +205,13 @@ static void test_big_ints(void)
 		  "an int number beyond 2^53 is an error");
 }
 
+static void test_annotations(void)
+{
+	ok(stable("{\"op\":\"X\",\"library\":\"l\",\"note\":{\"max\":1.7976931348623157e308,\"l\":[0.30000000000000004,-0.0,12]}}",
+		  "\"note\":{\"max\":1.7976931348623157e+308,\"l\":[0.30000000000000004,-0,12]}"),
+	   "annotation numbers keep every bit (DBL_MAX no longer turns into null, nor 0.1 + 0.2 into 0.3)");
+}
+
 static void test_dims(void)
 {
 	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,1e19]}}]}"),
@@ -259,17 +266,19 @@ static char *nested(int levels)
 
 static void test_depth(void)
 {
-	char *deep = nested(1200), *limit = nested(999);
+	char *deep = nested(1200), *limit = nested(99), *over = nested(100);
 	char want[128];
 
-	/* The object is level 1, so the 1000th '[' is level 1001: 33 characters before the first. */
-	snprintf(want, sizeof(want), "JSON nested too deep at column %d (more than 1000 levels)", 33 + 1000);
-	CHECK_STR(error_of(deep), want, "1200 levels: too deep, not malformed");
-	CHECK_STR(error_of(limit), "(parsed)", "1000 levels parse");
+	/* The object is level 1, so the 100th '[' is level 101; 33 characters come before the first. */
+	snprintf(want, sizeof(want), "JSON nested too deep at column %d (more than 100 levels)", 33 + 100);
+	CHECK_STR(error_of(deep), want, "1200 levels (past cJSON's limit): too deep, not malformed");
+	CHECK_STR(error_of(over), want, "101 levels (within cJSON's limit): too deep");
+	CHECK_STR(error_of(limit), "(parsed)", "100 levels parse");
 	deep[5] = '=';
 	CHECK_STR(error_of(deep), "malformed JSON at column 6", "an earlier typo is still a typo");
 	free(deep);
 	free(limit);
+	free(over);
 	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\"}{\"op\":\"Y\",\"library\":\"l\"}"),
 		  "malformed JSON at column 25 (text after the value)", "two records on one line are an error");
 	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\"} \t"), "(parsed)", "trailing white space is fine");
@@ -277,13 +286,14 @@ static void test_depth(void)
 
 int main(void)
 {
-	plan(51);
+	plan(53);
 	test_canonical();
 	test_ids();
 	test_errors();
 	test_roundtrip();
 	test_doubles();
 	test_big_ints();
+	test_annotations();
 	test_dims();
 	test_duplicates();
 	test_depth();
