@@ -856,7 +856,11 @@ void record_write(const struct instance *in, struct buf *out)
 const struct value *record_param(const struct instance *in, const char *name)
 {
 	struct field key = { (char *)name, NULL };
-	const struct field *f = bsearch(&key, in->params, in->nparams, sizeof(key), field_cmp);
+	const struct field *f;
 
+	/* An instance without params has params NULL, which bsearch must not be given. */
+	if (!in->nparams)
+		return NULL;
+	f = bsearch(&key, in->params, in->nparams, sizeof(key), field_cmp);
 	return f ? f->value : NULL;
 }
