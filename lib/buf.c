@@ -51,7 +51,8 @@ void buf_grow(struct buf *b, size_t extra)
 void buf_add(struct buf *b, const void *p, size_t n)
 {
 	buf_grow(b, n);
-	memcpy(b->data + b->len, p, n);
+	if (n)  /* p may be NULL with nothing to add, and memcpy must not be given NULL */
+		memcpy(b->data + b->len, p, n);
 	b->len += n;
 	b->data[b->len] = '\0';
 }

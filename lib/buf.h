@@ -24,7 +24,7 @@ void buf_add(struct buf *b, const void *p, size_t n);
 void buf_adds(struct buf *b, const char *s);
 void buf_addc(struct buf *b, char c);
 void buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void buf_vaddf(struct buf *b, const char *fmt, va_list ap);
+void buf_vaddf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Append s as a JSON string literal, quotes included. */
 void buf_add_json_string(struct buf *b, const char *s);
 

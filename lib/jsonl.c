@@ -81,18 +81,14 @@ enum jsonl_status jsonl_next(struct jsonl_reader *r, struct instance *in, struct
 enum jsonl_status jsonl_next_json(struct jsonl_reader *r, cJSON **out, struct err *e)
 {
 	ssize_t n = next_line(r, e);
-	const char *end = NULL;
 
 	*out = NULL;
 	if (n == -2)
 		return JSONL_FAIL;
 	if (n < 0)
 		return JSONL_END;
-	*out = cJSON_ParseWithLengthOpts(r->line, (size_t)n, &end, 0);
-	if (!*out) {
-		json_parse_error(e, r->line, (size_t)n, end);
+	if (json_parse_text(r->line, (size_t)n, out, e) < 0)
 		return bad_line(r, e);
-	}
 	if (!cJSON_IsObject(*out)) {
 		cJSON_Delete(*out);
 		*out = NULL;

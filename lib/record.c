@@ -12,8 +12,10 @@
 #include <xxhash.h>
 
 /* Doubles hold every integer up to 2^53 exactly; beyond that a JSON number may already have lost
- * digits, so the record spells such integers as strings. */
+ * digits, so the record spells such integers as strings. The same bound in both types: the writer
+ * must compare integers as integers, since (double)(2^53 + 1) rounds down to 2^53 and would pass. */
 #define EXACT_INT_LIMIT 9007199254740992.0
+#define EXACT_INT_MAX (INT64_C(1) << 53)
 
 static const char *const vtype_names[] = {
 	[V_NONE] = "none", [V_BOOL] = "bool", [V_INT] = "int", [V_FLOAT] = "float", [V_STR] = "str",
@@ -167,8 +169,10 @@ static int parse_int(const cJSON *j, int64_t *out, struct err *e, const struct p
 
 		errno = 0;
 		v = strtoll(s, &end, 10);
-		if (!*s || *end || errno)
+		if (!*s || *end || (errno && errno != ERANGE))
 			return bad(e, p, "'%s' is not an integer", s);
+		if (errno == ERANGE)
+			return bad(e, p, "'%s' is out of the range of a 64-bit integer", s);
 		*out = v;
 		return 0;
 	}
@@ -202,6 +206,36 @@ static int parse_string(const cJSON *j, char **out, struct err *e, const struct 
 }
 
 static int parse_value(const cJSON *j, struct value *v, bool *opaque, struct err *e, struct path *p);
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The name of a member that appears twice in object j, or NULL. cJSON keeps both and its lookups
+ * return the first, so a second "dtype" or "params" would otherwise be read by one part of ferry and
+ * ignored by another; in the identity that makes two different texts one id. Sorting keeps this
+ * O(n log n) for an object of many members. */
+static const char *duplicate_member(const cJSON *j)
+{
+	const char **names, *dup = NULL;
+	const cJSON *c;
+	size_t n = 0, i = 0;
+
+	cJSON_ArrayForEach(c, j)
+		n++;
+	if (n < 2)
+		return NULL;
+	names = xcalloc(n, sizeof(*names));
+	cJSON_ArrayForEach(c, j)
+		names[i++] = c->string;
+	qsort(names, n, sizeof(*names), name_cmp);
+	for (i = 1; i < n && !dup; i++)
+		if (!strcmp(names[i - 1], names[i]))
+			dup = names[i];
+	free(names);
+	return dup;
+}
 
 static int field_cmp(const void *a, const void *b)
 {
@@ -271,9 +305,32 @@ static int parse_values(const cJSON *j, struct value **out, size_t *nout, bool *
 	return 0;
 }
 
+/* A dimension: null (unknown until run time) or a whole number from 0 to 2^53. The bound is checked on
+ * the double, before any conversion: casting 1e19 to int64_t is undefined behaviour, and in practice
+ * gave INT64_MIN, the unknown marker. */
+static int parse_dim(const cJSON *c, int i, int64_t *out, struct err *e, const struct path *p)
+{
+	double d;
+
+	if (cJSON_IsNull(c)) {
+		*out = TENSOR_DIM_UNKNOWN;
+		return 0;
+	}
+	if (!cJSON_IsNumber(c))
+		return bad(e, p, "shape[%d] is %s; a dimension is a non-negative integer or null (unknown)",
+			   i, json_kind(c));
+	d = c->valuedouble;
+	if (d != floor(d) || d < 0 || d > EXACT_INT_LIMIT)
+		return bad(e, p, "shape[%d] is %.17g; a dimension is an integer from 0 to 2^53 or null (unknown)",
+			   i, d);
+	*out = (int64_t)d;
+	return 0;
+}
+
 static int parse_tensor(const cJSON *j, struct tensor *t, struct err *e, struct path *p)
 {
 	const cJSON *c, *shape, *values, *range;
+	const char *dup;
 	int i = 0;
 
 	if (!cJSON_IsObject(j))
@@ -282,6 +339,8 @@ static int parse_tensor(const cJSON *j, struct tensor *t, struct err *e, struct 
 		if (strcmp(c->string, "dtype") && strcmp(c->string, "shape") &&
 		    strcmp(c->string, "values") && strcmp(c->string, "range"))
 			return bad(e, p, "unknown tensor member '%s'", c->string);
+	if ((dup = duplicate_member(j)))
+		return bad(e, p, "tensor member '%s' appears twice", dup);
 	c = cJSON_GetObjectItemCaseSensitive(j, "dtype");
 	if (!cJSON_IsString(c) || !*c->valuestring)
 		return bad(e, p, "a tensor needs a dtype string");
@@ -292,13 +351,9 @@ static int parse_tensor(const cJSON *j, struct tensor *t, struct err *e, struct 
 	t->shape = xcalloc((size_t)t->rank, sizeof(int64_t));
 	t->dtype = xstrdup(c->valuestring);
 	cJSON_ArrayForEach(c, shape) {
-		if (cJSON_IsNull(c)) {
-			t->shape[i++] = TENSOR_DIM_UNKNOWN;
-			continue;
-		}
-		if (!cJSON_IsNumber(c) || c->valuedouble != floor(c->valuedouble) || c->valuedouble < 0)
-			return bad(e, p, "shape[%d] must be a non-negative integer or null", i);
-		t->shape[i++] = (int64_t)c->valuedouble;
+		if (parse_dim(c, i, &t->shape[i], e, p) < 0)
+			return -1;
+		i++;
 	}
 	values = cJSON_GetObjectItemCaseSensitive(j, "values");
 	if (values) {
@@ -382,9 +437,18 @@ static int parse_value(const cJSON *j, struct value *v, bool *opaque, struct err
 	case V_GRAPH: {
 		const cJSON *f = cJSON_GetObjectItemCaseSensitive(body, "format");
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(body, "data");
+		const cJSON *c;
+		const char *dup;
 
-		if (!cJSON_IsString(f) || !cJSON_IsString(d))
+		/* Only format and data are hashed: any other member, or a second copy of one, would be
+		 * dropped from the canonical form, and two different graphs would share an id. */
+		if (!cJSON_IsObject(body) || !cJSON_IsString(f) || !cJSON_IsString(d))
 			return bad(e, p, "a graph needs format and data strings");
+		cJSON_ArrayForEach(c, body)
+			if (strcmp(c->string, "format") && strcmp(c->string, "data"))
+				return bad(e, p, "unknown graph member '%s'", c->string);
+		if ((dup = duplicate_member(body)))
+			return bad(e, p, "graph member '%s' appears twice", dup);
 		v->u.graph.format = xstrdup(f->valuestring);
 		v->u.graph.data = xstrdup(d->valuestring);
 		break;
@@ -410,11 +474,16 @@ int record_from_json(struct instance *in, const cJSON *obj, struct err *e)
 {
 	struct path p = { "", 0 };
 	const cJSON *c;
+	const char *dup;
 	bool opaque = false;
 
 	record_init(in);
 	if (!cJSON_IsObject(obj))
 		return err_set(e, EXIT_INPUT, "an instance must be a JSON object, got %s", json_kind(obj));
+	/* Checked before anything is parsed: a second "params" would otherwise replace the first (leaking
+	 * it) and a second annotation would be written back twice. */
+	if ((dup = duplicate_member(obj)))
+		return err_set(e, EXIT_INPUT, "member '%s' appears twice", dup);
 	cJSON_ArrayForEach(c, obj) {
 		size_t mark = path_push(&p, "%s", c->string ? c->string : "?");
 		int r = 0;
@@ -463,15 +532,76 @@ fail:
 	return -1;
 }
 
-int record_parse(struct instance *in, const char *text, size_t len, struct err *e)
+#if JSON_MAX_DEPTH >= CJSON_NESTING_LIMIT
+#error "JSON_MAX_DEPTH must be below cJSON's nesting limit, so that a deep line is always named as such"
+#endif
+
+/* The first column where text goes deeper than JSON_MAX_DEPTH levels, or 0. Exact for well-formed
+ * text; for other text a best guess that skips strings. */
+static size_t too_deep_at(const char *text, size_t len)
+{
+	int depth = 0, in_string = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = 0;
+		} else if (c == '"') {
+			in_string = 1;
+		} else if (c == '{' || c == '[') {
+			if (++depth > JSON_MAX_DEPTH)
+				return i + 1;
+		} else if (c == '}' || c == ']') {
+			depth--;
+		}
+	}
+	return 0;
+}
+
+static int too_deep(struct err *e, size_t column)
+{
+	return err_set(e, EXIT_INPUT, "JSON nested too deep at column %zu (more than %d levels)",
+		       column, JSON_MAX_DEPTH);
+}
+
+int json_parse_text(const char *text, size_t len, cJSON **out, struct err *e)
 {
 	const char *end = NULL;
 	cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	size_t deep;
+
+	*out = NULL;
+	if (!j)
+		return json_parse_error(e, text, len, end);
+	/* cJSON stops after the first value: "{...}{...}", two records whose newline was lost, would
+	 * otherwise read as the first alone. */
+	while (end < text + len && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
+		end++;
+	if (end < text + len) {
+		cJSON_Delete(j);
+		return err_set(e, EXIT_INPUT, "malformed JSON at column %zu (text after the value)",
+			       (size_t)(end - text) + 1);
+	}
+	if ((deep = too_deep_at(text, len))) {
+		cJSON_Delete(j);
+		return too_deep(e, deep);
+	}
+	*out = j;
+	return 0;
+}
+
+int record_parse(struct instance *in, const char *text, size_t len, struct err *e)
+{
+	cJSON *j;
 	int r;
 
-	if (!j) {
+	if (json_parse_text(text, len, &j, e) < 0) {
 		record_init(in);
-		return json_parse_error(e, text, len, end);
+		return -1;
 	}
 	r = record_from_json(in, j, e);
 	cJSON_Delete(j);
@@ -479,11 +609,17 @@ int record_parse(struct instance *in, const char *text, size_t len, struct err *
 }
 
 /* A line cut short (a write interrupted, a file truncated) leaves brackets or a string open; say so,
- * since "malformed at column N" would send the user looking for a typo. */
+ * since "malformed at column N" would send the user looking for a typo. cJSON also gives up past
+ * CJSON_NESTING_LIMIT levels, where the text may be well formed: that is "too deep", as it is past
+ * JSON_MAX_DEPTH when cJSON succeeds. */
 int json_parse_error(struct err *e, const char *text, size_t len, const char *end)
 {
+	size_t deep = too_deep_at(text, len);
 	int depth = 0, in_string = 0;
 
+	/* cJSON stops at the bracket that goes too deep, unless the text went wrong before it. */
+	if (deep && (!end || end >= text + deep - 1))
+		return too_deep(e, deep);
 	for (size_t i = 0; i < len; i++) {
 		char c = text[i];
 
@@ -537,7 +673,7 @@ void json_add_double(struct buf *out, double d)
 
 static void add_int(struct buf *out, int64_t i)
 {
-	if ((double)i > EXACT_INT_LIMIT || (double)i < -EXACT_INT_LIMIT)
+	if (i > EXACT_INT_MAX || i < -EXACT_INT_MAX)
 		buf_addf(out, "\"%lld\"", (long long)i);
 	else
 		buf_addf(out, "%lld", (long long)i);
@@ -669,6 +805,32 @@ void record_canonical(const struct instance *in, struct buf *out)
 	buf_addc(out, '}');
 }
 
+/* Any JSON (an annotation) with ferry's number spelling. cJSON's printer is not used: it prints 15
+ * digits when they are within a relative epsilon, which loses the last bits of a double, and for
+ * DBL_MAX gives 1.79769313486232e+308, which reads back as inf and is then printed as null. */
+static void json_write(const cJSON *j, struct buf *out)
+{
+	const cJSON *c;
+	int first = 1;
+
+	if (cJSON_IsObject(j) || cJSON_IsArray(j)) {
+		buf_addc(out, cJSON_IsObject(j) ? '{' : '[');
+		cJSON_ArrayForEach(c, j) {
+			if (!first)
+				buf_addc(out, ',');
+			first = 0;
+			if (cJSON_IsObject(j)) {
+				buf_add_json_string(out, c->string);
+				buf_addc(out, ':');
+			}
+			json_write(c, out);
+		}
+		buf_addc(out, cJSON_IsObject(j) ? '}' : ']');
+	} else {
+		raw_canonical(j, out);
+	}
+}
+
 void record_write(const struct instance *in, struct buf *out)
 {
 	const cJSON *c;
@@ -683,13 +845,10 @@ void record_write(const struct instance *in, struct buf *out)
 	}
 	if (in->extra)
 		cJSON_ArrayForEach(c, in->extra) {
-			char *s = cJSON_PrintUnformatted(c);
-
 			buf_addc(out, ',');
 			buf_add_json_string(out, c->string);
 			buf_addc(out, ':');
-			buf_adds(out, s);
-			cJSON_free(s);
+			json_write(c, out);
 		}
 	buf_addc(out, '}');
 }
@@ -697,7 +856,11 @@ void record_write(const struct instance *in, struct buf *out)
 const struct value *record_param(const struct instance *in, const char *name)
 {
 	struct field key = { (char *)name, NULL };
-	const struct field *f = bsearch(&key, in->params, in->nparams, sizeof(key), field_cmp);
+	const struct field *f;
 
+	/* An instance without params has params NULL, which bsearch must not be given. */
+	if (!in->nparams)
+		return NULL;
+	f = bsearch(&key, in->params, in->nparams, sizeof(key), field_cmp);
 	return f ? f->value : NULL;
 }

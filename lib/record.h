@@ -21,7 +21,9 @@
  *   {"tensor": {"dtype": "float32", "shape": [2, null, 3], "values": [...], "range": [lo, hi]}}
  * Integers beyond +-2^53 are decimal strings ({"int": "9223372036854775807"}), since a JSON reader
  * may hold numbers as doubles; floats nan, inf and -inf are the strings "nan", "inf", "-inf".
- * A tensor's shape has null for a dimension unknown until run time; "values" (flat, row-major) is kept
+ * A tensor's shape has integers from 0 to 2^53, and null for a dimension unknown until run time.
+ * A member appears at most once in any object of the identity, and in the record itself; a line
+ * nests at most JSON_MAX_DEPTH (100) levels. "values" (flat, row-major) is kept
  * where the operator depends on them; "range" bounds the values of a tensor whose values were not kept.
  * An instance holding an opaque value anywhere cannot be migrated: it is kept, marked unmigratable.
  *
@@ -116,8 +118,16 @@ int record_from_json(struct instance *in, const struct cJSON *obj, struct err *e
 /* Same from text (one line). */
 int record_parse(struct instance *in, const char *text, size_t len, struct err *e);
 
-/* Fill e for JSON text that cJSON could not parse (end: where it stopped): "truncated JSON" when the
- * text ends inside a string or an open bracket, else "malformed JSON at column N". Returns -1. */
+/* How deep a line of JSON may nest: real records reach 7 levels; cJSON gives up past 1000, and
+ * Python's json.loads, in the templates that read the same line, well before that. */
+#define JSON_MAX_DEPTH 100
+
+/* Parse text (len bytes, one JSON value and nothing after it but white space) into *out, a new
+ * reference the caller cJSON_Delete()s. On failure *out is NULL and e says why, as json_parse_error. */
+int json_parse_text(const char *text, size_t len, struct cJSON **out, struct err *e);
+/* Fill e for JSON text that cJSON could not parse (end: where it stopped): "JSON nested too deep"
+ * past JSON_MAX_DEPTH (cJSON's own limit is beyond it), "truncated JSON" when the text ends inside a
+ * string or an open bracket, else "malformed JSON at column N". Returns -1. */
 int json_parse_error(struct err *e, const char *text, size_t len, const char *end);
 
 /* Append the canonical form of the identity fields: sorted keys, no white space, integers exact,

@@ -306,7 +306,8 @@ static int cmd_check(int argc, char **argv)
 		}
 		c.fe = &ro.fes[i];
 		session_each(c.s, c.fe, judge, &c);
-		qsort(c.v, c.n, sizeof(*c.v), by_op);
+		if (c.n)  /* c.v is NULL when nothing was judged; qsort must not see NULL */
+			qsort(c.v, c.n, sizeof(*c.v), by_op);
 		print_verdicts(c.fe->name, c.v, c.n, c.not_run, &new_failures);
 		if (!c.n && !*e.msg)
 			err_set(&e, EXIT_INPUT, "check judged no tests on frontend '%s': %s", c.fe->name,

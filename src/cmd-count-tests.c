@@ -267,8 +267,11 @@ static int count_tests(int argc, char **argv)
 		code = cmd_usage_error(&cmd_count_tests_entry, "no Python or C++ files under the paths given");
 		goto out;
 	}
-	qsort(f.py, f.npy, sizeof(*f.py), str_cmp);
-	qsort(f.cpp, f.ncpp, sizeof(*f.cpp), str_cmp);
+	/* Either list may be empty and then NULL, which qsort must not be given even with no items. */
+	if (f.npy)
+		qsort(f.py, f.npy, sizeof(*f.py), str_cmp);
+	if (f.ncpp)
+		qsort(f.cpp, f.ncpp, sizeof(*f.cpp), str_cmp);
 	c.library = xstrdup(library);
 	if ((f.npy && count_python(&c, f.py, f.npy, library, &e) < 0) || count_cpp(&c, f.cpp, f.ncpp, &e) < 0) {
 		code = cmd_error(&e);

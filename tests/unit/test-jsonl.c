@@ -8,6 +8,19 @@
 #include "jsonl.h"
 #include "tap.h"
 
+#define NMSG 8
+
+/* A record whose "source" annotation nests levels of arrays. */
+static void put_nested(FILE *fp, int levels)
+{
+	fputs("{\"op\":\"Deep\",\"library\":\"onnx\",\"source\":", fp);
+	for (int i = 0; i < levels; i++)
+		fputc('[', fp);
+	for (int i = 0; i < levels; i++)
+		fputc(']', fp);
+	fputs("}\n", fp);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/ferry-test-jsonl-XXXXXX";
@@ -16,15 +29,20 @@ int main(void)
 	struct jsonl_reader r;
 	struct instance in;
 	struct err e = ERR_INIT;
-	char msgs[4][256] = { "", "", "", "" };
+	char msgs[NMSG][256] = { "" };
 	int good = 0, nbad = 0, st;
+	cJSON *j;
 
-	plan(10);
+	plan(20);
 	fputs("{\"op\":\"Relu\",\"library\":\"onnx\"}\n"
 	      "\n"
 	      "{\"op\":\"Add\",\"library\":\"onnx\",\"params\":{\"axis\":{\"int\":\"x\"}}}\n"
 	      "{\"op\":\"Mul\",\"library\":\"onnx\"}\r\n"
 	      "not json at all\n"
+	      "{\"op\":\"Conv\",\"library\":\"onnx\",\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1e19]}}]}\n"
+	      "{\"op\":\"Div\",\"library\":\"onnx\",\"op\":\"Mod\"}\n", fp);
+	put_nested(fp, 1200);
+	fputs("{\"op\":\"A\",\"library\":\"onnx\"}{\"op\":\"B\",\"library\":\"onnx\"}\n"
 	      "{\"op\":\"Sub\",\"library\":\"onnx\",\"params\":{\"k\"", fp);
 	fclose(fp);
 
@@ -33,17 +51,37 @@ int main(void)
 		if (st == JSONL_OK) {
 			good++;
 			record_release(&in);
-		} else if (nbad < 4) {
+		} else if (nbad < NMSG) {
 			snprintf(msgs[nbad++], sizeof(msgs[0]), "%s", e.msg + strlen(path));
 		}
 	}
 	is_int(good, 2, "the two good records are read");
-	is_int(nbad, 3, "three bad lines");
-	is_int((long long)r.bad, 3, "the reader counts them");
+	is_int(nbad, 7, "seven bad lines");
+	is_int((long long)r.bad, 7, "the reader counts them");
 	is(msgs[0], ":3: params.axis: 'x' is not an integer", "a wrong type names line 3 and the member");
 	is(msgs[1], ":5: malformed JSON at column 1", "garbage names line 5");
-	is(msgs[2], ":6: truncated JSON (the line ends inside a value)", "a truncated last line names line 6");
+	is(msgs[2], ":6: inputs[0]: shape[0] is 1e+19; a dimension is an integer from 0 to 2^53 or null (unknown)",
+	   "a dimension beyond int64 names line 6");
+	is(msgs[3], ":7: member 'op' appears twice", "a duplicated member names line 7");
+	is(msgs[4], ":8: JSON nested too deep at column 139 (more than 100 levels)", "1200 levels name line 8 as too deep");
+	is(msgs[5], ":9: malformed JSON at column 28 (text after the value)", "two records on line 9");
+	is(msgs[6], ":10: truncated JSON (the line ends inside a value)", "a truncated last line names line 10");
 	is_int(e.code, EXIT_INPUT, "bad lines are bad input");
+	jsonl_close(&r);
+
+	/* jsonl_next_json, the reader of queues and manifests, says the same. */
+	fp = fopen(path, "w");
+	put_nested(fp, 100);
+	fputs("{\"a\":1} x\n[1]\n{\"a\":1}\n", fp);
+	fclose(fp);
+	ok(jsonl_open(&r, path, &e) == 0, "open again");
+	is_int(jsonl_next_json(&r, &j, &e), JSONL_BAD, "101 levels are one too many");
+	is(e.msg + strlen(path), ":1: JSON nested too deep at column 139 (more than 100 levels)", "and say so");
+	is_int(jsonl_next_json(&r, &j, &e), JSONL_BAD, "text after the object");
+	is_int(jsonl_next_json(&r, &j, &e), JSONL_BAD, "an array is not an object");
+	st = jsonl_next_json(&r, &j, &e);
+	is_int(st, JSONL_OK, "an object reads");
+	cJSON_Delete(j);
 	jsonl_close(&r);
 
 	ok(jsonl_open(&r, "/nonexistent/corpus.jsonl", &e) < 0 &&

@@ -159,13 +159,143 @@ static void test_doubles(void)
 	ok(all, "every printed double reads back to itself");
 }
 
+/* Write a record, read it back and write it again: both writings and both ids must agree, or the
+ * store would hold one instance under two ids. */
+static int stable(const char *text, const char *want_piece)
+{
+	struct instance a, b;
+	struct err e = ERR_INIT;
+	struct buf wa = BUF_INIT, wb = BUF_INIT;
+	int good = 0;
+
+	if (parse(&a, text, &e) < 0) {
+		diag("parse failed: %s", e.msg);
+		return 0;
+	}
+	record_write(&a, &wa);
+	if (parse(&b, wa.data, &e) < 0) {
+		diag("the written form does not parse: %s: %s", e.msg, wa.data);
+	} else {
+		record_write(&b, &wb);
+		good = !strcmp(wa.data, wb.data) && !strcmp(a.id, b.id) && strstr(wa.data, want_piece);
+		if (!good)
+			diag("first:  %s\n# second: %s", wa.data, wb.data);
+		record_release(&b);
+	}
+	record_release(&a);
+	buf_release(&wa);
+	buf_release(&wb);
+	return good;
+}
+
+static void test_big_ints(void)
+{
+	ok(stable("{\"op\":\"X\",\"library\":\"l\",\"params\":{\"k\":{\"int\":\"9007199254740993\"}}}",
+		  "{\"int\":\"9007199254740993\"}"), "2^53 + 1 is written as a string and keeps its id");
+	ok(stable("{\"op\":\"X\",\"library\":\"l\",\"params\":{\"k\":{\"int\":\"-9007199254740993\"}}}",
+		  "{\"int\":\"-9007199254740993\"}"), "-(2^53 + 1) likewise");
+	ok(stable("{\"op\":\"X\",\"library\":\"l\",\"params\":{\"k\":{\"int\":9007199254740992}}}",
+		  "{\"int\":9007199254740992}"), "2^53 itself is exact as a number and stays one");
+	ok(stable("{\"op\":\"X\",\"library\":\"l\",\"params\":{\"k\":{\"int\":\"-9223372036854775808\"}}}",
+		  "{\"int\":\"-9223372036854775808\"}"), "INT64_MIN round-trips");
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"params\":{\"k\":{\"int\":\"9223372036854775808\"}}}"),
+		  "params.k: '9223372036854775808' is out of the range of a 64-bit integer", "an int beyond int64 is an error");
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"params\":{\"k\":{\"int\":1e19}}}"),
+		  "params.k: 1e+19 is not an exact integer (write integers beyond 2^53 as strings)",
+		  "an int number beyond 2^53 is an error");
+}
+
+static void test_annotations(void)
+{
+	ok(stable("{\"op\":\"X\",\"library\":\"l\",\"note\":{\"max\":1.7976931348623157e308,\"l\":[0.30000000000000004,-0.0,12]}}",
+		  "\"note\":{\"max\":1.7976931348623157e+308,\"l\":[0.30000000000000004,-0,12]}"),
+	   "annotation numbers keep every bit (DBL_MAX no longer turns into null, nor 0.1 + 0.2 into 0.3)");
+}
+
+static void test_dims(void)
+{
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,1e19]}}]}"),
+		  "inputs[0]: shape[1] is 1e+19; a dimension is an integer from 0 to 2^53 or null (unknown)",
+		  "a dimension of 1e19 is an error, not an unknown dimension");
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[-1]}}]}"),
+		  "inputs[0]: shape[0] is -1; a dimension is an integer from 0 to 2^53 or null (unknown)",
+		  "-1 is not a dimension (null is the unknown marker)");
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[-9223372036854775808]}}]}"),
+		  "outputs[0]: shape[0] is -9.2233720368547758e+18; a dimension is an integer from 0 to 2^53 or null (unknown)",
+		  "INT64_MIN, the unknown marker's bit pattern, is not a dimension either");
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[\"3\"]}}]}"),
+		  "inputs[0]: shape[0] is a string; a dimension is a non-negative integer or null (unknown)",
+		  "a string is not a dimension");
+	ok(stable("{\"op\":\"X\",\"library\":\"l\",\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[0,null,9007199254740992]}}]}",
+		  "\"shape\":[0,null,9007199254740992]"), "0, unknown and 2^53 are dimensions");
+}
+
+static void test_duplicates(void)
+{
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"a\",\"library\":\"b\"}"),
+		  "member 'library' appears twice", "a second library is an error (it leaked and won)");
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"params\":{},\"params\":{\"k\":{\"int\":1}}}"),
+		  "member 'params' appears twice", "a second params is an error");
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"seen\":1,\"seen\":2}"),
+		  "member 'seen' appears twice", "a second annotation is an error");
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"params\":{\"k\":{\"int\":1},\"k\":{\"int\":2}}}"),
+		  "params: member 'k' appears twice", "a parameter twice");
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"params\":{\"d\":{\"dict\":{\"a\":{\"none\":null},\"a\":{\"int\":1}}}}}"),
+		  "params.d: member 'a' appears twice", "a dict key twice");
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1],\"dtype\":\"int8\"}}]}"),
+		  "inputs[0]: tensor member 'dtype' appears twice", "a tensor member twice");
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"inputs\":[{\"graph\":{\"format\":\"onnx\",\"data\":\"AA\",\"data\":\"BB\"}}]}"),
+		  "inputs[0]: graph member 'data' appears twice", "a graph member twice");
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\",\"inputs\":[{\"graph\":{\"format\":\"onnx\",\"data\":\"AA\",\"note\":1}}]}"),
+		  "inputs[0]: unknown graph member 'note'", "an unhashed graph member is an error");
+}
+
+/* "{"op":"X","library":"l","source":" then levels of '[' and as many ']', then "}". */
+static char *nested(int levels)
+{
+	struct buf b = BUF_INIT;
+
+	buf_adds(&b, "{\"op\":\"X\",\"library\":\"l\",\"source\":");
+	for (int i = 0; i < levels; i++)
+		buf_addc(&b, '[');
+	for (int i = 0; i < levels; i++)
+		buf_addc(&b, ']');
+	buf_addc(&b, '}');
+	return buf_detach(&b);
+}
+
+static void test_depth(void)
+{
+	char *deep = nested(1200), *limit = nested(99), *over = nested(100);
+	char want[128];
+
+	/* The object is level 1, so the 100th '[' is level 101; 33 characters come before the first. */
+	snprintf(want, sizeof(want), "JSON nested too deep at column %d (more than 100 levels)", 33 + 100);
+	CHECK_STR(error_of(deep), want, "1200 levels (past cJSON's limit): too deep, not malformed");
+	CHECK_STR(error_of(over), want, "101 levels (within cJSON's limit): too deep");
+	CHECK_STR(error_of(limit), "(parsed)", "100 levels parse");
+	deep[5] = '=';
+	CHECK_STR(error_of(deep), "malformed JSON at column 6", "an earlier typo is still a typo");
+	free(deep);
+	free(limit);
+	free(over);
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\"}{\"op\":\"Y\",\"library\":\"l\"}"),
+		  "malformed JSON at column 25 (text after the value)", "two records on one line are an error");
+	CHECK_STR(error_of("{\"op\":\"X\",\"library\":\"l\"} \t"), "(parsed)", "trailing white space is fine");
+}
+
 int main(void)
 {
-	plan(27);
+	plan(53);
 	test_canonical();
 	test_ids();
 	test_errors();
 	test_roundtrip();
 	test_doubles();
+	test_big_ints();
+	test_annotations();
+	test_dims();
+	test_duplicates();
+	test_depth();
 	return done();
 }
