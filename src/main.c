@@ -10,12 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clang.h"
 #include "cmd.h"
 #include "config.h"
 #include "esc.h"
-#ifdef HAVE_LIBCLANG
-#include <clang-c/Index.h>
-#endif
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_harvest_entry,
@@ -192,14 +190,15 @@ static int version(void)
 {
 	printf("ferry %s\n", PACKAGE_VERSION);
 	printf("python %s (%s)\n", PY_VERSION, cmd_python());
-#ifdef HAVE_LIBCLANG
 	{
-		CXString v = clang_getClangVersion();
+		struct err e = ERR_INIT;
+		char *v = clang_version(&e);
 
-		printf("libclang: %s\n", clang_getCString(v));
-		clang_disposeString(v);
+		/* Loaded here only to say which; no other command but the C++ harvester loads it. */
+		printf("libclang: %s\n", v ? v : e.msg);
+		free(v);
+		err_release(&e);
 	}
-#endif
 	return EXIT_OK;
 }
 
