@@ -749,39 +749,65 @@ static int parse_stat(const char *text, char *state, long long *ppid, long long 
 	return -1;
 }
 
-int proc_group_rss(pid_t pgid, uint64_t *bytes, int *nprocs, struct err *e)
+/* One process of /proc, as the scans below need it. */
+struct proc_entry {
+	pid_t pid;
+	char state;
+	long long ppid, pgrp;
+	unsigned long long rss; /* pages */
+};
+
+/* Call fn for every process in /proc whose stat can be read (a process may exit between readdir and
+ * open: it is simply not seen). */
+static int proc_each(void (*fn)(const struct proc_entry *p, void *ctx), void *ctx, struct err *e)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), total = 0;
-	int count = 0;
 	struct dirent *de;
 	DIR *d = opendir("/proc");
 
 	if (!d)
 		return err_errno(e, EXIT_ENV, "cannot open '/proc'");
 	while ((de = readdir(d))) {
+		struct proc_entry p = { 0, '?', -1, -1, 0 };
 		char path[300], text[1024];
-		long long pgrp = -1, ppid = -1;
-		unsigned long long rss = 0;
-		char state = '?';
 
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		/* A process may exit between readdir and open: it no longer uses memory. */
-		if (read_small(path, text, sizeof(text)) < 0)
+		if (read_small(path, text, sizeof(text)) < 0 || parse_stat(text, &p.state, &p.ppid, &p.pgrp, &p.rss) < 0)
 			continue;
-		if (parse_stat(text, &state, &ppid, &pgrp, &rss) < 0 || pgrp != (long long)pgid)
-			continue;
-		/* A zombie stays in its group until reaped but holds no memory: not a member that counts. */
-		if (state == 'Z' || state == 'X')
-			continue;
-		total += rss * page;
-		count++;
+		p.pid = (pid_t)atoi(de->d_name);
+		fn(&p, ctx);
 	}
 	closedir(d);
-	*bytes = total;
+	return 0;
+}
+
+struct group_rss {
+	pid_t pgid;
+	uint64_t pages;
+	int count;
+};
+
+static void add_group_rss(const struct proc_entry *p, void *ctx)
+{
+	struct group_rss *g = ctx;
+
+	/* A zombie stays in its group until reaped but holds no memory: not a member that counts. */
+	if (p->pgrp != (long long)g->pgid || p->state == 'Z' || p->state == 'X')
+		return;
+	g->pages += p->rss;
+	g->count++;
+}
+
+int proc_group_rss(pid_t pgid, uint64_t *bytes, int *nprocs, struct err *e)
+{
+	struct group_rss g = { pgid, 0, 0 };
+
+	if (proc_each(add_group_rss, &g, e) < 0)
+		return -1;
+	*bytes = g.pages * (uint64_t)sysconf(_SC_PAGESIZE);
 	if (nprocs)
-		*nprocs = count;
+		*nprocs = g.count;
 	return 0;
 }
 
@@ -884,44 +910,40 @@ int proc_capture_read(struct proc_capture *c, int fd, struct err *e)
 	return 0;
 }
 
+struct strays {
+	long long self;
+	const pid_t *keep;
+	size_t nkeep;
+	pid_t *v;
+	size_t n, cap;
+};
+
+static void add_stray(const struct proc_entry *p, void *ctx)
+{
+	struct strays *s = ctx;
+
+	if (p->ppid != s->self)
+		return;
+	for (size_t i = 0; i < s->nkeep; i++)
+		if (s->keep[i] == p->pid)
+			return;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+	}
+	s->v[s->n++] = p->pid;
+}
+
 /* The children of this process that are not in keep, into *v (grown as needed; *n of them). */
 static int list_strays(const pid_t *keep, size_t nkeep, pid_t **v, size_t *n, size_t *cap, struct err *e)
 {
-	long long self = (long long)getpid();
-	struct dirent *de;
-	DIR *d = opendir("/proc");
+	struct strays s = { (long long)getpid(), keep, nkeep, *v, 0, *cap };
+	int r = proc_each(add_stray, &s, e);
 
-	*n = 0;
-	if (!d)
-		return err_errno(e, EXIT_ENV, "cannot open '/proc'");
-	while ((de = readdir(d))) {
-		char path[300], text[1024];
-		long long pgrp = -1, ppid = -1;
-		unsigned long long rss = 0;
-		char state = '?';
-		pid_t pid;
-		bool kept = false;
-
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		if (read_small(path, text, sizeof(text)) < 0)
-			continue;
-		if (parse_stat(text, &state, &ppid, &pgrp, &rss) < 0 || ppid != self)
-			continue;
-		pid = (pid_t)atoi(de->d_name);
-		for (size_t i = 0; i < nkeep && !kept; i++)
-			kept = keep[i] == pid;
-		if (kept)
-			continue;
-		if (*n == *cap) {
-			*cap = *cap ? 2 * *cap : 16;
-			*v = xrealloc(*v, *cap * sizeof(**v));
-		}
-		(*v)[(*n)++] = pid;
-	}
-	closedir(d);
-	return 0;
+	*v = s.v;
+	*n = s.n;
+	*cap = s.cap;
+	return r;
 }
 
 int proc_kill_strays(const pid_t *keep, size_t nkeep, int wait_ms, int *killed, struct err *e)
