@@ -536,10 +536,17 @@ fail:
 #error "JSON_MAX_DEPTH must be below cJSON's nesting limit, so that a deep line is always named as such"
 #endif
 
-/* The first column where text goes deeper than JSON_MAX_DEPTH levels, or 0. Exact for well-formed
- * text; for other text a best guess that skips strings. */
-static size_t too_deep_at(const char *text, size_t len)
+/* One pass over JSON text that skips strings: the first column where it goes deeper than
+ * JSON_MAX_DEPTH levels (or 0), and whether it ends inside a string or an open bracket. Exact for
+ * well-formed text; for other text a best guess. */
+struct json_shape {
+	size_t deep_at;
+	int open;
+};
+
+static struct json_shape json_shape(const char *text, size_t len)
 {
+	struct json_shape sh = { 0, 0 };
 	int depth = 0, in_string = 0;
 
 	for (size_t i = 0; i < len; i++) {
@@ -553,13 +560,14 @@ static size_t too_deep_at(const char *text, size_t len)
 		} else if (c == '"') {
 			in_string = 1;
 		} else if (c == '{' || c == '[') {
-			if (++depth > JSON_MAX_DEPTH)
-				return i + 1;
+			if (++depth > JSON_MAX_DEPTH && !sh.deep_at)
+				sh.deep_at = i + 1;
 		} else if (c == '}' || c == ']') {
 			depth--;
 		}
 	}
-	return 0;
+	sh.open = in_string || depth > 0;
+	return sh;
 }
 
 static int too_deep(struct err *e, size_t column)
@@ -586,7 +594,7 @@ int json_parse_text(const char *text, size_t len, cJSON **out, struct err *e)
 		return err_set(e, EXIT_INPUT, "malformed JSON at column %zu (text after the value)",
 			       (size_t)(end - text) + 1);
 	}
-	if ((deep = too_deep_at(text, len))) {
+	if ((deep = json_shape(text, len).deep_at)) {
 		cJSON_Delete(j);
 		return too_deep(e, deep);
 	}
@@ -614,29 +622,12 @@ int record_parse(struct instance *in, const char *text, size_t len, struct err *
  * JSON_MAX_DEPTH when cJSON succeeds. */
 int json_parse_error(struct err *e, const char *text, size_t len, const char *end)
 {
-	size_t deep = too_deep_at(text, len);
-	int depth = 0, in_string = 0;
+	struct json_shape sh = json_shape(text, len);
 
 	/* cJSON stops at the bracket that goes too deep, unless the text went wrong before it. */
-	if (deep && (!end || end >= text + deep - 1))
-		return too_deep(e, deep);
-	for (size_t i = 0; i < len; i++) {
-		char c = text[i];
-
-		if (in_string) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_string = 0;
-		} else if (c == '"') {
-			in_string = 1;
-		} else if (c == '{' || c == '[') {
-			depth++;
-		} else if (c == '}' || c == ']') {
-			depth--;
-		}
-	}
-	if (in_string || depth > 0)
+	if (sh.deep_at && (!end || end >= text + sh.deep_at - 1))
+		return too_deep(e, sh.deep_at);
+	if (sh.open)
 		return err_set(e, EXIT_INPUT, "truncated JSON (the line ends inside a value)");
 	return err_set(e, EXIT_INPUT, "malformed JSON at column %zu",
 		       end && end >= text ? (size_t)(end - text) + 1 : (size_t)1);
