@@ -2,6 +2,7 @@
 #include "session.h"
 #include "fsutil.h"
 #include "jsonl.h"
+#include "protocol.h"
 #include "strmap.h"
 #include "tolerance.h"
 #include "xalloc.h"
@@ -363,12 +364,12 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 		s->res->ran++;
 		tol = tolerance_for(&s->tol, t->in.op, instance_dtype(&t->in), s->fe->name, tol);
 		req = cJSON_CreateObject();
-		cJSON_AddStringToObject(req, "task", "run");
-		cJSON_AddStringToObject(req, "id", t->in.id);
-		cJSON_AddStringToObject(req, "dir", t->dir);
-		cJSON_AddBoolToObject(req, "random", t->random);
-		cJSON_AddNumberToObject(req, "atol", tol.atol);
-		cJSON_AddNumberToObject(req, "rtol", tol.rtol);
+		cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_RUN);
+		cJSON_AddStringToObject(req, PROTO_KEY_ID, t->in.id);
+		cJSON_AddStringToObject(req, PROTO_KEY_DIR, t->dir);
+		cJSON_AddBoolToObject(req, PROTO_KEY_RANDOM, t->random);
+		cJSON_AddNumberToObject(req, PROTO_KEY_ATOL, tol.atol);
+		cJSON_AddNumberToObject(req, PROTO_KEY_RTOL, tol.rtol);
 		job->key = xstrdup(t->in.id);
 		job->request = cJSON_PrintUnformatted(req);
 		cJSON_Delete(req);
@@ -410,22 +411,22 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	res.detail = o->stderr_text && *o->stderr_text ? o->stderr_text : NULL;
 	switch (o->end) {
 	case RUNNER_REPLY: {
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(o->reply, "max_abs");
-		const char *outcome = json_str(o->reply, "outcome");
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_MAX_ABS);
+		const char *outcome = json_str(o->reply, PROTO_KEY_OUTCOME);
 		int known = outcome_from_name(outcome);
 
 		res.outcome = known >= 0 ? (enum outcome)known : OUTCOME_ERROR;
-		res.stage = json_str(o->reply, "stage");
-		res.exc_type = json_str(o->reply, "exc_type");
-		res.message = json_str(o->reply, "message");
+		res.stage = json_str(o->reply, PROTO_KEY_STAGE);
+		res.exc_type = json_str(o->reply, PROTO_KEY_EXC_TYPE);
+		res.message = json_str(o->reply, PROTO_KEY_MESSAGE);
 		if (known < 0) {
 			buf_addf(&msg, "the worker's result has %s%s%s", outcome ? "an unknown outcome '" : "no outcome",
 				 outcome ? outcome : "", outcome ? "'" : "");
 			res.message = msg.data;
 		}
-		res.frame = json_str(o->reply, "frame");
-		if (json_str(o->reply, "detail"))
-			res.detail = json_str(o->reply, "detail");
+		res.frame = json_str(o->reply, PROTO_KEY_FRAME);
+		if (json_str(o->reply, PROTO_KEY_DETAIL))
+			res.detail = json_str(o->reply, PROTO_KEY_DETAIL);
 		if (cJSON_IsNumber(m))
 			res.max_abs = m->valuedouble;
 		break;
