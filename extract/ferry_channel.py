@@ -29,6 +29,8 @@ import os
 
 class Channel:
     def __init__(self, fd, resume=0):
+        import _ferry  # the C side's module: the channel's words (oracle/protocol.h); only a child of ferry has it
+        self._words = _ferry
         self._fd = fd
         self.resume = resume  # the first test to run
         self.index = 0        # the number of the next test
@@ -39,13 +41,13 @@ class Channel:
             data = data[os.write(self._fd, data):]
 
     def emit(self, text):
-        self._send("emit", text)
+        self._send(self._words.CH_EMIT, text)
 
     def skip(self, reason, where):
-        self._send("skip", json.dumps([reason, where]))
+        self._send(self._words.CH_SKIP, json.dumps([reason, where]))
 
     def progress(self, done, total, label=""):
-        self._send("progress", json.dumps([done, total, label]))
+        self._send(self._words.CH_PROGRESS, json.dumps([done, total, label]))
 
     def test(self, name):
         """Number the next test; True when it is to run (it was not done by an earlier process)."""
@@ -53,14 +55,14 @@ class Channel:
         self.index += 1
         if index < self.resume:
             return False
-        self._send("test", json.dumps([index, name]))
+        self._send(self._words.CH_TEST, json.dumps([index, name]))
         return True
 
     def done(self, counts):
-        self._send("done", json.dumps(counts))
+        self._send(self._words.CH_DONE, json.dumps(counts))
 
     def end(self, counts):
-        self._send("end", json.dumps(counts))
+        self._send(self._words.CH_END, json.dumps(counts))
 
 
 def begin(ferry, name):

@@ -1,7 +1,10 @@
-/* db.c: the SQLite results store. */
+/* db.c: the SQLite results store, and all of ferry's SQL. */
 #include "db.h"
+#include "buf.h"
 #include "fsutil.h"
 #include "xalloc.h"
+
+#include <sqlite3.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SCHEMA_VERSION "1"
+#define FERRY_STR_(x) #x
+#define FERRY_STR(x) FERRY_STR_(x)
 
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
@@ -26,6 +30,7 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS results("
 	"  frontend TEXT NOT NULL, id TEXT NOT NULL, run_id INTEGER, outcome TEXT NOT NULL, stage TEXT,"
 	"  exc_type TEXT, message TEXT, frame TEXT, detail TEXT, max_abs REAL, seconds REAL,"
+	"  atol REAL, rtol REAL,"
 	"  PRIMARY KEY(frontend, id));"
 	"CREATE INDEX IF NOT EXISTS results_outcome ON results(frontend, outcome);"
 	"CREATE TABLE IF NOT EXISTS bugs("
@@ -46,7 +51,9 @@ int db_is_store(const char *path)
 	return n == sizeof(head) && !memcmp(head, "SQLite format 3", 16);
 }
 
-int db_error(struct db *d, struct err *e, const char *what)
+static sqlite3_stmt *prepare(struct db *d, const char *sql, struct err *e);
+
+static int db_error(struct db *d, struct err *e, const char *what)
 {
 	return err_set(e, EXIT_ENV, "%s '%s': %s", what, d->path ? d->path : "?",
 		       d->h ? sqlite3_errmsg(d->h) : "no database");
@@ -89,14 +96,71 @@ static int inspect(struct db *d, int *tables, int *ours, struct err *e)
 	return db_error(d, e, "cannot read the store");
 }
 
+/* Schema 1 results had no tolerance. Opened for writing, the store gains the columns (NULL for the
+ * old results); opened read-only, a temporary view of the same name stands in front of the table
+ * (SQLite looks in temp before main), so that every query reads one shape of results. */
+static int migrate_1(struct db *d, int mode, struct err *e)
+{
+	if (mode == DB_READ)
+		return exec(d, "CREATE TEMP VIEW results AS SELECT *, NULL AS atol, NULL AS rtol FROM main.results", e);
+	if (exec(d, "BEGIN IMMEDIATE; ALTER TABLE results ADD COLUMN atol REAL; ALTER TABLE results ADD COLUMN rtol REAL;"
+		 " UPDATE meta SET value = '2' WHERE key = 'schema'; COMMIT", e) < 0) {
+		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	d->schema = 2;
+	return 0;
+}
+
+/* The file's schema version: this ferry's, or an older one it migrates, or refused. */
+static int check_schema(struct db *d, int mode, struct err *e)
+{
+	sqlite3_stmt *st = prepare(d, "SELECT value FROM meta WHERE key = 'schema'", e);
+	char *v = NULL, *end;
+	long n;
+	int r = -1;
+
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		v = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (!v) {
+		if (mode == DB_READ) {
+			err_set(e, EXIT_INPUT, "'%s' is not a ferry results store (it has no schema version)", d->path);
+			goto out;
+		}
+		/* A new store: its tables were just made in this ferry's schema. */
+		d->schema = DB_SCHEMA;
+		r = exec(d, "INSERT INTO meta(key, value) VALUES('schema', '" FERRY_STR(DB_SCHEMA) "')", e);
+		goto out;
+	}
+	n = strtol(v, &end, 10);
+	if (*end || end == v || n < DB_SCHEMA_OLDEST) {
+		err_set(e, EXIT_INPUT, "the store '%s' has schema %s; this ferry reads schema %d to %d", d->path, v,
+			DB_SCHEMA_OLDEST, DB_SCHEMA);
+		goto out;
+	}
+	if (n > DB_SCHEMA) {
+		err_set(e, EXIT_INPUT, "the store '%s' has schema %s, newer than this ferry reads (%d to %d): it was "
+			"made by a newer ferry", d->path, v, DB_SCHEMA_OLDEST, DB_SCHEMA);
+		goto out;
+	}
+	d->schema = (int)n;
+	r = d->schema == 1 ? migrate_1(d, mode, e) : 0;
+out:
+	free(v);
+	return r;
+}
+
 int db_open(struct db *d, const char *path, int mode, struct err *e)
 {
 	int flags = mode == DB_READ ? SQLITE_OPEN_READONLY
 		  : SQLITE_OPEN_READWRITE | (mode == DB_CREATE ? SQLITE_OPEN_CREATE : 0);
-	sqlite3_stmt *st = NULL;
 	int tables, ours, r = -1;
 
 	d->path = xstrdup(path);
+	d->schema = 0;
 	d->locked = 0;
 	d->lock_fd = -1;
 	/* SQLite would open a device or a FIFO, and later replace it through its journal. */
@@ -131,25 +195,10 @@ int db_open(struct db *d, const char *path, int mode, struct err *e)
 		if (exec(d, schema, e) < 0)
 			goto out;
 	}
-	if (!(st = db_prepare(d, "SELECT value FROM meta WHERE key = 'schema'", e)))
+	if (check_schema(d, mode, e) < 0)
 		goto out;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *v = (const char *)sqlite3_column_text(st, 0);
-
-		if (strcmp(v, SCHEMA_VERSION)) {
-			err_set(e, EXIT_INPUT, "the store '%s' has schema %s; this ferry reads schema %s", path, v,
-				SCHEMA_VERSION);
-			goto out;
-		}
-	} else if (mode == DB_READ) {
-		err_set(e, EXIT_INPUT, "'%s' is not a ferry results store (it has no schema version)", path);
-		goto out;
-	} else if (exec(d, "INSERT INTO meta(key, value) VALUES('schema', '" SCHEMA_VERSION "')", e) < 0) {
-		goto out;
-	}
 	r = 0;
 out:
-	sqlite3_finalize(st);
 	if (r < 0) {
 		struct err keep = *e;
 
@@ -182,7 +231,7 @@ int db_lock(struct db *d, const char *command, struct err *e)
 			"another store", d->path, who ? who : "");
 		goto out;
 	}
-	if (!(st = db_prepare(d, "INSERT OR REPLACE INTO meta(key, value) VALUES('writer', ?1)", e)))
+	if (!(st = prepare(d, "INSERT OR REPLACE INTO meta(key, value) VALUES('writer', ?1)", e)))
 		goto out;
 	who = xasprintf("pid %ld, '%s'", (long)getpid(), command ? command : "ferry");
 	sqlite3_bind_text(st, 1, who, -1, SQLITE_STATIC);
@@ -231,7 +280,7 @@ int db_commit(struct db *d, struct err *e)
 	return exec(d, "COMMIT", e);
 }
 
-sqlite3_stmt *db_prepare(struct db *d, const char *sql, struct err *e)
+static sqlite3_stmt *prepare(struct db *d, const char *sql, struct err *e)
 {
 	sqlite3_stmt *st = NULL;
 
@@ -250,6 +299,15 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
+/* NaN is SQL's NULL. */
+static void bind_real(sqlite3_stmt *st, int i, double x)
+{
+	if (isnan(x))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, x);
+}
+
 /* Step a statement that returns no rows, then finalize it. */
 static int step_done(struct db *d, sqlite3_stmt *st, struct err *e, const char *what)
 {
@@ -263,7 +321,7 @@ static int step_done(struct db *d, sqlite3_stmt *st, struct err *e, const char *
 int db_put_instance(struct db *d, const struct instance *in, const char *record_json, const char *status,
 		    const char *reason, int random, const char *dir, struct err *e)
 {
-	sqlite3_stmt *st = db_prepare(d,
+	sqlite3_stmt *st = prepare(d,
 		"INSERT INTO instances(id, library, op, record, status, reason, random, dir) VALUES(?,?,?,?,?,?,?,?)"
 		" ON CONFLICT(id) DO UPDATE SET record = excluded.record, status = excluded.status,"
 		" reason = excluded.reason, random = excluded.random, dir = excluded.dir"
@@ -293,7 +351,7 @@ static double wall_now(void)
 int db_start_run(struct db *d, const char *frontend, const char *frontend_version, const char *command,
 		 long long *run_id, struct err *e)
 {
-	sqlite3_stmt *st = db_prepare(d,
+	sqlite3_stmt *st = prepare(d,
 		"INSERT INTO runs(frontend, frontend_version, command, started) VALUES(?,?,?,?)", e);
 
 	if (!st)
@@ -310,7 +368,7 @@ int db_start_run(struct db *d, const char *frontend, const char *frontend_versio
 
 int db_finish_run(struct db *d, long long run_id, const char *frontend_version, struct err *e)
 {
-	sqlite3_stmt *st = db_prepare(d,
+	sqlite3_stmt *st = prepare(d,
 		"UPDATE runs SET finished = ?, frontend_version = coalesce(?, frontend_version) WHERE run_id = ?", e);
 
 	if (!st)
@@ -325,7 +383,7 @@ int db_finish_run(struct db *d, long long run_id, const char *frontend_version, 
 static sqlite3_stmt *cached(struct db *d, sqlite3_stmt **slot, const char *sql, struct err *e)
 {
 	if (!*slot)
-		*slot = db_prepare(d, sql, e);
+		*slot = prepare(d, sql, e);
 	else {
 		sqlite3_reset(*slot);
 		sqlite3_clear_bindings(*slot);
@@ -355,7 +413,7 @@ int db_put_result(struct db *d, const struct db_result *r, struct err *e)
 {
 	sqlite3_stmt *st = cached(d, &d->put_result,
 		"INSERT OR REPLACE INTO results(frontend, id, run_id, outcome, stage, exc_type, message, frame,"
-		" detail, max_abs, seconds) VALUES(?,?,?,?,?,?,?,?,?,?,?)", e);
+		" detail, max_abs, seconds, atol, rtol) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
 	int rc;
 
 	if (!st)
@@ -363,19 +421,533 @@ int db_put_result(struct db *d, const struct db_result *r, struct err *e)
 	bind_text(st, 1, r->frontend);
 	bind_text(st, 2, r->id);
 	sqlite3_bind_int64(st, 3, r->run_id);
-	bind_text(st, 4, r->outcome);
+	bind_text(st, 4, outcome_name(r->outcome));
 	bind_text(st, 5, r->stage);
 	bind_text(st, 6, r->exc_type);
 	bind_text(st, 7, r->message);
 	bind_text(st, 8, r->frame);
 	bind_text(st, 9, r->detail);
-	if (isnan(r->max_abs))
-		sqlite3_bind_null(st, 10);
-	else
-		sqlite3_bind_double(st, 10, r->max_abs);
+	bind_real(st, 10, r->max_abs);
 	sqlite3_bind_double(st, 11, r->seconds);
+	bind_real(st, 12, r->atol);
+	bind_real(st, 13, r->rtol);
 	rc = sqlite3_step(st);
 	/* Reset at once: a statement left mid-step would hold the write transaction open. */
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : db_error(d, e, "cannot write to the store");
+}
+
+/* --- queries ------------------------------------------------------------------------------------ */
+
+static const char *text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+static double real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* The columns of a struct db_row, from results r and instances i, in row_read's order. */
+#define ROW_COLUMNS "r.frontend, r.id, r.outcome, i.op, i.library, i.record, i.dir, r.stage, r.exc_type," \
+	" r.message, r.frame, r.detail, r.max_abs, r.seconds, r.atol, r.rtol"
+#define ROW_NCOLUMNS 16
+
+static void row_read(sqlite3_stmt *st, int first, struct db_row *r)
+{
+	r->frontend = text(st, first + 0);
+	r->id = text(st, first + 1);
+	r->outcome = text(st, first + 2);
+	r->op = text(st, first + 3);
+	r->library = text(st, first + 4);
+	r->record = text(st, first + 5);
+	r->dir = text(st, first + 6);
+	r->stage = text(st, first + 7);
+	r->exc_type = text(st, first + 8);
+	r->message = text(st, first + 9);
+	r->frame = text(st, first + 10);
+	r->detail = text(st, first + 11);
+	r->max_abs = real(st, first + 12);
+	r->seconds = real(st, first + 13);
+	r->atol = real(st, first + 14);
+	r->rtol = real(st, first + 15);
+}
+
+/* Step st to its end; -1 (e filled) when SQLite fails or the row callback stops. each is called
+ * with every row. */
+static int each_row(struct db *d, sqlite3_stmt *st, int (*each)(sqlite3_stmt *st, void *arg, struct err *e),
+		    void *arg, struct err *e)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (each(st, arg, e) < 0)
+			return -1;
+	return rc == SQLITE_DONE ? 0 : db_error(d, e, "cannot query the store");
+}
+
+struct row_call {
+	db_row_fn fn;
+	void *ctx;
+	int rows;
+};
+
+static int call_row(sqlite3_stmt *st, void *arg, struct err *e)
+{
+	struct row_call *c = arg;
+	struct db_row row;
+
+	row_read(st, 0, &row);
+	c->rows++;
+	return c->fn(c->ctx, &row, e);
+}
+
+int db_failures(struct db *d, const char *frontend, enum db_order order, db_row_fn fn, void *ctx, struct err *e)
+{
+	static const char *const orders[] = {
+		[DB_BY_ID] = "r.frontend, r.id",
+		[DB_BY_OP] = "r.frontend, i.op, r.id",
+		[DB_BY_OUTCOME] = "r.frontend, r.outcome, i.op, r.id",
+	};
+	struct row_call c = { fn, ctx, 0 };
+	struct buf sql = BUF_INIT;
+	sqlite3_stmt *st;
+	int r = -1;
+
+	buf_adds(&sql, "SELECT " ROW_COLUMNS " FROM results r LEFT JOIN instances i USING(id)"
+		 " WHERE (?1 IS NULL OR r.frontend = ?1) AND ");
+	outcome_failure_sql("r.outcome", &sql);
+	buf_addf(&sql, " ORDER BY %s", orders[order]);
+	if ((st = prepare(d, sql.data, e))) {
+		bind_text(st, 1, frontend);
+		r = each_row(d, st, call_row, &c, e);
+	}
+	sqlite3_finalize(st);
+	buf_release(&sql);
+	return r;
+}
+
+int db_result(struct db *d, const char *frontend, const char *id, db_row_fn fn, void *ctx, struct err *e)
+{
+	struct row_call c = { fn, ctx, 0 };
+	sqlite3_stmt *st = prepare(d, "SELECT " ROW_COLUMNS " FROM results r LEFT JOIN instances i USING(id)"
+				   " WHERE r.frontend = ?1 AND r.id = ?2", e);
+	int r = -1;
+
+	if (st) {
+		bind_text(st, 1, frontend);
+		bind_text(st, 2, id);
+		r = each_row(d, st, call_row, &c, e);
+	}
+	sqlite3_finalize(st);
+	return r < 0 ? -1 : c.rows > 0;
+}
+
+int db_summary(struct db *d, struct db_summary *s, struct err *e)
+{
+	sqlite3_stmt *st = prepare(d,
+		"SELECT count(*), coalesce(sum(status = 'ok'), 0), coalesce(sum(status != 'ok'), 0),"
+		" coalesce(sum(random), 0), count(DISTINCT op),"
+		" (SELECT count(*) FROM results), (SELECT count(DISTINCT id) FROM results) FROM instances", e);
+	int r = -1;
+
+	memset(s, 0, sizeof(*s));
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		s->instances = sqlite3_column_int64(st, 0);
+		s->valid = sqlite3_column_int64(st, 1);
+		s->invalid = sqlite3_column_int64(st, 2);
+		s->random = sqlite3_column_int64(st, 3);
+		s->ops = sqlite3_column_int64(st, 4);
+		s->results = sqlite3_column_int64(st, 5);
+		s->tested = sqlite3_column_int64(st, 6);
+		r = 0;
+	} else {
+		db_error(d, e, "cannot query the store");
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+struct name_call {
+	int (*fn)(void *ctx, const char *name, struct err *e);
+	void *ctx;
+};
+
+static int call_name(sqlite3_stmt *st, void *arg, struct err *e)
+{
+	struct name_call *c = arg;
+
+	return c->fn(c->ctx, text(st, 0), e);
+}
+
+int db_frontends(struct db *d, const char *only, int (*fn)(void *ctx, const char *frontend, struct err *e),
+		 void *ctx, struct err *e)
+{
+	struct name_call c = { fn, ctx };
+	sqlite3_stmt *st = prepare(d, "SELECT DISTINCT frontend FROM results WHERE ?1 IS NULL OR frontend = ?1"
+				   " ORDER BY 1", e);
+	int r = -1;
+
+	if (st) {
+		bind_text(st, 1, only);
+		r = each_row(d, st, call_name, &c, e);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_frontend_version(struct db *d, const char *frontend, char **version, struct err *e)
+{
+	sqlite3_stmt *st = prepare(d,
+		"SELECT frontend_version FROM runs WHERE frontend = ?1 AND frontend_version IS NOT NULL"
+		" ORDER BY run_id DESC LIMIT 1", e);
+	int rc;
+
+	*version = NULL;
+	if (!st)
+		return -1;
+	bind_text(st, 1, frontend);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*version = xstrdup(text(st, 0));
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(d, e, "cannot query the store");
+}
+
+struct outcome_count {
+	char *name;
+	long long n;
+	int rank;
+};
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct outcome_count *x = a, *y = b;
+
+	return x->rank != y->rank ? (x->rank < y->rank ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+int db_outcome_counts(struct db *d, const char *frontend,
+		      int (*fn)(void *ctx, const char *outcome, long long n, struct err *e), void *ctx, struct err *e)
+{
+	sqlite3_stmt *st = prepare(d, "SELECT outcome, count(*) FROM results WHERE frontend = ?1 GROUP BY outcome", e);
+	struct outcome_count *c = NULL;
+	size_t n = 0, cap = 0;
+	int rc, r = -1;
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, frontend);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int o = outcome_from_name(text(st, 0));
+
+		XGROW(c, cap, n + 1);
+		c[n].name = xstrdup(text(st, 0) ? text(st, 0) : "");
+		c[n].n = sqlite3_column_int64(st, 1);
+		c[n].rank = o >= 0 ? o : OUTCOME_COUNT;
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		db_error(d, e, "cannot query the store");
+		goto out;
+	}
+	/* The outcomes' own order (outcome.h), not SQL's: the table is the one source of it. */
+	if (n)
+		qsort(c, n, sizeof(*c), by_rank);
+	for (size_t i = 0; i < n; i++)
+		if (fn(ctx, c[i].name, c[i].n, e) < 0)
+			goto out;
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < n; i++)
+		free(c[i].name);
+	free(c);
+	return r;
+}
+
+int db_failing_ops(struct db *d, const char *frontend, long long limit,
+		   int (*fn)(void *ctx, const struct db_op_failures *f, struct err *e), void *ctx, struct err *e)
+{
+	struct buf sql = BUF_INIT;
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE, r = -1;
+
+	buf_adds(&sql, "SELECT i.op, count(*), sum(r.outcome = ?2), sum(r.outcome = ?3),"
+		 " sum(r.outcome IN (?4, ?5)), sum(");
+	outcome_failure_sql("r.outcome", &sql);
+	buf_adds(&sql, ") AS failed FROM results r JOIN instances i USING(id) WHERE r.frontend = ?1"
+		 " GROUP BY i.op HAVING failed > 0 ORDER BY failed DESC, i.op LIMIT ?6");
+	if (!(st = prepare(d, sql.data, e)))
+		goto out;
+	bind_text(st, 1, frontend);
+	bind_text(st, 2, outcome_name(OUTCOME_MISMATCH));
+	bind_text(st, 3, outcome_name(OUTCOME_CRASH));
+	bind_text(st, 4, outcome_name(OUTCOME_TIMEOUT));
+	bind_text(st, 5, outcome_name(OUTCOME_OOM));
+	sqlite3_bind_int64(st, 6, limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_op_failures f = {
+			text(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+			sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
+		};
+
+		if (fn(ctx, &f, e) < 0)
+			goto out;
+	}
+	r = rc == SQLITE_DONE ? 0 : db_error(d, e, "cannot query the store");
+out:
+	sqlite3_finalize(st);
+	buf_release(&sql);
+	return r;
+}
+
+/* --- bugs --------------------------------------------------------------------------------------- */
+
+static int put_bugs(struct db *d, const char *frontend, const struct db_bug *bugs, size_t n, struct err *e)
+{
+	sqlite3_stmt *del1 = NULL, *del2 = NULL, *ins = NULL, *mem = NULL;
+	int r = -1;
+
+	if (!(del1 = prepare(d, "DELETE FROM bugs WHERE ?1 IS NULL OR frontend = ?1", e)) ||
+	    !(del2 = prepare(d, "DELETE FROM bug_members WHERE ?1 IS NULL OR frontend = ?1", e)) ||
+	    !(ins = prepare(d, "INSERT INTO bugs(bug_id, frontend, outcome, stage, signature, representative,"
+			    " members, ops, message) VALUES(?,?,?,?,?,?,?,?,?)", e)) ||
+	    !(mem = prepare(d, "INSERT OR REPLACE INTO bug_members(bug_id, frontend, id) VALUES(?,?,?)", e)))
+		goto out;
+	bind_text(del1, 1, frontend);
+	bind_text(del2, 1, frontend);
+	if (sqlite3_step(del1) != SQLITE_DONE || sqlite3_step(del2) != SQLITE_DONE) {
+		db_error(d, e, "cannot write to the store");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct db_bug *b = &bugs[i];
+
+		sqlite3_reset(ins);
+		bind_text(ins, 1, b->bug_id);
+		bind_text(ins, 2, b->frontend);
+		bind_text(ins, 3, b->outcome);
+		bind_text(ins, 4, b->stage);
+		bind_text(ins, 5, b->signature);
+		bind_text(ins, 6, b->representative);
+		sqlite3_bind_int64(ins, 7, b->members);
+		bind_text(ins, 8, b->ops);
+		bind_text(ins, 9, b->message);
+		if (sqlite3_step(ins) != SQLITE_DONE) {
+			db_error(d, e, "cannot write to the store");
+			goto out;
+		}
+		for (size_t m = 0; m < b->nmember_ids; m++) {
+			sqlite3_reset(mem);
+			bind_text(mem, 1, b->bug_id);
+			bind_text(mem, 2, b->frontend);
+			bind_text(mem, 3, b->member_ids[m]);
+			if (sqlite3_step(mem) != SQLITE_DONE) {
+				db_error(d, e, "cannot write to the store");
+				goto out;
+			}
+		}
+	}
+	r = 0;
+out:
+	sqlite3_finalize(del1);
+	sqlite3_finalize(del2);
+	sqlite3_finalize(ins);
+	sqlite3_finalize(mem);
+	return r;
+}
+
+int db_bugs_replace(struct db *d, const char *frontend, const struct db_bug *bugs, size_t n, struct err *e)
+{
+	if (db_begin(d, e) < 0)
+		return -1;
+	if (put_bugs(d, frontend, bugs, n, e) < 0) {
+		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return db_commit(d, e);
+}
+
+#define BUG_COLUMNS "b.bug_id, b.frontend, b.outcome, b.stage, b.signature, b.representative, b.ops," \
+	" b.message, b.members"
+#define BUG_NCOLUMNS 9
+
+static void bug_read(sqlite3_stmt *st, struct db_bug *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->bug_id = text(st, 0);
+	b->frontend = text(st, 1);
+	b->outcome = text(st, 2);
+	b->stage = text(st, 3);
+	b->signature = text(st, 4);
+	b->representative = text(st, 5);
+	b->ops = text(st, 6);
+	b->message = text(st, 7);
+	b->members = sqlite3_column_int64(st, 8);
+}
+
+struct bug_call {
+	int (*fn)(void *ctx, const struct db_bug *b, struct err *e);
+	int (*fn_rep)(void *ctx, const struct db_bug *b, const struct db_row *rep, struct err *e);
+	void *ctx;
+};
+
+static int call_bug(sqlite3_stmt *st, void *arg, struct err *e)
+{
+	struct bug_call *c = arg;
+	struct db_bug b;
+	struct db_row rep;
+
+	bug_read(st, &b);
+	if (c->fn)
+		return c->fn(c->ctx, &b, e);
+	row_read(st, BUG_NCOLUMNS, &rep);
+	return c->fn_rep(c->ctx, &b, &rep, e);
+}
+
+int db_bugs(struct db *d, const char *frontend, int (*fn)(void *ctx, const struct db_bug *b, struct err *e),
+	    void *ctx, struct err *e)
+{
+	struct bug_call c = { fn, NULL, ctx };
+	sqlite3_stmt *st = prepare(d, "SELECT " BUG_COLUMNS " FROM bugs b WHERE ?1 IS NULL OR b.frontend = ?1"
+				   " ORDER BY b.frontend, b.members DESC, b.bug_id", e);
+	int r = -1;
+
+	if (st) {
+		bind_text(st, 1, frontend);
+		r = each_row(d, st, call_bug, &c, e);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_bugs_by_prefix(struct db *d, const char *prefix,
+		      int (*fn)(void *ctx, const struct db_bug *b, const struct db_row *rep, struct err *e),
+		      void *ctx, struct err *e)
+{
+	struct bug_call c = { NULL, fn, ctx };
+	/* A prefix, not a LIKE pattern: '%' and '_' in it are themselves. */
+	sqlite3_stmt *st = prepare(d, "SELECT " BUG_COLUMNS ", " ROW_COLUMNS " FROM bugs b"
+				   " JOIN results r ON r.id = b.representative AND r.frontend = b.frontend"
+				   " LEFT JOIN instances i ON i.id = b.representative"
+				   " WHERE substr(b.bug_id, 1, length(?1)) = lower(?1) ORDER BY b.frontend, b.bug_id", e);
+	int r = -1;
+
+	if (st) {
+		bind_text(st, 1, prefix);
+		r = each_row(d, st, call_bug, &c, e);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+struct member_call {
+	int (*fn)(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op, struct err *e);
+	void *ctx;
+};
+
+static int call_member(sqlite3_stmt *st, void *arg, struct err *e)
+{
+	struct member_call *c = arg;
+
+	return c->fn(c->ctx, text(st, 0), text(st, 1), text(st, 2), text(st, 3), e);
+}
+
+int db_bug_members(struct db *d, const char *frontend, const char *bug_id, long long limit,
+		   int (*fn)(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
+			     struct err *e),
+		   void *ctx, struct err *e)
+{
+	struct member_call c = { fn, ctx };
+	sqlite3_stmt *st = prepare(d, "SELECT m.frontend, m.bug_id, m.id, i.op FROM bug_members m"
+				   " LEFT JOIN instances i USING(id)"
+				   " WHERE (?1 IS NULL OR m.frontend = ?1) AND (?2 IS NULL OR m.bug_id = ?2)"
+				   " ORDER BY m.frontend, m.bug_id, i.op, m.id LIMIT ?3", e);
+	int r = -1;
+
+	if (st) {
+		bind_text(st, 1, frontend);
+		bind_text(st, 2, bug_id);
+		sqlite3_bind_int64(st, 3, limit);
+		r = each_row(d, st, call_member, &c, e);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* --- merging shards ----------------------------------------------------------------------------- */
+
+/* The schema of the attached shard: its results have a tolerance from schema 2 on. */
+static int shard_schema(struct db *d, struct err *e)
+{
+	sqlite3_stmt *st = prepare(d, "SELECT value FROM shard.meta WHERE key = 'schema'", e);
+	int v = -1;
+
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = atoi(text(st, 0) ? text(st, 0) : "");
+	sqlite3_finalize(st);
+	if (v < DB_SCHEMA_OLDEST || v > DB_SCHEMA)
+		return err_set(e, EXIT_INPUT, "the shard has schema %d; this ferry reads schema %d to %d", v,
+			       DB_SCHEMA_OLDEST, DB_SCHEMA);
+	return v;
+}
+
+int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
+{
+	static const char *const steps[] = {
+		"INSERT OR IGNORE INTO instances SELECT id, library, op, record, status, reason, random, dir"
+		" FROM shard.instances",
+		"CREATE TEMP TABLE run_map AS SELECT run_id AS old,"
+		" run_id + (SELECT coalesce(max(run_id), 0) FROM main.runs) AS new FROM shard.runs",
+		"INSERT INTO runs(run_id, frontend, frontend_version, command, started, finished)"
+		" SELECT m.new, r.frontend, r.frontend_version, r.command, r.started, r.finished"
+		" FROM shard.runs r JOIN run_map m ON m.old = r.run_id",
+		NULL, /* the results: below, by the shard's version */
+		"DROP TABLE run_map",
+	};
+	sqlite3_stmt *st = NULL;
+	char *results_sql = NULL;
+	int version, r = -1;
+
+	if (!(st = prepare(d, "ATTACH DATABASE ?1 AS shard", e)))
+		return -1;
+	bind_text(st, 1, shard);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		db_error(d, e, "cannot attach a shard to the store");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	if ((version = shard_schema(d, e)) < 0)
+		goto detach;
+	results_sql = xasprintf("INSERT OR REPLACE INTO main.results(frontend, id, run_id, outcome, stage, exc_type,"
+				" message, frame, detail, max_abs, seconds, atol, rtol) SELECT r.frontend, r.id, m.new,"
+				" r.outcome, r.stage, r.exc_type, r.message, r.frame, r.detail, r.max_abs, r.seconds, %s"
+				" FROM shard.results r LEFT JOIN run_map m ON m.old = r.run_id",
+				version >= 2 ? "r.atol, r.rtol" : "NULL, NULL");
+	if (db_begin(d, e) < 0)
+		goto detach;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (sqlite3_exec(d->h, steps[i] ? steps[i] : results_sql, NULL, NULL, NULL) != SQLITE_OK) {
+			db_error(d, e, "cannot merge into the store");
+			err_prefix(e, "'%s'", shard);
+			sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+			goto detach;
+		}
+		if (!steps[i])
+			*results = sqlite3_changes(d->h);
+	}
+	if (db_commit(d, e) < 0)
+		goto detach;
+	r = 0;
+detach:
+	free(results_sql);
+	sqlite3_exec(d->h, "DETACH DATABASE shard", NULL, NULL, NULL);
+	return r;
 }

@@ -1,29 +1,41 @@
 /* db.h: the results store, one SQLite file (shared/DESIGN.md, "Store"). It holds the instances a run
- * was given (with their wrap status), each test's result per frontend, and the runs. Every result is
- * committed as soon as it is known, so a run that is killed loses nothing finished, and running the
- * same command again resumes: a (frontend, instance) pair with a result is not run again.
+ * was given (with their wrap status), each test's result per frontend (with the tolerance that judged
+ * it), the runs, and the unique bugs. Every result is committed as soon as it is known, so a run that
+ * is killed loses nothing finished, and running the same command again resumes: a (frontend, instance)
+ * pair with a result is not run again.
  *
- * Outcomes: pass, mismatch (the value oracle), crash (an exception in a stage, or a fatal signal),
- * unsupported (a crash whose message says the frontend does not support the usage), timeout, oom,
- * error (ferry could not run the test: a worker that would not start, a missing model file). */
+ * This module owns the store's SQL: no other file prepares a statement. The commands ask it for
+ * plain C values, through the queries below, and print them. Outcomes are those of outcome.h.
+ *
+ * Schema versions (the meta table's "schema"): 1, the first; 2 adds each result's atol and rtol. A
+ * store of version 1 is migrated when it is opened for writing; opened read-only it is read as is,
+ * its results without a tolerance (NaN). A store newer than this ferry is refused (EXIT_INPUT). */
 #ifndef FERRY_DB_H
 #define FERRY_DB_H
 
-#include <sqlite3.h>
-
 #include "err.h"
+#include "outcome.h"
 #include "record.h"
 
+/* SQLite's handles, by their struct tags: whoever includes db.h sees no SQLite API. */
+struct sqlite3;
+struct sqlite3_stmt;
+
+/* The schema this ferry writes, and the oldest it reads. */
+#define DB_SCHEMA 2
+#define DB_SCHEMA_OLDEST 1
+
 struct db {
-	sqlite3 *h;
+	struct sqlite3 *h;
 	char *path;
+	int schema;     /* the file's schema version (DB_SCHEMA once migrated) */
 	/* The statements every test uses, prepared once (owned; finalized by db_close). */
-	sqlite3_stmt *has_result, *put_result;
+	struct sqlite3_stmt *has_result, *put_result;
 	/* The writer's lock (db_lock): a descriptor of the store file holding flock(LOCK_EX). */
 	int locked, lock_fd;
 };
 
-#define DB_INIT { NULL, NULL, NULL, NULL, 0, -1 }
+#define DB_INIT { NULL, NULL, 0, NULL, NULL, 0, -1 }
 
 /* How a store is opened. Each refuses a path that is not a regular file, and a file that is not a
  * ferry store (random bytes, another program's SQLite database) with EXIT_INPUT. */
@@ -37,7 +49,7 @@ struct db_result {
 	const char *frontend;
 	const char *id;
 	long long run_id;
-	const char *outcome;
+	enum outcome outcome;
 	const char *stage;      /* load, compile, execute, or NULL */
 	const char *exc_type;   /* exception type name, "SIGSEGV", or NULL */
 	const char *message;    /* one line */
@@ -45,6 +57,7 @@ struct db_result {
 	const char *detail;     /* traceback, comparison detail, or the tail of the worker's stderr */
 	double max_abs;         /* Chebyshev distance, or a NaN when not compared */
 	double seconds;
+	double atol, rtol;      /* the tolerance that judged it (NaN: none) */
 };
 
 /* Whether the file at path is an SQLite database (by its header), e.g. a store given where a text
@@ -83,9 +96,85 @@ int db_has_result(struct db *d, const char *frontend, const char *id, struct err
  * replaces the first. */
 int db_put_result(struct db *d, const struct db_result *r, struct err *e);
 
-/* Prepare a statement on the store (for the report's queries); NULL with e filled on error. */
-sqlite3_stmt *db_prepare(struct db *d, const char *sql, struct err *e);
-/* Fill e from the store's last error, prefixed by what; returns -1. */
-int db_error(struct db *d, struct err *e, const char *what);
+/* --- queries ------------------------------------------------------------------------------------
+ * Each calls fn once per row; the row and its strings are borrowed for the call only. fn returns 0
+ * to go on, or -1 (e filled) to stop: the query then returns -1. A frontend argument of NULL means
+ * every frontend. */
+
+/* A result with its instance. frontend, id and outcome are never NULL; the instance's op, library
+ * and record are NULL only for a result whose instance is missing; the others may be NULL. */
+struct db_row {
+	const char *frontend, *id, *outcome;
+	const char *op, *library, *record, *dir;
+	const char *stage, *exc_type, *message, *frame, *detail;
+	double max_abs, seconds;   /* NaN when not recorded */
+	double atol, rtol;         /* NaN: stored before results kept their tolerance */
+};
+
+typedef int (*db_row_fn)(void *ctx, const struct db_row *row, struct err *e);
+
+enum db_order {
+	DB_BY_ID,        /* frontend, id */
+	DB_BY_OP,        /* frontend, operator, id */
+	DB_BY_OUTCOME,   /* frontend, outcome, operator, id */
+};
+
+/* The failing results (outcome.h), in order. */
+int db_failures(struct db *d, const char *frontend, enum db_order order, db_row_fn fn, void *ctx, struct err *e);
+/* The result of one test: 1 (fn called), 0 when it has none, -1 on error. */
+int db_result(struct db *d, const char *frontend, const char *id, db_row_fn fn, void *ctx, struct err *e);
+
+struct db_summary {
+	long long instances, valid, invalid, random, ops;
+	long long results, tested;   /* results, and the instances that have one */
+};
+int db_summary(struct db *d, struct db_summary *s, struct err *e);
+
+/* The frontends with results, by name (only: NULL, or just that one). */
+int db_frontends(struct db *d, const char *only, int (*fn)(void *ctx, const char *frontend, struct err *e),
+		 void *ctx, struct err *e);
+/* The version the frontend's latest run reported, or NULL (*version is the caller's to free). */
+int db_frontend_version(struct db *d, const char *frontend, char **version, struct err *e);
+/* The frontend's results per outcome, in the order of enum outcome (names it does not know last). */
+int db_outcome_counts(struct db *d, const char *frontend,
+		      int (*fn)(void *ctx, const char *outcome, long long n, struct err *e), void *ctx, struct err *e);
+
+/* An operator's results on a frontend, for the operators with failures. */
+struct db_op_failures {
+	const char *op;
+	long long tests, mismatch, crash, timeout_oom, failed;
+};
+/* At most limit operators, the most failures first. */
+int db_failing_ops(struct db *d, const char *frontend, long long limit,
+		   int (*fn)(void *ctx, const struct db_op_failures *f, struct err *e), void *ctx, struct err *e);
+
+/* A unique bug (oracle/dedup.h). */
+struct db_bug {
+	const char *bug_id, *frontend, *outcome, *stage, *signature, *representative, *ops, *message;
+	long long members;
+	/* db_bugs_replace only: the member tests' ids. */
+	char *const *member_ids;
+	size_t nmember_ids;
+};
+
+/* Replace the bugs of frontend (NULL: all) with bugs[0..n), in one transaction. */
+int db_bugs_replace(struct db *d, const char *frontend, const struct db_bug *bugs, size_t n, struct err *e);
+/* The bugs, by frontend, the most members first. */
+int db_bugs(struct db *d, const char *frontend, int (*fn)(void *ctx, const struct db_bug *b, struct err *e),
+	    void *ctx, struct err *e);
+/* The bugs whose id starts with prefix, each with its representative's result. */
+int db_bugs_by_prefix(struct db *d, const char *prefix,
+		      int (*fn)(void *ctx, const struct db_bug *b, const struct db_row *rep, struct err *e),
+		      void *ctx, struct err *e);
+/* The member tests of a bug (frontend and bug_id NULL: of every bug), by operator, at most limit
+ * (-1: all). */
+int db_bug_members(struct db *d, const char *frontend, const char *bug_id, long long limit,
+		   int (*fn)(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
+			     struct err *e),
+		   void *ctx, struct err *e);
+
+/* Add the store at shard to this one, in one transaction: instances by id, runs renumbered, results
+ * replacing this store's for the same test; *results gets how many were added. */
+int db_merge(struct db *d, const char *shard, long long *results, struct err *e);
 
 #endif

@@ -2,6 +2,7 @@
  * an error passes through py_error(), the one place where they are fetched. */
 #include "py.h"
 #include "fsutil.h"
+#include "protocol.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
@@ -86,9 +87,22 @@ static struct PyModuleDef ferry_module = {
 	NULL, NULL, NULL, NULL,
 };
 
+/* The module, with the protocol's words (oracle/protocol.h) as constants: _ferry.KEY_EVENT, ... */
 static PyObject *init_ferry_module(void)
 {
-	return PyModule_Create(&ferry_module);
+	static const struct {
+		const char *name, *value;
+	} words[] = {
+#define PROTO_WORD(name) { #name, PROTO_##name },
+		PROTO_EXPORTS(PROTO_WORD)
+#undef PROTO_WORD
+	};
+	PyObject *m = PyModule_Create(&ferry_module); /* new */
+
+	for (size_t i = 0; m && i < sizeof(words) / sizeof(words[0]); i++)
+		if (PyModule_AddStringConstant(m, words[i].name, words[i].value) < 0)
+			Py_CLEAR(m);
+	return m;
 }
 
 /* --- start and stop ----------------------------------------------------------------------------- */

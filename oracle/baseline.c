@@ -2,7 +2,7 @@
 #include "baseline.h"
 #include "esc.h"
 #include "fsutil.h"
-#include "session.h"
+#include "outcome.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -24,25 +24,21 @@ static void add(struct strmap *set, const char *frontend, const char *id, const 
 	free(key);
 }
 
+static int add_row(void *ctx, const struct db_row *row, struct err *e)
+{
+	(void)e;
+	add(ctx, row->frontend, row->id, row->outcome);
+	return 0;
+}
+
 static int load_store(const char *path, struct strmap *set, struct err *e)
 {
 	struct db d = DB_INIT;
-	sqlite3_stmt *st;
-	int r = -1;
+	int r;
 
 	if (db_open(&d, path, DB_READ, e) < 0)
 		return -1;
-	if (!(st = db_prepare(&d, "SELECT frontend, id, outcome FROM results", e)))
-		goto out;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *outcome = (const char *)sqlite3_column_text(st, 2);
-
-		if (session_is_failure(outcome))
-			add(set, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1), outcome);
-	}
-	sqlite3_finalize(st);
-	r = 0;
-out:
+	r = db_failures(&d, NULL, DB_BY_ID, add_row, set, e);
 	db_close(&d);
 	return r;
 }
@@ -94,28 +90,40 @@ void baseline_release(struct strmap *set)
 	strmap_release(set);
 }
 
+static int write_row(void *ctx, const struct db_row *row, struct err *e)
+{
+	FILE *fp = ctx;
+
+	(void)e;
+	/* A newline in an operator's name would forge a line of the file (esc.h). */
+	fprintf(fp, "%s %s %s %s\n", esc_str(row->frontend), esc_str(row->id), esc_str(row->outcome),
+		esc_str(row->op));
+	return 0;
+}
+
+struct counted {
+	FILE *fp;
+	size_t n;
+};
+
+static int write_counted(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct counted *c = ctx;
+
+	c->n++;
+	return write_row(c->fp, row, e);
+}
+
 int baseline_write(struct db *d, const char *frontend, FILE *fp, size_t *n, struct err *e)
 {
-	sqlite3_stmt *st = db_prepare(d,
-		"SELECT r.frontend, r.id, r.outcome, i.op FROM results r JOIN instances i USING(id)"
-		" WHERE (?1 IS NULL OR r.frontend = ?1)"
-		" AND r.outcome NOT IN ('pass', 'unsupported', 'undefined') ORDER BY r.frontend, i.op, r.id", e);
+	struct counted c = { fp, 0 };
 
 	*n = 0;
-	if (!st)
-		return -1;
-	if (frontend)
-		sqlite3_bind_text(st, 1, frontend, -1, SQLITE_STATIC);
 	fprintf(fp, "# ferry baseline: tests known to fail, one per line: FRONTEND ID OUTCOME OP\n"
 		    "# ferry check --baseline FILE fails only on failures not listed here.\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		/* A newline in an operator's name would forge a line of the file (esc.h). */
-		fprintf(fp, "%s %s %s %s\n", esc_str((const char *)sqlite3_column_text(st, 0)),
-			esc_str((const char *)sqlite3_column_text(st, 1)), esc_str((const char *)sqlite3_column_text(st, 2)),
-			esc_str((const char *)sqlite3_column_text(st, 3)));
-		(*n)++;
-	}
-	sqlite3_finalize(st);
+	if (db_failures(d, frontend, DB_BY_OP, write_counted, &c, e) < 0)
+		return -1;
+	*n = c.n;
 	if (ferror(fp))
 		return err_errno(e, EXIT_ENV, "cannot write the baseline");
 	return 0;

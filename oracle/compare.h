@@ -20,6 +20,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "tolerance.h"
 
 enum dtype {
 	DTYPE_BOOL,
@@ -49,10 +50,6 @@ struct array_view {
 	const void *data;       /* (borrowed); need not be aligned */
 };
 
-struct tolerance {
-	double atol, rtol;
-};
-#define TOLERANCE_DEFAULT { 1e-3, 1e-3 }
 
 enum compare_outcome {
 	COMPARE_OK,    /* same shape, same dtype, every element within tolerance */

@@ -92,13 +92,14 @@ static const char *mismatch_kind(const char *message)
 void dedup_signature(const struct failure *f, struct buf *out)
 {
 	const char *stage = f->stage ? f->stage : "-";
+	int o = outcome_from_name(f->outcome);
 
 	buf_addf(out, "%s|%s|%s|", f->frontend, f->outcome, stage);
-	if (!strcmp(f->outcome, "mismatch")) {
+	if (o == OUTCOME_MISMATCH) {
 		buf_addf(out, "%s|%s", f->op, mismatch_kind(f->message));
-	} else if (!strcmp(f->outcome, "crash") && f->exc_type && !strncmp(f->exc_type, "signal ", 7)) {
+	} else if (o == OUTCOME_CRASH && f->exc_type && !strncmp(f->exc_type, "signal ", 7)) {
 		buf_addf(out, "%s|%s", f->exc_type, f->op);
-	} else if (!strcmp(f->outcome, "crash")) {
+	} else if (o == OUTCOME_CRASH) {
 		/* The first line of the message says what failed; later lines are stack dumps. */
 		const char *m = f->message ? f->message : "";
 		size_t first = strcspn(m, "\n");
@@ -163,154 +164,100 @@ static void bug_free(struct bug *b)
 	free(b);
 }
 
-static const char *col(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
+struct rebuild {
+	struct strmap bugs;   /* signature -> struct bug */
+	struct buf sig;
+	size_t failures;
+};
 
-	return s ? (const char *)s : NULL;
+/* One failing result joins its bug, and may become its representative. */
+static int add_failure(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct rebuild *rb = ctx;
+	struct failure f = { row->frontend, row->op ? row->op : "", row->outcome, row->stage, row->exc_type,
+			     row->frame, row->message };
+	struct strmap_entry *ent;
+	struct bug *b;
+	long long np, ne;
+	int created;
+
+	(void)e;
+	rb->failures++;
+	buf_reset(&rb->sig);
+	dedup_signature(&f, &rb->sig);
+	ent = strmap_get(&rb->bugs, rb->sig.data, &created);
+	if (created) {
+		XXH64_hash_t h = XXH3_64bits(rb->sig.data, rb->sig.len);
+
+		b = xcalloc(1, sizeof(*b));
+		snprintf(b->id, sizeof(b->id), "%012llx", (unsigned long long)(h >> 16));
+		b->frontend = xstrdup(f.frontend);
+		b->outcome = xstrdup(f.outcome);
+		b->stage = f.stage ? xstrdup(f.stage) : NULL;
+		b->message = f.message ? xstrdup(f.message) : NULL;
+		b->signature = xstrdup(rb->sig.data);
+		b->rep_params = b->rep_elements = -1;
+		ent->ptr = b;
+	}
+	b = ent->ptr;
+	XGROW(b->members, b->cap, b->nmembers + 1);
+	b->members[b->nmembers++] = xstrdup(row->id);
+	strmap_get(&b->ops, f.op, NULL)->count++;
+	simplicity(row->record ? row->record : "", &np, &ne);
+	if (!b->rep || np < b->rep_params || (np == b->rep_params && ne < b->rep_elements)) {
+		free(b->rep);
+		b->rep = xstrdup(row->id);
+		b->rep_params = np;
+		b->rep_elements = ne;
+		free(b->message);
+		b->message = f.message ? xstrdup(f.message) : NULL;
+	}
+	return 0;
 }
 
-static int store_bugs(struct db *d, const char *frontend, struct strmap *bugs, struct err *e)
+int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfailures, struct err *e)
 {
-	sqlite3_stmt *del1 = NULL, *del2 = NULL, *ins = NULL, *mem = NULL;
+	struct rebuild rb = { STRMAP_INIT, BUF_INIT, 0 };
+	struct db_bug *rows = NULL;
+	struct buf *oplists = NULL;
+	size_t n = 0;
 	int r = -1;
 
-	if (!(del1 = db_prepare(d, "DELETE FROM bugs WHERE ?1 IS NULL OR frontend = ?1", e)) ||
-	    !(del2 = db_prepare(d, "DELETE FROM bug_members WHERE ?1 IS NULL OR frontend = ?1", e)) ||
-	    !(ins = db_prepare(d, "INSERT INTO bugs(bug_id, frontend, outcome, stage, signature, representative,"
-			       " members, ops, message) VALUES(?,?,?,?,?,?,?,?,?)", e)) ||
-	    !(mem = db_prepare(d, "INSERT OR REPLACE INTO bug_members(bug_id, frontend, id) VALUES(?,?,?)", e)))
+	/* By id within a frontend: the representative's last tie-break is the smallest id. */
+	if (db_failures(d, frontend, DB_BY_ID, add_failure, &rb, e) < 0)
 		goto out;
-	for (int k = 0; k < 2; k++) {
-		sqlite3_stmt *st = k ? del2 : del1;
-
-		if (frontend)
-			sqlite3_bind_text(st, 1, frontend, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			db_error(d, e, "cannot write to the store");
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < bugs->cap; i++) {
-		struct bug *b = bugs->slots[i].key ? bugs->slots[i].ptr : NULL;
+	rows = xcalloc(rb.bugs.len + 1, sizeof(*rows));
+	oplists = xcalloc(rb.bugs.len + 1, sizeof(*oplists));
+	for (size_t i = 0; i < rb.bugs.cap; i++) {
+		struct bug *b = rb.bugs.slots[i].key ? rb.bugs.slots[i].ptr : NULL;
 		struct strmap_entry **ops;
-		struct buf oplist = BUF_INIT;
 
 		if (!b)
 			continue;
 		ops = strmap_sorted(&b->ops);
 		for (size_t k = 0; ops[k]; k++)
-			buf_addf(&oplist, "%s%s", k ? "," : "", ops[k]->key);
+			buf_addf(&oplists[n], "%s%s", k ? "," : "", ops[k]->key);
 		free(ops);
-		sqlite3_reset(ins);
-		sqlite3_bind_text(ins, 1, b->id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 2, b->frontend, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 3, b->outcome, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 4, b->stage, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 5, b->signature, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 6, b->rep, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 7, (long long)b->nmembers);
-		sqlite3_bind_text(ins, 8, oplist.data, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(ins, 9, b->message, -1, SQLITE_STATIC);
-		buf_release(&oplist);
-		if (sqlite3_step(ins) != SQLITE_DONE) {
-			db_error(d, e, "cannot write to the store");
-			goto out;
-		}
-		for (size_t m = 0; m < b->nmembers; m++) {
-			sqlite3_reset(mem);
-			sqlite3_bind_text(mem, 1, b->id, -1, SQLITE_STATIC);
-			sqlite3_bind_text(mem, 2, b->frontend, -1, SQLITE_STATIC);
-			sqlite3_bind_text(mem, 3, b->members[m], -1, SQLITE_STATIC);
-			if (sqlite3_step(mem) != SQLITE_DONE) {
-				db_error(d, e, "cannot write to the store");
-				goto out;
-			}
-		}
+		rows[n] = (struct db_bug){ b->id, b->frontend, b->outcome, b->stage, b->signature, b->rep,
+					   oplists[n].data, b->message, (long long)b->nmembers, b->members, b->nmembers };
+		n++;
 	}
-	r = 0;
-out:
-	sqlite3_finalize(del1);
-	sqlite3_finalize(del2);
-	sqlite3_finalize(ins);
-	sqlite3_finalize(mem);
-	return r;
-}
-
-int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfailures, struct err *e)
-{
-	sqlite3_stmt *st = db_prepare(d,
-		"SELECT r.frontend, i.op, r.outcome, r.stage, r.exc_type, r.frame, r.message, r.id, i.record"
-		" FROM results r JOIN instances i USING(id)"
-		" WHERE r.outcome IN ('mismatch', 'crash', 'timeout', 'oom', 'error')"
-		" AND (?1 IS NULL OR r.frontend = ?1) ORDER BY r.frontend, r.id", e);
-	struct strmap bugs = STRMAP_INIT;
-	struct buf sig = BUF_INIT;
-	size_t failures = 0;
-	int r = -1;
-
-	if (!st)
-		return -1;
-	if (frontend)
-		sqlite3_bind_text(st, 1, frontend, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct failure f = { col(st, 0), col(st, 1), col(st, 2), col(st, 3), col(st, 4), col(st, 5), col(st, 6) };
-		const char *id = col(st, 7);
-		struct strmap_entry *ent;
-		struct bug *b;
-		long long np, ne;
-		int created;
-
-		failures++;
-		buf_reset(&sig);
-		dedup_signature(&f, &sig);
-		ent = strmap_get(&bugs, sig.data, &created);
-		if (created) {
-			XXH64_hash_t h = XXH3_64bits(sig.data, sig.len);
-
-			b = xcalloc(1, sizeof(*b));
-			snprintf(b->id, sizeof(b->id), "%012llx", (unsigned long long)(h >> 16));
-			b->frontend = xstrdup(f.frontend);
-			b->outcome = xstrdup(f.outcome);
-			b->stage = f.stage ? xstrdup(f.stage) : NULL;
-			b->message = f.message ? xstrdup(f.message) : NULL;
-			b->signature = xstrdup(sig.data);
-			b->rep_params = b->rep_elements = -1;
-			ent->ptr = b;
-		}
-		b = ent->ptr;
-		XGROW(b->members, b->cap, b->nmembers + 1);
-		b->members[b->nmembers++] = xstrdup(id);
-		strmap_get(&b->ops, f.op, NULL)->count++;
-		simplicity(col(st, 8), &np, &ne);
-		if (!b->rep || np < b->rep_params || (np == b->rep_params && ne < b->rep_elements)) {
-			free(b->rep);
-			b->rep = xstrdup(id);
-			b->rep_params = np;
-			b->rep_elements = ne;
-			free(b->message);
-			b->message = f.message ? xstrdup(f.message) : NULL;
-		}
-	}
-	if (db_begin(d, e) < 0)
-		goto out;
-	if (store_bugs(d, frontend, &bugs, e) < 0) {
-		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
-		goto out;
-	}
-	if (db_commit(d, e) < 0)
+	if (db_bugs_replace(d, frontend, rows, n, e) < 0)
 		goto out;
 	if (nbugs)
-		*nbugs = bugs.len;
+		*nbugs = rb.bugs.len;
 	if (nfailures)
-		*nfailures = failures;
+		*nfailures = rb.failures;
 	r = 0;
 out:
-	sqlite3_finalize(st);
-	for (size_t i = 0; i < bugs.cap; i++)
-		if (bugs.slots[i].key)
-			bug_free(bugs.slots[i].ptr);
-	strmap_release(&bugs);
-	buf_release(&sig);
+	for (size_t i = 0; i < n; i++)
+		buf_release(&oplists[i]);
+	free(oplists);
+	free(rows);
+	for (size_t i = 0; i < rb.bugs.cap; i++)
+		if (rb.bugs.slots[i].key)
+			bug_free(rb.bugs.slots[i].ptr);
+	strmap_release(&rb.bugs);
+	buf_release(&rb.sig);
 	return r;
 }

@@ -51,9 +51,12 @@ _package_dirs = {}
 
 
 try:
-    import _ferry  # the C side's module: stage() tells the runner where a test is when its worker dies
-except ImportError:  # the driver used outside ferry (a test of its own)
+    import _ferry  # the C side's module: stage() tells the runner where a test is when its worker dies,
+    _words = _ferry  # and the protocol's words (oracle/protocol.h)
+except ImportError:  # the driver used outside ferry (bench/runner/floor.py): the same words, for itself
     _ferry = None
+    _words = type("_words", (), {"VERDICT_OK": "ok", "VERDICT_MISMATCH": "mismatch", "VERDICT_CRASH": "crash",
+                                 "STAGE_LOAD": "load", "STAGE_COMPILE": "compile", "STAGE_EXECUTE": "execute"})
 
 
 def _stage(name):
@@ -109,14 +112,14 @@ def run(adapter, testdir):
                                     directory), else of the innermost frame (file's base name)."""
     meta = _meta(testdir)
     inputs = {entry["name"]: _read(testdir, entry, as_input=True) for entry in meta["inputs"]}
-    stage = "load"
+    stage = _words.STAGE_LOAD
     try:
         _stage(stage)
         loaded = adapter.load(testdir)
-        stage = "compile"
+        stage = _words.STAGE_COMPILE
         _stage(stage)
         compiled = adapter.compile(loaded)
-        stage = "execute"
+        stage = _words.STAGE_EXECUTE
         _stage(stage)
         outputs = adapter.execute(compiled, inputs)
     except BaseException as e:  # anything from the frontend, sys.exit too, is the crash oracle's to judge
@@ -148,23 +151,23 @@ def _dtype(name):
 
 def _pair(outputs, refs, entries):
     if len(outputs) != len(refs):
-        return ("mismatch", f"{len(outputs)} outputs, the reference has {len(refs)}")
+        return (_words.VERDICT_MISMATCH, f"{len(outputs)} outputs, the reference has {len(refs)}")
     flat_out, flat_ref = [], []
     for k, (out, ref, entry) in enumerate(zip(outputs, refs, entries)):
         if entry["kind"] == "sequence":
             if not isinstance(out, (list, tuple)) or len(out) != len(ref):
                 got = f"{len(out)} elements" if isinstance(out, (list, tuple)) else type(out).__name__
-                return ("mismatch", f"output {k}: a sequence of {len(ref)} expected, got {got}")
+                return (_words.VERDICT_MISMATCH, f"output {k}: a sequence of {len(ref)} expected, got {got}")
             pairs = [(f"output {k}[{j}]", o, r) for j, (o, r) in enumerate(zip(out, ref))]
         else:
             pairs = [(f"output {k}", out, ref)]
         for where, o, r in pairs:
             converted = _comparable(where, np.asarray(o), r, entry)
             if isinstance(converted, str):
-                return ("mismatch", converted)
+                return (_words.VERDICT_MISMATCH, converted)
             flat_out.append(np.ascontiguousarray(converted[0]))
             flat_ref.append(np.ascontiguousarray(converted[1]))
-    return ("ok", flat_out, flat_ref)
+    return (_words.VERDICT_OK, flat_out, flat_ref)
 
 
 def _comparable(where, out, ref, entry):
@@ -215,4 +218,4 @@ def _crash(adapter, stage, e):
     message = str(e)
     if isinstance(e, SystemExit):  # str() is only the exit code: say what happened
         message = f"SystemExit: the frontend called sys.exit({e.code!r})"
-    return ("crash", stage, type(e).__name__, message, text, frame or "")
+    return (_words.VERDICT_CRASH, stage, type(e).__name__, message, text, frame or "")

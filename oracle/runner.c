@@ -15,6 +15,7 @@
  *     runs, so they are reparented to it when their parents die, and it kills them whenever a
  *     worker ends and at the end of the run. */
 #include "runner.h"
+#include "protocol.h"
 #include <time.h>
 #include "xalloc.h"
 
@@ -247,7 +248,7 @@ static int start_failed(struct pool *p, struct worker *w, const char *why, struc
 static int handle_line(struct pool *p, struct worker *w, const char *line, struct err *e)
 {
 	cJSON *j = cJSON_Parse(line);
-	const cJSON *ev = j ? cJSON_GetObjectItemCaseSensitive(j, "event") : NULL;
+	const cJSON *ev = j ? cJSON_GetObjectItemCaseSensitive(j, PROTO_KEY_EVENT) : NULL;
 	int r = 0;
 
 	if (!cJSON_IsString(ev)) {
@@ -259,8 +260,8 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 		}
 		goto out;
 	}
-	if (!strcmp(ev->valuestring, "ready") && w->state == W_STARTING) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "version");
+	if (!strcmp(ev->valuestring, PROTO_EVENT_READY) && w->state == W_STARTING) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, PROTO_KEY_VERSION);
 
 		if (!p->version && cJSON_IsString(v))
 			p->version = xstrdup(v->valuestring);
@@ -268,22 +269,22 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 		p->start_failures = 0;
 		w->state = W_IDLE;
 		buf_reset(&w->errcap.buf);
-	} else if (!strcmp(ev->valuestring, "fatal")) {
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
+	} else if (!strcmp(ev->valuestring, PROTO_EVENT_FATAL)) {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, PROTO_KEY_MESSAGE);
 		char *why = xstrdup(cJSON_IsString(m) ? m->valuestring : "the worker could not start");
 
 		worker_stop(p, w, NULL);
 		r = start_failed(p, w, why, e);
 		free(why);
-	} else if (!strcmp(ev->valuestring, "taken") && w->state == W_BUSY) {
+	} else if (!strcmp(ev->valuestring, PROTO_EVENT_TAKEN) && w->state == W_BUSY) {
 		w->taken = true;
 		p->untaken = 0;
-	} else if (!strcmp(ev->valuestring, "stage") && w->state == W_BUSY) {
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "stage");
+	} else if (!strcmp(ev->valuestring, PROTO_EVENT_STAGE) && w->state == W_BUSY) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, PROTO_KEY_STAGE);
 
 		free(w->stage);
 		w->stage = cJSON_IsString(s) ? xstrdup(s->valuestring) : NULL;
-	} else if (!strcmp(ev->valuestring, "result") && w->state == W_BUSY) {
+	} else if (!strcmp(ev->valuestring, PROTO_EVENT_RESULT) && w->state == W_BUSY) {
 		w->state = W_IDLE;
 		r = finish_job(p, w, RUNNER_REPLY, j, NULL, e);
 	}

@@ -2,7 +2,9 @@
 #include "session.h"
 #include "fsutil.h"
 #include "jsonl.h"
+#include "protocol.h"
 #include "strmap.h"
+#include "tolerance.h"
 #include "xalloc.h"
 
 #include <cjson/cJSON.h>
@@ -33,15 +35,6 @@ static const struct builtin builtins[] = {
 
 const char session_frontend_names[] = "ort, openvino-pytorch, openvino-export, tvm-pytorch, inductor, torch-onnx-ort, "
 	"openvino-tf, tvm-tflite, tflite";
-
-const char *const session_outcomes[SESSION_N_OUTCOMES] = {
-	"pass", "mismatch", "crash", "timeout", "oom", "unsupported", "undefined", "error",
-};
-
-int session_is_failure(const char *outcome)
-{
-	return strcmp(outcome, "pass") && strcmp(outcome, "unsupported") && strcmp(outcome, "undefined");
-}
 
 int session_frontend(const char *spec, struct frontend *f, struct err *e)
 {
@@ -78,82 +71,6 @@ void frontend_release(struct frontend *f)
 	f->name = f->library = NULL;
 }
 
-/* --- tolerances --------------------------------------------------------------------------------- */
-
-int tolerances_load(struct tolerances *t, const char *path, struct err *e)
-{
-	FILE *fp = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	int r = 0;
-
-	if (!fp)
-		return err_errno(e, errno == ENOENT ? EXIT_INPUT : EXIT_ENV, "cannot open '%s'", path);
-	while (getline(&line, &cap, fp) > 0) {
-		char op[256], dtype[64], fe[128], reason[1024];
-		double atol, rtol;
-		int used = 0;
-		struct tolerance_rule *rule;
-
-		lineno++;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
-			continue;
-		if (sscanf(line, "%255s %63s %127s %lf %lf %n", op, dtype, fe, &atol, &rtol, &used) < 5 || !used) {
-			r = err_set(e, EXIT_INPUT, "%s:%zu: expected OP DTYPE FRONTEND ATOL RTOL REASON", path, lineno);
-			break;
-		}
-		snprintf(reason, sizeof(reason), "%s", line + used);
-		if (!*reason) {
-			r = err_set(e, EXIT_INPUT, "%s:%zu: a tolerance needs its reason, after RTOL", path, lineno);
-			break;
-		}
-		if (!(atol >= 0) || !(rtol >= 0)) {
-			r = err_set(e, EXIT_INPUT, "%s:%zu: tolerances are non-negative numbers", path, lineno);
-			break;
-		}
-		XGROW(t->rules, t->cap, t->n + 1);
-		rule = &t->rules[t->n++];
-		rule->op = xstrdup(op);
-		rule->dtype = xstrdup(dtype);
-		rule->frontend = xstrdup(fe);
-		rule->reason = xstrdup(reason);
-		rule->atol = atol;
-		rule->rtol = rtol;
-	}
-	free(line);
-	fclose(fp);
-	return r;
-}
-
-void tolerances_release(struct tolerances *t)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		free(t->rules[i].op);
-		free(t->rules[i].dtype);
-		free(t->rules[i].frontend);
-		free(t->rules[i].reason);
-	}
-	free(t->rules);
-	t->rules = NULL;
-	t->n = t->cap = 0;
-}
-
-static int matches(const char *pattern, const char *value)
-{
-	return !strcmp(pattern, "*") || (value && !strcmp(pattern, value));
-}
-
-const struct tolerance_rule *tolerances_find(const struct tolerances *t, const char *op, const char *dtype,
-					     const char *frontend)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (matches(t->rules[i].op, op) && matches(t->rules[i].dtype, dtype) &&
-		    matches(t->rules[i].frontend, frontend))
-			return &t->rules[i];
-	return NULL;
-}
-
 /* The dtype a tolerance is chosen by: the first output's, else the first input's. */
 static const char *instance_dtype(const struct instance *in)
 {
@@ -176,7 +93,7 @@ struct session {
 	size_t *order;            /* indexes into tests: queue order, then the shard */
 	struct strmap index;      /* id -> index into tests (in count) */
 	size_t norder;
-	struct tolerances tol;
+	struct tolerance_rules tol;
 	double start;
 
 	/* The frontend being run. */
@@ -335,7 +252,7 @@ int session_open(struct session **out, const struct session_opts *o, struct err 
 			o->wrapdir, fs_exists(o->wrapdir) ? "" : ": No such file or directory");
 		goto fail;
 	}
-	if (o->tolerances && tolerances_load(&s->tol, o->tolerances, e) < 0)
+	if (o->tolerances && tolerance_rules_load(&s->tol, o->tolerances, e) < 0)
 		goto fail;
 	if (wrapped_load(o->wrapdir, &s->tests, &s->ntests, &bad, warn_line, (void *)o, e) < 0)
 		goto fail;
@@ -393,7 +310,7 @@ void session_close(struct session *s)
 	wrapped_free(s->tests, s->ntests);
 	free(s->order);
 	strmap_release(&s->index);
-	tolerances_release(&s->tol);
+	tolerance_rules_release(&s->tol);
 	free(s);
 }
 
@@ -421,7 +338,7 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 
 	while (s->cursor < s->norder) {
 		struct wrapped *t = &s->tests[s->order[s->cursor++]];
-		const struct tolerance_rule *rule;
+		struct tolerance tol = { o->atol, o->rtol };
 		cJSON *req;
 		int has;
 
@@ -445,14 +362,14 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 			continue;
 		}
 		s->res->ran++;
-		rule = tolerances_find(&s->tol, t->in.op, instance_dtype(&t->in), s->fe->name);
+		tol = tolerance_for(&s->tol, t->in.op, instance_dtype(&t->in), s->fe->name, tol);
 		req = cJSON_CreateObject();
-		cJSON_AddStringToObject(req, "task", "run");
-		cJSON_AddStringToObject(req, "id", t->in.id);
-		cJSON_AddStringToObject(req, "dir", t->dir);
-		cJSON_AddBoolToObject(req, "random", t->random);
-		cJSON_AddNumberToObject(req, "atol", rule ? rule->atol : o->atol);
-		cJSON_AddNumberToObject(req, "rtol", rule ? rule->rtol : o->rtol);
+		cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_RUN);
+		cJSON_AddStringToObject(req, PROTO_KEY_ID, t->in.id);
+		cJSON_AddStringToObject(req, PROTO_KEY_DIR, t->dir);
+		cJSON_AddBoolToObject(req, PROTO_KEY_RANDOM, t->random);
+		cJSON_AddNumberToObject(req, PROTO_KEY_ATOL, tol.atol);
+		cJSON_AddNumberToObject(req, PROTO_KEY_RTOL, tol.rtol);
 		job->key = xstrdup(t->in.id);
 		job->request = cJSON_PrintUnformatted(req);
 		cJSON_Delete(req);
@@ -461,14 +378,10 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 	return 0;
 }
 
-static void count(struct session *s, const char *outcome)
+static void count(struct session *s, enum outcome o)
 {
-	for (size_t i = 0; i < SESSION_N_OUTCOMES; i++)
-		if (!strcmp(session_outcomes[i], outcome)) {
-			s->res->counts[i]++;
-			break;
-		}
-	if (session_is_failure(outcome))
+	s->res->counts[o]++;
+	if (outcome_is_failure(o))
 		s->failed++;
 }
 
@@ -477,9 +390,18 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	struct session *s = ctx;
 	struct db_result res;
 	struct buf msg = BUF_INIT, sig = BUF_INIT, undef = BUF_INIT;
+	struct strmap_entry *t = strmap_find(&s->index, job->key);
+	const struct wrapped *test = t ? &s->tests[t->count] : NULL;
+	struct tolerance tol = { s->o->atol, s->o->rtol };
 	int ret;
 
 	memset(&res, 0, sizeof(res));
+	/* The tolerance that judged the test, as next_job chose it, kept with the result for its
+	 * reproducer. */
+	if (test)
+		tol = tolerance_for(&s->tol, test->in.op, instance_dtype(&test->in), s->fe->name, tol);
+	res.atol = tol.atol;
+	res.rtol = tol.rtol;
 	res.frontend = s->fe->name;
 	res.id = job->key;
 	res.run_id = s->run_id;
@@ -489,32 +411,38 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	res.detail = o->stderr_text && *o->stderr_text ? o->stderr_text : NULL;
 	switch (o->end) {
 	case RUNNER_REPLY: {
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(o->reply, "max_abs");
-		const char *outcome = json_str(o->reply, "outcome");
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_MAX_ABS);
+		const char *outcome = json_str(o->reply, PROTO_KEY_OUTCOME);
+		int known = outcome_from_name(outcome);
 
-		res.outcome = outcome ? outcome : "error";
-		res.stage = json_str(o->reply, "stage");
-		res.exc_type = json_str(o->reply, "exc_type");
-		res.message = outcome ? json_str(o->reply, "message") : "the worker's result has no outcome";
-		res.frame = json_str(o->reply, "frame");
-		if (json_str(o->reply, "detail"))
-			res.detail = json_str(o->reply, "detail");
+		res.outcome = known >= 0 ? (enum outcome)known : OUTCOME_ERROR;
+		res.stage = json_str(o->reply, PROTO_KEY_STAGE);
+		res.exc_type = json_str(o->reply, PROTO_KEY_EXC_TYPE);
+		res.message = json_str(o->reply, PROTO_KEY_MESSAGE);
+		if (known < 0) {
+			buf_addf(&msg, "the worker's result has %s%s%s", outcome ? "an unknown outcome '" : "no outcome",
+				 outcome ? outcome : "", outcome ? "'" : "");
+			res.message = msg.data;
+		}
+		res.frame = json_str(o->reply, PROTO_KEY_FRAME);
+		if (json_str(o->reply, PROTO_KEY_DETAIL))
+			res.detail = json_str(o->reply, PROTO_KEY_DETAIL);
 		if (cJSON_IsNumber(m))
 			res.max_abs = m->valuedouble;
 		break;
 	}
 	case RUNNER_TIMEOUT:
-		res.outcome = "timeout";
+		res.outcome = OUTCOME_TIMEOUT;
 		buf_addf(&msg, "no result after %.0fs%s%s", o->seconds, o->stage ? " in stage " : "",
 			 o->stage ? o->stage : "");
 		res.message = msg.data;
 		break;
 	case RUNNER_OOM:
-		res.outcome = "oom";
+		res.outcome = OUTCOME_OOM;
 		res.message = "the worker passed the memory limit";
 		break;
 	case RUNNER_DIED:
-		res.outcome = "crash";
+		res.outcome = OUTCOME_CRASH;
 		buf_adds(&msg, "the worker ");
 		proc_status_describe(&o->status, &msg);
 		if (o->stage)
@@ -529,13 +457,13 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	}
 	/* A failure on an input in the operator's undefined domain is flagged, never reported as a bug:
 	 * the frontend may answer anything there. What it did answer stays in the message. */
-	if (session_is_failure(res.outcome)) {
-		struct strmap_entry *t = strmap_find(&s->index, job->key);
-		const char *why = t ? s->tests[t->count].undefined : NULL;
+	if (outcome_is_failure(res.outcome)) {
+		const char *why = test ? test->undefined : NULL;
 
 		if (why) {
-			buf_addf(&undef, "%s (the frontend gave %s: %s)", why, res.outcome, res.message ? res.message : "");
-			res.outcome = "undefined";
+			buf_addf(&undef, "%s (the frontend gave %s: %s)", why, outcome_name(res.outcome),
+				 res.message ? res.message : "");
+			res.outcome = OUTCOME_UNDEFINED;
 			res.message = undef.data;
 		}
 	}
@@ -611,7 +539,7 @@ static size_t results_of(const struct session_result *r)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < SESSION_N_OUTCOMES; i++)
+	for (size_t i = 0; i < OUTCOME_COUNT; i++)
 		n += r->counts[i];
 	return n;
 }

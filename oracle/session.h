@@ -11,6 +11,7 @@
 
 #include "db.h"
 #include "err.h"
+#include "outcome.h"
 #include "runner.h"
 #include "wrapped.h"
 
@@ -26,41 +27,13 @@ extern const char session_frontend_names[];
 int session_frontend(const char *spec, struct frontend *f, struct err *e);
 void frontend_release(struct frontend *f);
 
-/* The outcomes a result can have, in report order. "undefined" marks a failure on an input in the
- * operator's undefined domain (integer division by zero and the like): flagged, never a bug. */
-extern const char *const session_outcomes[];
-#define SESSION_N_OUTCOMES 8
-/* Whether an outcome is a failure (a possible bug). */
-int session_is_failure(const char *outcome);
-
-/* Per-(operator, dtype, frontend) tolerances, each with its reason:
- *   # comment
- *   OP  DTYPE  FRONTEND  ATOL  RTOL  REASON...
- * with * for any operator, dtype or frontend. The first matching line wins. */
-struct tolerance_rule {
-	char *op, *dtype, *frontend, *reason;
-	double atol, rtol;
-};
-
-struct tolerances {
-	struct tolerance_rule *rules;
-	size_t n, cap;
-};
-
-#define TOLERANCES_INIT { NULL, 0, 0 }
-int tolerances_load(struct tolerances *t, const char *path, struct err *e);
-void tolerances_release(struct tolerances *t);
-/* The rule for a test, or NULL. */
-const struct tolerance_rule *tolerances_find(const struct tolerances *t, const char *op, const char *dtype,
-					     const char *frontend);
-
 struct session_opts {
 	const char *wrapdir;
 	const char *store;
 	const char *queue;          /* NULL: the wrap's order */
 	struct runner_opts runner;  /* argv is the session's to fill */
 	double atol, rtol;          /* defaults, before the tolerance file */
-	const char *tolerances;     /* NULL, or a tolerance file */
+	const char *tolerances;     /* NULL, or a tolerance file (tolerance.h) */
 	long limit;                 /* tests to run per frontend this time; -1: all */
 	double budget;              /* seconds for the whole session, checked at test boundaries; 0: none */
 	int shard, nshards;         /* take every nshards-th test of the queue, from offset shard */
@@ -84,7 +57,7 @@ struct session_result {
 	int unavailable;            /* the frontend's worker could not start */
 	char *why;                  /* then: why */
 	size_t ran, already, invalid, budget_left_out;
-	size_t counts[SESSION_N_OUTCOMES];
+	size_t counts[OUTCOME_COUNT];  /* by enum outcome */
 };
 
 struct session;

@@ -13,6 +13,8 @@
 #include "classify.h"
 #include "compare.h"
 #include "fsutil.h"
+#include "outcome.h"
+#include "protocol.h"
 #include "worker.h"
 #include "xalloc.h"
 
@@ -41,7 +43,7 @@ static cJSON *event(const char *name)
 {
 	cJSON *ev = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(ev, "event", name);
+	cJSON_AddStringToObject(ev, PROTO_KEY_EVENT, name);
 	return ev;
 }
 
@@ -49,9 +51,9 @@ static void on_stage(void *ctx, const char *stage)
 {
 	struct worker *w = ctx;
 	struct err ignored = ERR_INIT;
-	cJSON *ev = event("stage");
+	cJSON *ev = event(PROTO_EVENT_STAGE);
 
-	cJSON_AddStringToObject(ev, "stage", stage);
+	cJSON_AddStringToObject(ev, PROTO_KEY_STAGE, stage);
 	/* The frontend closed the protocol stream (or the runner is gone): no result can reach the
 	 * runner, so go now, in the stage the test was last known to be in, rather than run on. */
 	if (send(w, ev, &ignored) < 0)
@@ -65,9 +67,9 @@ static void exception_fields(cJSON *res)
 	struct err pe = ERR_INIT;
 
 	py_error(&pe, EXIT_ENV, "ferry's driver failed");
-	cJSON_AddStringToObject(res, "message", pe.msg);
+	cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, pe.msg);
 	if (pe.detail)
-		cJSON_AddStringToObject(res, "detail", pe.detail);
+		cJSON_AddStringToObject(res, PROTO_KEY_DETAIL, pe.detail);
 	err_release(&pe);
 }
 
@@ -172,18 +174,18 @@ static void judge(cJSON *res, PyObject *outputs, PyObject *refs, int random, con
 		err_release(&e);
 	}
 	if (failed) {
-		cJSON_AddStringToObject(res, "outcome", "mismatch");
-		cJSON_AddStringToObject(res, "message", msg.data);
+		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_MISMATCH));
+		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, msg.data);
 	} else if (errors) {
-		cJSON_AddStringToObject(res, "outcome", "error");
-		cJSON_AddStringToObject(res, "message", "ferry could not compare the outputs");
+		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
+		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, "ferry could not compare the outputs");
 	} else {
-		cJSON_AddStringToObject(res, "outcome", "pass");
+		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_PASS));
 	}
 	if (detail.len)
-		cJSON_AddStringToObject(res, "detail", detail.data);
+		cJSON_AddStringToObject(res, PROTO_KEY_DETAIL, detail.data);
 	if (compared && !random)
-		cJSON_AddNumberToObject(res, "max_abs", isfinite(max_abs) ? max_abs : 1e308);
+		cJSON_AddNumberToObject(res, PROTO_KEY_MAX_ABS, isfinite(max_abs) ? max_abs : 1e308);
 	buf_release(&msg);
 	buf_release(&detail);
 }
@@ -202,20 +204,20 @@ static void crash(struct worker *w, cJSON *res, PyObject *t)
 	}
 	PyErr_Clear();
 	buf_addf(&both, "%s: %s", f[1] ? f[1] : "", f[2] ? f[2] : "");
-	cJSON_AddStringToObject(res, "outcome", classify_match(&w->unsupported, both.data, NULL) ? "unsupported" : "crash");
-	if (f[0]) cJSON_AddStringToObject(res, "stage", f[0]);
-	if (f[1]) cJSON_AddStringToObject(res, "exc_type", f[1]);
-	if (f[2]) cJSON_AddStringToObject(res, "message", f[2]);
-	if (f[3]) cJSON_AddStringToObject(res, "detail", f[3]);
-	if (f[4]) cJSON_AddStringToObject(res, "frame", f[4]);
+	cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, classify_match(&w->unsupported, both.data, NULL) ? outcome_name(OUTCOME_UNSUPPORTED) : outcome_name(OUTCOME_CRASH));
+	if (f[0]) cJSON_AddStringToObject(res, PROTO_KEY_STAGE, f[0]);
+	if (f[1]) cJSON_AddStringToObject(res, PROTO_KEY_EXC_TYPE, f[1]);
+	if (f[2]) cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, f[2]);
+	if (f[3]) cJSON_AddStringToObject(res, PROTO_KEY_DETAIL, f[3]);
+	if (f[4]) cJSON_AddStringToObject(res, PROTO_KEY_FRAME, f[4]);
 	buf_release(&both);
 }
 
 static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 {
-	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(req, "dir");
-	const cJSON *atol = cJSON_GetObjectItemCaseSensitive(req, "atol");
-	const cJSON *rtol = cJSON_GetObjectItemCaseSensitive(req, "rtol");
+	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_DIR);
+	const cJSON *atol = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_ATOL);
+	const cJSON *rtol = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_RTOL);
 	struct tolerance tol = TOLERANCE_DEFAULT;
 	PyObject *t, *kind;
 
@@ -224,30 +226,30 @@ static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 	if (cJSON_IsNumber(rtol))
 		tol.rtol = rtol->valuedouble;
 	if (!cJSON_IsString(dir)) {
-		cJSON_AddStringToObject(res, "outcome", "error");
-		cJSON_AddStringToObject(res, "message", "the request names no test directory");
+		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
+		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, "the request names no test directory");
 		return;
 	}
 	t = PyObject_CallMethod(w->driver, "run", "Os", w->adapter, dir->valuestring); /* new */
 	if (!t || !PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 1) {
-		cJSON_AddStringToObject(res, "outcome", "error");
+		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
 		if (PyErr_Occurred())
 			exception_fields(res);
 		else
-			cJSON_AddStringToObject(res, "message", "ferry's driver returned no verdict");
+			cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, "ferry's driver returned no verdict");
 		Py_XDECREF(t);
 		return;
 	}
 	kind = PyTuple_GET_ITEM(t, 0); /* borrowed */
-	if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, "ok") && PyTuple_GET_SIZE(t) == 3) {
+	if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_OK) && PyTuple_GET_SIZE(t) == 3) {
 		judge(res, PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2),
-		      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, "random")), &tol);
-	} else if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, "mismatch")) {
+		      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_RANDOM)), &tol);
+	} else if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_MISMATCH)) {
 		/* Outputs that cannot even be put beside the references (count, sequence length). */
 		char *msg = PyTuple_GET_SIZE(t) > 1 ? py_str(PyTuple_GET_ITEM(t, 1)) : xstrdup("?");
 
-		cJSON_AddStringToObject(res, "outcome", "mismatch");
-		cJSON_AddStringToObject(res, "message", msg);
+		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_MISMATCH));
+		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, msg);
 		free(msg);
 	} else {
 		crash(w, res, t);
@@ -273,44 +275,44 @@ static PyObject *template_for(struct worker *w, const char *library, struct err 
 
 static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
 {
-	const cJSON *lib = cJSON_GetObjectItemCaseSensitive(req, "library");
-	const cJSON *rec = cJSON_GetObjectItemCaseSensitive(req, "record");
-	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(req, "dir");
+	const cJSON *lib = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_LIBRARY);
+	const cJSON *rec = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_RECORD);
+	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_DIR);
 	struct err e = ERR_INIT;
 	PyObject *tmpl, *d = NULL, *v;
 
 	if (!cJSON_IsString(lib) || !cJSON_IsString(rec) || !cJSON_IsString(dir)) {
-		cJSON_AddStringToObject(res, "status", "invalid");
-		cJSON_AddStringToObject(res, "reason", "the request lacks library, record or dir");
+		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
+		cJSON_AddStringToObject(res, PROTO_KEY_REASON, "the request lacks library, record or dir");
 		return;
 	}
 	if (!(tmpl = template_for(w, lib->valuestring, &e))) {
-		cJSON_AddStringToObject(res, "status", "invalid");
-		cJSON_AddStringToObject(res, "reason", e.msg);
+		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
+		cJSON_AddStringToObject(res, PROTO_KEY_REASON, e.msg);
 		err_release(&e);
 		return;
 	}
 	if (fs_mkdirs(dir->valuestring, &e) < 0 ||
 	    !(d = PyObject_CallMethod(tmpl, "wrap", "ss", rec->valuestring, dir->valuestring))) { /* new */
-		cJSON_AddStringToObject(res, "status", "invalid");
+		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
 		if (PyErr_Occurred()) {
 			py_error(&e, EXIT_ENV, "the template failed");
-			cJSON_AddStringToObject(res, "detail", e.detail ? e.detail : "");
+			cJSON_AddStringToObject(res, PROTO_KEY_DETAIL, e.detail ? e.detail : "");
 		}
-		cJSON_AddStringToObject(res, "reason", e.msg);
+		cJSON_AddStringToObject(res, PROTO_KEY_REASON, e.msg);
 		err_release(&e);
 		return;
 	}
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "status") : NULL; /* borrowed */
-	cJSON_AddStringToObject(res, "status", v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : "invalid");
+	cJSON_AddStringToObject(res, PROTO_KEY_STATUS, v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : "invalid");
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "reason") : NULL;
 	if (v && PyUnicode_Check(v))
-		cJSON_AddStringToObject(res, "reason", PyUnicode_AsUTF8(v));
+		cJSON_AddStringToObject(res, PROTO_KEY_REASON, PyUnicode_AsUTF8(v));
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "random") : NULL;
-	cJSON_AddBoolToObject(res, "random", v && PyObject_IsTrue(v) == 1);
+	cJSON_AddBoolToObject(res, PROTO_KEY_RANDOM, v && PyObject_IsTrue(v) == 1);
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "undefined") : NULL;
 	if (v && PyUnicode_Check(v))
-		cJSON_AddStringToObject(res, "undefined", PyUnicode_AsUTF8(v));
+		cJSON_AddStringToObject(res, PROTO_KEY_UNDEFINED, PyUnicode_AsUTF8(v));
 	PyErr_Clear();
 	Py_DECREF(d);
 }
@@ -381,15 +383,15 @@ int worker_serve(const char *frontend, struct err *e)
 	py_set_hooks(&hooks);
 
 	if (start(&w, frontend, &version, e) < 0) {
-		ev = event("fatal");
-		cJSON_AddStringToObject(ev, "message", e->msg);
+		ev = event(PROTO_EVENT_FATAL);
+		cJSON_AddStringToObject(ev, PROTO_KEY_MESSAGE, e->msg);
 		if (e->detail)
 			fputs(e->detail, stderr);
 		send(&w, ev, e);
 		goto out;
 	}
-	ev = event("ready");
-	cJSON_AddStringToObject(ev, "version", version);
+	ev = event(PROTO_EVENT_READY);
+	cJSON_AddStringToObject(ev, PROTO_KEY_VERSION, version);
 	if (send(&w, ev, e) < 0)
 		goto out;
 
@@ -399,22 +401,22 @@ int worker_serve(const char *frontend, struct err *e)
 
 		/* First of all: the runner hands a test that the worker ends before this to another
 		 * worker, instead of blaming the test for a death between tests. */
-		if (send(&w, event("taken"), e) < 0)
+		if (send(&w, event(PROTO_EVENT_TAKEN), e) < 0)
 			goto out;
 		req = cJSON_Parse(line);
-		task = req ? cJSON_GetObjectItemCaseSensitive(req, "task") : NULL;
-		id = req ? cJSON_GetObjectItemCaseSensitive(req, "id") : NULL;
-		res = event("result");
+		task = req ? cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_TASK) : NULL;
+		id = req ? cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_ID) : NULL;
+		res = event(PROTO_EVENT_RESULT);
 
 		if (cJSON_IsString(id))
-			cJSON_AddStringToObject(res, "id", id->valuestring);
-		if (cJSON_IsString(task) && !strcmp(task->valuestring, "run") && w.adapter) {
+			cJSON_AddStringToObject(res, PROTO_KEY_ID, id->valuestring);
+		if (cJSON_IsString(task) && !strcmp(task->valuestring, PROTO_TASK_RUN) && w.adapter) {
 			run_task(&w, req, res);
-		} else if (cJSON_IsString(task) && !strcmp(task->valuestring, "wrap") && w.templates) {
+		} else if (cJSON_IsString(task) && !strcmp(task->valuestring, PROTO_TASK_WRAP) && w.templates) {
 			wrap_task(&w, req, res);
 		} else {
-			cJSON_AddStringToObject(res, "outcome", "error");
-			cJSON_AddStringToObject(res, "message", "a request this worker cannot serve");
+			cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
+			cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, "a request this worker cannot serve");
 		}
 		cJSON_Delete(req);
 		if (send(&w, res, e) < 0)

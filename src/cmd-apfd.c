@@ -128,25 +128,26 @@ static void add_curve(struct buf *b, const char *label, const struct apfd_result
 	}
 }
 
+static int add_member(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
+		      struct err *e)
+{
+	char *bug = xasprintf("%s:%s", frontend, bug_id);
+
+	(void)op;
+	(void)e;
+	apfd_bugs_add(ctx, id, bug);
+	free(bug);
+	return 0;
+}
+
 /* The unique bugs of a store: each failing test reveals its bug (frontend:bug_id). */
 static int load_store_bugs(struct apfd_bugs *bugs, const char *path, const char *frontend, struct err *e)
 {
 	struct db d = DB_INIT;
-	sqlite3_stmt *st = NULL;
 	int r = -1;
 
-	if (db_open(&d, path, DB_WRITE, e) < 0 || dedup_rebuild(&d, frontend, NULL, NULL, e) < 0)
-		goto out;
-	if (!(st = db_prepare(&d, "SELECT id, frontend || ':' || bug_id FROM bug_members"
-				  " WHERE ?1 IS NULL OR frontend = ?1", e)))
-		goto out;
-	if (frontend)
-		sqlite3_bind_text(st, 1, frontend, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		apfd_bugs_add(bugs, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
-	r = 0;
-out:
-	sqlite3_finalize(st);
+	if (db_open(&d, path, DB_WRITE, e) == 0 && dedup_rebuild(&d, frontend, NULL, NULL, e) == 0)
+		r = db_bug_members(&d, frontend, NULL, -1, add_member, bugs, e);
 	db_close(&d);
 	return r;
 }

@@ -5,6 +5,7 @@
  * and its representative, the simplest test that shows it. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -12,6 +13,7 @@
 #include "dedup.h"
 #include "esc.h"
 #include "fsutil.h"
+#include "xalloc.h"
 
 static const char usage[] =
 	"usage: ferry bugs STORE [-F FRONTEND]\n"
@@ -22,11 +24,20 @@ static const char usage[] =
 	"Options:\n"
 	"  -F, --frontend NAME  only this frontend\n";
 
-static const char *col(sqlite3_stmt *st, int i)
+static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 {
-	const unsigned char *s = sqlite3_column_text(st, i);
+	char *message = xstrdup(b->message ? b->message : "");
 
-	return s ? (const char *)s : "";
+	(void)ctx;
+	(void)e;
+	/* One line per bug: the message's newlines become spaces. */
+	for (char *c = message; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	printf("  %-12s %-10s %-9s %-8s %7lld  %-24.24s %.90s\n", esc_str(b->bug_id), esc_str(b->frontend),
+	       esc_str(b->outcome), esc_str(b->stage ? b->stage : "-"), b->members, esc_str(b->ops), esc_str(message));
+	free(message);
+	return 0;
 }
 
 static int cmd_bugs(int argc, char **argv)
@@ -37,7 +48,6 @@ static int cmd_bugs(int argc, char **argv)
 	};
 	struct db db = DB_INIT;
 	struct err e = ERR_INIT;
-	sqlite3_stmt *st = NULL;
 	const char *frontend = NULL;
 	size_t nbugs = 0, nfail = 0;
 	int opt, code = EXIT_OK;
@@ -56,25 +66,15 @@ static int cmd_bugs(int argc, char **argv)
 	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || dedup_rebuild(&db, frontend, &nbugs, &nfail, &e) < 0)
 		goto fail;
 	printf("%zu unique bugs from %zu failures in %s\n", nbugs, nfail, esc_str(argv[optind]));
-	if (!(st = db_prepare(&db,
-		"SELECT bug_id, frontend, outcome, coalesce(stage, '-'), members, ops, representative,"
-		" replace(coalesce(message, ''), char(10), ' ')"
-		" FROM bugs WHERE ?1 IS NULL OR frontend = ?1 ORDER BY frontend, members DESC, bug_id", &e)))
-		goto fail;
-	if (frontend)
-		sqlite3_bind_text(st, 1, frontend, -1, SQLITE_STATIC);
 	if (nbugs)
 		printf("\n  %-12s %-10s %-9s %-8s %7s  %-24s %s\n", "bug", "frontend", "symptom", "stage", "tests",
 		       "operators", "message of the simplest test");
-	while (sqlite3_step(st) == SQLITE_ROW)
-		printf("  %-12s %-10s %-9s %-8s %7lld  %-24.24s %.90s\n", esc_str(col(st, 0)), esc_str(col(st, 1)),
-		       esc_str(col(st, 2)), esc_str(col(st, 3)), sqlite3_column_int64(st, 4), esc_str(col(st, 5)),
-		       esc_str(col(st, 7)));
+	if (db_bugs(&db, frontend, print_bug, NULL, &e) < 0)
+		goto fail;
 	goto out;
 fail:
 	code = cmd_error(&e);
 out:
-	sqlite3_finalize(st);
 	db_close(&db);
 	err_release(&e);
 	return code;

@@ -5,6 +5,7 @@
  * list is new, and makes the check fail (exit 1); a listed test that now passes is newly fixed. Writes
  * JUnit XML, one testcase per migrated test grouped by frontend and operator, for CI systems. */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,17 +41,16 @@ struct check {
 	struct session *s;
 	const struct frontend *fe;
 	struct strmap *baseline;
-	sqlite3_stmt *get;
+	const struct wrapped *t;    /* the test being judged */
+	struct err *e;              /* where a store that cannot be read says so */
 	struct verdict *v;
 	size_t n, cap;
 	size_t not_run;
 };
 
-static char *dupcol(sqlite3_stmt *st, int i)
+static char *dup_or_null(const char *s)
 {
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	return s ? xstrdup((const char *)s) : NULL;
+	return s ? xstrdup(s) : NULL;
 }
 
 /* The test's name for people: the library test it came from, then the id's start. */
@@ -64,39 +64,48 @@ static char *test_name(const struct wrapped *t)
 	return xstrdup(t->in.id);
 }
 
-static int judge(void *ctx, const struct wrapped *t)
+/* The test's result, against the baseline. */
+static int judge_result(void *ctx, const struct db_row *row, struct err *e)
 {
 	struct check *c = ctx;
+	const struct wrapped *t = c->t;
 	struct verdict *v;
 	char *key;
 	struct strmap_entry *known;
 
-	if (!t->valid)
-		return 0;
-	sqlite3_reset(c->get);
-	sqlite3_bind_text(c->get, 1, c->fe->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(c->get, 2, t->in.id, -1, SQLITE_STATIC);
-	if (sqlite3_step(c->get) != SQLITE_ROW) {
-		c->not_run++;
-		return 0;
-	}
+	(void)e;
 	XGROW(c->v, c->cap, c->n + 1);
 	v = &c->v[c->n++];
 	memset(v, 0, sizeof(*v));
 	v->op = xstrdup(t->in.op);
 	v->id = xstrdup(t->in.id);
 	v->name = test_name(t);
-	v->outcome = dupcol(c->get, 0);
-	v->stage = dupcol(c->get, 1);
-	v->message = dupcol(c->get, 2);
-	v->detail = dupcol(c->get, 3);
-	v->seconds = sqlite3_column_double(c->get, 4);
-	v->failing = session_is_failure(v->outcome);
+	v->outcome = xstrdup(row->outcome);
+	v->stage = dup_or_null(row->stage);
+	v->message = dup_or_null(row->message);
+	v->detail = dup_or_null(row->detail);
+	v->seconds = isnan(row->seconds) ? 0 : row->seconds;
+	v->failing = outcome_name_is_failure(v->outcome);
 	key = baseline_key(c->fe->name, t->in.id);
 	known = c->baseline ? strmap_find(c->baseline, key) : NULL;
 	free(key);
 	v->known = v->failing && known;
 	v->fixed = !v->failing && known;
+	return 0;
+}
+
+static int judge(void *ctx, const struct wrapped *t)
+{
+	struct check *c = ctx;
+	int found;
+
+	if (!t->valid)
+		return 0;
+	c->t = t;
+	if ((found = db_result(session_db(c->s), c->fe->name, t->in.id, judge_result, c, c->e)) < 0)
+		return -1;
+	if (!found)
+		c->not_run++;
 	return 0;
 }
 
@@ -136,6 +145,12 @@ static void xml_escape(FILE *fp, const char *s)
 	xml_escape_flags(fp, s, 0);
 }
 
+/* JUnit's "skipped": a known failure, or neither a pass nor a failure (unsupported, undefined). */
+static int skipped_test(const struct verdict *v)
+{
+	return v->known || (!v->failing && outcome_from_name(v->outcome) != OUTCOME_PASS);
+}
+
 static int by_op(const void *a, const void *b)
 {
 	const struct verdict *x = a, *y = b;
@@ -153,7 +168,7 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 
 		while (j < n && !strcmp(v[j].op, v[i].op)) {
 			failures += v[j].failing && !v[j].known;
-			skipped += v[j].known || !strcmp(v[j].outcome, "unsupported") || !strcmp(v[j].outcome, "undefined");
+			skipped += skipped_test(&v[j]);
 			time += v[j].seconds;
 			j++;
 		}
@@ -183,7 +198,7 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 				fputs("\">", fp);
 				xml_escape_flags(fp, v[k].detail ? v[k].detail : v[k].message, ESC_LINES);
 				fputs("</failure>\n    </testcase>\n", fp);
-			} else if (v[k].known || !strcmp(v[k].outcome, "unsupported") || !strcmp(v[k].outcome, "undefined")) {
+			} else if (skipped_test(&v[k])) {
 				fputs(">\n      <skipped message=\"", fp);
 				fputs(v[k].known ? "known failure (baseline): " : "", fp);
 				xml_escape(fp, v[k].outcome);
@@ -290,9 +305,7 @@ static int cmd_check(int argc, char **argv)
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ferry\">\n", jf);
 	}
 	c.baseline = baseline_path ? &baseline : NULL;
-	if (!(c.get = db_prepare(session_db(c.s),
-		"SELECT outcome, stage, message, detail, seconds FROM results WHERE frontend = ? AND id = ?", &e)))
-		goto fail;
+	c.e = &e;
 	/* A check that judged nothing must not pass: a frontend that could not start, or a limit or
 	 * budget that left every test out, is a misconfigured CI job, not a clean one. (A wrong library,
 	 * shard or queue was refused before the run, by session_open.) */
@@ -305,7 +318,8 @@ static int cmd_check(int argc, char **argv)
 			continue;
 		}
 		c.fe = &ro.fes[i];
-		session_each(c.s, c.fe, judge, &c);
+		if (session_each(c.s, c.fe, judge, &c) < 0)
+			goto fail;
 		if (c.n)  /* c.v is NULL when nothing was judged; qsort must not see NULL */
 			qsort(c.v, c.n, sizeof(*c.v), by_op);
 		print_verdicts(c.fe->name, c.v, c.n, c.not_run, &new_failures);
@@ -334,7 +348,6 @@ fail:
 	code = cmd_error(&e);
 out:
 	fs_output_abort(&junit_out);
-	sqlite3_finalize(c.get);
 	verdicts_free(&c);
 	if (ran)
 		for (size_t i = 0; i < ro.nfes; i++)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "protocol.h"
 #include "xalloc.h"
 
 /* Where the channel moves: out of the way of the descriptors a test opens first. */
@@ -123,7 +124,7 @@ static int cmd_harvest_child(int argc, char **argv)
 
 		code = cmd_error(&e);
 		/* The parent is told that the harvest itself failed, not a test: it does not try again. */
-		n = snprintf(line, sizeof(line), "fail %d\n", code);
+		n = snprintf(line, sizeof(line), PROTO_CH_FAIL " %d\n", code);
 		if (write(fd, line, (size_t)n) < 0)
 			code = EXIT_ENV;
 	}

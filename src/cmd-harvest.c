@@ -35,6 +35,7 @@
 #include "fsutil.h"
 #include "proc.h"
 #include "progress.h"
+#include "protocol.h"
 #include "record.h"
 #include "sandbox.h"
 #include "strmap.h"
@@ -305,6 +306,11 @@ static int take_counts(struct child *c, const cJSON *j)
 	return 0;
 }
 
+static int is_word(const char *line, size_t wlen, const char *word)
+{
+	return wlen == strlen(word) && !memcmp(line, word, wlen);
+}
+
 /* One line of the channel (see extract/ferry_channel.py). Returns 0, 1 when the line is not one
  * that ferry_channel makes (a test wrote to the channel), -1 when this side fails (e filled). */
 static int on_line(struct harvest *h, const struct session *s, struct child *c, char *line, size_t len,
@@ -320,9 +326,9 @@ static int on_line(struct harvest *h, const struct session *s, struct child *c, 
 	wlen = (size_t)(payload - line);
 	payload++;
 	plen = len - wlen - 1;
-	if (wlen == 4 && !memcmp(line, "emit", 4))
+	if (is_word(line, wlen, PROTO_CH_EMIT))
 		return on_emit(h, payload, plen, e);
-	if (wlen == 4 && !memcmp(line, "fail", 4)) {
+	if (is_word(line, wlen, PROTO_CH_FAIL)) {
 		c->fail_code = atoi(payload);
 		return c->fail_code > 0 ? 0 : 1;
 	}
@@ -331,17 +337,17 @@ static int on_line(struct harvest *h, const struct session *s, struct child *c, 
 	a = cJSON_GetArrayItem(j, 0);
 	b = cJSON_GetArrayItem(j, 1);
 	d = cJSON_GetArrayItem(j, 2);
-	if (wlen == 4 && !memcmp(line, "skip", 4)) {
+	if (is_word(line, wlen, PROTO_CH_SKIP)) {
 		if (cJSON_IsString(a) && cJSON_IsString(b)) {
 			on_skip(h, a->valuestring, b->valuestring);
 			r = 0;
 		}
-	} else if (wlen == 8 && !memcmp(line, "progress", 8)) {
+	} else if (is_word(line, wlen, PROTO_CH_PROGRESS)) {
 		if (cJSON_IsNumber(a) && cJSON_IsNumber(b) && cJSON_IsString(d)) {
 			on_progress(h, (long)a->valuedouble, (long)b->valuedouble, d->valuestring);
 			r = 0;
 		}
-	} else if (wlen == 4 && !memcmp(line, "test", 4)) {
+	} else if (is_word(line, wlen, PROTO_CH_TEST)) {
 		if (cJSON_IsNumber(a) && a->valuedouble >= 0 && cJSON_IsString(b) && c->open < 0) {
 			c->open = (long)a->valuedouble;
 			free(c->open_name);
@@ -350,14 +356,14 @@ static int on_line(struct harvest *h, const struct session *s, struct child *c, 
 			c->deadline = progress_now() + s->o->timeout;
 			r = 0;
 		}
-	} else if (wlen == 4 && !memcmp(line, "done", 4)) {
+	} else if (is_word(line, wlen, PROTO_CH_DONE)) {
 		if (c->open >= 0 && take_counts(c, j) == 0) {
 			c->next = c->open + 1;
 			c->open = -1;
 			c->deadline = progress_now() + outside_timeout(s);
 			r = 0;
 		}
-	} else if (wlen == 3 && !memcmp(line, "end", 3)) {
+	} else if (is_word(line, wlen, PROTO_CH_END)) {
 		if (c->open < 0 && take_counts(c, j) == 0) {
 			c->ended = true;
 			r = 0;

@@ -21,52 +21,6 @@ static const char usage[] =
 	"Options:\n"
 	"  -o, --output STORE   the store to write\n";
 
-static int merge_one(struct db *d, const char *path, long long *results, struct err *e)
-{
-	static const char *const steps[] = {
-		"INSERT OR IGNORE INTO instances SELECT id, library, op, record, status, reason, random, dir"
-		" FROM shard.instances",
-		"CREATE TEMP TABLE run_map AS SELECT run_id AS old,"
-		" run_id + (SELECT coalesce(max(run_id), 0) FROM main.runs) AS new FROM shard.runs",
-		"INSERT INTO runs(run_id, frontend, frontend_version, command, started, finished)"
-		" SELECT m.new, r.frontend, r.frontend_version, r.command, r.started, r.finished"
-		" FROM shard.runs r JOIN run_map m ON m.old = r.run_id",
-		"INSERT OR REPLACE INTO results(frontend, id, run_id, outcome, stage, exc_type, message, frame,"
-		" detail, max_abs, seconds) SELECT r.frontend, r.id, m.new, r.outcome, r.stage, r.exc_type,"
-		" r.message, r.frame, r.detail, r.max_abs, r.seconds FROM shard.results r"
-		" LEFT JOIN run_map m ON m.old = r.run_id",
-		"DROP TABLE run_map",
-	};
-	sqlite3_stmt *st = NULL;
-	int r = -1;
-
-	if (!(st = db_prepare(d, "ATTACH DATABASE ?1 AS shard", e)))
-		return -1;
-	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		db_error(d, e, "cannot attach a shard to the store");
-		sqlite3_finalize(st);
-		return -1;
-	}
-	sqlite3_finalize(st);
-	if (db_begin(d, e) < 0)
-		goto detach;
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-		if (sqlite3_exec(d->h, steps[i], NULL, NULL, NULL) != SQLITE_OK) {
-			db_error(d, e, "cannot merge into the store");
-			err_prefix(e, "'%s'", path);
-			sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
-			goto detach;
-		}
-	*results = sqlite3_changes(d->h);
-	if (db_commit(d, e) < 0)
-		goto detach;
-	r = 0;
-detach:
-	sqlite3_exec(d->h, "DETACH DATABASE shard", NULL, NULL, NULL);
-	return r;
-}
-
 static int cmd_merge(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -107,21 +61,18 @@ static int cmd_merge(int argc, char **argv)
 		free(b);
 		if (same)
 			continue;
-		if (merge_one(&d, argv[i], &n, &e) < 0)
+		if (db_merge(&d, argv[i], &n, &e) < 0)
 			goto fail;
 		printf("merged %s\n", argv[i]);
 	}
 	if (dedup_rebuild(&d, NULL, NULL, NULL, &e) < 0)
 		goto fail;
 	{
-		sqlite3_stmt *st = db_prepare(&d, "SELECT count(*), count(DISTINCT id) FROM results", &e);
+		struct db_summary s;
 
-		if (!st)
+		if (db_summary(&d, &s, &e) < 0)
 			goto fail;
-		if (sqlite3_step(st) == SQLITE_ROW)
-			printf("%s: %lld results of %lld tests\n", output, sqlite3_column_int64(st, 0),
-			       sqlite3_column_int64(st, 1));
-		sqlite3_finalize(st);
+		printf("%s: %lld results of %lld tests\n", output, s.results, s.tested);
 	}
 	goto out;
 fail:

@@ -6,6 +6,7 @@
 #include "py.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "db.h"
 #include "esc.h"
 #include "fsutil.h"
+#include "tolerance.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -27,180 +29,152 @@ static const char usage[] =
 	"  -a, --all            list every failure (default: the first 40 per frontend)\n";
 
 #define FAILURES_SHOWN 40
-#define FAILED "outcome NOT IN ('pass', 'unsupported')"
 
 struct report {
 	struct db db;
 	const char *frontend;   /* NULL: all */
 	int all;
+	int any;                /* a frontend was printed */
+	long long shown;        /* failures listed of the frontend being printed */
+	/* Writing reproducers. */
+	const char *outdir;
+	size_t written, failed;
 };
-
-static const char *col(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	return s ? (const char *)s : "";
-}
-
-/* Bind the frontend filter (?1) when the statement has one. */
-static sqlite3_stmt *query(struct report *r, const char *sql, struct err *e)
-{
-	sqlite3_stmt *st = db_prepare(&r->db, sql, e);
-
-	if (st && sqlite3_bind_parameter_count(st) >= 1) {
-		if (r->frontend)
-			sqlite3_bind_text(st, 1, r->frontend, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, 1);
-	}
-	return st;
-}
 
 static int print_instances(struct report *r, struct err *e)
 {
-	sqlite3_stmt *st = query(r,
-		"SELECT count(*), sum(status = 'ok'), sum(status != 'ok'), sum(random), count(DISTINCT op)"
-		" FROM instances", e);
+	struct db_summary s;
 
-	if (!st)
+	if (db_summary(&r->db, &s, e) < 0)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		printf("store %s: %lld instances of %lld operators (%lld valid, %lld invalid, %lld with random outputs)\n",
-		       esc_str(r->db.path), sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 4),
-		       sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
-	sqlite3_finalize(st);
+	printf("store %s: %lld instances of %lld operators (%lld valid, %lld invalid, %lld with random outputs)\n",
+	       esc_str(r->db.path), s.instances, s.ops, s.valid, s.invalid, s.random);
 	return 0;
 }
 
-static int print_frontend(struct report *r, const char *fe, struct err *e)
+static int print_count(void *ctx, const char *outcome, long long n, struct err *e)
 {
-	sqlite3_stmt *st;
-	long long shown = 0, total = 0;
+	long long *total = ctx;
 
-	/* Outcomes. */
-	st = db_prepare(&r->db,
-		"SELECT outcome, count(*) FROM results WHERE frontend = ?1 GROUP BY outcome"
-		" ORDER BY CASE outcome WHEN 'pass' THEN 0 WHEN 'mismatch' THEN 1 WHEN 'crash' THEN 2"
-		" WHEN 'timeout' THEN 3 WHEN 'oom' THEN 4 WHEN 'unsupported' THEN 5 ELSE 6 END", e);
-	if (!st)
-		return -1;
-	sqlite3_bind_text(st, 1, fe, -1, SQLITE_STATIC);
-	printf("\nfrontend %s", esc_str(fe));
-	{
-		sqlite3_stmt *v = db_prepare(&r->db,
-			"SELECT frontend_version FROM runs WHERE frontend = ?1 AND frontend_version IS NOT NULL"
-			" ORDER BY run_id DESC LIMIT 1", e);
-
-		if (v) {
-			sqlite3_bind_text(v, 1, fe, -1, SQLITE_STATIC);
-			if (sqlite3_step(v) == SQLITE_ROW)
-				printf(" (%s)", esc_str(col(v, 0)));
-			sqlite3_finalize(v);
-		}
-	}
-	printf(":\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		printf("  %-12s %6lld\n", esc_str(col(st, 0)), sqlite3_column_int64(st, 1));
-		total += sqlite3_column_int64(st, 1);
-	}
-	printf("  %-12s %6lld\n", "total", total);
-	sqlite3_finalize(st);
-
-	/* Operators with failures. */
-	st = db_prepare(&r->db,
-		"SELECT i.op, count(*), sum(outcome = 'mismatch'), sum(outcome = 'crash'),"
-		" sum(outcome IN ('timeout', 'oom')), sum(" FAILED ") AS failed"
-		" FROM results r JOIN instances i USING(id) WHERE r.frontend = ?1"
-		" GROUP BY i.op HAVING failed > 0 ORDER BY failed DESC, i.op LIMIT 25", e);
-	if (!st)
-		return -1;
-	sqlite3_bind_text(st, 1, fe, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		printf("\n  operators with failures    tests  mismatch  crash  timeout/oom\n");
-		do {
-			printf("  %-24s %7lld %9lld %6lld %12lld\n", esc_str(col(st, 0)), sqlite3_column_int64(st, 1),
-			       sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
-		} while (sqlite3_step(st) == SQLITE_ROW);
-	}
-	sqlite3_finalize(st);
-
-	/* The failures. */
-	st = db_prepare(&r->db,
-		"SELECT r.outcome, i.op, r.id, coalesce(r.stage, ''), coalesce(r.exc_type, ''),"
-		" replace(coalesce(r.message, ''), char(10), ' ')"
-		" FROM results r JOIN instances i USING(id) WHERE r.frontend = ?1 AND r." FAILED
-		" ORDER BY r.outcome, i.op, r.id", e);
-	if (!st)
-		return -1;
-	sqlite3_bind_text(st, 1, fe, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *stage = col(st, 3);
-
-		if (!shown)
-			printf("\n  failures:\n");
-		if (!r->all && shown >= FAILURES_SHOWN) {
-			shown++;
-			continue;
-		}
-		printf("  %-9s %-20s %.12s  %s%s%s%.150s\n", esc_str(col(st, 0)), esc_str(col(st, 1)),
-		       esc_str(col(st, 2)), *stage ? "[" : "", esc_str(stage), *stage ? "] " : "", esc_str(col(st, 5)));
-		shown++;
-	}
-	if (!r->all && shown > FAILURES_SHOWN)
-		printf("  ... and %lld more (ferry report --all)\n", shown - FAILURES_SHOWN);
-	sqlite3_finalize(st);
+	(void)e;
+	printf("  %-12s %6lld\n", esc_str(outcome), n);
+	*total += n;
 	return 0;
 }
 
-/* Write a reproducer per failure: template_LIBRARY.reproducer(record, testdir, frontend). */
+static int print_op(void *ctx, const struct db_op_failures *f, struct err *e)
+{
+	int *first = ctx;
+
+	(void)e;
+	if (!(*first)++)
+		printf("\n  operators with failures    tests  mismatch  crash  timeout/oom\n");
+	printf("  %-24s %7lld %9lld %6lld %12lld\n", esc_str(f->op), f->tests, f->mismatch, f->crash, f->timeout_oom);
+	return 0;
+}
+
+static int print_failure(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct report *r = ctx;
+	const char *stage = row->stage ? row->stage : "";
+	char *message;
+
+	(void)e;
+	if (!r->shown)
+		printf("\n  failures:\n");
+	if (!r->all && r->shown >= FAILURES_SHOWN) {
+		r->shown++;
+		return 0;
+	}
+	/* One line per failure: the message's newlines become spaces. */
+	message = xstrdup(row->message ? row->message : "");
+	for (char *c = message; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	printf("  %-9s %-20s %.12s  %s%s%s%.150s\n", esc_str(row->outcome), esc_str(row->op), esc_str(row->id),
+	       *stage ? "[" : "", esc_str(stage), *stage ? "] " : "", esc_str(message));
+	free(message);
+	r->shown++;
+	return 0;
+}
+
+static int print_frontend(void *ctx, const char *fe, struct err *e)
+{
+	struct report *r = ctx;
+	char *version = NULL;
+	long long total = 0;
+	int first = 0;
+
+	if (db_frontend_version(&r->db, fe, &version, e) < 0)
+		return -1;
+	printf("\nfrontend %s", esc_str(fe));
+	if (version)
+		printf(" (%s)", esc_str(version));
+	printf(":\n");
+	free(version);
+	r->any = 1;
+	if (db_outcome_counts(&r->db, fe, print_count, &total, e) < 0)
+		return -1;
+	printf("  %-12s %6lld\n", "total", total);
+	if (db_failing_ops(&r->db, fe, 25, print_op, &first, e) < 0)
+		return -1;
+	r->shown = 0;
+	if (db_failures(&r->db, fe, DB_BY_OUTCOME, print_failure, r, e) < 0)
+		return -1;
+	if (!r->all && r->shown > FAILURES_SHOWN)
+		printf("  ... and %lld more (ferry report --all)\n", r->shown - FAILURES_SHOWN);
+	return 0;
+}
+
+/* One reproducer: template_LIBRARY.reproducer(record, testdir, frontend, atol, rtol), with the
+ * tolerance that judged the result (the default for a result stored before results kept one). */
+static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct report *r = ctx;
+	const char *op = row->op ? row->op : "?";
+	char atol[40], rtol[40];
+	const char *args[] = { row->record ? row->record : "", row->dir ? row->dir : "", row->frontend, atol, rtol };
+	struct err pe = ERR_INIT;
+	char module[80], *script, *dir, *path, *safe_op;
+	int bad;
+
+	snprintf(atol, sizeof(atol), "%.17g", isnan(row->atol) ? TOLERANCE_DEFAULT_ATOL : row->atol);
+	snprintf(rtol, sizeof(rtol), "%.17g", isnan(row->rtol) ? TOLERANCE_DEFAULT_RTOL : row->rtol);
+	if (!row->library || py_template_module(row->library, module, sizeof(module), &pe) < 0
+	    || !(script = py_call_strings(module, "reproducer", args, 5, "cannot make a reproducer", &pe))) {
+		cmd_warn("%s %s: %s", op, row->id, row->library ? pe.msg : "the store has no instance for it");
+		err_release(&pe);
+		r->failed++;
+		return 0;
+	}
+	safe_op = xstrdup(op);
+	for (char *c = safe_op; *c; c++)
+		if (*c == '/' || *c == ' ')
+			*c = '_';
+	dir = xasprintf("%s/%s", r->outdir, row->frontend);
+	path = xasprintf("%s/%s-%.12s.py", dir, safe_op, row->id);
+	bad = fs_mkdirs(dir, e) < 0 || fs_write_atomic(path, script, strlen(script), e) < 0;
+	free(dir);
+	free(path);
+	free(safe_op);
+	free(script);
+	if (bad)
+		return -1;
+	r->written++;
+	return 0;
+}
+
+/* Write a reproducer per failure. */
 static int write_reproducers(struct report *r, const char *outdir, struct err *e)
 {
-	sqlite3_stmt *st = query(r,
-		"SELECT r.frontend, i.library, i.op, r.id, i.record, coalesce(i.dir, '')"
-		" FROM results r JOIN instances i USING(id) WHERE (?1 IS NULL OR r.frontend = ?1) AND r." FAILED
-		" ORDER BY r.frontend, i.op, r.id", e);
-	size_t written = 0, failed = 0;
-	int ret = -1;
-
-	if (!st)
-		return -1;
+	r->outdir = outdir;
 	if (py_start(cmd_python(), 1, e) < 0)
-		goto out;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *fe = col(st, 0), *lib = col(st, 1), *op = col(st, 2), *id = col(st, 3);
-		const char *args[] = { col(st, 4), col(st, 5), fe };
-		struct err pe = ERR_INIT;
-		char module[80], *script, *dir, *path, *safe_op;
-		int bad;
-
-		if (py_template_module(lib, module, sizeof(module), &pe) < 0
-		    || !(script = py_call_strings(module, "reproducer", args, 3, "cannot make a reproducer", &pe))) {
-			cmd_warn("%s %s: %s", op, id, pe.msg);
-			err_release(&pe);
-			failed++;
-			continue;
-		}
-		safe_op = xstrdup(op);
-		for (char *c = safe_op; *c; c++)
-			if (*c == '/' || *c == ' ')
-				*c = '_';
-		dir = xasprintf("%s/%s", outdir, fe);
-		path = xasprintf("%s/%s-%.12s.py", dir, safe_op, id);
-		bad = fs_mkdirs(dir, e) < 0 || fs_write_atomic(path, script, strlen(script), e) < 0;
-		free(dir);
-		free(path);
-		free(safe_op);
-		free(script);
-		if (bad)
-			goto out;
-		written++;
-	}
-	printf("\nreproducers: %zu written to %s/FRONTEND/OP-ID.py%s\n", written, esc_str(outdir),
-	       failed ? " (some could not be made; see the warnings)" : "");
-	ret = 0;
-out:
-	sqlite3_finalize(st);
-	return ret;
+		return -1;
+	if (db_failures(&r->db, r->frontend, DB_BY_OP, write_reproducer, r, e) < 0)
+		return -1;
+	printf("\nreproducers: %zu written to %s/FRONTEND/OP-ID.py%s\n", r->written, esc_str(outdir),
+	       r->failed ? " (some could not be made; see the warnings)" : "");
+	return 0;
 }
 
 static int cmd_report(int argc, char **argv)
@@ -213,9 +187,8 @@ static int cmd_report(int argc, char **argv)
 	};
 	struct report r;
 	struct err e = ERR_INIT;
-	sqlite3_stmt *st = NULL;
 	const char *outdir = NULL;
-	int opt, code = EXIT_OK, any = 0;
+	int opt, code = EXIT_OK;
 
 	memset(&r, 0, sizeof(r));
 	while ((opt = getopt_long(argc, argv, "o:F:a", longopts, NULL)) != -1) {
@@ -234,18 +207,9 @@ static int cmd_report(int argc, char **argv)
 	}
 	if (db_open(&r.db, argv[optind], DB_READ, &e) < 0 || print_instances(&r, &e) < 0)
 		goto fail;
-	if (!(st = query(&r, "SELECT DISTINCT frontend FROM results WHERE ?1 IS NULL OR frontend = ?1 ORDER BY 1", &e)))
+	if (db_frontends(&r.db, r.frontend, print_frontend, &r, &e) < 0)
 		goto fail;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		char *fe = xstrdup(col(st, 0));
-		int bad = print_frontend(&r, fe, &e);
-
-		free(fe);
-		any = 1;
-		if (bad < 0)
-			goto fail;
-	}
-	if (!any)
+	if (!r.any)
 		printf("\nno results%s%s yet\n", r.frontend ? " for frontend " : "", r.frontend ? esc_str(r.frontend) : "");
 	if (outdir && write_reproducers(&r, outdir, &e) < 0)
 		goto fail;
@@ -253,7 +217,6 @@ static int cmd_report(int argc, char **argv)
 fail:
 	code = cmd_error(&e);
 out:
-	sqlite3_finalize(st);
 	db_close(&r.db);
 	err_release(&e);
 	return code;

@@ -7,6 +7,7 @@
 #include "py.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "dedup.h"
 #include "esc.h"
 #include "fsutil.h"
+#include "tolerance.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -29,18 +31,65 @@ static const char usage[] =
 	"                       in DIR/test_OP_ID/ (ONNX: a backend test-data directory; PyTorch: a\n"
 	"                       pytest test function)\n";
 
-static const char *col(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
+/* The bug found (the first of those that match) and its representative. */
+struct shown {
+	int matches;
+	char *bug, *frontend, *rep, *library, *record, *testdir, *op;
+	char atol[40], rtol[40];   /* the tolerance that judged the representative */
+};
 
-	return s ? (const char *)s : "";
+static char *dup_or_empty(const char *s)
+{
+	return xstrdup(s ? s : "");
+}
+
+static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep, struct err *e)
+{
+	struct shown *s = ctx;
+
+	(void)e;
+	if (s->matches++)
+		return 0;
+	s->bug = dup_or_empty(b->bug_id);
+	s->frontend = dup_or_empty(b->frontend);
+	s->rep = dup_or_empty(b->representative);
+	s->library = dup_or_empty(rep->library);
+	s->record = dup_or_empty(rep->record);
+	s->testdir = dup_or_empty(rep->dir);
+	s->op = dup_or_empty(rep->op);
+	/* A result stored before results kept their tolerance was judged by the default. */
+	snprintf(s->atol, sizeof(s->atol), "%.17g", isnan(rep->atol) ? TOLERANCE_DEFAULT_ATOL : rep->atol);
+	snprintf(s->rtol, sizeof(s->rtol), "%.17g", isnan(rep->rtol) ? TOLERANCE_DEFAULT_RTOL : rep->rtol);
+	printf("bug %s: %s %s in stage %s, %lld tests, operators %s\n", esc_str(s->bug), esc_str(s->frontend),
+	       esc_str(b->outcome), esc_str(b->stage ? b->stage : "-"), b->members, esc_str(b->ops));
+	printf("signature: %s\n", esc_str(b->signature));
+	printf("simplest test: %s\n", esc_str(s->rep));
+	printf("message: %s\n", esc_str(rep->message));
+	/* A traceback keeps its lines; nothing else of it reaches the terminal raw (esc.h). */
+	if (rep->detail && *rep->detail) {
+		const char *detail = esc_lines(rep->detail);
+
+		printf("detail:\n%s%s", detail, detail[strlen(detail) - 1] == '\n' ? "" : "\n");
+	}
+	printf("record: %s\n", esc_str(s->record));
+	return 0;
+}
+
+static int print_member(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
+			struct err *e)
+{
+	(void)ctx;
+	(void)frontend;
+	(void)bug_id;
+	(void)e;
+	printf("  %s  %s\n", esc_str(id), esc_str(op));
+	return 0;
 }
 
 /* template_LIBRARY.FUNC(record, testdir, args...) -> str: a reproducer or an export path. */
-static char *call_template(const char *library, const char *func, const char *record, const char *testdir,
-			   const char *arg, const char *arg2, struct err *e)
+static char *call_template(const char *library, const char *func, const char *const *args, int nargs,
+			   struct err *e)
 {
-	const char *args[] = { record, testdir, arg, arg2 };
 	char module[80], what[128];
 
 	if (py_start(cmd_python(), 1, e) < 0)
@@ -48,7 +97,7 @@ static char *call_template(const char *library, const char *func, const char *re
 	if (py_template_module(library, module, sizeof(module), e) < 0)
 		return NULL;
 	snprintf(what, sizeof(what), "the %s template's %s() failed", library, func);
-	return py_call_strings(module, func, args, arg2 ? 4 : 3, what, e);
+	return py_call_strings(module, func, args, nargs, what, e);
 }
 
 static int cmd_show(int argc, char **argv)
@@ -59,12 +108,12 @@ static int cmd_show(int argc, char **argv)
 	};
 	struct db db = DB_INIT;
 	struct err e = ERR_INIT;
-	sqlite3_stmt *st = NULL, *mem = NULL;
+	struct shown s;
 	const char *outdir = NULL;
-	char *pattern = NULL, *bug = NULL, *frontend = NULL, *rep = NULL, *library = NULL, *record = NULL,
-	     *testdir = NULL, *op = NULL, *script = NULL;
-	int opt, code = EXIT_OK, matches = 0;
+	char *script = NULL;
+	int opt, code = EXIT_OK;
 
+	memset(&s, 0, sizeof(s));
 	while ((opt = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
 		if (opt != 'o')
 			return cmd_usage_error(&cmd_show_entry, "bad option");
@@ -78,67 +127,35 @@ static int cmd_show(int argc, char **argv)
 	}
 	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || dedup_rebuild(&db, NULL, NULL, NULL, &e) < 0)
 		goto fail;
-	pattern = xasprintf("%s%%", argv[optind + 1]);
-	if (!(st = db_prepare(&db,
-		"SELECT b.bug_id, b.frontend, b.outcome, coalesce(b.stage, '-'), b.signature, b.members, b.ops,"
-		" b.representative, i.library, i.record, coalesce(i.dir, ''), i.op, coalesce(r.message, ''),"
-		" coalesce(r.detail, '')"
-		" FROM bugs b JOIN instances i ON i.id = b.representative"
-		" JOIN results r ON r.id = b.representative AND r.frontend = b.frontend"
-		" WHERE b.bug_id LIKE ?1", &e)))
+	if (db_bugs_by_prefix(&db, argv[optind + 1], print_bug, &s, &e) < 0)
 		goto fail;
-	sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (matches++)
-			continue;
-		bug = xstrdup(col(st, 0));
-		frontend = xstrdup(col(st, 1));
-		rep = xstrdup(col(st, 7));
-		library = xstrdup(col(st, 8));
-		record = xstrdup(col(st, 9));
-		testdir = xstrdup(col(st, 10));
-		op = xstrdup(col(st, 11));
-		printf("bug %s: %s %s in stage %s, %lld tests, operators %s\n", esc_str(bug), esc_str(frontend),
-		       esc_str(col(st, 2)), esc_str(col(st, 3)), sqlite3_column_int64(st, 5), esc_str(col(st, 6)));
-		printf("signature: %s\n", esc_str(col(st, 4)));
-		printf("simplest test: %s\n", esc_str(rep));
-		printf("message: %s\n", esc_str(col(st, 12)));
-		/* A traceback keeps its lines; nothing else of it reaches the terminal raw (esc.h). */
-		if (*col(st, 13)) {
-			const char *detail = esc_lines(col(st, 13));
-
-			printf("detail:\n%s%s", detail, detail[strlen(detail) - 1] == '\n' ? "" : "\n");
-		}
-		printf("record: %s\n", esc_str(record));
-	}
-	if (matches != 1) {
-		if (matches)
-			err_set(&e, EXIT_INPUT, "'%s' names %d bugs; give more of the id", argv[optind + 1], matches);
+	if (s.matches != 1) {
+		if (s.matches)
+			err_set(&e, EXIT_INPUT, "'%s' names %d bugs; give more of the id", argv[optind + 1], s.matches);
 		else
 			err_set(&e, EXIT_INPUT, "no bug '%s' in '%s' (see ferry bugs)", argv[optind + 1], argv[optind]);
 		goto fail;
 	}
-	if (!(mem = db_prepare(&db, "SELECT m.id, i.op FROM bug_members m JOIN instances i USING(id)"
-				    " WHERE m.bug_id = ?1 AND m.frontend = ?2 ORDER BY i.op, m.id LIMIT 50", &e)))
-		goto fail;
-	sqlite3_bind_text(mem, 1, bug, -1, SQLITE_STATIC);
-	sqlite3_bind_text(mem, 2, frontend, -1, SQLITE_STATIC);
 	printf("members:\n");
-	while (sqlite3_step(mem) == SQLITE_ROW)
-		printf("  %s  %s\n", esc_str(col(mem, 0)), esc_str(col(mem, 1)));
-
-	if (!(script = call_template(library, "reproducer", record, testdir, frontend, NULL, &e)))
+	if (db_bug_members(&db, s.frontend, s.bug, 50, print_member, NULL, &e) < 0)
 		goto fail;
+	{
+		const char *args[] = { s.record, s.testdir, s.frontend, s.atol, s.rtol };
+
+		if (!(script = call_template(s.library, "reproducer", args, 5, &e)))
+			goto fail;
+	}
 	if (!outdir) {
 		printf("reproducer:\n%s", esc_lines(script));
 		goto out;
 	}
 	{
 		char *path = xasprintf("%s/reproducer.py", outdir);
-		char *export_dir = xasprintf("%s/test_%s_%.12s", outdir, op, rep);
+		char *export_dir = xasprintf("%s/test_%s_%.12s", outdir, s.op, s.rep);
+		const char *args[] = { s.record, s.testdir, export_dir, s.frontend };
 		char *done = NULL;
 		int bad = fs_mkdirs(outdir, &e) < 0 || fs_write_atomic(path, script, strlen(script), &e) < 0 ||
-			  !(done = call_template(library, "export", record, testdir, export_dir, frontend, &e));
+			  !(done = call_template(s.library, "export", args, 4, &e));
 
 		if (!bad)
 			printf("wrote %s and %s\n", esc_str(path), esc_str(done));
@@ -152,17 +169,14 @@ static int cmd_show(int argc, char **argv)
 fail:
 	code = cmd_error(&e);
 out:
-	sqlite3_finalize(st);
-	sqlite3_finalize(mem);
 	db_close(&db);
-	free(pattern);
-	free(bug);
-	free(frontend);
-	free(rep);
-	free(library);
-	free(record);
-	free(testdir);
-	free(op);
+	free(s.bug);
+	free(s.frontend);
+	free(s.rep);
+	free(s.library);
+	free(s.record);
+	free(s.testdir);
+	free(s.op);
 	free(script);
 	err_release(&e);
 	return code;

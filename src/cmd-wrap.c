@@ -19,6 +19,7 @@
 #include "fsutil.h"
 #include "jsonl.h"
 #include "progress.h"
+#include "protocol.h"
 #include "runner.h"
 #include "strmap.h"
 #include "xalloc.h"
@@ -121,11 +122,11 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 		record_write(&in, &b);
 		dir = wrapped_test_dir(w->dir, in.id);
 		req = cJSON_CreateObject();
-		cJSON_AddStringToObject(req, "task", "wrap");
-		cJSON_AddStringToObject(req, "id", in.id);
-		cJSON_AddStringToObject(req, "library", in.library);
-		cJSON_AddStringToObject(req, "record", b.data);
-		cJSON_AddStringToObject(req, "dir", dir);
+		cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_WRAP);
+		cJSON_AddStringToObject(req, PROTO_KEY_ID, in.id);
+		cJSON_AddStringToObject(req, PROTO_KEY_LIBRARY, in.library);
+		cJSON_AddStringToObject(req, PROTO_KEY_RECORD, b.data);
+		cJSON_AddStringToObject(req, PROTO_KEY_DIR, dir);
 		job->key = xstrdup(in.id);
 		job->request = cJSON_PrintUnformatted(req);
 		cJSON_Delete(req);
@@ -157,9 +158,9 @@ static cJSON *annotation(const struct runner_outcome *o, double timeout)
 	struct buf why = BUF_INIT;
 
 	if (o->end == RUNNER_REPLY) {
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(o->reply, "status");
-		const cJSON *r = cJSON_GetObjectItemCaseSensitive(o->reply, "reason");
-		const cJSON *rnd = cJSON_GetObjectItemCaseSensitive(o->reply, "random");
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_STATUS);
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_REASON);
+		const cJSON *rnd = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_RANDOM);
 
 		cJSON_AddStringToObject(a, "status", cJSON_IsString(s) ? s->valuestring : "invalid");
 		if (cJSON_IsString(r))
@@ -167,9 +168,9 @@ static cJSON *annotation(const struct runner_outcome *o, double timeout)
 		else if (!cJSON_IsString(s))
 			cJSON_AddStringToObject(a, "reason", "the template gave no status");
 		cJSON_AddBoolToObject(a, "random", cJSON_IsTrue(rnd));
-		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o->reply, "undefined")))
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_UNDEFINED)))
 			cJSON_AddStringToObject(a, "undefined",
-						cJSON_GetObjectItemCaseSensitive(o->reply, "undefined")->valuestring);
+						cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_UNDEFINED)->valuestring);
 		return a;
 	}
 	cJSON_AddStringToObject(a, "status", "invalid");

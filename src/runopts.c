@@ -1,6 +1,7 @@
 /* runopts.c: the options, progress and summary that ferry run and ferry check share. */
 #include "runopts.h"
 #include "esc.h"
+#include "tolerance.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -43,7 +44,8 @@ static void on_finished(void *ctx, int ok)
 void runopts_init(struct runopts *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->s.atol = r->s.rtol = 1e-3;
+	r->s.atol = TOLERANCE_DEFAULT_ATOL;
+	r->s.rtol = TOLERANCE_DEFAULT_RTOL;
 	r->s.limit = -1;
 	r->s.nshards = 1;
 	r->s.runner.jobs = cmd_default_jobs();
@@ -197,9 +199,9 @@ void runopts_print(const struct runopts *r, const struct session_result *res)
 		printf("run %s%s%s%s:\n", esc_str(r->fes[i].name), x->version ? " (" : "", x->version ? esc_str(x->version) : "",
 		       x->version ? ")" : "");
 		printf("  ran now              %zu\n", x->ran);
-		for (size_t k = 0; k < SESSION_N_OUTCOMES; k++)
+		for (size_t k = 0; k < OUTCOME_COUNT; k++)
 			if (x->counts[k])
-				printf("    %-18s %zu\n", session_outcomes[k], x->counts[k]);
+				printf("    %-18s %zu\n", outcome_name(k), x->counts[k]);
 		printf("  already in the store %zu\n", x->already);
 		printf("  invalid, not run     %zu\n", x->invalid);
 		if (x->budget_left_out)

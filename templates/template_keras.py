@@ -572,10 +572,12 @@ def feed(array):
 
 # --- reproducer ----------------------------------------------------------------------------------------
 
-def reproducer(record_json, testdir, frontend):
+def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
     """A standalone Python script that rebuilds the instance's model and inputs, runs Keras and the
     frontend on them and exits 1 if the frontend raises or disagrees, 0 otherwise. It needs numpy,
     keras, tensorflow and the frontend; every string from the record appears in it as a repr literal."""
+    # the tolerance that judged the test (ferry passes it; the default for older results)
+    atol, rtol = ATOL if atol is None else float(atol), RTOL if rtol is None else float(rtol)
     import ferry_driver
     record = json.loads(record_json)
     plan = _Plan(record)
@@ -610,7 +612,7 @@ def reproducer(record_json, testdir, frontend):
 # ferry reproducer: {_comment(record["op"])} ({_comment(record["kind"])}) on {adapter.NAME} {_comment(adapter.version())}
 # instance {_comment(record.get("id", "-"))}, from {_comment(where)}
 # Exit status 1: the bug shows ({adapter.NAME} raises, or its outputs differ from Keras
-# beyond |a - b| <= {ATOL} + {RTOL} * |ref|, or NaN in other places); 0: it does not.
+# beyond |a - b| <= {atol!r} + {rtol!r} * |ref|, or NaN in other places); 0: it does not.
 import os
 import sys
 import tempfile
@@ -623,8 +625,8 @@ import keras
 import tensorflow as tf
 
 SEED = {plan.seed}
-ATOL = {ATOL}
-RTOL = {RTOL}
+ATOL = {atol!r}
+RTOL = {rtol!r}
 RANDOM = {random!r}  # True for a random layer: then only dtypes and shapes are compared
 
 

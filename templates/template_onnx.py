@@ -461,11 +461,13 @@ def _stored_dtype(dtype):
 
 # --- reproducer ----------------------------------------------------------------------------------------
 
-def reproducer(record_json, testdir, frontend):
+def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
     """A standalone Python script that rebuilds the instance's model and inputs, runs onnx.reference
     and the frontend on them and exits 1 if the frontend raises or disagrees, 0 otherwise. The script
     needs numpy, onnx and the frontend; every string from the record appears in it as a repr literal.
     testdir is the instance's test directory, read here (not by the script) for whether it is random."""
+    # the tolerance that judged the test (ferry passes it; the default for older results)
+    atol, rtol = ATOL if atol is None else float(atol), RTOL if rtol is None else float(rtol)
     import ferry_driver
     record = json.loads(record_json)
     plan = _Plan(record)
@@ -488,7 +490,7 @@ def reproducer(record_json, testdir, frontend):
 # ferry reproducer: {_comment(record["op"])} (opset {_comment(plan.opset)}) on {adapter.NAME} {_comment(adapter.version())}
 # instance {_comment(record.get("id", "-"))}, from {_comment(where)}
 # Exit status 1: the bug shows ({adapter.NAME} raises, or its outputs differ from onnx.reference
-# beyond |a - b| <= {ATOL} + {RTOL} * |ref|, or NaN in other places); 0: it does not.
+# beyond |a - b| <= {atol!r} + {rtol!r} * |ref|, or NaN in other places); 0: it does not.
 import base64
 import sys
 import traceback
@@ -499,8 +501,8 @@ import onnx.reference
 from onnx import helper
 
 SEED = {plan.seed}
-ATOL = {ATOL}
-RTOL = {RTOL}
+ATOL = {atol!r}
+RTOL = {rtol!r}
 RANDOM = {random!r}  # True for a random operator: then only dtypes and shapes are compared
 
 

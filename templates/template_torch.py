@@ -642,10 +642,12 @@ def adapter_outputs(values):
 
 # --- reproducer ----------------------------------------------------------------------------------------
 
-def reproducer(record_json, testdir, frontend):
+def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
     """A standalone Python script that rebuilds the instance's module and inputs, runs eager PyTorch
     and the frontend on them and exits 1 if the frontend raises or disagrees, 0 otherwise. It needs
     numpy, torch and the frontend; every string from the record appears in it as a repr literal."""
+    # the tolerance that judged the test (ferry passes it; the default for older results)
+    atol, rtol = ATOL if atol is None else float(atol), RTOL if rtol is None else float(rtol)
     import ferry_driver
     record = json.loads(record_json)
     plan = _Plan(record)
@@ -679,7 +681,7 @@ def reproducer(record_json, testdir, frontend):
 # ferry reproducer: {_comment(record["op"])} ({_comment(record["kind"])}) on {adapter.NAME} {_comment(adapter.version())}
 # instance {_comment(record.get("id", "-"))}, from {_comment(where)}
 # Exit status 1: the bug shows ({adapter.NAME} raises, or its outputs differ from eager PyTorch
-# beyond |a - b| <= {ATOL} + {RTOL} * |ref|, or NaN in other places); 0: it does not.
+# beyond |a - b| <= {atol!r} + {rtol!r} * |ref|, or NaN in other places); 0: it does not.
 import sys
 import traceback
 
@@ -687,8 +689,8 @@ import numpy as np
 import torch
 
 SEED = {plan.seed}
-ATOL = {ATOL}
-RTOL = {RTOL}
+ATOL = {atol!r}
+RTOL = {rtol!r}
 RANDOM = {random!r}  # True for a random operator: then only dtypes and shapes are compared
 
 

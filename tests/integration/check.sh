@@ -6,7 +6,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 30
+plan 33
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 xml_ok() { "$py" -c 'import sys, xml.etree.ElementTree as ET; ET.parse(sys.argv[1])' "$1"; }
 
@@ -52,6 +52,20 @@ expect_exit 0 "a tolerance for Resize makes the check pass" -- "$FERRY" check wr
 printf 'Resize float32 ort 1.0 0.5\n' > bad-tol.txt
 expect_exit 4 "a tolerance without a reason is bad input" -- "$FERRY" check wrapped -F ort -o e.db --tolerances bad-tol.txt -q
 contains "it is named by file and line" "$err" "bad-tol.txt:1: a tolerance needs its reason"
+tol=$(sql d.db "SELECT i.op || ' ' || r.atol || ' ' || r.rtol FROM results r JOIN instances i USING(id) WHERE i.op IN ('Resize', 'Relu') ORDER BY i.op")
+contains "a result keeps the tolerance that judged it" "$tol" "Resize 1.0 0.5"
+contains "and the others the default" "$tol" "Relu 0.001 0.001"
+# A reproducer judges by the tolerance its result was judged by: Ceil, off by one, fails at 0.5.
+"$py" -c 'import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["op"] == "Ceil":
+        print(json.dumps({"id": r["id"]}))' wrapped/wrapped.jsonl > ceil.jsonl
+printf 'Ceil * fault 0.5 0 off by one is a bug at any tolerance below one\n' > ceil-tol.txt
+FERRY_ADAPTERS="$top_srcdir/tests/data/adapters" "$FERRY" run wrapped -F fault:onnx -o t.db -q --timeout 5 \
+	--queue ceil.jsonl --tolerances ceil-tol.txt >/dev/null
+FERRY_ADAPTERS="$top_srcdir/tests/data/adapters" "$FERRY" report t.db -o repro >/dev/null
+check "the reproducer uses the stored tolerance" -- grep -q '^ATOL = 0.5$' repro/fault/Ceil-*.py
 
 # Shards and merge: disjoint, and together everything.
 expect_exit 0 "shard 0/2" -- "$FERRY" run wrapped -F ort -o s0.db --shard 0/2 -q

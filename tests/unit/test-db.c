@@ -1,24 +1,79 @@
 /* test-db.c: the results store: creation, instances, results committed one by one, resume
- * semantics, reopening, schema checks. */
+ * semantics, reopening, schema checks, and the migration of a store of schema 1 (made by the ferry
+ * of before results kept their tolerance: tests/data/stores/schema1.db). The test reads the store
+ * with SQL of its own, as an outsider checking what the store module wrote. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "db.h"
+#include "fsutil.h"
 #include "tap.h"
 
 static long long count(struct db *d, const char *sql)
 {
-	struct err e = ERR_INIT;
-	sqlite3_stmt *st = db_prepare(d, sql, &e);
+	sqlite3_stmt *st = NULL;
 	long long n = -1;
 
-	if (st && sqlite3_step(st) == SQLITE_ROW)
+	if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return n;
+}
+
+/* The schema the file says it has, read without the store module. */
+static long long count_schema(const char *path)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	long long v = -1;
+
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(h, "SELECT value FROM meta WHERE key = 'schema'", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+static int count_row(void *ctx, const struct db_row *row, struct err *e)
+{
+	long long *n = ctx;
+
+	(void)row;
+	(void)e;
+	(*n)++;
+	return 0;
+}
+
+static int first_tolerance(void *ctx, const struct db_row *row, struct err *e)
+{
+	double *tol = ctx;
+
+	(void)e;
+	tol[0] = row->atol;
+	tol[1] = row->rtol;
+	return 0;
+}
+
+/* Copy the golden store of schema 1 to path. */
+static int copy_golden(const char *path)
+{
+	struct buf data = BUF_INIT;
+	struct err e = ERR_INIT;
+	int r = fs_read(ABS_TOP_SRCDIR "/tests/data/stores/schema1.db", &data, &e) == 0 &&
+		fs_write_atomic(path, data.data, data.len, &e) == 0 ? 0 : -1;
+
+	if (r < 0)
+		printf("# %s\n", e.msg);
+	err_release(&e);
+	buf_release(&data);
+	return r;
 }
 
 int main(void)
@@ -32,7 +87,7 @@ int main(void)
 	long long run = 0;
 	const char *rec = "{\"op\":\"Relu\",\"library\":\"onnx\"}";
 
-	plan(19);
+	plan(31);
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof(path), "%s/results.db", dir);
@@ -51,12 +106,14 @@ int main(void)
 	r.frontend = "ort";
 	r.id = in.id;
 	r.run_id = run;
-	r.outcome = "crash";
+	r.outcome = OUTCOME_CRASH;
 	r.stage = "compile";
 	r.exc_type = "Fail";
 	r.message = "boom";
 	r.max_abs = NAN;
 	r.seconds = 0.5;
+	r.atol = 0.25;
+	r.rtol = 1e-5;
 	is_int(db_has_result(&d, "ort", in.id, &e), 0, "no result before the first");
 	ok(db_put_result(&d, &r, &e) == 0, "put a result");
 	is_int(db_has_result(&d, "ort", in.id, &e), 1, "the pair has a result");
@@ -67,7 +124,8 @@ int main(void)
 	   "a second connection sees the result at once");
 	db_close(&again);
 
-	r.outcome = "pass";
+	is_int(count(&d, "SELECT atol = 0.25 AND rtol = 1e-5 FROM results"), 1, "a result keeps the tolerance that judged it");
+	r.outcome = OUTCOME_PASS;
 	r.stage = NULL;
 	r.max_abs = 0.25;
 	ok(db_put_result(&d, &r, &e) == 0, "a second result for the pair");
@@ -83,9 +141,44 @@ int main(void)
 	ok(db_open(&d, path, 0, &e) == 0 && sqlite3_exec(d.h, "UPDATE meta SET value = '99' WHERE key = 'schema'",
 							     NULL, NULL, NULL) == SQLITE_OK, "pretend a future schema");
 	db_close(&d);
-	snprintf(text, sizeof(text), "the store '%s' has schema 99; this ferry reads schema 1", path);
-	ok(db_open(&d, path, 0, &e) < 0 && !strcmp(e.msg, text), "a store of another schema is refused by name");
+	snprintf(text, sizeof(text), "the store '%s' has schema 99, newer than this ferry reads (1 to 2): it was "
+		 "made by a newer ferry", path);
+	ok(db_open(&d, path, 0, &e) < 0 && e.code == EXIT_INPUT && !strcmp(e.msg, text),
+	   "a store of a newer schema is refused by name, as bad input");
 	err_release(&e);
+	ok(db_open(&d, path, DB_READ, &e) < 0 && e.code == EXIT_INPUT, "read-only too");
+	err_release(&e);
+	unlink(path);
+
+	/* A store of schema 1, read as it is: its results have no tolerance. */
+	ok(copy_golden(path) == 0, "a store of schema 1 (made by the ferry of before)");
+	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 1, "opens read-only, unchanged: %s", e.msg);
+	{
+		long long n = 0;
+		double tol[2] = { 0, 0 };
+		int rc = db_failures(&d, NULL, DB_BY_ID, count_row, &n, &e);
+
+		ok(rc == 0 && n == 3, "its failures: mismatch and crashes, not the undefined one (%lld)", n);
+		ok(db_failures(&d, "fault", DB_BY_ID, first_tolerance, tol, &e) == 0 && isnan(tol[0]) && isnan(tol[1]),
+		   "read-only, its results have no tolerance");
+	}
+	db_close(&d);
+	is_int(count_schema(path), 1, "reading left it at schema 1");
+
+	/* Opened for writing, it is migrated. */
+	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 2, "opened for writing, it migrates to schema 2");
+	is_int(count(&d, "SELECT count(*) FROM results WHERE atol IS NULL AND rtol IS NULL"), 14,
+	       "old results get no tolerance");
+	{
+		double tol[2] = { 0, 0 };
+
+		ok(db_failures(&d, "fault", DB_BY_ID, first_tolerance, tol, &e) == 0 && isnan(tol[0]),
+		   "and read as none");
+	}
+	db_close(&d);
+	is_int(count_schema(path), 2, "the file says schema 2");
+	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 2, "and opens as such");
+	db_close(&d);
 
 	unlink(path);
 	snprintf(text, sizeof(text), "%s/results.db-wal", dir);

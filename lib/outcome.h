@@ -1,0 +1,41 @@
+/* outcome.h: the outcomes a test can have, in one table: their names (as stored and printed), their
+ * order in reports, and which of them are failures (possible bugs). Every judgement of "is this a
+ * failure" (the run's counts, ferry check, baselines, unique bugs, reports and reproducers) comes from
+ * here, in C through outcome_is_failure and in SQL through outcome_failure_sql, both made from the
+ * same table.
+ *
+ * Not failures: pass; unsupported (the frontend says it does not support the usage); undefined (a
+ * failure on an input in the operator's undefined domain, such as an integer division by zero: the
+ * frontend may answer anything there, so it is flagged, never a bug).
+ * Failures: mismatch (the value oracle), crash (an exception in a stage, or a fatal signal), timeout,
+ * oom, and error (ferry could not run the test: a worker that would not start, a missing model file),
+ * which is counted as a failure so that a broken test can never pass a CI check unnoticed. */
+#ifndef FERRY_OUTCOME_H
+#define FERRY_OUTCOME_H
+
+#include "buf.h"
+
+enum outcome {
+	OUTCOME_PASS,
+	OUTCOME_MISMATCH,
+	OUTCOME_CRASH,
+	OUTCOME_TIMEOUT,
+	OUTCOME_OOM,
+	OUTCOME_UNSUPPORTED,
+	OUTCOME_UNDEFINED,
+	OUTCOME_ERROR,
+};
+#define OUTCOME_COUNT (OUTCOME_ERROR + 1)
+
+/* "pass", "mismatch", ...: the name as stored and printed (a static string). */
+const char *outcome_name(enum outcome o);
+/* The outcome of a name; -1 for a name that is none (nothing ferry writes). */
+int outcome_from_name(const char *name);
+int outcome_is_failure(enum outcome o);
+/* By name: 0 for a name that is no outcome, as the SQL predicate says. */
+int outcome_name_is_failure(const char *name);
+/* Append "COLUMN IN ('mismatch', 'crash', ...)": the failures as an SQL expression, for the store's
+ * queries (column: e.g. "r.outcome"). */
+void outcome_failure_sql(const char *column, struct buf *out);
+
+#endif

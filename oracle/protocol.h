@@ -1,0 +1,80 @@
+/* protocol.h: every word that ferry's processes exchange, in one place. The Python side gets the same
+ * names from the built-in _ferry module (lib/py.c exports PROTO_EXPORTS as _ferry.KEY_..., ...), so
+ * that no key is spelled twice.
+ *
+ * The worker protocol (oracle/runner.c <-> oracle/worker.c): one JSON object per line.
+ *   runner -> worker  a request: {task: run|wrap, id, ...}
+ *     run:  dir (the test directory), random, atol, rtol
+ *     wrap: library, record, dir
+ *   worker -> runner  events: {event: ready, version} once started, or {event: fatal, message};
+ *     then per request {event: taken}, {event: stage, stage} as the test moves on, and
+ *     {event: result, id, ...}:
+ *       run:  outcome (lib/outcome.h), stage, exc_type, message, detail, frame, max_abs
+ *       wrap: status (ok|invalid), reason, random, undefined
+ * The driver (oracle/ferry_driver.py) answers the worker's run() with a tuple tagged by a verdict:
+ *   (VERDICT_OK, outputs, refs), (VERDICT_MISMATCH, message) or (VERDICT_CRASH, stage, ...), the
+ *   stage one of STAGE_LOAD, STAGE_COMPILE, STAGE_EXECUTE.
+ *
+ * The harvest channel (extract/ferry_channel.py -> src/cmd-harvest.c): one line per message, a word
+ * and a JSON value: CH_EMIT record, CH_SKIP [reason, where], CH_PROGRESS [done, total, label],
+ * CH_TEST [index, name], CH_DONE counts, CH_END counts; and CH_FAIL code from ferry harvest-child
+ * itself. */
+#ifndef FERRY_PROTOCOL_H
+#define FERRY_PROTOCOL_H
+
+/* Keys of the worker protocol's objects. */
+#define PROTO_KEY_EVENT "event"
+#define PROTO_KEY_TASK "task"
+#define PROTO_KEY_ID "id"
+#define PROTO_KEY_DIR "dir"
+#define PROTO_KEY_RANDOM "random"
+#define PROTO_KEY_ATOL "atol"
+#define PROTO_KEY_RTOL "rtol"
+#define PROTO_KEY_LIBRARY "library"
+#define PROTO_KEY_RECORD "record"
+#define PROTO_KEY_VERSION "version"
+#define PROTO_KEY_MESSAGE "message"
+#define PROTO_KEY_STAGE "stage"
+#define PROTO_KEY_OUTCOME "outcome"
+#define PROTO_KEY_EXC_TYPE "exc_type"
+#define PROTO_KEY_DETAIL "detail"
+#define PROTO_KEY_FRAME "frame"
+#define PROTO_KEY_MAX_ABS "max_abs"
+#define PROTO_KEY_STATUS "status"
+#define PROTO_KEY_REASON "reason"
+#define PROTO_KEY_UNDEFINED "undefined"
+
+/* Events, tasks, verdicts and stages. */
+#define PROTO_EVENT_READY "ready"
+#define PROTO_EVENT_FATAL "fatal"
+#define PROTO_EVENT_TAKEN "taken"
+#define PROTO_EVENT_STAGE "stage"
+#define PROTO_EVENT_RESULT "result"
+#define PROTO_TASK_RUN "run"
+#define PROTO_TASK_WRAP "wrap"
+#define PROTO_VERDICT_OK "ok"
+#define PROTO_VERDICT_MISMATCH "mismatch"
+#define PROTO_VERDICT_CRASH "crash"
+#define PROTO_STAGE_LOAD "load"
+#define PROTO_STAGE_COMPILE "compile"
+#define PROTO_STAGE_EXECUTE "execute"
+
+/* The harvest channel's words. */
+#define PROTO_CH_EMIT "emit"
+#define PROTO_CH_SKIP "skip"
+#define PROTO_CH_PROGRESS "progress"
+#define PROTO_CH_TEST "test"
+#define PROTO_CH_DONE "done"
+#define PROTO_CH_END "end"
+#define PROTO_CH_FAIL "fail"
+
+/* What _ferry exports, as X(NAME): _ferry.NAME is PROTO_NAME. */
+#define PROTO_EXPORTS(X) \
+	X(KEY_EVENT) X(KEY_TASK) X(KEY_ID) X(KEY_DIR) X(KEY_RANDOM) X(KEY_ATOL) X(KEY_RTOL) X(KEY_LIBRARY) \
+	X(KEY_RECORD) X(KEY_VERSION) X(KEY_MESSAGE) X(KEY_STAGE) X(KEY_OUTCOME) X(KEY_EXC_TYPE) X(KEY_DETAIL) \
+	X(KEY_FRAME) X(KEY_MAX_ABS) X(KEY_STATUS) X(KEY_REASON) X(KEY_UNDEFINED) \
+	X(EVENT_READY) X(EVENT_FATAL) X(EVENT_TAKEN) X(EVENT_STAGE) X(EVENT_RESULT) X(TASK_RUN) X(TASK_WRAP) \
+	X(VERDICT_OK) X(VERDICT_MISMATCH) X(VERDICT_CRASH) X(STAGE_LOAD) X(STAGE_COMPILE) X(STAGE_EXECUTE) \
+	X(CH_EMIT) X(CH_SKIP) X(CH_PROGRESS) X(CH_TEST) X(CH_DONE) X(CH_END) X(CH_FAIL)
+
+#endif
