@@ -175,7 +175,8 @@ int db_lock(struct db *d, const char *command, struct err *e)
 			goto out;
 		}
 		/* The holder says who it is; between its lock and its note there is nothing to read. */
-		if (sqlite3_prepare_v2(d->h, "SELECT value FROM meta WHERE key = 'writer'", -1, &st, NULL) == SQLITE_OK &&
+		if (sqlite3_prepare_v2(d->h, "SELECT value FROM meta WHERE key = 'writer'", -1, &st, NULL) ==
+		    SQLITE_OK &&
 		    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 			who = xasprintf(" (%s)", (const char *)sqlite3_column_text(st, 0));
 		err_set(e, EXIT_ENV, "'%s' is being written by another ferry%s: wait for it to finish, or use "

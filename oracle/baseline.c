@@ -38,7 +38,8 @@ static int load_store(const char *path, struct strmap *set, struct err *e)
 		const char *outcome = (const char *)sqlite3_column_text(st, 2);
 
 		if (session_is_failure(outcome))
-			add(set, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1), outcome);
+			add(set, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
+				outcome);
 	}
 	sqlite3_finalize(st);
 	r = 0;
@@ -76,7 +77,8 @@ int baseline_load(const char *path, struct strmap *set, struct err *e)
 			break;
 		}
 		if (strlen(id) != 32 || strspn(id, "0123456789abcdef") != 32) {
-			r = err_set(e, EXIT_INPUT, "%s:%zu: '%s' is not an instance id (32 hex digits)", path, lineno, id);
+			r = err_set(e, EXIT_INPUT, "%s:%zu: '%s' is not an instance id (32 hex digits)", path, lineno,
+				id);
 			break;
 		}
 		add(set, frontend, id, outcome);
@@ -111,7 +113,8 @@ int baseline_write(struct db *d, const char *frontend, FILE *fp, size_t *n, stru
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		/* A newline in an operator's name would forge a line of the file (esc.h). */
 		fprintf(fp, "%s %s %s %s\n", esc_str((const char *)sqlite3_column_text(st, 0)),
-			esc_str((const char *)sqlite3_column_text(st, 1)), esc_str((const char *)sqlite3_column_text(st, 2)),
+			esc_str((const char *)sqlite3_column_text(st, 1)),
+				esc_str((const char *)sqlite3_column_text(st, 2)),
 			esc_str((const char *)sqlite3_column_text(st, 3)));
 		(*n)++;
 	}

@@ -254,7 +254,8 @@ int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfa
 	if (frontend)
 		sqlite3_bind_text(st, 1, frontend, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct failure f = { col(st, 0), col(st, 1), col(st, 2), col(st, 3), col(st, 4), col(st, 5), col(st, 6) };
+		struct failure f = { col(st, 0), col(st, 1), col(st, 2), col(st, 3), col(st, 4), col(st, 5),
+				     col(st, 6) };
 		const char *id = col(st, 7);
 		struct strmap_entry *ent;
 		struct bug *b;

@@ -310,7 +310,8 @@ static int check_frontends(struct session *s, struct err *e)
 		else if (o->queue)
 			snprintf(where, sizeof(where), " in the queue");
 		if (!of_library)
-			return err_set(e, EXIT_INPUT, "frontend '%s' takes %s models, and '%s' has none%s: nothing to test",
+			return err_set(e, EXIT_INPUT,
+				"frontend '%s' takes %s models, and '%s' has none%s: nothing to test",
 				       fe->name, fe->library, o->wrapdir, where);
 		return err_set(e, EXIT_INPUT, "none of the %zu %s models of '%s'%s is valid: nothing to test on "
 			       "frontend '%s'", of_library, fe->library, o->wrapdir, where, fe->name);
@@ -534,7 +535,8 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 		const char *why = t ? s->tests[t->count].undefined : NULL;
 
 		if (why) {
-			buf_addf(&undef, "%s (the frontend gave %s: %s)", why, res.outcome, res.message ? res.message : "");
+			buf_addf(&undef, "%s (the frontend gave %s: %s)", why, res.outcome,
+				res.message ? res.message : "");
 			res.outcome = "undefined";
 			res.message = undef.data;
 		}

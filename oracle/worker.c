@@ -202,7 +202,8 @@ static void crash(struct worker *w, cJSON *res, PyObject *t)
 	}
 	PyErr_Clear();
 	buf_addf(&both, "%s: %s", f[1] ? f[1] : "", f[2] ? f[2] : "");
-	cJSON_AddStringToObject(res, "outcome", classify_match(&w->unsupported, both.data, NULL) ? "unsupported" : "crash");
+	cJSON_AddStringToObject(res, "outcome",
+				classify_match(&w->unsupported, both.data, NULL) ? "unsupported" : "crash");
 	if (f[0]) cJSON_AddStringToObject(res, "stage", f[0]);
 	if (f[1]) cJSON_AddStringToObject(res, "exc_type", f[1]);
 	if (f[2]) cJSON_AddStringToObject(res, "message", f[2]);

@@ -67,9 +67,10 @@ static const struct opt options[] = {
 	OPT_STRING('b', "bugs", "BUGS", "which tests reveal which unique bugs: a results store (its unique\n"
 		   "bugs, as ferry bugs lists them) or CSV lines of test_id,bug_id", &optv.bugs_path),
 	OPT_STRING('F', "frontend", "NAME", "with a store: only this frontend's bugs", &optv.frontend),
-	OPT_CALL(0, "budget", "N|P%", "also NAPFD for a run that stops after N tests, or P% of each queue", &optv.budget,
-		 parse_budget),
-	OPT_STRING(0, "curve", "FILE", "write each queue's bugs-found curve as CSV: queue,tests,share,bugs", &optv.curve),
+	OPT_CALL(0, "budget", "N|P%", "also NAPFD for a run that stops after N tests, or P% of each queue",
+		 &optv.budget, parse_budget),
+	OPT_STRING(0, "curve", "FILE", "write each queue's bugs-found curve as CSV: queue,tests,share,bugs",
+		&optv.curve),
 	OPT_CALL(0, "format", "table|csv", "how to print the results (default: table)", &optv.csv, parse_format),
 	OPT_END(),
 };
@@ -208,7 +209,8 @@ static int apfd(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (fs_input_file(bugs_path, &e) < 0 || (db_is_store(bugs_path) ? load_store_bugs(&bugs, bugs_path, frontend, &e) < 0
+	if (fs_input_file(bugs_path, &e) < 0 ||
+	    (db_is_store(bugs_path) ? load_store_bugs(&bugs, bugs_path, frontend, &e) < 0
 				: apfd_bugs_load_csv(&bugs, bugs_path, &e) < 0)) {
 		code = cmd_error(&e);
 		goto out;

@@ -158,7 +158,8 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 
 		while (j < n && !strcmp(v[j].op, v[i].op)) {
 			failures += v[j].failing && !v[j].known;
-			skipped += v[j].known || !strcmp(v[j].outcome, "unsupported") || !strcmp(v[j].outcome, "undefined");
+			skipped += v[j].known || !strcmp(v[j].outcome, "unsupported") ||
+				   !strcmp(v[j].outcome, "undefined");
 			time += v[j].seconds;
 			j++;
 		}
@@ -188,7 +189,8 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 				fputs("\">", fp);
 				xml_escape_flags(fp, v[k].detail ? v[k].detail : v[k].message, ESC_LINES);
 				fputs("</failure>\n    </testcase>\n", fp);
-			} else if (v[k].known || !strcmp(v[k].outcome, "unsupported") || !strcmp(v[k].outcome, "undefined")) {
+			} else if (v[k].known || !strcmp(v[k].outcome, "unsupported") ||
+				   !strcmp(v[k].outcome, "undefined")) {
 				fputs(">\n      <skipped message=\"", fp);
 				fputs(v[k].known ? "known failure (baseline): " : "", fp);
 				xml_escape(fp, v[k].outcome);

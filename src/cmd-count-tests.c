@@ -31,7 +31,8 @@ static struct {
 } optv = { NULL, "-", NULL, NULL, NULL, NULL };
 
 static const struct opt options[] = {
-	OPT_STRING('l', "library", "LIB", "whose operator names to count: onnx, torch, keras, tensorflow", &optv.library),
+	OPT_STRING('l', "library", "LIB", "whose operator names to count: onnx, torch, keras, tensorflow",
+		&optv.library),
 	OPT_STRING('o', "output", "COUNTS", "where the counts go (default: standard output)", &optv.output),
 	OPT_STRING(0, "frontend", "NAME", "recorded in the file, e.g. tvm-relax-onnx", &optv.frontend),
 	OPT_STRING(0, "compiler", "NAME", "recorded in the file, e.g. tvm", &optv.compiler),
@@ -180,8 +181,10 @@ static int count_tests(int argc, char **argv)
 	c.compiler_version = optv.compiler_version ? xstrdup(optv.compiler_version) : NULL;
 	if (!library || (strcmp(library, "onnx") && strcmp(library, "torch") && strcmp(library, "keras") &&
 			 strcmp(library, "tensorflow"))) {
-		code = library ? cmd_usage_error(&cmd_count_tests_entry, "unknown library '%s' (onnx, torch, keras, tensorflow)", library)
-			       : cmd_usage_error(&cmd_count_tests_entry, "--library is required (onnx, torch, keras, tensorflow)");
+		code = library ? cmd_usage_error(&cmd_count_tests_entry,
+						 "unknown library '%s' (onnx, torch, keras, tensorflow)", library)
+			       : cmd_usage_error(&cmd_count_tests_entry,
+						 "--library is required (onnx, torch, keras, tensorflow)");
 		goto out;
 	}
 	if (optind >= argc) {
@@ -190,7 +193,8 @@ static int count_tests(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++)
 		if (walk(&f, argv[i], 1, &e) < 0) {
-			code = e.code == EXIT_USAGE ? cmd_usage_error(&cmd_count_tests_entry, "%s", e.msg) : cmd_error(&e);
+			code = e.code == EXIT_USAGE ? cmd_usage_error(&cmd_count_tests_entry, "%s", e.msg)
+						    : cmd_error(&e);
 			goto out;
 		}
 	if (!f.npy && !f.ncpp) {
@@ -203,7 +207,8 @@ static int count_tests(int argc, char **argv)
 	if (f.ncpp)
 		qsort(f.cpp, f.ncpp, sizeof(*f.cpp), str_cmp);
 	c.library = xstrdup(library);
-	if ((f.npy && counts_py_count(&c, f.py, f.npy, library, on_skipped, NULL, &e) < 0) || count_cpp(&c, f.cpp, f.ncpp, &e) < 0) {
+	if ((f.npy && counts_py_count(&c, f.py, f.npy, library, on_skipped, NULL, &e) < 0) ||
+	    count_cpp(&c, f.cpp, f.ncpp, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}

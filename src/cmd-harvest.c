@@ -64,7 +64,8 @@ static const struct opt options[] = {
 		 &patterns),
 	OPT_LIST('s', "suite", "NAME", "torch, keras: harvest this suite (repeatable; default: all of the\n"
 		 "source's suites, unless --pytest is given)", &suites),
-	OPT_LIST('p', "pytest", "PATH", "torch, keras: run the pytest tests of PATH, a file or a directory, and record\n"
+	OPT_LIST('p', "pytest", "PATH",
+		 "torch, keras: run the pytest tests of PATH, a file or a directory, and record\n"
 		 "what they call (repeatable); a test that fails does not stop the harvest", &pytest),
 	OPT_SECONDS('t', "timeout", "SECS", "a test that runs longer is stopped and counted as crashed (default 300)",
 		    &timeout),
@@ -129,7 +130,8 @@ static void print_suites(FILE *fp, const struct harvest *h)
 	for (size_t i = 0; v[i]; i++) {
 		const struct harvest_suite *s = v[i]->ptr;
 
-		fprintf(fp, "  %-10s %10zu %10zu %10zu %13zu\n", esc_str(v[i]->key), s->instances, s->ops.len, s->merged,
+		fprintf(fp, "  %-10s %10zu %10zu %10zu %13zu\n", esc_str(v[i]->key), s->instances, s->ops.len,
+			s->merged,
 			s->unmigratable);
 	}
 	fprintf(fp, "  %-10s %10zu %10zu %10zu %13zu\n", "all", h->instances, h->ops.len, h->merged, h->unmigratable);
@@ -254,7 +256,8 @@ static int cmd_harvest(int argc, char **argv)
 		/* A child that failed has said why; this side only says that the harvest ended early. */
 		code = e.msg[0] ? cmd_error(&e) : (e.code ? (int)e.code : EXIT_ENV);
 		if (partial && h.instances)
-			fprintf(stderr, "ferry: the %zu instances harvested so far are in '%s'\n", h.instances, partial);
+			fprintf(stderr, "ferry: the %zu instances harvested so far are in '%s'\n", h.instances,
+				partial);
 		goto out;
 	}
 	progress_finish(&sh.progress);

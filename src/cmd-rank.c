@@ -106,11 +106,13 @@ static int rank(int argc, char **argv)
 	}
 	corpus = argv[optind];
 	if (!output) {
-		code = cmd_usage_error(&cmd_rank_entry, "no output: say where the queue goes with -o QUEUE ('-' for stdout)");
+		code = cmd_usage_error(&cmd_rank_entry,
+			"no output: say where the queue goes with -o QUEUE ('-' for stdout)");
 		goto out;
 	}
 	if ((o.strategy == RANK_TOTAL || o.strategy == RANK_ADDITIONAL) && !coverage) {
-		code = cmd_usage_error(&cmd_rank_entry, "the %s strategy needs --coverage", rank_strategy_name(o.strategy));
+		code = cmd_usage_error(&cmd_rank_entry, "the %s strategy needs --coverage",
+			rank_strategy_name(o.strategy));
 		goto out;
 	}
 	if (counts_path && o.strategy != RANK_OPERA)
@@ -187,7 +189,8 @@ static int rank(int argc, char **argv)
 			rank_strategy_name(o.strategy), st.tier[RANK_TIER_OK], st.tier[RANK_TIER_INVALID],
 			st.tier[RANK_TIER_UNMIGRATABLE]);
 		if (nbad)
-			fprintf(stderr, "ferry: %zu bad line%s of '%s' left out of the queue\n", nbad, nbad == 1 ? "" : "s",
+			fprintf(stderr, "ferry: %zu bad line%s of '%s' left out of the queue\n", nbad,
+				nbad == 1 ? "" : "s",
 				corpus);
 		/* Counts name every operator a compiler tests, a corpus only some: operators of the counts
 		 * that the corpus lacks are normal, and said here, not warned about. Counts that match no

@@ -27,7 +27,8 @@ static struct {
 } optv;
 
 static const struct opt options[] = {
-	OPT_STRING('o', "output", "DIR", "also write a standalone reproducer script per failure into DIR", &optv.outdir),
+	OPT_STRING('o', "output", "DIR", "also write a standalone reproducer script per failure into DIR",
+		&optv.outdir),
 	OPT_STRING('F', "frontend", "NAME", "only this frontend", &optv.frontend),
 	OPT_FLAG('a', "all", "list every failure (default: the first 40 per frontend)", &optv.all),
 	OPT_END(),
@@ -72,7 +73,8 @@ static int print_instances(struct report *r, struct err *e)
 	if (!st)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW)
-		printf("store %s: %lld instances of %lld operators (%lld valid, %lld invalid, %lld with random outputs)\n",
+		printf("store %s: %lld instances of %lld operators (%lld valid, %lld invalid, %lld with random "
+		       "outputs)\n",
 		       esc_str(r->db.path), sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 4),
 		       sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
 	sqlite3_finalize(st);
@@ -244,7 +246,8 @@ static int cmd_report(int argc, char **argv)
 			goto fail;
 	}
 	if (!any)
-		printf("\nno results%s%s yet\n", r.frontend ? " for frontend " : "", r.frontend ? esc_str(r.frontend) : "");
+		printf("\nno results%s%s yet\n", r.frontend ? " for frontend " : "",
+			r.frontend ? esc_str(r.frontend) : "");
 	if (outdir && write_reproducers(&r, outdir, &e) < 0)
 		goto fail;
 	goto out;

@@ -67,7 +67,8 @@ static int cmd_run(int argc, char **argv)
 	if (session_run(s, ro->fes, ro->nfes, res, &e) < 0) {
 		code = cmd_error(&e);
 		if (e.code == EXIT_INTERRUPTED)
-			fprintf(stderr, "ferry: results so far are in '%s'; run the same command to go on\n", ro->s.store);
+			fprintf(stderr, "ferry: results so far are in '%s'; run the same command to go on\n",
+				ro->s.store);
 		goto out;
 	}
 	runopts_print(ro, res);

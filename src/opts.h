@@ -60,7 +60,8 @@ void opts_list_release(struct opts_list *l);
 #define OPT_END() { 0, NULL, NULL, OPT_KIND_END, NULL, NULL, 0, 0, NULL, NULL }
 
 /* Parse argv (argv[0] is the command's name) with c->opts. Returns the index of the first argument
- * that is not an option (getopt_long moves those to the end; optind is left there too), or -1 after printing a usage error
+ * that is not an option (getopt_long moves those to the end; optind is left there too), or -1
+ * after printing a usage error
  * ("ferry: error: ..." and the hint to see --help). */
 int opts_parse(const struct cmd_entry *c, int argc, char **argv);
 

@@ -164,7 +164,8 @@ void runopts_print(const struct runopts *r, const struct session_result *res)
 			continue;
 		}
 		/* The version is the frontend's own word (esc.h). */
-		printf("run %s%s%s%s:\n", esc_str(r->fes[i].name), x->version ? " (" : "", x->version ? esc_str(x->version) : "",
+		printf("run %s%s%s%s:\n", esc_str(r->fes[i].name), x->version ? " (" : "",
+			x->version ? esc_str(x->version) : "",
 		       x->version ? ")" : "");
 		printf("  ran now              %zu\n", x->ran);
 		for (size_t k = 0; k < SESSION_N_OUTCOMES; k++)
