@@ -103,7 +103,8 @@ static int migrate_1(struct db *d, int mode, struct err *e)
 {
 	if (mode == DB_READ)
 		return exec(d, "CREATE TEMP VIEW results AS SELECT *, NULL AS atol, NULL AS rtol FROM main.results", e);
-	if (exec(d, "BEGIN IMMEDIATE; ALTER TABLE results ADD COLUMN atol REAL; ALTER TABLE results ADD COLUMN rtol REAL;"
+	if (exec(d, "BEGIN IMMEDIATE; ALTER TABLE results ADD COLUMN atol REAL;"
+		    " ALTER TABLE results ADD COLUMN rtol REAL;"
 		 " UPDATE meta SET value = '2' WHERE key = 'schema'; COMMIT", e) < 0) {
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
@@ -224,7 +225,8 @@ int db_lock(struct db *d, const char *command, struct err *e)
 			goto out;
 		}
 		/* The holder says who it is; between its lock and its note there is nothing to read. */
-		if (sqlite3_prepare_v2(d->h, "SELECT value FROM meta WHERE key = 'writer'", -1, &st, NULL) == SQLITE_OK &&
+		if (sqlite3_prepare_v2(d->h, "SELECT value FROM meta WHERE key = 'writer'", -1, &st, NULL) ==
+		    SQLITE_OK &&
 		    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 			who = xasprintf(" (%s)", (const char *)sqlite3_column_text(st, 0));
 		err_set(e, EXIT_ENV, "'%s' is being written by another ferry%s: wait for it to finish, or use "
@@ -691,7 +693,8 @@ int db_failing_ops(struct db *d, const char *frontend, long long limit,
 	sqlite3_bind_int64(st, 6, limit);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_op_failures f = {
-			text(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+			text(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+			sqlite3_column_int64(st, 3),
 			sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
 		};
 
@@ -834,7 +837,8 @@ int db_bugs_by_prefix(struct db *d, const char *prefix,
 	sqlite3_stmt *st = prepare(d, "SELECT " BUG_COLUMNS ", " ROW_COLUMNS " FROM bugs b"
 				   " JOIN results r ON r.id = b.representative AND r.frontend = b.frontend"
 				   " LEFT JOIN instances i ON i.id = b.representative"
-				   " WHERE substr(b.bug_id, 1, length(?1)) = lower(?1) ORDER BY b.frontend, b.bug_id", e);
+				   " WHERE substr(b.bug_id, 1, length(?1)) = lower(?1)"
+				   " ORDER BY b.frontend, b.bug_id", e);
 	int r = -1;
 
 	if (st) {
@@ -928,7 +932,8 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 		goto detach;
 	results_sql = xasprintf("INSERT OR REPLACE INTO main.results(frontend, id, run_id, outcome, stage, exc_type,"
 				" message, frame, detail, max_abs, seconds, atol, rtol) SELECT r.frontend, r.id, m.new,"
-				" r.outcome, r.stage, r.exc_type, r.message, r.frame, r.detail, r.max_abs, r.seconds, %s"
+				" r.outcome, r.stage, r.exc_type, r.message, r.frame, r.detail, r.max_abs, r.seconds,"
+				" %s"
 				" FROM shard.results r LEFT JOIN run_map m ON m.old = r.run_id",
 				version >= 2 ? "r.atol, r.rtol" : "NULL, NULL");
 	if (db_begin(d, e) < 0)

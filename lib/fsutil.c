@@ -282,7 +282,8 @@ int fs_input_file(const char *path, struct err *e)
 	if (!strcmp(path, "-"))
 		return 0;
 	if (stat(path, &st) < 0)
-		return err_errno(e, errno == ENOENT || errno == ENOTDIR ? EXIT_INPUT : EXIT_ENV, "cannot open '%s'", path);
+		return err_errno(e, errno == ENOENT || errno == ENOTDIR ? EXIT_INPUT : EXIT_ENV, "cannot open '%s'",
+			path);
 	if (S_ISDIR(st.st_mode))
 		return err_set(e, EXIT_INPUT, "cannot read '%s': it is a directory", path);
 	return 0;

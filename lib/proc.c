@@ -773,7 +773,8 @@ static int proc_each(void (*fn)(const struct proc_entry *p, void *ctx), void *ct
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		if (read_small(path, text, sizeof(text)) < 0 || parse_stat(text, &p.state, &p.ppid, &p.pgrp, &p.rss) < 0)
+		if (read_small(path, text, sizeof(text)) < 0 ||
+		    parse_stat(text, &p.state, &p.ppid, &p.pgrp, &p.rss) < 0)
 			continue;
 		p.pid = (pid_t)atoi(de->d_name);
 		fn(&p, ctx);

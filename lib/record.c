@@ -191,7 +191,8 @@ static int parse_float(const cJSON *j, double *out, struct err *e, const struct 
 		if (!strcmp(s, "nan")) *out = NAN;
 		else if (!strcmp(s, "inf")) *out = INFINITY;
 		else if (!strcmp(s, "-inf")) *out = -INFINITY;
-		else return bad(e, p, "'%s' is not a float (only \"nan\", \"inf\" and \"-inf\" are spelled as strings)", s);
+		else return bad(e, p,
+			"'%s' is not a float (only \"nan\", \"inf\" and \"-inf\" are spelled as strings)", s);
 		return 0;
 	}
 	return bad(e, p, "expected a float, got %s", json_kind(j));
@@ -362,8 +363,8 @@ static int parse_tensor(const cJSON *j, struct tensor *t, struct err *e, struct 
 		i = 0;
 		cJSON_ArrayForEach(c, values) {
 			if (!cJSON_IsNumber(c) && !cJSON_IsString(c) && !cJSON_IsBool(c))
-				return bad(e, p, "values[%d] is %s; tensor values are a flat array of numbers, strings and booleans",
-					   i, json_kind(c));
+				return bad(e, p, "values[%d] is %s; tensor values are a flat array of numbers, strings "
+					   "and booleans", i, json_kind(c));
 			i++;
 		}
 		t->values = cJSON_Duplicate(values, 1);
@@ -387,7 +388,8 @@ static int parse_value(const cJSON *j, struct value *v, bool *opaque, struct err
 
 	v->type = V_NONE;
 	if (!cJSON_IsObject(j) || !j->child || j->child->next)
-		return bad(e, p, "expected a tagged value (an object with exactly one member such as {\"int\": 3}), got %s",
+		return bad(e, p,
+			"expected a tagged value (an object with exactly one member such as {\"int\": 3}), got %s",
 			   json_kind(j));
 	body = j->child;
 	for (t = 0; t < N_VTYPES; t++)

@@ -72,7 +72,8 @@ int baseline_load(const char *path, struct strmap *set, struct err *e)
 			break;
 		}
 		if (strlen(id) != 32 || strspn(id, "0123456789abcdef") != 32) {
-			r = err_set(e, EXIT_INPUT, "%s:%zu: '%s' is not an instance id (32 hex digits)", path, lineno, id);
+			r = err_set(e, EXIT_INPUT, "%s:%zu: '%s' is not an instance id (32 hex digits)", path, lineno,
+				    id);
 			break;
 		}
 		add(set, frontend, id, outcome);

@@ -239,7 +239,8 @@ int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfa
 			buf_addf(&oplists[n], "%s%s", k ? "," : "", ops[k]->key);
 		free(ops);
 		rows[n] = (struct db_bug){ b->id, b->frontend, b->outcome, b->stage, b->signature, b->rep,
-					   oplists[n].data, b->message, (long long)b->nmembers, b->members, b->nmembers };
+					   oplists[n].data, b->message, (long long)b->nmembers, b->members,
+					   b->nmembers };
 		n++;
 	}
 	if (db_bugs_replace(d, frontend, rows, n, e) < 0)

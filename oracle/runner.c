@@ -469,7 +469,8 @@ static int watch(struct pool *p, double now, int check_mem, struct err *e)
 
 		if (w->state == W_STARTING && now > w->deadline) {
 			worker_stop(p, w, &st);
-			if (start_failed(p, w, "the worker did not become ready in time (importing its libraries)", e) < 0)
+			if (start_failed(p, w, "the worker did not become ready in time (importing its libraries)",
+					 e) < 0)
 				return -1;
 			continue;
 		}

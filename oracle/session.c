@@ -227,7 +227,8 @@ static int check_frontends(struct session *s, struct err *e)
 		else if (o->queue)
 			snprintf(where, sizeof(where), " in the queue");
 		if (!of_library)
-			return err_set(e, EXIT_INPUT, "frontend '%s' takes %s models, and '%s' has none%s: nothing to test",
+			return err_set(e, EXIT_INPUT,
+				       "frontend '%s' takes %s models, and '%s' has none%s: nothing to test",
 				       fe->name, fe->library, o->wrapdir, where);
 		return err_set(e, EXIT_INPUT, "none of the %zu %s models of '%s'%s is valid: nothing to test on "
 			       "frontend '%s'", of_library, fe->library, o->wrapdir, where, fe->name);
@@ -420,7 +421,8 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 		res.exc_type = json_str(o->reply, PROTO_KEY_EXC_TYPE);
 		res.message = json_str(o->reply, PROTO_KEY_MESSAGE);
 		if (known < 0) {
-			buf_addf(&msg, "the worker's result has %s%s%s", outcome ? "an unknown outcome '" : "no outcome",
+			buf_addf(&msg, "the worker's result has %s%s%s",
+				 outcome ? "an unknown outcome '" : "no outcome",
 				 outcome ? outcome : "", outcome ? "'" : "");
 			res.message = msg.data;
 		}

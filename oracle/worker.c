@@ -204,7 +204,8 @@ static void crash(struct worker *w, cJSON *res, PyObject *t)
 	}
 	PyErr_Clear();
 	buf_addf(&both, "%s: %s", f[1] ? f[1] : "", f[2] ? f[2] : "");
-	cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, classify_match(&w->unsupported, both.data, NULL) ? outcome_name(OUTCOME_UNSUPPORTED) : outcome_name(OUTCOME_CRASH));
+	cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, classify_match(&w->unsupported, both.data, NULL)
+				? outcome_name(OUTCOME_UNSUPPORTED) : outcome_name(OUTCOME_CRASH));
 	if (f[0]) cJSON_AddStringToObject(res, PROTO_KEY_STAGE, f[0]);
 	if (f[1]) cJSON_AddStringToObject(res, PROTO_KEY_EXC_TYPE, f[1]);
 	if (f[2]) cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, f[2]);
@@ -241,7 +242,8 @@ static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 		return;
 	}
 	kind = PyTuple_GET_ITEM(t, 0); /* borrowed */
-	if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_OK) && PyTuple_GET_SIZE(t) == 3) {
+	if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_OK)
+	    && PyTuple_GET_SIZE(t) == 3) {
 		judge(res, PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2),
 		      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_RANDOM)), &tol);
 	} else if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_MISMATCH)) {

@@ -52,7 +52,8 @@ static void buckets_build(struct buckets *b, const struct rank_set *s, const uin
 		for (int band = 0; band < RANK_SIG; band++) {
 			int added;
 
-			bid[k * RANK_SIG + band] = idmap_put(&b->map, (uint64_t)band, sig[band], (uint32_t)b->nb, &added);
+			bid[k * RANK_SIG + band] = idmap_put(&b->map, (uint64_t)band, sig[band], (uint32_t)b->nb,
+				&added);
 			if (added)
 				b->nb++;
 		}

@@ -447,7 +447,8 @@ int rank_set_load(struct rank_set *s, const char *path, rank_bad_line_fn bad, vo
 
 	*nbad = 0;
 	if (!fp)
-		return err_errno(e, errno == ENOENT || errno == EISDIR ? EXIT_INPUT : EXIT_ENV, "cannot open '%s'", path);
+		return err_errno(e, errno == ENOENT || errno == EISDIR ? EXIT_INPUT : EXIT_ENV, "cannot open '%s'",
+			path);
 	memset(&L, 0, sizeof(L));
 	L.path = path;
 	L.want_sig = s->want_sig;
@@ -685,7 +686,8 @@ static int cov_load_jsonl(struct rank_set *s, struct cov_pairs *cp, const char *
 		id = cJSON_GetObjectItemCaseSensitive(j, "id");
 		covered = cJSON_GetObjectItemCaseSensitive(j, "covered");
 		if (!cJSON_IsString(id) || !cJSON_IsArray(covered)) {
-			err_set(e, EXIT_INPUT, "%s:%zu: expected {\"id\": \"...\", \"covered\": [...]}", path, r.lineno);
+			err_set(e, EXIT_INPUT, "%s:%zu: expected {\"id\": \"...\", \"covered\": [...]}", path,
+				r.lineno);
 			goto out;
 		}
 		if ((i = rank_set_find(s, id->valuestring)) == UINT32_MAX) {

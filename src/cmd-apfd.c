@@ -5,7 +5,6 @@
  * strategy, say -- in one table, and optionally the bugs-found curve of each as CSV for plotting.
  * Which tests reveal which unique bugs comes from a results store (its failures grouped into unique
  * bugs as ferry bugs groups them) or from a CSV of test_id,bug_id. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,25 +24,24 @@ static const char usage[] =
 	"\n"
 	"Measure how early each QUEUE (from 'ferry rank', or one test id a line) finds the bugs of BUGS.\n"
 	"Prints one row per queue: tests, bugs found, bugs no queued test reveals, APFD, NAPFD at the\n"
-	"budget, and RAUC at 25/50/75/100% of the queue. LABEL names the row (default: the file name).\n"
-	"\n"
-	"Options:\n"
-	"  -b, --bugs BUGS           which tests reveal which unique bugs: a results store (its unique\n"
-	"                            bugs, as ferry bugs lists them) or CSV lines of test_id,bug_id\n"
-	"  -F, --frontend NAME       with a store: only this frontend's bugs\n"
-	"      --budget N|P%         also NAPFD for a run that stops after N tests, or P% of each queue\n"
-	"      --curve FILE          write each queue's bugs-found curve as CSV: queue,tests,share,bugs\n"
-	"      --format table|csv    how to print the results (default: table)\n";
-
-extern const struct cmd_entry cmd_apfd_entry;
+	"budget, and RAUC at 25/50/75/100% of the queue. LABEL names the row (default: the file name).\n";
 
 struct budget {
 	double value;
 	int percent;
+	int given;
 };
 
-static int parse_budget(const char *text, struct budget *b)
+/* The options' values. */
+static struct {
+	const char *bugs_path, *curve, *frontend;
+	struct budget budget;
+	int csv;
+} optv;
+
+static int parse_budget(void *value, const char *text, struct err *e)
 {
+	struct budget *b = value;
 	char *end;
 
 	b->value = strtod(text, &end);
@@ -52,9 +50,30 @@ static int parse_budget(const char *text, struct budget *b)
 		end++;
 	if (end == text || *end || !(b->value > 0) || (b->percent && b->value > 100) ||
 	    (!b->percent && b->value != floor(b->value)))
-		return -1;
+		return err_set(e, EXIT_USAGE, "--budget takes a number of tests or a percentage (10%%)");
+	b->given = 1;
 	return 0;
 }
+
+static int parse_format(void *value, const char *arg, struct err *e)
+{
+	if (strcmp(arg, "table") && strcmp(arg, "csv"))
+		return err_set(e, EXIT_USAGE, "--format is table or csv");
+	*(int *)value = !strcmp(arg, "csv");
+	return 0;
+}
+
+static const struct opt options[] = {
+	OPT_STRING('b', "bugs", "BUGS", "which tests reveal which unique bugs: a results store (its unique\n"
+		   "bugs, as ferry bugs lists them) or CSV lines of test_id,bug_id", &optv.bugs_path),
+	OPT_STRING('F', "frontend", "NAME", "with a store: only this frontend's bugs", &optv.frontend),
+	OPT_CALL(0, "budget", "N|P%", "also NAPFD for a run that stops after N tests, or P% of each queue",
+		 &optv.budget, parse_budget),
+	OPT_STRING(0, "curve", "FILE", "write each queue's bugs-found curve as CSV: queue,tests,share,bugs",
+		&optv.curve),
+	OPT_CALL(0, "format", "table|csv", "how to print the results (default: table)", &optv.csv, parse_format),
+	OPT_END(),
+};
 
 /* The label of a queue argument: LABEL=FILE, or the file's name without directory and extension. */
 static char *label_of(const char *arg, const char **file)
@@ -154,47 +173,25 @@ static int load_store_bugs(struct apfd_bugs *bugs, const char *path, const char 
 
 static int apfd(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "bugs", required_argument, NULL, 'b' },
-		{ "frontend", required_argument, NULL, 'F' },
-		{ "budget", required_argument, NULL, 'B' },
-		{ "curve", required_argument, NULL, 'C' },
-		{ "format", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *bugs_path = NULL, *curve = NULL, *frontend = NULL;
-	struct budget budget = { 0, 0 };
 	struct apfd_bugs bugs;
 	struct apfd_result r = APFD_RESULT_INIT;
 	struct buf table = BUF_INIT, curves = BUF_INIT;
 	struct err e = ERR_INIT;
-	int opt, csv = 0, code = EXIT_OK, has_budget = 0;
+	const char *bugs_path, *curve, *frontend;
+	struct budget budget;
+	int code = EXIT_OK, has_budget = 0, csv;
 
 	apfd_bugs_init(&bugs);
-	while ((opt = getopt_long(argc, argv, "b:F:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'b': bugs_path = optarg; break;
-		case 'F': frontend = optarg; break;
-		case 'B':
-			if (parse_budget(optarg, &budget) < 0) {
-				code = cmd_usage_error(&cmd_apfd_entry, "--budget takes a number of tests or a percentage (10%%)");
-				goto out;
-			}
-			has_budget = 1;
-			break;
-		case 'C': curve = optarg; break;
-		case 'f':
-			if (strcmp(optarg, "table") && strcmp(optarg, "csv")) {
-				code = cmd_usage_error(&cmd_apfd_entry, "--format is table or csv");
-				goto out;
-			}
-			csv = !strcmp(optarg, "csv");
-			break;
-		default:
-			code = cmd_usage_error(&cmd_apfd_entry, "bad option");
-			goto out;
-		}
+	if (opts_parse(&cmd_apfd_entry, argc, argv) < 0) {
+		code = EXIT_USAGE;
+		goto out;
 	}
+	bugs_path = optv.bugs_path;
+	curve = optv.curve;
+	frontend = optv.frontend;
+	budget = optv.budget;
+	csv = optv.csv;
+	has_budget = budget.given;
 	if (!bugs_path) {
 		code = cmd_usage_error(&cmd_apfd_entry, "--bugs is required: which tests reveal which bugs");
 		goto out;
@@ -213,7 +210,8 @@ static int apfd(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (fs_input_file(bugs_path, &e) < 0 || (db_is_store(bugs_path) ? load_store_bugs(&bugs, bugs_path, frontend, &e) < 0
+	if (fs_input_file(bugs_path, &e) < 0 ||
+	    (db_is_store(bugs_path) ? load_store_bugs(&bugs, bugs_path, frontend, &e) < 0
 				: apfd_bugs_load_csv(&bugs, bugs_path, &e) < 0)) {
 		code = cmd_error(&e);
 		goto out;
@@ -280,6 +278,6 @@ out:
 }
 
 const struct cmd_entry cmd_apfd_entry = {
-	"apfd", apfd, CMD_NEEDS_NOTHING, usage,
-	"measure how early queues find bugs (APFD, NAPFD, RAUC)",
+	.name = "apfd", .fn = apfd, .needs = CMD_NEEDS_NOTHING, .usage = usage, .opts = options,
+	.summary = "measure how early queues find bugs (APFD, NAPFD, RAUC)",
 };

@@ -2,7 +2,6 @@
  *
  * Writes the failures of a results store as a baseline: the expected failures that ferry check
  * compares a later run against, so that CI fails on what is new and not on what is known. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,33 +14,26 @@
 static const char usage[] =
 	"usage: ferry baseline STORE -o FILE [-F FRONTEND]\n"
 	"\n"
-	"Write the failing tests of STORE as a baseline of known failures for ferry check.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output FILE    the baseline to write ('-' for standard output)\n"
-	"  -F, --frontend NAME  only this frontend's failures\n";
+	"Write the failing tests of STORE as a baseline of known failures for ferry check.\n";
+
+static const char *output, *frontend;
+
+static const struct opt options[] = {
+	OPT_STRING('o', "output", "FILE", "the baseline to write ('-' for standard output)", &output),
+	OPT_STRING('F', "frontend", "NAME", "only this frontend's failures", &frontend),
+	OPT_END(),
+};
 
 static int cmd_baseline(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "frontend", required_argument, NULL, 'F' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct db db = DB_INIT;
 	struct err e = ERR_INIT;
-	const char *output = NULL, *frontend = NULL;
 	struct fs_output out = FS_OUTPUT_INIT;
 	size_t n = 0;
-	int opt, code = EXIT_OK;
+	int code = EXIT_OK;
 
-	while ((opt = getopt_long(argc, argv, "o:F:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'o': output = optarg; break;
-		case 'F': frontend = optarg; break;
-		default: return cmd_usage_error(&cmd_baseline_entry, "bad option");
-		}
-	}
+	if (opts_parse(&cmd_baseline_entry, argc, argv) < 0)
+		return EXIT_USAGE;
 	if (optind + 1 != argc)
 		return cmd_usage_error(&cmd_baseline_entry, "baseline takes one STORE");
 	if (!output)
@@ -73,6 +65,6 @@ out:
 }
 
 const struct cmd_entry cmd_baseline_entry = {
-	"baseline", cmd_baseline, CMD_NEEDS_NOTHING, usage,
-	"write a store's failures as the known failures for ferry check",
+	.name = "baseline", .fn = cmd_baseline, .needs = CMD_NEEDS_NOTHING, .usage = usage, .opts = options,
+	.summary = "write a store's failures as the known failures for ferry check",
 };

@@ -3,7 +3,6 @@
  * Groups the failures of a results store into unique bugs (oracle/dedup.h), keeps them in the store,
  * and lists them: each with its frontend, symptom, how many tests show it, the operators involved,
  * and its representative, the simplest test that shows it. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +18,14 @@ static const char usage[] =
 	"usage: ferry bugs STORE [-F FRONTEND]\n"
 	"\n"
 	"Group the failures in STORE into unique bugs (by frontend, conversion function and symptom)\n"
-	"and list them. ferry show STORE BUG prints one with its reproducer.\n"
-	"\n"
-	"Options:\n"
-	"  -F, --frontend NAME  only this frontend\n";
+	"and list them. ferry show STORE BUG prints one with its reproducer.\n";
+
+static const char *frontend;
+
+static const struct opt options[] = {
+	OPT_STRING('F', "frontend", "NAME", "only this frontend", &frontend),
+	OPT_END(),
+};
 
 static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 {
@@ -42,21 +45,13 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 
 static int cmd_bugs(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "frontend", required_argument, NULL, 'F' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct db db = DB_INIT;
 	struct err e = ERR_INIT;
-	const char *frontend = NULL;
 	size_t nbugs = 0, nfail = 0;
-	int opt, code = EXIT_OK;
+	int code = EXIT_OK;
 
-	while ((opt = getopt_long(argc, argv, "F:", longopts, NULL)) != -1) {
-		if (opt != 'F')
-			return cmd_usage_error(&cmd_bugs_entry, "bad option");
-		frontend = optarg;
-	}
+	if (opts_parse(&cmd_bugs_entry, argc, argv) < 0)
+		return EXIT_USAGE;
 	if (optind + 1 != argc)
 		return cmd_usage_error(&cmd_bugs_entry, "bugs takes one STORE");
 	if (!fs_exists(argv[optind])) {
@@ -81,6 +76,6 @@ out:
 }
 
 const struct cmd_entry cmd_bugs_entry = {
-	"bugs", cmd_bugs, CMD_NEEDS_NOTHING, usage,
-	"group the failures of a store into unique bugs and list them",
+	.name = "bugs", .fn = cmd_bugs, .needs = CMD_NEEDS_NOTHING, .usage = usage, .opts = options,
+	.summary = "group the failures of a store into unique bugs and list them",
 };

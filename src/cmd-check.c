@@ -22,13 +22,18 @@ static const char usage[] =
 	"\n"
 	"Run the wrapped tests of DIR like ferry run, then compare with a baseline of known failures:\n"
 	"exit 0 when nothing new fails, 1 when something does. Prints the new failures and the newly\n"
-	"fixed tests; writes JUnit XML with --junit.\n"
-	"\n"
-	"Options:\n"
-	"  -b, --baseline FILE  known failures: a file from ferry baseline, or a previous store\n"
-	"                       (without one, every failure is new)\n"
-	"      --junit FILE     write JUnit XML: a testsuite per frontend and operator, a testcase per test\n"
-	RUNOPTS_USAGE;
+	"fixed tests; writes JUnit XML with --junit.\n";
+
+static const char *baseline_path, *junit;
+
+static const struct opt options[] = {
+	OPT_STRING('b', "baseline", "FILE", "known failures: a file from ferry baseline, or a previous store\n"
+		   "(without one, every failure is new)", &baseline_path),
+	OPT_STRING(0, "junit", "FILE", "write JUnit XML: a testsuite per frontend and operator, a testcase per test",
+		   &junit),
+	OPT_INCLUDE(runopts_options),
+	OPT_END(),
+};
 
 /* One judged test. */
 struct verdict {
@@ -242,61 +247,43 @@ static void print_verdicts(const char *fe, const struct verdict *v, size_t n, si
 
 static int cmd_check(int argc, char **argv)
 {
-	enum { OPT_JUNIT = RUNOPT_FIRST_FREE };
-	static const struct option longopts[] = {
-		RUNOPTS_LONG,
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "junit", required_argument, NULL, OPT_JUNIT },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct runopts ro;
+	struct runopts *ro = &runopts;
 	struct session_result res[RUNOPTS_MAX_FRONTENDS];
 	struct strmap baseline = STRMAP_INIT;
 	struct check c;
 	struct err e = ERR_INIT;
-	const char *baseline_path = NULL, *junit = NULL;
 	struct fs_output junit_out = FS_OUTPUT_INIT;
 	FILE *jf = NULL;
 	size_t new_failures = 0;
-	int opt, code = EXIT_OK, ran = 0;
+	int code = EXIT_OK, ran = 0;
 
-	runopts_init(&ro);
+	runopts_init(ro);
 	memset(res, 0, sizeof(res));
 	memset(&c, 0, sizeof(c));
-	while ((opt = getopt_long(argc, argv, RUNOPTS_SHORT "b:", longopts, NULL)) != -1) {
-		int r = 1;
-
-		if (opt == 'b')
-			baseline_path = optarg;
-		else if (opt == OPT_JUNIT)
-			junit = optarg;
-		else if ((r = runopts_option(&ro, &cmd_check_entry, opt, optarg)) == 0)
-			r = -1, cmd_usage_error(&cmd_check_entry, "bad option");
-		if (r < 0) {
-			code = EXIT_USAGE;
-			goto out;
-		}
+	if (opts_parse(&cmd_check_entry, argc, argv) < 0) {
+		code = EXIT_USAGE;
+		goto out;
 	}
 	if (optind + 1 != argc) {
 		code = cmd_usage_error(&cmd_check_entry, "check takes one DIR (the output of ferry wrap)");
 		goto out;
 	}
-	if (runopts_finish(&ro, &cmd_check_entry, argv[optind], argc, argv) < 0) {
+	if (runopts_finish(ro, &cmd_check_entry, argv[optind], argc, argv) < 0) {
 		code = EXIT_USAGE;
 		goto out;
 	}
 	/* Read the baseline first: a typo in its name must not cost a whole run. */
 	if (baseline_path && baseline_load(baseline_path, &baseline, &e) < 0)
 		goto fail;
-	if (session_open(&c.s, &ro.s, &e) < 0)
+	if (session_open(&c.s, &ro->s, &e) < 0)
 		goto fail;
 	ran = 1;
-	if (session_run(c.s, ro.fes, ro.nfes, res, &e) < 0) {
+	if (session_run(c.s, ro->fes, ro->nfes, res, &e) < 0) {
 		if (e.code == EXIT_INTERRUPTED)
-			fprintf(stderr, "ferry: results so far are in '%s'\n", ro.s.store);
+			fprintf(stderr, "ferry: results so far are in '%s'\n", ro->s.store);
 		goto fail;
 	}
-	runopts_print(&ro, res);
+	runopts_print(ro, res);
 	putchar('\n');
 	if (junit) {
 		if (fs_output_open(&junit_out, junit, &e) < 0)
@@ -309,15 +296,15 @@ static int cmd_check(int argc, char **argv)
 	/* A check that judged nothing must not pass: a frontend that could not start, or a limit or
 	 * budget that left every test out, is a misconfigured CI job, not a clean one. (A wrong library,
 	 * shard or queue was refused before the run, by session_open.) */
-	for (size_t i = 0; i < ro.nfes; i++) {
+	for (size_t i = 0; i < ro->nfes; i++) {
 		if (res[i].unavailable) {
-			printf("check %s: unavailable: %s\n", esc_str(ro.fes[i].name), esc_str(res[i].why));
+			printf("check %s: unavailable: %s\n", esc_str(ro->fes[i].name), esc_str(res[i].why));
 			if (!*e.msg)
 				err_set(&e, EXIT_ENV, "check judged no tests on frontend '%s': it is unavailable: %s",
-					ro.fes[i].name, res[i].why);
+					ro->fes[i].name, res[i].why);
 			continue;
 		}
-		c.fe = &ro.fes[i];
+		c.fe = &ro->fes[i];
 		if (session_each(c.s, c.fe, judge, &c) < 0)
 			goto fail;
 		if (c.n)  /* c.v is NULL when nothing was judged; qsort must not see NULL */
@@ -350,16 +337,16 @@ out:
 	fs_output_abort(&junit_out);
 	verdicts_free(&c);
 	if (ran)
-		for (size_t i = 0; i < ro.nfes; i++)
+		for (size_t i = 0; i < ro->nfes; i++)
 			session_result_release(&res[i]);
 	session_close(c.s);
 	baseline_release(&baseline);
-	runopts_release(&ro);
+	runopts_release(ro);
 	err_release(&e);
 	return code;
 }
 
 const struct cmd_entry cmd_check_entry = {
-	"check", cmd_check, CMD_NEEDS_NOTHING, usage,
-	"the CI entry point: run, compare with known failures, exit 1 on new ones",
+	.name = "check", .fn = cmd_check, .needs = CMD_NEEDS_NOTHING, .usage = usage, .opts = options,
+	.summary = "the CI entry point: run, compare with known failures, exit 1 on new ones",
 };

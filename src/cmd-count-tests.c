@@ -2,14 +2,11 @@
  *
  * Counts how often a compiler's own frontend tests use each operator: the COUNTS input of `ferry
  * rank`, which puts first the operators the compiler tests least. Python test files are parsed with
- * the embedded interpreter's ast module (prioritize/count_tests.py says what counts as a use); C++
+ * the embedded interpreter's ast module (prioritize/counts_py.h); C++
  * test files are scanned for ONNX Runtime-style OpTester("Op") constructions (counts_scan_cpp).
  * Directories are searched for such files. The output records the compiler, its version, the files
  * and the command line, so that shipped counts say how they were made. */
-#include "py.h"
-
 #include <dirent.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +14,7 @@
 
 #include "cmd.h"
 #include "counts.h"
+#include "counts_py.h"
 #include "fsutil.h"
 #include "xalloc.h"
 
@@ -25,17 +23,23 @@ static const char usage[] =
 	"\n"
 	"Count the operators a compiler's frontend tests use, for 'ferry rank --counts'. PATHs are test\n"
 	"files or directories: Python files (*.py) are parsed with the ast module, C++ files (*.cc, *.cpp,\n"
-	"*.h, ...) are scanned for OpTester(\"Op\") constructions.\n"
-	"\n"
-	"Options:\n"
-	"  -l, --library LIB            whose operator names to count: onnx, torch, keras, tensorflow\n"
-	"  -o, --output COUNTS          where the counts go (default: standard output)\n"
-	"      --frontend NAME          recorded in the file, e.g. tvm-relax-onnx\n"
-	"      --compiler NAME          recorded in the file, e.g. tvm\n"
-	"      --compiler-version V     recorded in the file\n"
-	"      --strip PREFIX           leave PREFIX out of the file names recorded as sources\n";
+	"*.h, ...) are scanned for OpTester(\"Op\") constructions.\n";
 
-extern const struct cmd_entry cmd_count_tests_entry;
+/* The options' values. */
+static struct {
+	const char *library, *output, *strip, *frontend, *compiler, *compiler_version;
+} optv = { NULL, "-", NULL, NULL, NULL, NULL };
+
+static const struct opt options[] = {
+	OPT_STRING('l', "library", "LIB", "whose operator names to count: onnx, torch, keras, tensorflow",
+		&optv.library),
+	OPT_STRING('o', "output", "COUNTS", "where the counts go (default: standard output)", &optv.output),
+	OPT_STRING(0, "frontend", "NAME", "recorded in the file, e.g. tvm-relax-onnx", &optv.frontend),
+	OPT_STRING(0, "compiler", "NAME", "recorded in the file, e.g. tvm", &optv.compiler),
+	OPT_STRING(0, "compiler-version", "V", "recorded in the file", &optv.compiler_version),
+	OPT_STRING(0, "strip", "PREFIX", "leave PREFIX out of the file names recorded as sources", &optv.strip),
+	OPT_END(),
+};
 
 struct files {
 	char **py, **cpp;
@@ -109,70 +113,9 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Add count_tests.count()'s result to c; -1 with a Python exception pending on failure. */
-static int add_result(struct counts *c, PyObject *res)
+static void on_skipped(void *ctx, const char *why)
 {
-	PyObject *key, *val; /* borrowed */
-	Py_ssize_t pos = 0;
-
-	if (!PyDict_Check(res)) {
-		PyErr_Format(PyExc_TypeError, "count_tests.count returned %s, not a dict", Py_TYPE(res)->tp_name);
-		return -1;
-	}
-	while (PyDict_Next(res, &pos, &key, &val)) {
-		const char *k = PyUnicode_AsUTF8(key);
-		unsigned long long n;
-
-		if (!k)
-			return -1;
-		if (!*k) {
-			/* The files that did not parse. */
-			for (Py_ssize_t i = 0; PyList_Check(val) && i < PyList_GET_SIZE(val); i++) {
-				char *why = py_str(PyList_GET_ITEM(val, i)); /* borrowed item */
-
-				cmd_warn("skipped %s", why);
-				free(why);
-			}
-			continue;
-		}
-		n = PyLong_AsUnsignedLongLong(val);
-		if (PyErr_Occurred())
-			return -1;
-		counts_add(c, k, (uint64_t)n);
-	}
-	return 0;
-}
-
-/* Run count_tests.count(paths, library) and add its result to c. */
-static int count_python(struct counts *c, char **paths, size_t n, const char *library, struct err *e)
-{
-	PyObject *mod = NULL, *list = NULL, *res = NULL;
-	int r = -1;
-
-	if (!(mod = py_import("count_tests", e))) /* new */
-		goto out;
-	list = PyList_New((Py_ssize_t)n); /* new */
-	for (size_t i = 0; list && i < n; i++) {
-		PyObject *s = PyUnicode_DecodeFSDefault(paths[i]); /* new, stolen by SET_ITEM */
-
-		if (!s) {
-			Py_CLEAR(list);
-			break;
-		}
-		PyList_SET_ITEM(list, (Py_ssize_t)i, s);
-	}
-	if (list)
-		res = PyObject_CallMethod(mod, "count", "Os", list, library); /* new */
-	if (!res || add_result(c, res) < 0) {
-		py_error(e, EXIT_ENV, "counting the Python tests failed");
-		goto out;
-	}
-	r = 0;
-out:
-	Py_XDECREF(res);
-	Py_XDECREF(list);
-	Py_XDECREF(mod);
-	return r;
+	cmd_warn("skipped %s", why);
 }
 
 static int count_cpp(struct counts *c, char **paths, size_t n, struct err *e)
@@ -216,42 +159,32 @@ static void record_sources(struct counts *c, char **paths, size_t n, const char 
 
 static int count_tests(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "library", required_argument, NULL, 'l' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "frontend", required_argument, NULL, 'F' },
-		{ "compiler", required_argument, NULL, 'C' },
-		{ "compiler-version", required_argument, NULL, 'V' },
-		{ "strip", required_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *library = NULL, *output = "-", *strip = NULL;
+	const char *library, *output, *strip;
 	struct counts c;
 	struct files f = { NULL, NULL, 0, 0, 0, 0 };
 	struct err e = ERR_INIT;
 	struct buf out = BUF_INIT;
-	int opt, code = EXIT_OK;
+	int code = EXIT_OK;
 
 	counts_init(&c);
-	/* Before getopt, which reorders argv. */
+	/* Before opts_parse, which reorders argv. */
 	c.made_by = command_line(argc, argv);
-	while ((opt = getopt_long(argc, argv, "l:o:", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'l': library = optarg; break;
-		case 'o': output = optarg; break;
-		case 'F': free(c.frontend); c.frontend = xstrdup(optarg); break;
-		case 'C': free(c.compiler); c.compiler = xstrdup(optarg); break;
-		case 'V': free(c.compiler_version); c.compiler_version = xstrdup(optarg); break;
-		case 'S': strip = optarg; break;
-		default:
-			code = cmd_usage_error(&cmd_count_tests_entry, "unknown option");
-			goto out;
-		}
+	if (opts_parse(&cmd_count_tests_entry, argc, argv) < 0) {
+		code = EXIT_USAGE;
+		goto out;
 	}
+	library = optv.library;
+	output = optv.output;
+	strip = optv.strip;
+	c.frontend = optv.frontend ? xstrdup(optv.frontend) : NULL;
+	c.compiler = optv.compiler ? xstrdup(optv.compiler) : NULL;
+	c.compiler_version = optv.compiler_version ? xstrdup(optv.compiler_version) : NULL;
 	if (!library || (strcmp(library, "onnx") && strcmp(library, "torch") && strcmp(library, "keras") &&
 			 strcmp(library, "tensorflow"))) {
-		code = library ? cmd_usage_error(&cmd_count_tests_entry, "unknown library '%s' (onnx, torch, keras, tensorflow)", library)
-			       : cmd_usage_error(&cmd_count_tests_entry, "--library is required (onnx, torch, keras, tensorflow)");
+		code = library ? cmd_usage_error(&cmd_count_tests_entry,
+						 "unknown library '%s' (onnx, torch, keras, tensorflow)", library)
+			       : cmd_usage_error(&cmd_count_tests_entry,
+						 "--library is required (onnx, torch, keras, tensorflow)");
 		goto out;
 	}
 	if (optind >= argc) {
@@ -260,7 +193,8 @@ static int count_tests(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++)
 		if (walk(&f, argv[i], 1, &e) < 0) {
-			code = e.code == EXIT_USAGE ? cmd_usage_error(&cmd_count_tests_entry, "%s", e.msg) : cmd_error(&e);
+			code = e.code == EXIT_USAGE ? cmd_usage_error(&cmd_count_tests_entry, "%s", e.msg)
+						    : cmd_error(&e);
 			goto out;
 		}
 	if (!f.npy && !f.ncpp) {
@@ -273,7 +207,8 @@ static int count_tests(int argc, char **argv)
 	if (f.ncpp)
 		qsort(f.cpp, f.ncpp, sizeof(*f.cpp), str_cmp);
 	c.library = xstrdup(library);
-	if ((f.npy && count_python(&c, f.py, f.npy, library, &e) < 0) || count_cpp(&c, f.cpp, f.ncpp, &e) < 0) {
+	if ((f.npy && counts_py_count(&c, f.py, f.npy, library, on_skipped, NULL, &e) < 0) ||
+	    count_cpp(&c, f.cpp, f.ncpp, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}
@@ -301,6 +236,6 @@ out:
 }
 
 const struct cmd_entry cmd_count_tests_entry = {
-	"count-tests", count_tests, CMD_NEEDS_PYTHON, usage,
-	"count the operators a compiler's frontend tests use (the counts for rank)",
+	.name = "count-tests", .fn = count_tests, .needs = CMD_NEEDS_PYTHON, .usage = usage, .opts = options,
+	.summary = "count the operators a compiler's frontend tests use (the counts for rank)",
 };

@@ -3,7 +3,6 @@
  * Joins the stores of shards (ferry run/check --shard I/N, run as a CI matrix, a Slurm array or a
  * Kubernetes indexed job) into one, so that report, bugs and baseline see the whole run. Instances
  * merge by id; runs are renumbered; a test with results in two stores keeps the later store's. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,27 +15,23 @@
 static const char usage[] =
 	"usage: ferry merge -o STORE SHARD.db...\n"
 	"\n"
-	"Join the results stores of shards into STORE (created, or added to).\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output STORE   the store to write\n";
+	"Join the results stores of shards into STORE (created, or added to).\n";
+
+static const char *output;
+
+static const struct opt options[] = {
+	OPT_STRING('o', "output", "STORE", "the store to write", &output),
+	OPT_END(),
+};
 
 static int cmd_merge(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct db d = DB_INIT;
 	struct err e = ERR_INIT;
-	const char *output = NULL;
-	int opt, code = EXIT_OK;
+	int code = EXIT_OK;
 
-	while ((opt = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-		if (opt != 'o')
-			return cmd_usage_error(&cmd_merge_entry, "bad option");
-		output = optarg;
-	}
+	if (opts_parse(&cmd_merge_entry, argc, argv) < 0)
+		return EXIT_USAGE;
 	if (!output)
 		return cmd_usage_error(&cmd_merge_entry, "no output: say which store to write with -o");
 	if (optind == argc)
@@ -84,6 +79,6 @@ out:
 }
 
 const struct cmd_entry cmd_merge_entry = {
-	"merge", cmd_merge, CMD_NEEDS_NOTHING, usage,
-	"join the results stores of shards into one",
+	.name = "merge", .fn = cmd_merge, .needs = CMD_NEEDS_NOTHING, .usage = usage, .opts = options,
+	.summary = "join the results stores of shards into one",
 };

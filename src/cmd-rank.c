@@ -6,7 +6,6 @@
  * the queue as JSON Lines, one line per instance, first to run first (prioritize/rank.h has the
  * format); instances marked invalid by wrap, or unmigratable, go last. The same corpus, counts, seed
  * and options always give the same queue. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,23 +21,52 @@ static const char usage[] =
 	"usage: ferry rank CORPUS -o QUEUE [options]\n"
 	"\n"
 	"Order the instances of CORPUS (a JSON Lines corpus, or wrap's wrapped.jsonl) so that those most\n"
-	"likely to find new bugs run first. QUEUE gets one JSON line per instance, first to run first.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output QUEUE        where the queue goes ('-': standard output)\n"
-	"  -c, --counts COUNTS       the compiler's frontend-test operator counts (see corpora/counts/ and\n"
-	"                            'ferry count-tests'); without it every operator scores the same\n"
-	"  -s, --strategy NAME       opera (default), random, fast, total, additional\n"
-	"      --fast VARIANT        FAST's variant: pw (default), one, log, sqrt, all\n"
-	"      --coverage PATH       per-test coverage for total/additional: a directory with one file per\n"
-	"                            test (named by its id, one covered element a line), or JSON Lines of\n"
-	"                            {\"id\": ..., \"covered\": [...]}\n"
-	"      --seed N              the seed of the order that breaks ties (default 1)\n"
-	"  -j, --jobs N              threads (default: the number of cores)\n"
-	"      --strict              refuse a corpus with bad lines (default: warn, skip them, rank the rest)\n"
-	"  -q, --quiet               no summary on standard error\n";
+	"likely to find new bugs run first. QUEUE gets one JSON line per instance, first to run first.\n";
 
-extern const struct cmd_entry cmd_rank_entry;
+static const char *output, *counts_path, *coverage;
+static struct rank_opts o = RANK_OPTS_INIT;
+static int quiet, strict;
+
+static int parse_strategy(void *value, const char *arg, struct err *e)
+{
+	if (rank_strategy_parse(arg, value) < 0)
+		return err_set(e, EXIT_USAGE, "unknown strategy '%s' (opera, random, fast, total, additional)", arg);
+	return 0;
+}
+
+static int parse_fast(void *value, const char *arg, struct err *e)
+{
+	if (rank_fast_parse(arg, value) < 0)
+		return err_set(e, EXIT_USAGE, "unknown FAST variant '%s' (pw, one, log, sqrt, all)", arg);
+	return 0;
+}
+
+static int parse_seed(void *value, const char *text, struct err *e)
+{
+	char *end;
+
+	*(uint64_t *)value = strtoull(text, &end, 10);
+	if (!*text || *end || *text == '-')
+		return err_set(e, EXIT_USAGE, "--seed takes a whole number, 0 or more");
+	return 0;
+}
+
+static const struct opt options[] = {
+	OPT_STRING('o', "output", "QUEUE", "where the queue goes ('-': standard output)", &output),
+	OPT_STRING('c', "counts", "COUNTS", "the compiler's frontend-test operator counts (see corpora/counts/ and\n"
+		   "'ferry count-tests'); without it every operator scores the same", &counts_path),
+	OPT_CALL('s', "strategy", "NAME", "opera (default), random, fast, total, additional", &o.strategy,
+		 parse_strategy),
+	OPT_CALL(0, "fast", "VARIANT", "FAST's variant: pw (default), one, log, sqrt, all", &o.fast, parse_fast),
+	OPT_STRING(0, "coverage", "PATH", "per-test coverage for total/additional: a directory with one file per\n"
+		   "test (named by its id, one covered element a line), or JSON Lines of\n"
+		   "{\"id\": ..., \"covered\": [...]}", &coverage),
+	OPT_CALL(0, "seed", "N", "the seed of the order that breaks ties (default 1)", &o.seed, parse_seed),
+	OPT_INT('j', "jobs", "N", "threads (default: the number of cores)", &o.jobs, 1, 256),
+	OPT_FLAG(0, "strict", "refuse a corpus with bad lines (default: warn, skip them, rank the rest)", &strict),
+	OPT_FLAG('q', "quiet", "no summary on standard error", &quiet),
+	OPT_END(),
+};
 
 #define SHOW_BAD 10
 
@@ -54,76 +82,23 @@ static void on_bad_line(void *ctx, const struct err *e)
 		cmd_warn("%s", e->msg);
 }
 
-static int parse_seed(const char *text, uint64_t *out)
-{
-	char *end;
-
-	*out = strtoull(text, &end, 10);
-	return *text && !*end && *text != '-' ? 0 : -1;
-}
-
 static int rank(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "counts", required_argument, NULL, 'c' },
-		{ "strategy", required_argument, NULL, 's' },
-		{ "fast", required_argument, NULL, 'F' },
-		{ "coverage", required_argument, NULL, 'C' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "strict", no_argument, NULL, 'B' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *output = NULL, *counts_path = NULL, *coverage = NULL, *corpus;
-	struct rank_opts o = RANK_OPTS_INIT;
+	const char *corpus;
 	struct rank_set s;
 	struct rank_queue q = RANK_QUEUE_INIT;
 	struct rank_stats st;
 	struct counts c;
 	struct err e = ERR_INIT;
 	struct bad_lines bl = { 0 };
-	int opt, quiet = 0, strict = 0, code = EXIT_OK;
+	int code = EXIT_OK;
 	size_t nbad = 0, unknown = 0;
 
 	rank_set_init(&s);
 	counts_init(&c);
-	while ((opt = getopt_long(argc, argv, "o:c:s:j:q", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'o': output = optarg; break;
-		case 'c': counts_path = optarg; break;
-		case 's':
-			if (rank_strategy_parse(optarg, &o.strategy) < 0) {
-				code = cmd_usage_error(&cmd_rank_entry, "unknown strategy '%s' (opera, random, fast, total, additional)", optarg);
-				goto out;
-			}
-			break;
-		case 'F':
-			if (rank_fast_parse(optarg, &o.fast) < 0) {
-				code = cmd_usage_error(&cmd_rank_entry, "unknown FAST variant '%s' (pw, one, log, sqrt, all)", optarg);
-				goto out;
-			}
-			break;
-		case 'C': coverage = optarg; break;
-		case 'S':
-			if (parse_seed(optarg, &o.seed) < 0) {
-				code = cmd_usage_error(&cmd_rank_entry, "--seed takes a whole number, 0 or more");
-				goto out;
-			}
-			break;
-		case 'j':
-			if (cmd_parse_int(optarg, 1, 256, &o.jobs) < 0) {
-				code = cmd_usage_error(&cmd_rank_entry, "--jobs takes a number from 1 to 256");
-				goto out;
-			}
-			break;
-		case 'B': strict = 1; break;
-		case 'q': quiet = 1; break;
-		default:
-			code = cmd_usage_error(&cmd_rank_entry, "bad option");
-			goto out;
-		}
+	if (opts_parse(&cmd_rank_entry, argc, argv) < 0) {
+		code = EXIT_USAGE;
+		goto out;
 	}
 	if (optind + 1 != argc) {
 		code = cmd_usage_error(&cmd_rank_entry, "rank takes one CORPUS");
@@ -131,11 +106,13 @@ static int rank(int argc, char **argv)
 	}
 	corpus = argv[optind];
 	if (!output) {
-		code = cmd_usage_error(&cmd_rank_entry, "no output: say where the queue goes with -o QUEUE ('-' for stdout)");
+		code = cmd_usage_error(&cmd_rank_entry,
+			"no output: say where the queue goes with -o QUEUE ('-' for stdout)");
 		goto out;
 	}
 	if ((o.strategy == RANK_TOTAL || o.strategy == RANK_ADDITIONAL) && !coverage) {
-		code = cmd_usage_error(&cmd_rank_entry, "the %s strategy needs --coverage", rank_strategy_name(o.strategy));
+		code = cmd_usage_error(&cmd_rank_entry, "the %s strategy needs --coverage",
+			rank_strategy_name(o.strategy));
 		goto out;
 	}
 	if (counts_path && o.strategy != RANK_OPERA)
@@ -212,7 +189,8 @@ static int rank(int argc, char **argv)
 			rank_strategy_name(o.strategy), st.tier[RANK_TIER_OK], st.tier[RANK_TIER_INVALID],
 			st.tier[RANK_TIER_UNMIGRATABLE]);
 		if (nbad)
-			fprintf(stderr, "ferry: %zu bad line%s of '%s' left out of the queue\n", nbad, nbad == 1 ? "" : "s",
+			fprintf(stderr, "ferry: %zu bad line%s of '%s' left out of the queue\n", nbad,
+				nbad == 1 ? "" : "s",
 				corpus);
 		/* Counts name every operator a compiler tests, a corpus only some: operators of the counts
 		 * that the corpus lacks are normal, and said here, not warned about. Counts that match no
@@ -232,6 +210,6 @@ out:
 }
 
 const struct cmd_entry cmd_rank_entry = {
-	"rank", rank, CMD_NEEDS_NOTHING, usage,
-	"order a corpus so that the tests likeliest to find new bugs run first",
+	.name = "rank", .fn = rank, .needs = CMD_NEEDS_NOTHING, .usage = usage, .opts = options,
+	.summary = "order a corpus so that the tests likeliest to find new bugs run first",
 };

@@ -5,7 +5,6 @@
  * the source library's template: it needs only the library and the compiler, not ferry). */
 #include "py.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +20,21 @@
 static const char usage[] =
 	"usage: ferry report STORE [-o DIR] [options]\n"
 	"\n"
-	"Summarise the results in STORE: outcomes per frontend, operators with failures, failures.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output DIR     also write a standalone reproducer script per failure into DIR\n"
-	"  -F, --frontend NAME  only this frontend\n"
-	"  -a, --all            list every failure (default: the first 40 per frontend)\n";
+	"Summarise the results in STORE: outcomes per frontend, operators with failures, failures.\n";
+
+/* The options' values. */
+static struct {
+	const char *outdir, *frontend;
+	int all;
+} optv;
+
+static const struct opt options[] = {
+	OPT_STRING('o', "output", "DIR", "also write a standalone reproducer script per failure into DIR",
+		&optv.outdir),
+	OPT_STRING('F', "frontend", "NAME", "only this frontend", &optv.frontend),
+	OPT_FLAG('a', "all", "list every failure (default: the first 40 per frontend)", &optv.all),
+	OPT_END(),
+};
 
 #define FAILURES_SHOWN 40
 
@@ -179,26 +187,17 @@ static int write_reproducers(struct report *r, const char *outdir, struct err *e
 
 static int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "frontend", required_argument, NULL, 'F' },
-		{ "all", no_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct report r;
 	struct err e = ERR_INIT;
-	const char *outdir = NULL;
-	int opt, code = EXIT_OK;
+	const char *outdir;
+	int code = EXIT_OK;
 
 	memset(&r, 0, sizeof(r));
-	while ((opt = getopt_long(argc, argv, "o:F:a", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'o': outdir = optarg; break;
-		case 'F': r.frontend = optarg; break;
-		case 'a': r.all = 1; break;
-		default: return cmd_usage_error(&cmd_report_entry, "bad option");
-		}
-	}
+	if (opts_parse(&cmd_report_entry, argc, argv) < 0)
+		return EXIT_USAGE;
+	outdir = optv.outdir;
+	r.frontend = optv.frontend;
+	r.all = optv.all;
 	if (optind + 1 != argc)
 		return cmd_usage_error(&cmd_report_entry, "report takes one STORE");
 	if (!fs_exists(argv[optind])) {
@@ -210,7 +209,8 @@ static int cmd_report(int argc, char **argv)
 	if (db_frontends(&r.db, r.frontend, print_frontend, &r, &e) < 0)
 		goto fail;
 	if (!r.any)
-		printf("\nno results%s%s yet\n", r.frontend ? " for frontend " : "", r.frontend ? esc_str(r.frontend) : "");
+		printf("\nno results%s%s yet\n", r.frontend ? " for frontend " : "",
+		       r.frontend ? esc_str(r.frontend) : "");
 	if (outdir && write_reproducers(&r, outdir, &e) < 0)
 		goto fail;
 	goto out;
@@ -223,6 +223,6 @@ out:
 }
 
 const struct cmd_entry cmd_report_entry = {
-	"report", cmd_report, CMD_NEEDS_NOTHING, usage,
-	"summarise a results store; write reproducers for its failures",
+	.name = "report", .fn = cmd_report, .needs = CMD_NEEDS_NOTHING, .usage = usage, .opts = options,
+	.summary = "summarise a results store; write reproducers for its failures",
 };

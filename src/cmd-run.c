@@ -30,66 +30,62 @@ static const char usage[] =
 	"  openvino-tf        OpenVINO's TensorFlow frontend on the Keras model's SavedModel, CPU\n"
 	"  tvm-tflite         TVM Relax from_tflite on the TFLite converter's flatbuffer, built for llvm\n"
 	"  tflite             the TFLite converter, then the TFLite interpreter, one thread\n"
-	"                     (the last three take Keras models)\n"
-	"\n"
-	"Options:\n"
-	RUNOPTS_USAGE;
+	"                     (the last three take Keras models)\n";
+
+static const struct opt options[] = {
+	OPT_INCLUDE(runopts_options),
+	OPT_END(),
+};
 
 static int cmd_run(int argc, char **argv)
 {
-	static const struct option longopts[] = { RUNOPTS_LONG, { NULL, 0, NULL, 0 } };
-	struct runopts ro;
+	struct runopts *ro = &runopts;
 	struct session *s = NULL;
 	struct session_result res[RUNOPTS_MAX_FRONTENDS];
 	struct err e = ERR_INIT;
-	int opt, code = EXIT_OK, ran = 0;
+	int code = EXIT_OK, ran = 0;
 
-	runopts_init(&ro);
+	runopts_init(ro);
 	memset(res, 0, sizeof(res));
-	while ((opt = getopt_long(argc, argv, RUNOPTS_SHORT, longopts, NULL)) != -1) {
-		int r = runopts_option(&ro, &cmd_run_entry, opt, optarg);
-
-		if (r == 0)
-			r = -1, cmd_usage_error(&cmd_run_entry, "bad option");
-		if (r < 0) {
-			code = EXIT_USAGE;
-			goto out;
-		}
+	if (opts_parse(&cmd_run_entry, argc, argv) < 0) {
+		code = EXIT_USAGE;
+		goto out;
 	}
 	if (optind + 1 != argc) {
 		code = cmd_usage_error(&cmd_run_entry, "run takes one DIR (the output of ferry wrap)");
 		goto out;
 	}
-	if (runopts_finish(&ro, &cmd_run_entry, argv[optind], argc, argv) < 0) {
+	if (runopts_finish(ro, &cmd_run_entry, argv[optind], argc, argv) < 0) {
 		code = EXIT_USAGE;
 		goto out;
 	}
-	if (session_open(&s, &ro.s, &e) < 0) {
+	if (session_open(&s, &ro->s, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}
 	ran = 1;
-	if (session_run(s, ro.fes, ro.nfes, res, &e) < 0) {
+	if (session_run(s, ro->fes, ro->nfes, res, &e) < 0) {
 		code = cmd_error(&e);
 		if (e.code == EXIT_INTERRUPTED)
-			fprintf(stderr, "ferry: results so far are in '%s'; run the same command to go on\n", ro.s.store);
+			fprintf(stderr, "ferry: results so far are in '%s'; run the same command to go on\n",
+				ro->s.store);
 		goto out;
 	}
-	runopts_print(&ro, res);
-	for (size_t i = 0; i < ro.nfes; i++)
+	runopts_print(ro, res);
+	for (size_t i = 0; i < ro->nfes; i++)
 		if (res[i].unavailable)
-			cmd_warn("frontend '%s' is unavailable: %s", ro.fes[i].name, res[i].why);
+			cmd_warn("frontend '%s' is unavailable: %s", ro->fes[i].name, res[i].why);
 out:
 	if (ran)
-		for (size_t i = 0; i < ro.nfes; i++)
+		for (size_t i = 0; i < ro->nfes; i++)
 			session_result_release(&res[i]);
 	session_close(s);
-	runopts_release(&ro);
+	runopts_release(ro);
 	err_release(&e);
 	return code;
 }
 
 const struct cmd_entry cmd_run_entry = {
-	"run", cmd_run, CMD_NEEDS_NOTHING, usage,
-	"run wrapped models through compiler frontends into a results store",
+	.name = "run", .fn = cmd_run, .needs = CMD_NEEDS_NOTHING, .usage = usage, .opts = options,
+	.summary = "run wrapped models through compiler frontends into a results store",
 };

@@ -6,7 +6,6 @@
  * found bug becomes a regression test. */
 #include "py.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +23,16 @@ static const char usage[] =
 	"usage: ferry show STORE BUG [-o DIR]\n"
 	"\n"
 	"Print a unique bug (an id from ferry bugs, or a unique prefix of one) with its member tests and\n"
-	"the reproducer of its simplest test.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output DIR     also write DIR/reproducer.py and the test in the compiler's own format\n"
-	"                       in DIR/test_OP_ID/ (ONNX: a backend test-data directory; PyTorch: a\n"
-	"                       pytest test function)\n";
+	"the reproducer of its simplest test.\n";
+
+static const char *outdir;
+
+static const struct opt options[] = {
+	OPT_STRING('o', "output", "DIR", "also write DIR/reproducer.py and the test in the compiler's own format\n"
+		   "in DIR/test_OP_ID/ (ONNX: a backend test-data directory; PyTorch: a\n"
+		   "pytest test function)", &outdir),
+	OPT_END(),
+};
 
 /* The bug found (the first of those that match) and its representative. */
 struct shown {
@@ -102,23 +105,15 @@ static char *call_template(const char *library, const char *func, const char *co
 
 static int cmd_show(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct db db = DB_INIT;
 	struct err e = ERR_INIT;
 	struct shown s;
-	const char *outdir = NULL;
 	char *script = NULL;
-	int opt, code = EXIT_OK;
+	int code = EXIT_OK;
 
 	memset(&s, 0, sizeof(s));
-	while ((opt = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-		if (opt != 'o')
-			return cmd_usage_error(&cmd_show_entry, "bad option");
-		outdir = optarg;
-	}
+	if (opts_parse(&cmd_show_entry, argc, argv) < 0)
+		return EXIT_USAGE;
 	if (optind + 2 != argc)
 		return cmd_usage_error(&cmd_show_entry, "show takes a STORE and a BUG");
 	if (!fs_exists(argv[optind])) {
@@ -183,6 +178,6 @@ out:
 }
 
 const struct cmd_entry cmd_show_entry = {
-	"show", cmd_show, CMD_NEEDS_NOTHING, usage,
-	"print a unique bug with its members and reproducer; export it as a test",
+	.name = "show", .fn = cmd_show, .needs = CMD_NEEDS_NOTHING, .usage = usage, .opts = options,
+	.summary = "print a unique bug with its members and reproducer; export it as a test",
 };

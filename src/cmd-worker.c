@@ -4,7 +4,6 @@
  * stdout. A worker imports its libraries once and serves test after test (oracle/worker.h). */
 #include "py.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,24 +17,22 @@ static const char usage[] =
 	"A worker process of ferry's runner, speaking JSON Lines on stdin and stdout. ferry run and\n"
 	"ferry wrap start these; there is no need to start one by hand.\n";
 
+static const char *frontend;
+static int wrap;
+
+static const struct opt options[] = {
+	OPT_STRING(0, "run", "FRONTEND", "serve FRONTEND's tests", &frontend),
+	OPT_FLAG(0, "wrap", "serve wrap's instances (the templates)", &wrap),
+	OPT_END(),
+};
+
 static int cmd_worker(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "run", required_argument, NULL, 'r' },
-		{ "wrap", no_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct err e = ERR_INIT;
-	const char *frontend = NULL;
-	int opt, wrap = 0, r;
+	int r;
 
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'r': frontend = optarg; break;
-		case 'w': wrap = 1; break;
-		default: return cmd_usage_error(&cmd_worker_entry, "bad option");
-		}
-	}
+	if (opts_parse(&cmd_worker_entry, argc, argv) < 0)
+		return EXIT_USAGE;
 	if (!!frontend == wrap || optind != argc)
 		return cmd_usage_error(&cmd_worker_entry, "a worker takes either --run FRONTEND or --wrap");
 	r = worker_serve(frontend, &e);
@@ -48,5 +45,5 @@ static int cmd_worker(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_worker_entry = {
-	"worker", cmd_worker, CMD_NEEDS_PYTHON, usage, NULL,
+	.name = "worker", .fn = cmd_worker, .needs = CMD_NEEDS_PYTHON, .usage = usage, .opts = options,
 };

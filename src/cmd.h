@@ -1,12 +1,13 @@
 /* cmd.h: the subcommand table. Each src/cmd-NAME.c opens with a comment saying what the command
  * does, and exports one struct cmd_entry; src/main.c lists them. main() parses nothing but the
  * command name and --help/-h: it prints usage itself, starts the embedded interpreter when the
- * entry asks for it, calls fn with argv[0] = the command name (ready for getopt_long), and checks
+ * entry asks for it, calls fn with argv[0] = the command name (ready for opts_parse), and checks
  * that stdout was really written before exiting with fn's return value (an enum ferry_exit). */
 #ifndef FERRY_CMD_H
 #define FERRY_CMD_H
 
 #include "err.h"
+#include "opts.h"
 
 enum cmd_needs {
 	CMD_NEEDS_NOTHING = 0,
@@ -17,8 +18,10 @@ struct cmd_entry {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	unsigned needs;
-	const char *usage;   /* "ferry NAME [options] ARGS\n" then the options, one per line */
-	const char *summary; /* one line for "ferry help" */
+	const char *usage;       /* "usage: ferry NAME ARGS\n", then what it does, before the options */
+	const struct opt *opts;  /* the options (opts.h): parsed by opts_parse, listed by opts_usage */
+	const char *more;        /* NULL, or text after the options */
+	const char *summary;     /* one line for "ferry help" */
 };
 
 /* Print "ferry: error: <e->msg>" (and e->detail) to stderr; return e->code. */

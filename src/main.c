@@ -237,14 +237,14 @@ int main(int argc, char **argv)
 		}
 		if (!(c = find(argv[2])))
 			return cmd_usage_error(NULL, "'%s' is not a ferry command", argv[2]);
-		fputs(c->usage, stdout);
+		opts_usage(c, stdout);
 		return finish_stdout(EXIT_OK);
 	}
 	if (!(c = find(argv[1])))
 		return cmd_usage_error(NULL, "'%s' is not a ferry command", argv[1]);
 	current = c;
 	if (has_help_flag(argc - 1, argv + 1)) {
-		fputs(c->usage, stdout);
+		opts_usage(c, stdout);
 		return finish_stdout(EXIT_OK);
 	}
 	/* Workers and harvest children leave Ctrl-C to the ferry that owns them. */

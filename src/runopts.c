@@ -1,4 +1,5 @@
-/* runopts.c: the options, progress and summary that ferry run and ferry check share. */
+/* runopts.c: the options (one table fragment), progress and summary that ferry run and ferry check
+ * share. */
 #include "runopts.h"
 #include "esc.h"
 #include "tolerance.h"
@@ -47,6 +48,7 @@ void runopts_init(struct runopts *r)
 	r->s.atol = TOLERANCE_DEFAULT_ATOL;
 	r->s.rtol = TOLERANCE_DEFAULT_RTOL;
 	r->s.limit = -1;
+	r->limit = -1;
 	r->s.nshards = 1;
 	r->s.runner.jobs = cmd_default_jobs();
 	r->s.runner.timeout = 60;
@@ -69,98 +71,66 @@ void runopts_release(struct runopts *r)
 	r->command = NULL;
 }
 
-static int parse_frontends(struct runopts *r, const struct cmd_entry *c, const char *list)
+struct runopts runopts;
+
+static int parse_frontends(void *value, const char *list, struct err *e)
 {
+	struct runopts *r = value;
 	char *names = xstrdup(list), *save = NULL;
-	struct err e = ERR_INIT;
-	int ret = 1;
+	int ret = 0;
 
 	for (char *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (r->nfes == RUNOPTS_MAX_FRONTENDS) {
-			ret = -1;
-			cmd_usage_error(c, "at most %d frontends in one run", RUNOPTS_MAX_FRONTENDS);
+			ret = err_set(e, EXIT_USAGE, "at most %d frontends in one run", RUNOPTS_MAX_FRONTENDS);
 			break;
 		}
-		if (session_frontend(tok, &r->fes[r->nfes], &e) < 0) {
+		if (session_frontend(tok, &r->fes[r->nfes], e) < 0) {
 			ret = -1;
-			cmd_usage_error(c, "%s", e.msg);
 			break;
 		}
 		r->nfes++;
 	}
-	err_release(&e);
 	free(names);
 	return ret;
 }
 
-static int parse_nonneg(const char *arg, double *out)
+static int parse_shard(void *value, const char *arg, struct err *e)
 {
-	char *end;
-	double v = strtod(arg, &end);
+	struct session_opts *s = value;
+	int n, i;
 
-	if (end == arg || *end || !(v >= 0))
-		return -1;
-	*out = v;
+	if (sscanf(arg, "%d/%d%n", &i, &n, &(int){ 0 }) != 2 || n < 1 || i < 0 || i >= n ||
+	    strspn(arg, "0123456789/") != strlen(arg))
+		return err_set(e, EXIT_USAGE, "--shard takes I/N with 0 <= I < N, e.g. 0/4");
+	s->shard = i;
+	s->nshards = n;
 	return 0;
 }
 
-int runopts_option(struct runopts *r, const struct cmd_entry *c, int opt, const char *arg)
-{
-	unsigned long long mem;
-	int n, i;
-
-	switch (opt) {
-	case 'F':
-		return parse_frontends(r, c, arg);
-	case 'o':
-		r->s.store = arg;
-		return 1;
-	case RUNOPT_QUEUE:
-		r->s.queue = arg;
-		return 1;
-	case RUNOPT_TOLERANCES:
-		r->s.tolerances = arg;
-		return 1;
-	case 'n':
-		if (cmd_parse_int(arg, 0, 1 << 30, &n) < 0)
-			return cmd_usage_error(c, "--limit takes a number"), -1;
-		r->s.limit = n;
-		return 1;
-	case RUNOPT_BUDGET:
-		if (cmd_parse_seconds(arg, &r->s.budget) < 0)
-			return cmd_usage_error(c, "--budget takes a number of seconds"), -1;
-		return 1;
-	case RUNOPT_SHARD:
-		if (sscanf(arg, "%d/%d%n", &i, &n, &(int){ 0 }) != 2 || n < 1 || i < 0 || i >= n ||
-		    strspn(arg, "0123456789/") != strlen(arg))
-			return cmd_usage_error(c, "--shard takes I/N with 0 <= I < N, e.g. 0/4"), -1;
-		r->s.shard = i;
-		r->s.nshards = n;
-		return 1;
-	case 'j':
-		if (cmd_parse_int(arg, 1, 256, &r->s.runner.jobs) < 0)
-			return cmd_usage_error(c, "--jobs takes a number from 1 to 256"), -1;
-		return 1;
-	case 't':
-		if (cmd_parse_seconds(arg, &r->s.runner.timeout) < 0)
-			return cmd_usage_error(c, "--timeout takes a number of seconds"), -1;
-		return 1;
-	case 'm':
-		if (cmd_parse_size(arg, &mem) < 0 || !mem)
-			return cmd_usage_error(c, "--memory takes a size such as 512M or 4G"), -1;
-		r->s.runner.mem_limit = mem;
-		return 1;
-	case RUNOPT_ATOL: case RUNOPT_RTOL:
-		if (parse_nonneg(arg, opt == RUNOPT_ATOL ? &r->s.atol : &r->s.rtol) < 0)
-			return cmd_usage_error(c, "--atol and --rtol take a non-negative number"), -1;
-		return 1;
-	case 'q':
-		r->quiet = 1;
-		return 1;
-	default:
-		return 0;
-	}
-}
+const struct opt runopts_options[] = {
+	OPT_CALL('F', "frontend", "LIST", "frontends to run, comma-separated: the built-in ones ('ferry run --help'\n"
+		 "lists them), or NAME:LIBRARY for an adapter of your own found through\n"
+		 "FERRY_ADAPTERS (see README)", &runopts, parse_frontends),
+	OPT_STRING('o', "output", "STORE", "the results store to create or resume", &runopts.s.store),
+	OPT_STRING(0, "queue", "FILE", "run in this order (a queue from ferry rank; others are not run)",
+		   &runopts.s.queue),
+	OPT_INT('n', "limit", "N", "run at most N tests per frontend this time (the top N of the queue)",
+		&runopts.limit, 0, 1 << 30),
+	OPT_SECONDS(0, "budget", "SECS", "start no test after SECS seconds (the running ones finish)",
+		    &runopts.s.budget),
+	OPT_CALL(0, "shard", "I/N", "take every N-th test of the queue from offset I (0 <= I < N)", &runopts.s,
+		 parse_shard),
+	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", &runopts.s.runner.jobs, 1, 256),
+	OPT_SECONDS('t', "timeout", "SECS", "time one test may take (default 60)", &runopts.s.runner.timeout),
+	OPT_SIZE('m', "memory", "SIZE", "memory one worker may use, e.g. 4G (default: a share of the machine's)",
+		 &runopts.memory),
+	OPT_DOUBLE(0, "atol", "X", "absolute tolerance of the value oracle (default 1e-3)", &runopts.s.atol),
+	OPT_DOUBLE(0, "rtol", "X", "relative tolerance of the value oracle (default 1e-3)", &runopts.s.rtol),
+	OPT_STRING(0, "tolerances", "F", "per-operator tolerances: lines of OP DTYPE FRONTEND ATOL RTOL REASON",
+		   &runopts.s.tolerances),
+	OPT_FLAG('q', "quiet", "no progress line", &runopts.quiet),
+	OPT_END(),
+};
 
 int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wrapdir, int argc, char **argv)
 {
@@ -174,8 +144,8 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 		cmd_usage_error(c, "no output: say which store to write with -o");
 		return -1;
 	}
-	if (!r->s.runner.mem_limit)
-		r->s.runner.mem_limit = cmd_default_memory(r->s.runner.jobs);
+	r->s.limit = r->limit;
+	r->s.runner.mem_limit = r->memory ? r->memory : cmd_default_memory(r->s.runner.jobs);
 	r->s.wrapdir = wrapdir;
 	r->s.fes = r->fes;
 	r->s.nfes = r->nfes;
@@ -196,7 +166,8 @@ void runopts_print(const struct runopts *r, const struct session_result *res)
 			continue;
 		}
 		/* The version is the frontend's own word (esc.h). */
-		printf("run %s%s%s%s:\n", esc_str(r->fes[i].name), x->version ? " (" : "", x->version ? esc_str(x->version) : "",
+		printf("run %s%s%s%s:\n", esc_str(r->fes[i].name), x->version ? " (" : "",
+			x->version ? esc_str(x->version) : "",
 		       x->version ? ")" : "");
 		printf("  ran now              %zu\n", x->ran);
 		for (size_t k = 0; k < OUTCOME_COUNT; k++)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The command line: usage errors exit 2 with a message that says what is wrong; help goes to stdout.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
-plan 27
+plan 39
 
 expect_exit 2 "no command is a usage error" -- "$FERRY"
 contains "no command shows the overview" "$err" "usage: ferry COMMAND"
@@ -24,6 +24,20 @@ for c in harvest wrap run report; do
 	help_text=$out
 	expect_exit 0 "ferry $c --help matches ferry help $c" -- "$FERRY" "$c" --help
 	check "ferry $c --help prints the same usage" -- [ "$out" = "$help_text" ]
+done
+
+# The usage text is made from each command's option table (src/opts.h): every long option it lists
+# is documented in the man page, in that command's entry (check's include run's, which it shares).
+man_entry() {  # man_entry CMD: the man page's COMMANDS entry of CMD, from ".B CMD" to the next .TP
+	awk -v cmd="$1" '$0 ~ "^\\.B " cmd "( |$)" { on = 1 } on && /^\.TP/ { on = 0 } on' "$top_srcdir/doc/ferry.1"
+}
+for c in harvest wrap run check rank report bugs show baseline merge apfd count-tests; do
+	entry=$(man_entry "$c"; [ "$c" != check ] || man_entry run)
+	missing=
+	for o in $("$FERRY" help "$c" | sed -n '/^Options:/,/^$/p' | sed -n 's/^ *\(-., \)\{0,1\}--\([a-z][a-z-]*\).*/\2/p'); do
+		case "$entry" in *"\-\-$(printf '%s' "$o" | sed 's/-/\\-/g')"*) ;; *) missing="$missing --$o" ;; esac
+	done
+	check "doc/ferry.1 documents every option of ferry $c${missing:+ (not:$missing)}" -- test -n "$entry" -a -z "$missing"
 done
 
 expect_exit 2 "run without a frontend" -- "$FERRY" run somewhere -o x.db

@@ -1,0 +1,655 @@
+/* harvest.c: the harvest engine (harvest.h): children that run a library's tests, the channel they
+ * speak over, and the merging and counting of what they record. */
+#define _GNU_SOURCE
+#include "py.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "harvest.h"
+#include "proc.h"
+#include "protocol.h"
+#include "record.h"
+#include "sandbox.h"
+#include "xalloc.h"
+
+/* Time a child may spend outside any test (importing the libraries, collecting the tests) before it
+ * is taken to hang: the test timeout when that is longer. Short test timeouts must not cut start-up
+ * short. */
+#define OUTSIDE_TIMEOUT HARVEST_DEFAULT_TIMEOUT
+/* Time a child is given to end on SIGTERM before SIGKILL. */
+#define KILL_GRACE_MS 2000
+/* Longest channel line: a record with the values of its tensors is far below. */
+#define MAX_LINE (256u << 20)
+/* How long the processes a child's tests left behind get to be reaped once it is gone. */
+#define STRAY_WAIT_MS 1000
+/* Children in a row that may end before their first test before the harvest gives up. */
+#define MAX_STARTUP_DEATHS 2
+
+struct source {
+	const char *name;
+	int has_suites;         /* takes --suite and --pytest */
+};
+
+static const struct source sources[] = {
+	{ "onnx", 0 },
+	{ "torch", 1 },
+	{ "keras", 1 },
+};
+
+/* What every child of one harvest runs, and where what they record goes. */
+struct session {
+	struct harvest *h;
+	const struct harvest_opts *o;
+	char **pytest;          /* absolute: the child runs elsewhere (owned) */
+	char *self;             /* this executable (owned) */
+	char *bwrap;            /* NULL: no sandbox (owned) */
+};
+
+static void counts_add(struct harvest_counts *c, const char *key, long v)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->keys[i], key)) {
+			c->vals[i] += v;
+			return;
+		}
+	XGROW(c->keys, c->cap, c->n + 1);
+	XGROW(c->vals, c->vcap, c->n + 1);
+	c->keys[c->n] = xstrdup(key);
+	c->vals[c->n++] = v;
+}
+
+static void counts_release(struct harvest_counts *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->keys[i]);
+	free(c->keys);
+	free(c->vals);
+	memset(c, 0, sizeof(*c));
+}
+
+static struct harvest_suite *suite_of(struct harvest *h, const struct instance *in)
+{
+	const cJSON *src = in->extra ? cJSON_GetObjectItemCaseSensitive(in->extra, "source") : NULL;
+	const cJSON *name = src ? cJSON_GetObjectItemCaseSensitive(src, "suite") : NULL;
+	struct strmap_entry *e = strmap_get(&h->suites, cJSON_IsString(name) ? name->valuestring : "-", NULL);
+
+	if (!e->ptr) {
+		struct harvest_suite *s = xcalloc(1, sizeof(*s));
+
+		strmap_init(&s->ops);
+		strmap_init(&s->why);
+		e->ptr = s;
+	}
+	return e->ptr;
+}
+
+/* Say msg through the caller's hook. */
+static void warn(const struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(const struct session *s, const char *fmt, ...)
+{
+	struct buf msg = BUF_INIT;
+	va_list ap;
+
+	if (!s->o->warn)
+		return;
+	va_start(ap, fmt);
+	buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	s->o->warn(s->o->ctx, msg.data);
+	buf_release(&msg);
+}
+
+/* Seconds on a monotonic clock. */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int on_emit(const struct session *ss, const char *json, size_t len, struct err *e)
+{
+	struct harvest *h = ss->h;
+	struct instance in;
+	struct err bad = ERR_INIT;
+	struct strmap_entry *seen;
+	struct harvest_suite *s;
+	int created;
+
+	if (record_parse(&in, json, len, &bad) < 0) {
+		/* A record the instrumentation should not have made: count it and say why, once per reason. */
+		struct strmap_entry *r = strmap_get(&h->skipped, "the instrumentation made a malformed record", NULL);
+
+		if (!r->count++)
+			warn(ss, "malformed record from the instrumentation: %s", bad.msg);
+		h->bad_records++;
+		err_release(&bad);
+		return 0;
+	}
+	seen = strmap_get(&h->ids, in.id, &created);
+	seen->count++;
+	s = suite_of(h, &in);
+	if (!created) {
+		h->merged++;
+		s->merged++;
+		record_release(&in);
+		return 0;
+	}
+	h->instances++;
+	s->instances++;
+	strmap_get(&h->ops, in.op, NULL)->count++;
+	strmap_get(&s->ops, in.op, NULL)->count++;
+	if (in.unmigratable) {
+		const cJSON *why = cJSON_GetObjectItemCaseSensitive(in.extra, "unmigratable");
+
+		h->unmigratable++;
+		s->unmigratable++;
+		strmap_get(&s->why, cJSON_IsString(why) ? why->valuestring : "an opaque value", NULL)->count++;
+	}
+	buf_reset(&h->line);
+	record_write(&in, &h->line);
+	buf_addc(&h->line, '\n');
+	record_release(&in);
+	if (fwrite(h->line.data, 1, h->line.len, ss->o->out) != h->line.len)
+		return err_errno(e, EXIT_ENV, "cannot write '%s'", ss->o->out_name);
+	return 0;
+}
+
+/* One harvest child, from its start to its end. */
+struct child {
+	struct child_process cp;
+	char *scratch;
+	struct buf in;          /* what the channel said that is not yet a whole line */
+	long open;              /* the test that has started and not finished, or -1 */
+	char *open_name;
+	long started;           /* tests it started */
+	long next;              /* the test after its last finished one */
+	int fail_code;          /* from "fail N": the harvest itself failed; -1 before */
+	bool ended;             /* "end" came: the harvest is complete */
+	bool corrupt;           /* the channel carried something that ferry does not say */
+	struct harvest_counts counts;   /* its latest counts */
+	double deadline;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static double outside_timeout(const struct session *s)
+{
+	return s->o->timeout > OUTSIDE_TIMEOUT ? s->o->timeout : OUTSIDE_TIMEOUT;
+}
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+/* The child's counts so far: the whole set, each time. */
+static int take_counts(struct child *c, const cJSON *j)
+{
+	const cJSON *item;
+
+	if (!cJSON_IsObject(j))
+		return -1;
+	counts_release(&c->counts);
+	cJSON_ArrayForEach(item, j) {
+		if (item->string && cJSON_IsNumber(item))
+			counts_add(&c->counts, item->string, (long)item->valuedouble);
+	}
+	return 0;
+}
+
+static int is_word(const char *line, size_t wlen, const char *word)
+{
+	return wlen == strlen(word) && !memcmp(line, word, wlen);
+}
+
+/* One line of the channel (see extract/ferry_channel.py). Returns 0, 1 when the line is not one
+ * that ferry_channel makes (a test wrote to the channel), -1 when this side fails (e filled). */
+static int on_line(const struct session *s, struct child *c, char *line, size_t len,
+		   struct err *e)
+{
+	char *payload = memchr(line, ' ', len);
+	size_t wlen, plen;
+	cJSON *j = NULL, *a, *b, *d;
+	int r = 1;
+
+	if (!payload)
+		return 1;
+	wlen = (size_t)(payload - line);
+	payload++;
+	plen = len - wlen - 1;
+	if (is_word(line, wlen, PROTO_CH_EMIT))
+		return on_emit(s, payload, plen, e);
+	if (is_word(line, wlen, PROTO_CH_FAIL)) {
+		c->fail_code = atoi(payload);
+		return c->fail_code > 0 ? 0 : 1;
+	}
+	if (!(j = cJSON_ParseWithLength(payload, plen)))
+		return 1;
+	a = cJSON_GetArrayItem(j, 0);
+	b = cJSON_GetArrayItem(j, 1);
+	d = cJSON_GetArrayItem(j, 2);
+	if (is_word(line, wlen, PROTO_CH_SKIP)) {
+		if (cJSON_IsString(a) && cJSON_IsString(b)) {
+			strmap_get(&s->h->skipped, a->valuestring, NULL)->count++;
+			r = 0;
+		}
+	} else if (is_word(line, wlen, PROTO_CH_PROGRESS)) {
+		if (cJSON_IsNumber(a) && cJSON_IsNumber(b) && cJSON_IsString(d)) {
+			if (s->o->progress)
+				s->o->progress(s->o->ctx, (long)a->valuedouble, (long)b->valuedouble, d->valuestring);
+			r = 0;
+		}
+	} else if (is_word(line, wlen, PROTO_CH_TEST)) {
+		if (cJSON_IsNumber(a) && a->valuedouble >= 0 && cJSON_IsString(b) && c->open < 0) {
+			c->open = (long)a->valuedouble;
+			free(c->open_name);
+			c->open_name = xstrdup(b->valuestring);
+			c->started++;
+			c->deadline = now() + s->o->timeout;
+			r = 0;
+		}
+	} else if (is_word(line, wlen, PROTO_CH_DONE)) {
+		if (c->open >= 0 && take_counts(c, j) == 0) {
+			c->next = c->open + 1;
+			c->open = -1;
+			c->deadline = now() + outside_timeout(s);
+			r = 0;
+		}
+	} else if (is_word(line, wlen, PROTO_CH_END)) {
+		if (c->open < 0 && take_counts(c, j) == 0) {
+			c->ended = true;
+			r = 0;
+		}
+	}
+	cJSON_Delete(j);
+	return r;
+}
+
+/* Handle the whole lines that have come. Returns as on_line. */
+static int on_input(const struct session *s, struct child *c, struct err *e)
+{
+	size_t start = 0;
+	char *nl;
+	int r = 0;
+
+	while (!r && (nl = memchr(c->in.data + start, '\n', c->in.len - start))) {
+		size_t len = (size_t)(nl - (c->in.data + start));
+
+		*nl = '\0';
+		r = on_line(s, c, c->in.data + start, len, e);
+		start += len + 1;
+	}
+	if (!r && c->in.len - start > MAX_LINE)
+		r = 1;
+	memmove(c->in.data, c->in.data + start, c->in.len - start);
+	c->in.len -= start;
+	c->in.data[c->in.len] = '\0';
+	return r;
+}
+
+static int child_start(const struct session *s, struct child *c, long resume, struct err *e)
+{
+	const char **argv = NULL, **full = NULL;
+	char *env[4] = { NULL, NULL, NULL, NULL }, resume_text[32];
+	size_t n = 0;
+	int r = -1;
+
+	if (!(c->scratch = sandbox_scratch_new(e)))
+		goto out;
+	argv = xcalloc(6 + 2 * (s->o->npatterns + s->o->nsuites + s->o->npytest), sizeof(*argv));
+	snprintf(resume_text, sizeof(resume_text), "%ld", resume);
+	argv[n++] = s->self;
+	argv[n++] = "harvest-child";
+	argv[n++] = s->o->source;
+	argv[n++] = "--resume";
+	argv[n++] = resume_text;
+	for (size_t i = 0; i < s->o->npatterns; i++) {
+		argv[n++] = "--filter";
+		argv[n++] = s->o->patterns[i];
+	}
+	for (size_t i = 0; i < s->o->nsuites; i++) {
+		argv[n++] = "--suite";
+		argv[n++] = s->o->suites[i];
+	}
+	for (size_t i = 0; i < s->o->npytest; i++) {
+		argv[n++] = "--pytest";
+		argv[n++] = s->pytest[i];
+	}
+	full = sandbox_argv(s->bwrap, c->scratch, argv);
+	env[0] = xasprintf("HOME=%s/home", c->scratch);
+	env[1] = xasprintf("TMPDIR=%s/tmp", c->scratch);
+	/* Without the sandbox, no __pycache__ beside the user's test files either. */
+	env[2] = xstrdup("PYTHONDONTWRITEBYTECODE=1");
+	c->cp.argv = full;
+	c->cp.env = (const char *const *)env;
+	c->cp.dir = c->scratch;
+	c->cp.in = PROC_NULL;
+	c->cp.out = PROC_PIPE;
+	/* What a test started in the background ends with the child that started it. */
+	c->cp.kill_group_on_exit = true;
+	if (proc_start(&c->cp, e) < 0)
+		goto out;
+	c->deadline = now() + outside_timeout(s);
+	r = 0;
+out:
+	for (int i = 0; i < 3; i++)
+		free(env[i]);
+	free(full);
+	free(argv);
+	return r;
+}
+
+static void child_release(const struct session *s, struct child *c)
+{
+	proc_release(&c->cp);
+	if (c->scratch) {
+		struct err e = ERR_INIT;
+
+		if (sandbox_scratch_remove(c->scratch, &e) < 0)
+			warn(s, "%s", e.msg);
+		err_release(&e);
+	}
+	free(c->scratch);
+	free(c->open_name);
+	buf_release(&c->in);
+	counts_release(&c->counts);
+}
+
+/* How a child ended, said as a person would. bwrap reports a child killed by signal N as its own
+ * exit status 128 + N. */
+static void describe_end(const struct session *s, const struct proc_status *st, struct buf *out)
+{
+	struct proc_status t = *st;
+
+	if (s->bwrap && !t.signaled && t.code > 128 && t.code < 128 + NSIG) {
+		t.signaled = true;
+		t.sig = t.code - 128;
+	}
+	proc_status_describe(&t, out);
+}
+
+/* How one child's run ended, for the loop in harvest_run. */
+enum child_end {
+	CHILD_DONE,     /* the harvest is complete */
+	CHILD_FAILED,   /* the harvest itself failed, outside any test; the child said why */
+	CHILD_LOST,     /* the child ended, or was ended, before it could finish: why is in c and *why */
+};
+
+/* Run one child from test number resume until it ends. Returns the end, or -1 when this side fails
+ * or is interrupted (e filled). */
+static int child_run(const struct session *s, struct child *c, long resume, struct buf *why,
+		     struct err *e)
+{
+	struct proc_status st;
+	bool timed_out = false;
+	int r;
+
+	c->next = resume;
+	if (child_start(s, c, resume, e) < 0)
+		return -1;
+	for (;;) {
+		struct pollfd pfd = { c->cp.fd_out, POLLIN, 0 };
+		double left = c->deadline - now();
+		ssize_t n;
+
+		if (interrupted) {
+			proc_kill(&c->cp, KILL_GRACE_MS, NULL, e);
+			return err_set(e, EXIT_INTERRUPTED, "interrupted");
+		}
+		if (left <= 0) {
+			timed_out = true;
+			break;
+		}
+		if (poll(&pfd, 1, (int)(left * 1000) + 1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return err_errno(e, EXIT_ENV, "poll");
+		}
+		if (!pfd.revents)
+			continue;
+		buf_grow(&c->in, 65536);
+		n = read(c->cp.fd_out, c->in.data + c->in.len, c->in.cap - c->in.len - 1);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return err_errno(e, EXIT_ENV, "cannot read from the harvest process");
+		if (n == 0)
+			break;
+		c->in.len += (size_t)n;
+		c->in.data[c->in.len] = '\0';
+		if ((r = on_input(s, c, e)) < 0) {
+			proc_kill(&c->cp, KILL_GRACE_MS, NULL, NULL);
+			return -1;
+		}
+		if (r > 0) {
+			c->corrupt = true;
+			break;
+		}
+	}
+	if (timed_out || c->corrupt) {
+		struct err ignored = ERR_INIT;
+
+		proc_kill(&c->cp, KILL_GRACE_MS, &st, &ignored);
+		err_release(&ignored);
+		if (timed_out)
+			buf_addf(why, "timed out after %g s", c->open >= 0 ? s->o->timeout : outside_timeout(s));
+		else
+			buf_adds(why, "wrote to ferry's channel");
+		return CHILD_LOST;
+	}
+	if (proc_wait(&c->cp, &st, e) < 0)
+		return -1;
+	if (c->ended)
+		return CHILD_DONE;
+	if (c->fail_code > 0 && c->open < 0)
+		return CHILD_FAILED;
+	describe_end(s, &st, why);
+	return CHILD_LOST;
+}
+
+/* Run children until the harvest is complete. Returns 0, or -1 with e filled (an empty message when
+ * the child has printed the error itself). */
+static int run_children(const struct session *s, struct err *e)
+{
+	struct harvest *h = s->h;
+	struct err ignored = ERR_INIT;
+	long next = 0;
+	bool was_subreaper = false;
+	/* A test's process that left its group (setsid) and lost its parent comes here, not to init,
+	 * and is ended with the child that started it: outside bwrap's process namespace nothing
+	 * else would end it. */
+	int subreaper = proc_set_subreaper(true, &was_subreaper, &ignored) == 0;
+	int startup_deaths = 0, r = -1;
+
+	for (;;) {
+		struct child c;
+		struct buf why = BUF_INIT;
+		int end;
+
+		memset(&c, 0, sizeof(c));
+		proc_init(&c.cp);
+		buf_init(&c.in);
+		c.open = -1;
+		c.fail_code = -1;
+		end = child_run(s, &c, next, &why, e);
+		/* What the child counted up to its last finished test stays counted. */
+		for (size_t i = 0; i < c.counts.n; i++)
+			counts_add(&h->counts, c.counts.keys[i], c.counts.vals[i]);
+		if (end == CHILD_LOST && c.open >= 0) {
+			char *reason = xasprintf("%s during test '%s'", why.data, c.open_name);
+
+			warn(s, "%s: going on from the next test", reason);
+			XGROW(h->crashed, h->crashed_cap, h->ncrashed + 1);
+			h->crashed[h->ncrashed++] = reason;
+			next = c.open + 1;
+			startup_deaths = 0;
+		} else if (end == CHILD_LOST) {
+			/* Between tests or before the first: the next child starts after the last finished one. */
+			next = c.next;
+			if (c.started)
+				startup_deaths = 0;
+			if (++startup_deaths >= MAX_STARTUP_DEATHS) {
+				err_set(e, EXIT_ENV, "the harvest process ended outside any test %d times in a row "
+					"(%s): giving up", startup_deaths, why.data);
+			} else {
+				warn(s, "the harvest process ended outside any test (%s): starting another", why.data);
+			}
+		}
+		buf_release(&why);
+		if (end == CHILD_FAILED)
+			err_set(e, (enum ferry_exit)c.fail_code, "%s", "");
+		child_release(s, &c);
+		if (subreaper)
+			proc_kill_strays(NULL, 0, STRAY_WAIT_MS, NULL, &ignored);
+		if (end < 0 || end == CHILD_FAILED || startup_deaths >= MAX_STARTUP_DEATHS)
+			goto out;
+		if (end == CHILD_DONE) {
+			r = 0;
+			goto out;
+		}
+	}
+out:
+	if (subreaper)
+		proc_set_subreaper(was_subreaper, NULL, &ignored);
+	err_release(&ignored);
+	return r;
+}
+
+int harvest_source(const char *name, int *has_suites)
+{
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
+		if (!strcmp(name, sources[i].name)) {
+			*has_suites = sources[i].has_suites;
+			return 0;
+		}
+	return -1;
+}
+
+void harvest_init(struct harvest *h)
+{
+	memset(h, 0, sizeof(*h));
+	strmap_init(&h->ops);
+	strmap_init(&h->skipped);
+	strmap_init(&h->suites);
+	strmap_init(&h->ids);
+	buf_init(&h->line);
+}
+
+void harvest_release(struct harvest *h)
+{
+	for (size_t i = 0; i < h->suites.cap; i++) {
+		struct harvest_suite *s = h->suites.slots[i].key ? h->suites.slots[i].ptr : NULL;
+
+		if (s) {
+			strmap_release(&s->ops);
+			strmap_release(&s->why);
+			free(s);
+		}
+	}
+	strmap_release(&h->suites);
+	for (size_t i = 0; i < h->ncrashed; i++)
+		free(h->crashed[i]);
+	free(h->crashed);
+	counts_release(&h->counts);
+	buf_release(&h->line);
+	strmap_release(&h->ids);
+	strmap_release(&h->ops);
+	strmap_release(&h->skipped);
+	memset(h, 0, sizeof(*h));
+}
+
+int harvest_run(struct harvest *h, const struct harvest_opts *o, struct err *e)
+{
+	struct session s;
+	struct sigaction sa, old_int, old_term, ign;
+	struct err none = ERR_INIT;
+	int r;
+
+	s.h = h;
+	s.o = o;
+	s.self = fs_self_exe();
+	s.bwrap = NULL;
+	s.pytest = xcalloc(o->npytest + 1, sizeof(*s.pytest));
+	for (size_t i = 0; i < o->npytest; i++)
+		s.pytest[i] = fs_abspath(o->pytest[i]);
+	if (!o->no_sandbox && !(s.bwrap = sandbox_find(&none)))
+		warn(&s, "%s: harvesting without a read-only sandbox", none.msg);
+	err_release(&none);
+	/* No SA_RESTART: poll() must return on Ctrl-C. The corpus on a closed pipe is a write error,
+	 * up to main()'s last flush of stdout: SIGPIPE stays ignored once the harvest is over. */
+	interrupted = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, NULL);
+	r = run_children(&s, e);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	for (size_t i = 0; i < o->npytest; i++)
+		free(s.pytest[i]);
+	free(s.pytest);
+	free(s.self);
+	free(s.bwrap);
+	return r;
+}
+
+static PyObject *str_list(const char *const *v, size_t n) /* new reference, NULL on error */
+{
+	PyObject *list = PyList_New((Py_ssize_t)n); /* new */
+
+	for (size_t i = 0; list && i < n; i++) {
+		PyObject *x = PyUnicode_DecodeFSDefault(v[i]); /* new, stolen below */
+
+		if (!x) {
+			Py_CLEAR(list);
+			break;
+		}
+		PyList_SET_ITEM(list, (Py_ssize_t)i, x);
+	}
+	return list;
+}
+
+int harvest_child_run(int fd, const char *source, const char *const *patterns, size_t npatterns,
+		      const char *const *suites, size_t nsuites, const char *const *pytest, size_t npytest,
+		      long resume, struct err *e)
+{
+	PyObject *mod = NULL, *res = NULL, *pats = NULL, *sui = NULL, *pyt = NULL;
+	int r = -1;
+
+	if (!(mod = py_import("ferry_channel", e)))
+		goto out;
+	if (!(pats = str_list(patterns, npatterns)) || !(sui = str_list(suites, nsuites)) ||
+	    !(pyt = str_list(pytest, npytest))) /* new */
+		goto pyfail;
+	/* ferry_channel.run(fd, source, patterns, suites, pytest, resume) */
+	if (!(res = PyObject_CallMethod(mod, "run", "isOOOl", fd, source, pats, sui, pyt, resume))) /* new */
+		goto pyfail;
+	r = 0;
+	goto out;
+pyfail:
+	py_error(e, EXIT_ENV, "the harvest failed");
+out:
+	Py_XDECREF(res);
+	Py_XDECREF(pyt);
+	Py_XDECREF(sui);
+	Py_XDECREF(pats);
+	Py_XDECREF(mod);
+	return r;
+}

@@ -1,0 +1,96 @@
+/* harvest.h: the harvest engine, what ferry harvest (src/cmd-harvest.c) drives. It runs a library's
+ * test knowledge (extract/harvest_SOURCE.py) in child processes, ferry harvest-child, each in a
+ * scratch directory of its own that is also its HOME and TMPDIR, inside a bubblewrap sandbox where
+ * everything else is read-only when the machine has one (lib/sandbox.h). A child streams each record,
+ * skip and test boundary over a channel the moment it is made (extract/ferry_channel.py); the engine
+ * validates each record and gives it its id (lib/record.h), merges usages that are identical (same
+ * canonical form) into the first one seen, writes the others to the corpus and counts them per suite
+ * (each record's source.suite). A test that exits, crashes, hangs past the timeout or scribbles on
+ * the channel ends that child: the test is counted as crashed, with the reason, and a new child goes
+ * on from the next test (tests come in the same order each time). A child that ends outside any test
+ * twice running ends the harvest.
+ *
+ * The engine prints nothing: it reports through the hooks in struct harvest_opts. The struct harvest
+ * it fills is the caller's to print. */
+#ifndef FERRY_HARVEST_H
+#define FERRY_HARVEST_H
+
+#include <stdio.h>
+
+#include "buf.h"
+#include "err.h"
+#include "strmap.h"
+
+/* Time a test, or a child's start-up, may take by default; the sample generators of the biggest
+ * OpInfo entries take tens of seconds on a slow machine. */
+#define HARVEST_DEFAULT_TIMEOUT 300.0
+
+/* The counts a harvest reports ({"tests": n, ...} from extract/ferry_channel.py), in the order they
+ * are first named. */
+struct harvest_counts {
+	char **keys;  /* owned */
+	long *vals;
+	size_t n, cap, vcap;
+};
+
+/* What one suite (a record's source.suite) gave. */
+struct harvest_suite {
+	size_t instances, merged, unmigratable;
+	struct strmap ops;      /* op -> instances */
+	struct strmap why;      /* unmigratable reason -> instances */
+};
+
+struct harvest_opts {
+	const char *source;             /* a name harvest_source() knows */
+	const char *const *patterns;    /* --filter globs (borrowed) */
+	size_t npatterns;
+	const char *const *suites;      /* --suite names (borrowed) */
+	size_t nsuites;
+	const char *const *pytest;      /* --pytest paths, as given (borrowed) */
+	size_t npytest;
+	double timeout;                 /* seconds a test may take */
+	int no_sandbox;                 /* run the children without bubblewrap */
+	FILE *out;                      /* where the corpus goes (borrowed) */
+	const char *out_name;           /* its name, for messages */
+
+	void *ctx;
+	/* Something worth saying that does not stop the harvest (a malformed record, a crashed test). */
+	void (*warn)(void *ctx, const char *msg);
+	/* A child's progress through a suite (label: the suite's, or empty). */
+	void (*progress)(void *ctx, long done, long total, const char *label);
+};
+
+/* What the harvest gave. */
+struct harvest {
+	struct strmap ops;      /* op -> instances */
+	struct strmap skipped;  /* reason -> tests */
+	struct strmap suites;   /* suite name -> struct harvest_suite (ptr, owned) */
+	size_t instances, merged, unmigratable, bad_records;
+	struct harvest_counts counts;  /* of the children that have ended */
+	char **crashed;         /* one reason per test that took its process down (owned) */
+	size_t ncrashed, crashed_cap;
+
+	/* The engine's own. */
+	struct strmap ids;      /* id -> times seen */
+	struct buf line;
+};
+
+/* 0 when name is a source, with *has_suites set to whether it takes suites and pytest paths; -1
+ * otherwise. */
+int harvest_source(const char *name, int *has_suites);
+
+void harvest_init(struct harvest *h);
+void harvest_release(struct harvest *h);
+
+/* Run children until the harvest is complete, writing the corpus to o->out. Returns 0, or -1 with e
+ * filled: EXIT_INTERRUPTED on SIGINT or SIGTERM, or the child's exit code with an empty message when
+ * the child failed outside any test and has printed why itself. */
+int harvest_run(struct harvest *h, const struct harvest_opts *o, struct err *e);
+
+/* The child's side (ferry harvest-child): run extract/harvest_SOURCE.py through ferry_channel.run,
+ * writing the channel to fd and skipping the first resume tests. 0, or -1 with e filled. */
+int harvest_child_run(int fd, const char *source, const char *const *patterns, size_t npatterns,
+		      const char *const *suites, size_t nsuites, const char *const *pytest, size_t npytest,
+		      long resume, struct err *e);
+
+#endif

@@ -1,0 +1,57 @@
+/* wrap.h: the wrap engine, what ferry wrap (src/cmd-wrap.c) drives. It turns each instance of a
+ * corpus into a single-operator model with its inputs and the reference outputs that the source
+ * library computes (templates/template_LIBRARY.py), run in ferry's watched workers (oracle/runner.h)
+ * since a library can crash or hang on an odd usage too. An instance the library itself rejects is
+ * marked invalid, with the library's reason. DIR gets one directory per instance under tests/, and
+ * DIR/wrapped.jsonl: the records, each annotated with "wrap": {"status", "reason", "random", "dir"},
+ * appended as each one is done, so that a wrap run again picks up where an interrupted one stopped.
+ *
+ * The engine prints nothing: it reports through the hooks in struct wrap_opts, and the counts in
+ * struct wrap are the caller's to print. */
+#ifndef FERRY_WRAP_H
+#define FERRY_WRAP_H
+
+#include <stdio.h>
+
+#include "err.h"
+#include "jsonl.h"
+#include "strmap.h"
+
+struct wrap_opts {
+	const char *corpus;     /* the corpus to wrap (borrowed) */
+	const char *dir;        /* where the models go (borrowed) */
+	int jobs;               /* worker processes */
+	double timeout;         /* seconds one instance may take */
+	unsigned long long mem_limit;  /* bytes a worker may use; 0: none */
+
+	void *ctx;
+	/* A bad corpus line, skipped. */
+	void (*warn)(void *ctx, const char *msg);
+	/* An instance the library rejected: where it stands in the corpus, its operator and why. */
+	void (*invalid)(void *ctx, size_t lineno, const char *op, const char *why);
+	/* Instances done so far, of which invalid; about ten times a second while work goes on. */
+	void (*progress)(void *ctx, size_t done, size_t invalid);
+};
+
+struct wrap {
+	size_t resumed;          /* already in DIR/wrapped.jsonl (or repeated in the corpus) */
+	size_t ok, invalid, random, bad_lines;
+	struct strmap reasons;   /* invalid reason -> instances */
+
+	/* The engine's own. */
+	const struct wrap_opts *o;
+	struct jsonl_reader corpus;
+	FILE *out;
+	char *out_path;
+	struct strmap done;      /* ids already in wrapped.jsonl, or taken from the corpus this time */
+	struct strmap pending;   /* id -> an instance handed to a worker and not yet done */
+};
+
+/* Open the corpus and read what an earlier wrap into o->dir did. 0, or -1 with e filled. */
+int wrap_open(struct wrap *w, const struct wrap_opts *o, struct err *e);
+/* Wrap every instance not yet wrapped. 0, or -1 with e filled (EXIT_INTERRUPTED on SIGINT or SIGTERM:
+ * what was wrapped is kept; EXIT_INPUT when the corpus holds no instance record). */
+int wrap_run(struct wrap *w, struct err *e);
+void wrap_release(struct wrap *w);
+
+#endif

@@ -1,0 +1,21 @@
+#!/bin/sh
+# The house rules a script can check (tests/style/checksrc): the tree keeps them, and each rule
+# fails on tests/data/style/lib/bad.c, a file that breaks every one of them at a known line.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
+plan 14
+
+checksrc=$top_srcdir/tests/style/checksrc
+expect_exit 0 "the tree keeps the house rules" -- sh "$checksrc" -r "$top_srcdir"
+[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/#   /'
+
+expect_exit 1 "a file that breaks the rules fails" -- sh "$checksrc" -r "$top_srcdir/tests/data/style" lib/bad.c
+for finding in 1:header 10:comment 13:prefix 15:alloc 17:print 18:sql 19:python 20:indent 21:space 22:length; do
+	contains "rule ${finding#*:} names lib/bad.c:${finding%%:*}" "$out" "lib/bad.c:${finding%%:*}: ${finding#*:}:"
+done
+expect_exit 0 "a file that keeps them passes (text in strings is not code)" -- \
+	sh "$checksrc" -r "$top_srcdir/tests/data/style" lib/good.c
+# The rules of the program (here: print, alloc) do not apply to tests, which allocate as they please.
+mkdir -p tests/unit
+printf '/* t.c: a test */\n#include <stdlib.h>\nint main(void) { free(malloc(1)); return 0; }\n' >tests/unit/t.c
+expect_exit 0 "tests may allocate with malloc" -- sh "$checksrc" -r . tests/unit/t.c
+finish
