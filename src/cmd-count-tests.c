@@ -149,7 +149,7 @@ static int count_python(struct counts *c, char **paths, size_t n, const char *li
 	PyObject *mod = NULL, *list = NULL, *res = NULL;
 	int r = -1;
 
-	if (!(mod = py_import("count_tests", e))) /* new */
+	if (!(mod = py_import("ferry.prioritize.count_tests", e))) /* new */
 		goto out;
 	list = PyList_New((Py_ssize_t)n); /* new */
 	for (size_t i = 0; list && i < n; i++) {

@@ -3,7 +3,7 @@
  *
  * Not for people: ferry harvest (src/cmd-harvest.c) runs the harvest itself, third-party test code
  * and all, in this child process, so that a test that exits, crashes or hangs ends this process and
- * not the harvest. The child runs extract/harvest_SOURCE.py through extract/ferry_channel.py, which
+ * not the harvest. The child runs extract/harvest_SOURCE.py through extract/channel.py, which
  * numbers the tests, skips the first N (those an earlier child did) and sends each record, skip,
  * progress step and test boundary to the parent as one line, written as soon as it is made.
  *
@@ -58,14 +58,14 @@ static PyObject *str_list(const struct strv *s) /* new reference, NULL on error 
 	return list;
 }
 
-/* ferry_channel.run(fd, source, patterns, suites, pytest, resume). */
+/* ferry.extract.channel.run(fd, source, patterns, suites, pytest, resume). */
 static int run(int fd, const char *source, const struct strv *patterns, const struct strv *suites,
 	       const struct strv *pytest, long resume, struct err *e)
 {
 	PyObject *mod = NULL, *res = NULL, *pats = NULL, *sui = NULL, *pyt = NULL;
 	int r = -1;
 
-	if (!(mod = py_import("ferry_channel", e)))
+	if (!(mod = py_import("ferry.extract.channel", e)))
 		goto out;
 	if (!(pats = str_list(patterns)) || !(sui = str_list(suites)) || !(pyt = str_list(pytest))) /* new */
 		goto pyfail;

@@ -13,7 +13,7 @@
  * It does not run in this process. A child, ferry harvest-child (src/cmd-harvest-child.c), runs it
  * in a scratch directory of its own that is also its HOME and TMPDIR, inside a bubblewrap sandbox
  * where everything else is read-only when the machine has one (lib/sandbox.h), and streams each
- * record, skip and test boundary here the moment it is made (extract/ferry_channel.py). A test that
+ * record, skip and test boundary here the moment it is made (extract/channel.py). A test that
  * exits, crashes, hangs past --timeout or scribbles on the channel ends that child: the test is
  * counted as crashed, with the reason, and a new child goes on from the next test (tests come in
  * the same order each time). A child that ends outside any test twice running ends the harvest,
@@ -102,7 +102,7 @@ static const struct source sources[] = {
 	{ "keras", 1 },
 };
 
-/* The counts the harvest reports ({"tests": n, ...} from extract/ferry_channel.py), in the order
+/* The counts the harvest reports ({"tests": n, ...} from extract/channel.py), in the order
  * they are first named. */
 struct counts {
 	char **keys;  /* owned */
@@ -305,8 +305,8 @@ static int take_counts(struct child *c, const cJSON *j)
 	return 0;
 }
 
-/* One line of the channel (see extract/ferry_channel.py). Returns 0, 1 when the line is not one
- * that ferry_channel makes (a test wrote to the channel), -1 when this side fails (e filled). */
+/* One line of the channel (see extract/channel.py). Returns 0, 1 when the line is not one
+ * that extract/channel.py makes (a test wrote to the channel), -1 when this side fails (e filled). */
 static int on_line(struct harvest *h, const struct session *s, struct child *c, char *line, size_t len,
 		   struct err *e)
 {

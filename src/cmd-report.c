@@ -152,7 +152,7 @@ static int print_frontend(struct report *r, const char *fe, struct err *e)
 	return 0;
 }
 
-/* Write a reproducer per failure: template_LIBRARY.reproducer(record, testdir, frontend). */
+/* Write a reproducer per failure: ferry.templates.LIBRARY.reproducer(record, testdir, frontend). */
 static int write_reproducers(struct report *r, const char *outdir, struct err *e)
 {
 	sqlite3_stmt *st = query(r,

@@ -36,7 +36,7 @@ static const char *col(sqlite3_stmt *st, int i)
 	return s ? (const char *)s : "";
 }
 
-/* template_LIBRARY.FUNC(record, testdir, args...) -> str: a reproducer or an export path. */
+/* ferry.templates.LIBRARY.FUNC(record, testdir, args...) -> str: a reproducer or an export path. */
 static char *call_template(const char *library, const char *func, const char *record, const char *testdir,
 			   const char *arg, const char *arg2, struct err *e)
 {

@@ -1,7 +1,7 @@
 /* cmd-wrap.c: ferry wrap CORPUS -o DIR
  *
  * Turns each instance of a corpus into a single-operator model with its inputs and the reference
- * outputs that the source library computes (templates/template_LIBRARY.py). The templates run in
+ * outputs that the source library computes (templates/LIBRARY.py). The templates run in
  * ferry's workers, like the frontends, since a library can crash or hang on an odd usage too.
  * An instance the library itself rejects is marked invalid, with the library's reason, and never
  * reaches a compiler. DIR gets one directory per instance under tests/, and DIR/wrapped.jsonl: the

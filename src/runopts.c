@@ -1,6 +1,7 @@
 /* runopts.c: the options, progress and summary that ferry run and ferry check share. */
 #include "runopts.h"
 #include "esc.h"
+#include "py.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -73,6 +74,13 @@ static int parse_frontends(struct runopts *r, const struct cmd_entry *c, const c
 	struct err e = ERR_INIT;
 	int ret = 1;
 
+	/* The frontends are the adapters' declarations, which Python reads (session_frontend_table);
+	 * the interpreter installs no signal handlers here: Ctrl-C is the run's. */
+	if (py_start(cmd_python(), 0, &e) < 0) {
+		ret = -1;
+		cmd_error(&e);
+		goto out;
+	}
 	for (char *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (r->nfes == RUNOPTS_MAX_FRONTENDS) {
 			ret = -1;
@@ -86,9 +94,44 @@ static int parse_frontends(struct runopts *r, const struct cmd_entry *c, const c
 		}
 		r->nfes++;
 	}
+out:
 	err_release(&e);
 	free(names);
 	return ret;
+}
+
+void runopts_help(FILE *fp)
+{
+	struct err e = ERR_INIT;
+	char *table = NULL;
+
+	fputs("\nFrontends (as their adapters declare them: ferry/oracle/adapters/, and adapter_NAME.py in\n"
+	      "the directories of FERRY_ADAPTERS):\n", fp);
+	if (py_start(cmd_python(), 0, &e) < 0 || !(table = session_frontend_table(&e))) {
+		fprintf(fp, "  (cannot list them: %s)\n", esc_str(e.msg));
+		goto out;
+	}
+	for (const char *line = table; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+		int n = (int)strcspn(line, "\t\n"), libn = 0, sumn = 0;
+		const char *lib = line + n, *sum = "";
+		char *text;
+
+		if (*lib == '\t') {
+			libn = (int)strcspn(++lib, "\t\n");
+			if (lib[libn] == '\t')
+				sum = lib + libn + 1, sumn = (int)strcspn(sum, "\n");
+		}
+		text = xasprintf("%.*s %s%.*s%s", sumn, sum, libn ? "(" : "(run it as NAME:LIBRARY",
+				       libn, lib, libn ? " models)" : ")");
+
+		/* Summaries are the adapters' text (esc.h): a user's adapter may say anything; names are
+		 * letters, digits, - and _ (registry.valid_name). */
+		fprintf(fp, "  %-18.*s %s\n", n, line, esc_str(sumn ? text : text + 1));
+		free(text);
+	}
+out:
+	free(table);
+	err_release(&e);
 }
 
 static int parse_nonneg(const char *arg, double *out)
@@ -165,7 +208,7 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 	struct buf cmdline = BUF_INIT;
 
 	if (!r->nfes) {
-		cmd_usage_error(c, "no frontend: name one or more with --frontend (known: %s)", session_frontend_names);
+		cmd_usage_error(c, "no frontend: name one or more with --frontend ('ferry %s --help' lists them)", c->name);
 		return -1;
 	}
 	if (!r->s.store) {

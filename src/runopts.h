@@ -4,6 +4,7 @@
 #define FERRY_RUNOPTS_H
 
 #include <getopt.h>
+#include <stdio.h>
 
 #include "cmd.h"
 #include "progress.h"
@@ -43,9 +44,8 @@ enum {
 	{ "quiet", no_argument, NULL, 'q' }
 
 #define RUNOPTS_USAGE \
-	"  -F, --frontend LIST  frontends to run, comma-separated: the built-in ones ('ferry run --help'\n" \
-	"                       lists them), or NAME:LIBRARY for an adapter of your own found through\n" \
-	"                       FERRY_ADAPTERS (see README)\n" \
+	"  -F, --frontend LIST  frontends to run, comma-separated (listed below), NAME:LIBRARY for an\n" \
+	"                       adapter of your own that does not declare its LIBRARY\n" \
 	"  -o, --output STORE   the results store to create or resume\n" \
 	"      --queue FILE     run in this order (a queue from ferry rank; others are not run)\n" \
 	"  -n, --limit N        run at most N tests per frontend this time (the top N of the queue)\n" \
@@ -65,6 +65,8 @@ void runopts_release(struct runopts *r);
 int runopts_option(struct runopts *r, const struct cmd_entry *c, int opt, const char *arg);
 /* After getopt: check what is required, record the command line. 0, or -1 after printing a usage error. */
 int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wrapdir, int argc, char **argv);
+/* The help text after the usage of run and check: the frontends, from their adapters. */
+void runopts_help(FILE *fp);
 /* Print what each frontend's run did. */
 void runopts_print(const struct runopts *r, const struct session_result *res);
 

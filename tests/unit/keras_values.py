@@ -1,4 +1,4 @@
-"""Unit tests of the Keras value encoding (extract/ferry_values.py with extract/instrument_keras.py's
+"""Unit tests of the Keras value encoding (extract/values.py with extract/instrument_keras.py's
 encoders), its decoding by templates/template_keras.py, and the instrumentation's per-object
 constructor capture. Prints TAP; run by tests/unit/test-keras-values.sh."""
 
@@ -7,15 +7,12 @@ import os
 import sys
 import warnings
 
-top = sys.argv[1]
-for d in ("extract", "templates", "oracle"):
-    sys.path.insert(0, os.path.join(top, d))
 
 warnings.simplefilter("ignore")
 
-import ferry_values  # noqa: E402
-import instrument_keras  # noqa: E402
-import template_keras  # noqa: E402
+from ferry.extract import values as ferry_values  # noqa: E402
+from ferry.extract import instrument_keras  # noqa: E402
+from ferry.templates import keras as template_keras  # noqa: E402
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402

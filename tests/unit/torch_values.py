@@ -1,4 +1,4 @@
-"""Unit tests of the PyTorch value encoding (extract/ferry_values.py with extract/instrument_torch.py's
+"""Unit tests of the PyTorch value encoding (extract/values.py with extract/instrument_torch.py's
 encoders), its decoding by templates/template_torch.py, and the instrumentation's per-object
 constructor capture. Prints TAP; run by tests/unit/test-torch-values.sh."""
 
@@ -8,17 +8,14 @@ import json
 import os
 import sys
 
-top = sys.argv[1]
-for d in ("extract", "templates", "oracle"):
-    sys.path.insert(0, os.path.join(top, d))
 
 import torch  # noqa: E402
 
 warnings.simplefilter("ignore")  # complex32 is "experimental": PyTorch says so on every use
 
-import ferry_values  # noqa: E402
-import instrument_torch  # noqa: E402
-import template_torch  # noqa: E402
+from ferry.extract import values as ferry_values  # noqa: E402
+from ferry.extract import instrument_torch  # noqa: E402
+from ferry.templates import torch as template_torch  # noqa: E402
 
 results = []
 
