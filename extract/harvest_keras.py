@@ -34,14 +34,13 @@ import warnings
 
 import numpy as np
 
-from ferry.extract import channel
-from ferry.extract import pytests
-from ferry.extract import tfload
+from ferry.extract import channel, pytests, tfload
 
 tf = tfload.load()  # first: before keras, which imports it too
 
-from ferry.extract import instrument_keras  # noqa: E402
 import keras  # noqa: E402
+
+from ferry.extract import instrument_keras  # noqa: E402
 
 SUITES = ("docstrings", "applications")
 PROGRESS_EVERY = 10

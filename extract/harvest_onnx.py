@@ -82,8 +82,8 @@ def _collect():
 
 
 def _import_cases():
-    from onnx.backend.test import loader
     import onnx.backend.test.case.node as node_cases
+    from onnx.backend.test import loader
 
     real_expect = node_cases.expect
 

@@ -31,9 +31,7 @@ import warnings
 
 import torch
 
-from ferry.extract import channel
-from ferry.extract import pytests
-from ferry.extract import instrument_torch
+from ferry.extract import channel, instrument_torch, pytests
 
 SUITES = ("opinfo", "modules", "nn")
 PROGRESS_EVERY = 20

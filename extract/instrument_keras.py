@@ -538,8 +538,8 @@ def _encode_function(fn):
 
 
 def _saveables():
+    from keras.src import constraints, dtype_policies, initializers, regularizers
     from keras.src.saving.keras_saveable import KerasSaveable
-    from keras.src import initializers, regularizers, constraints, dtype_policies
     return (KerasSaveable, initializers.Initializer, regularizers.Regularizer, constraints.Constraint,
             dtype_policies.DTypePolicy)
 

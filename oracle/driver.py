@@ -37,8 +37,9 @@ loaded by its path, ahead of ferry's), with:
 The declarations are read without importing the adapter (ferry/oracle/registry.py: the frontend
 list comes from them), and the whole interface is checked when a worker loads it.
 An exception from a stage is a crash in that stage, SystemExit (sys.exit) and KeyboardInterrupt included:
-a frontend that tries to end the worker has crashed in that stage, and the worker lives on. Messages meaning "the frontend does not support
-this" are told apart by the C side with the patterns in oracle/unsupported/<NAME>.txt.
+a frontend that tries to end the worker has crashed in that stage, and the worker lives on. Messages
+meaning "the frontend does not support this" are told apart by the C side with the patterns in
+oracle/unsupported/<NAME>.txt.
 """
 
 import importlib

@@ -34,7 +34,6 @@ import json
 import math
 import os
 import shutil
-import sys
 import warnings
 
 import numpy as np

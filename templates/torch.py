@@ -31,7 +31,6 @@ import inspect
 import json
 import math
 import os
-import sys
 import warnings
 
 import numpy as np

@@ -16,8 +16,8 @@ import openvino
 import torch
 
 from ferry.oracle.adapters import _openvino as ferry_openvino
-from ferry.templates import torch as template_torch
 from ferry.oracle.adapters._openvino_torch import ov_compile, ov_run
+from ferry.templates import torch as template_torch
 
 ferry_openvino.off()  # no telemetry process per conversion
 

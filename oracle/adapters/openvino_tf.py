@@ -14,11 +14,14 @@ import inspect
 
 import numpy as np
 
-from ferry.templates import keras as template_keras  # first: it imports tensorflow as ferry must (extract/tfload.py)
+from ferry.extract import tfload
+
+tfload.load()  # first: TensorFlow as ferry imports it, before openvino
 
 import openvino  # noqa: E402
 
 from ferry.oracle.adapters import _openvino as ferry_openvino  # noqa: E402
+from ferry.templates import keras as template_keras  # noqa: E402
 
 ferry_openvino.off()  # no telemetry process per conversion
 

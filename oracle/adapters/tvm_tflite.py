@@ -18,12 +18,16 @@ os.environ.setdefault("TVM_NUM_THREADS", "1")  # before tvm starts its thread po
 
 import numpy as np  # noqa: E402
 
-from ferry.templates import keras as template_keras  # noqa: E402  first: it imports tensorflow as ferry must (extract/tfload.py)
+from ferry.extract import tfload  # noqa: E402
+
+tfload.load()  # first: TensorFlow as ferry imports it, before tflite and tvm
 
 import tflite  # noqa: E402
 import tvm  # noqa: E402
 from tvm import relax  # noqa: E402
 from tvm.relax.frontend.tflite import from_tflite  # noqa: E402
+
+from ferry.templates import keras as template_keras  # noqa: E402
 
 NAME = "tvm-tflite"
 LIBRARY = "keras"

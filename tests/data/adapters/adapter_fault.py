@@ -13,11 +13,11 @@ floods stderr; it is never a stand-in for a real frontend's results.
 """
 import ctypes
 import os
-import signal
 import sys
 import time
 
 import onnx
+
 from ferry.oracle.adapters import ort
 
 NAME = "fault"

@@ -34,6 +34,7 @@ import sys
 import time
 
 import onnx
+
 from ferry.oracle.adapters import ort
 
 NAME = "hostile"
