@@ -215,8 +215,8 @@ static int is_word(const char *line, size_t wlen, const char *word)
 	return wlen == strlen(word) && !memcmp(line, word, wlen);
 }
 
-/* One line of the channel (see extract/ferry_channel.py). Returns 0, 1 when the line is not one
- * that ferry_channel makes (a test wrote to the channel), -1 when this side fails (e filled). */
+/* One line of the channel (see extract/channel.py). Returns 0, 1 when the line is not one
+ * that ferry.extract.channel makes (a test wrote to the channel), -1 when this side fails (e filled). */
 static int on_line(const struct session *s, struct child *c, char *line, size_t len,
 		   struct err *e)
 {
@@ -633,12 +633,12 @@ int harvest_child_run(int fd, const char *source, const char *const *patterns, s
 	PyObject *mod = NULL, *res = NULL, *pats = NULL, *sui = NULL, *pyt = NULL;
 	int r = -1;
 
-	if (!(mod = py_import("ferry_channel", e)))
+	if (!(mod = py_import("ferry.extract.channel", e)))
 		goto out;
 	if (!(pats = str_list(patterns, npatterns)) || !(sui = str_list(suites, nsuites)) ||
 	    !(pyt = str_list(pytest, npytest))) /* new */
 		goto pyfail;
-	/* ferry_channel.run(fd, source, patterns, suites, pytest, resume) */
+	/* ferry.extract.channel.run(fd, source, patterns, suites, pytest, resume) */
 	if (!(res = PyObject_CallMethod(mod, "run", "isOOOl", fd, source, pats, sui, pyt, resume))) /* new */
 		goto pyfail;
 	r = 0;

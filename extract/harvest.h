@@ -2,7 +2,7 @@
  * test knowledge (extract/harvest_SOURCE.py) in child processes, ferry harvest-child, each in a
  * scratch directory of its own that is also its HOME and TMPDIR, inside a bubblewrap sandbox where
  * everything else is read-only when the machine has one (lib/sandbox.h). A child streams each record,
- * skip and test boundary over a channel the moment it is made (extract/ferry_channel.py); the engine
+ * skip and test boundary over a channel the moment it is made (extract/channel.py); the engine
  * validates each record and gives it its id (lib/record.h), merges usages that are identical (same
  * canonical form) into the first one seen, writes the others to the corpus and counts them per suite
  * (each record's source.suite). A test that exits, crashes, hangs past the timeout or scribbles on
@@ -87,7 +87,7 @@ void harvest_release(struct harvest *h);
  * the child failed outside any test and has printed why itself. */
 int harvest_run(struct harvest *h, const struct harvest_opts *o, struct err *e);
 
-/* The child's side (ferry harvest-child): run extract/harvest_SOURCE.py through ferry_channel.run,
+/* The child's side (ferry harvest-child): run extract/harvest_SOURCE.py through ferry.extract.channel.run,
  * writing the channel to fd and skipping the first resume tests. 0, or -1 with e filled. */
 int harvest_child_run(int fd, const char *source, const char *const *patterns, size_t npatterns,
 		      const char *const *suites, size_t nsuites, const char *const *pytest, size_t npytest,

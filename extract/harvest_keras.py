@@ -15,10 +15,10 @@ Suites (source.suite of each record):
                   child goes on)
 
 Keras's random generator is seeded before each case, so a harvest is the same run after run. The C
-side calls harvest() (through ferry_channel); records go back through ferry.emit as JSON text,
+side calls harvest() (through channel); records go back through ferry.emit as JSON text,
 problems through ferry.skip(reason, where), progress through ferry.progress(done, total, label), and
 each test (a docstring, an architecture, a pytest item) is numbered, and skipped when an earlier
-process did it, through ferry_channel.begin and finish.
+process did it, through channel.begin and finish.
 """
 
 import contextlib
@@ -34,14 +34,13 @@ import warnings
 
 import numpy as np
 
-import ferry_channel
-import ferry_pytest
-import ferry_tensorflow
+from ferry.extract import channel, pytests, tfload
 
-tf = ferry_tensorflow.load()  # first: before keras, which imports it too
+tf = tfload.load()  # first: before keras, which imports it too
 
-import instrument_keras  # noqa: E402
 import keras  # noqa: E402
+
+from ferry.extract import instrument_keras  # noqa: E402
 
 SUITES = ("docstrings", "applications")
 PROGRESS_EVERY = 10
@@ -105,11 +104,11 @@ class _Harvest:
         return counts
 
     def begin(self, name):
-        """Whether to run the next test (ferry_channel.begin)."""
-        return ferry_channel.begin(self.ferry, name)
+        """Whether to run the next test (channel.begin)."""
+        return channel.begin(self.ferry, name)
 
     def finish(self):
-        ferry_channel.finish(self.ferry, self.counts())
+        channel.finish(self.ferry, self.counts())
 
     def count_failure(self, what):
         self.failed[what] = self.failed.get(what, 0) + 1
@@ -257,16 +256,16 @@ def _pytest(h, path):
     tests_before, failed_before = h.tests, h.failed.get(what, 0)
 
     def started(item):
-        ferry_channel.begin(h.ferry, item.nodeid)
+        channel.begin(h.ferry, item.nodeid)
 
     def finished(done, failed):
         h.tests, h.failed[what] = tests_before + done, failed_before + failed
         h.finish()
 
-    skip, collected = ferry_channel.span(h.ferry)
+    skip, collected = channel.span(h.ferry)
     # importlib: a checkout of Keras's source tree holds a "keras" package that must not shadow
     # the installed one the instrumentation is in
-    tests, failed, n = ferry_pytest.run(path, around, progress, stop, import_mode="importlib", skip=skip,
+    tests, failed, n = pytests.run(path, around, progress, stop, import_mode="importlib", skip=skip,
                                         started=started, finished=finished)
     collected(n)
     h.tests, h.failed[what] = tests_before + tests, failed_before + failed

@@ -3,9 +3,9 @@
 Each node test is a small model with one data set. Every node of it becomes an instance: the single node
 of a plain test, and each node of the function-expanded tests (*_expanded), whose inner nodes are seen
 with the concrete values the reference evaluator computes for them on the test's data. The C side calls
-harvest() through the embedded interpreter of a harvest child (ferry_channel); records go back through
+harvest() through the embedded interpreter of a harvest child (channel); records go back through
 ferry.emit, one JSON text each, in the form of lib/record.h (without "id": the C side computes it from
-the canonical form). Each node test is one test for ferry_channel: numbered, and skipped when an
+the canonical form). Each node test is one test for channel: numbered, and skipped when an
 earlier process did it.
 """
 
@@ -21,8 +21,8 @@ import numpy as np
 import onnx
 from onnx import AttributeProto, numpy_helper
 
-import ferry_channel
-import ferry_values
+from ferry.extract import channel
+from ferry.extract import values as ferry_values
 
 SUITE = "onnx-node"
 PROGRESS_EVERY = 50
@@ -45,7 +45,7 @@ def _harvest(ferry, patterns):
              if not patterns or any(fnmatch.fnmatchcase(c.name, p) for p in patterns)]
     read = 0
     for done, case in enumerate(cases, 1):
-        if ferry_channel.begin(ferry, case.name):
+        if channel.begin(ferry, case.name):
             try:
                 records = _case_records(case)
             except Exception as e:  # a test we cannot read is reported and skipped, whatever the cause
@@ -54,7 +54,7 @@ def _harvest(ferry, patterns):
                 for record in records:
                     ferry.emit(json.dumps(record, separators=(",", ":"), allow_nan=False))
                 read += 1
-            ferry_channel.finish(ferry, {"tests": read})
+            channel.finish(ferry, {"tests": read})
         if done % PROGRESS_EVERY == 0 or done == len(cases):
             ferry.progress(done, len(cases), SUITE)
     return {"tests": read}
@@ -82,8 +82,8 @@ def _collect():
 
 
 def _import_cases():
-    from onnx.backend.test import loader
     import onnx.backend.test.case.node as node_cases
+    from onnx.backend.test import loader
 
     real_expect = node_cases.expect
 

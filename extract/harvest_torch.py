@@ -16,10 +16,10 @@ Suites (source.suite of each record):
 The shipped suites run each operator call under the recorder and nothing else; pytest runs whole
 tests, and the recorder's call-site rule keeps what the tests call apart from what PyTorch calls for
 them. The random generator is seeded before each case, so a harvest is the same run after run.
-The C side calls harvest() (through ferry_channel); records go back through ferry.emit as JSON text,
+The C side calls harvest() (through channel); records go back through ferry.emit as JSON text,
 problems through ferry.skip(reason, where), progress through ferry.progress(done, total, label), and
 each test (an OpInfo entry, a ModuleInfo entry, a common_nn test, a pytest item) is numbered, and
-skipped when an earlier process did it, through ferry_channel.begin and finish.
+skipped when an earlier process did it, through channel.begin and finish.
 """
 
 import contextlib
@@ -31,9 +31,7 @@ import warnings
 
 import torch
 
-import ferry_channel
-import ferry_pytest
-import instrument_torch
+from ferry.extract import channel, instrument_torch, pytests
 
 SUITES = ("opinfo", "modules", "nn")
 PROGRESS_EVERY = 20
@@ -84,11 +82,11 @@ class _Harvest:
         return counts
 
     def begin(self, name):
-        """Whether to run the next test (ferry_channel.begin)."""
-        return ferry_channel.begin(self.ferry, name)
+        """Whether to run the next test (channel.begin)."""
+        return channel.begin(self.ferry, name)
 
     def finish(self):
-        ferry_channel.finish(self.ferry, self.counts())
+        channel.finish(self.ferry, self.counts())
 
     def wanted(self, *names):
         return not self.patterns or any(fnmatch.fnmatchcase(n, p) for n in names for p in self.patterns)
@@ -377,14 +375,14 @@ def _pytest(h, path):
     tests_before, failed_before = h.tests, h.failed_tests
 
     def started(item):
-        ferry_channel.begin(h.ferry, item.nodeid)
+        channel.begin(h.ferry, item.nodeid)
 
     def finished(done, failed):
         h.tests, h.failed_tests = tests_before + done, failed_before + failed
         h.finish()
 
-    skip, collected = ferry_channel.span(h.ferry)
-    tests, failed, n = ferry_pytest.run(path, around, progress, stop, skip=skip, started=started,
+    skip, collected = channel.span(h.ferry)
+    tests, failed, n = pytests.run(path, around, progress, stop, skip=skip, started=started,
                                         finished=finished)
     collected(n)
     h.tests, h.failed_tests = tests_before + tests, failed_before + failed

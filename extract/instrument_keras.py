@@ -56,9 +56,9 @@ import weakref
 
 import numpy as np
 
-import ferry_tensorflow
+from ferry.extract import tfload
 
-tf = ferry_tensorflow.load()  # before keras, which imports it too
+tf = tfload.load()  # before keras, which imports it too
 
 import keras  # noqa: E402
 from keras.src import api_export  # noqa: E402
@@ -67,7 +67,7 @@ from keras.src.backend.common.variables import Variable as KerasVariable  # noqa
 from keras.src.layers.layer import Layer  # noqa: E402
 from keras.src.saving import serialization_lib  # noqa: E402
 
-import ferry_values  # noqa: E402
+from ferry.extract import values as ferry_values  # noqa: E402
 
 _KERAS_DIR = os.path.dirname(os.path.abspath(keras.__file__))
 _KERAS_PARENT = os.path.dirname(_KERAS_DIR)
@@ -538,8 +538,8 @@ def _encode_function(fn):
 
 
 def _saveables():
+    from keras.src import constraints, dtype_policies, initializers, regularizers
     from keras.src.saving.keras_saveable import KerasSaveable
-    from keras.src import initializers, regularizers, constraints, dtype_policies
     return (KerasSaveable, initializers.Initializer, regularizers.Regularizer, constraints.Constraint,
             dtype_policies.DTypePolicy)
 

@@ -56,7 +56,7 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
-import ferry_values
+from ferry.extract import values as ferry_values
 
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
 _TORCH_PARENT = os.path.dirname(_TORCH_DIR)

@@ -351,10 +351,11 @@ char *fs_python_dir(void)
 	slash = strrchr(exe, '/');
 	if (slash)
 		*slash = '\0';
-	/* Unit and CLI tests run the binary where make left it; its Python is then the source tree's. */
+	/* Unit and CLI tests run the binary where make left it; its Python is then the package that
+	 * make links together in the build tree (python/ferry: links to the source folders). */
 	in_build_tree = !strcmp(exe, ABS_TOP_BUILDDIR);
 	free(exe);
 	if (in_build_tree)
-		return xstrdup(ABS_TOP_SRCDIR);
+		return xstrdup(ABS_TOP_BUILDDIR "/python");
 	return xstrdup(PKGDATADIR "/python");
 }

@@ -58,8 +58,8 @@ int fs_regular_or_absent(const char *path, const char *what, struct err *e);
 int fs_is_dir(const char *path);
 /* An absolute version of path (the file need not exist). Caller frees. */
 char *fs_abspath(const char *path);
-/* The directory holding ferry's Python code: $FERRY_PYDIR, else the source tree when this binary
- * runs from its build tree, else PKGDATADIR/python. Caller frees. */
+/* The directory holding ferry's Python package (DIR/ferry): $FERRY_PYDIR, else BUILDDIR/python when
+ * this binary runs from its build tree, else PKGDATADIR/python. Caller frees. */
 char *fs_python_dir(void);
 /* The absolute path of the running executable. Caller frees. */
 char *fs_self_exe(void);

@@ -116,31 +116,24 @@ static int set_wide(PyConfig *c, wchar_t **field, const char *value, struct err 
 	return 0;
 }
 
-/* Put ferry's Python directories first on sys.path. */
-static int add_ferry_paths(struct err *e)
+/* Put the directory that holds the ferry package first on sys.path: the one path ferry adds, so
+ * that every module of ferry's is imported by its full name (ferry.templates.torch), and
+ * "import torch" anywhere still means PyTorch. */
+static int add_ferry_path(struct err *e)
 {
-	static const char *const subdirs[] = { "prioritize", "oracle", "templates", "extract" };
 	char *base = fs_python_dir();
 	PyObject *path = PySys_GetObject("path"); /* borrowed */
+	PyObject *s = NULL;
 	int r = 0;
 
 	if (!path) {
 		r = err_set(e, EXIT_ENV, "Python has no sys.path");
 		goto out;
 	}
-	for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
-		char *dir = xasprintf("%s/%s", base, subdirs[i]);
-		PyObject *s = PyUnicode_FromString(dir); /* new */
-
-		free(dir);
-		if (!s || PyList_Insert(path, 0, s) < 0) {
-			Py_XDECREF(s);
-			r = py_error(e, EXIT_ENV, "cannot extend sys.path");
-			goto out;
-		}
-		Py_DECREF(s);
-	}
+	if (!(s = PyUnicode_FromString(base)) || PyList_Insert(path, 0, s) < 0) /* new */
+		r = py_error(e, EXIT_ENV, "cannot extend sys.path");
 out:
+	Py_XDECREF(s);
 	free(base);
 	return r;
 }
@@ -172,7 +165,7 @@ int py_start(const char *python, int handle_signals, struct err *e)
 		return err_set(e, EXIT_ENV, "cannot start Python from '%s': %s", python,
 			       st.err_msg ? st.err_msg : "unknown error");
 	started = 1;
-	return add_ferry_paths(e);
+	return add_ferry_path(e);
 }
 
 int py_started(void)
@@ -307,12 +300,12 @@ int py_template_module(const char *library, char *out, size_t n, struct err *e)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
 			return err_set(e, EXIT_INPUT, "no template for library '%.40s'", library);
 	dir = fs_python_dir();
-	path = xasprintf("%s/templates/template_%s.py", dir, library);
+	path = xasprintf("%s/ferry/templates/%s.py", dir, library);
 	found = access(path, R_OK) == 0;
 	free(path);
 	free(dir);
 	if (!found)
 		return err_set(e, EXIT_INPUT, "no template for library '%s'", library);
-	snprintf(out, n, "template_%s", library);
+	snprintf(out, n, "ferry.templates.%s", library);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* py.h: the embedded CPython. ferry starts one interpreter per process, in the virtualenv that holds
- * the libraries, with ferry's own Python directories (extract/, templates/, oracle/, prioritize/) on
- * sys.path.
+ * the libraries, with the directory that holds ferry's Python package (fs_python_dir(): DIR/ferry, whose
+ * subpackages are extract, templates, oracle and prioritize) first on sys.path.
  * Python calls back into C through the built-in module _ferry, whose functions forward to the hooks
  * set here: emit(json_text), skip(reason, where), progress(done, total, label), stage(name).
  *
@@ -43,7 +43,7 @@ char *py_call_strings(const char *module, const char *func, const char *const *a
 		      const char *what, struct err *e);
 /* A UTF-8 copy of str(o), never NULL (caller frees); clears any error that str() raises. */
 char *py_str(PyObject *o);
-/* The module of a library's template ("torch" -> "template_torch") into out. A record's library field
+/* The module of a library's template ("torch" -> "ferry.templates.torch") into out. A record's library field
  * names it, so only a plain name (lowercase letters and digits) whose template file ferry ships is
  * accepted: the field never reaches Python's import machinery as anything else. EXIT_INPUT otherwise. */
 int py_template_module(const char *library, char *out, size_t n, struct err *e);

@@ -11,11 +11,11 @@
  *     {event: result, id, ...}:
  *       run:  outcome (lib/outcome.h), stage, exc_type, message, detail, frame, max_abs
  *       wrap: status (ok|invalid), reason, random, undefined
- * The driver (oracle/ferry_driver.py) answers the worker's run() with a tuple tagged by a verdict:
+ * The driver (oracle/driver.py) answers the worker's run() with a tuple tagged by a verdict:
  *   (VERDICT_OK, outputs, refs), (VERDICT_MISMATCH, message) or (VERDICT_CRASH, stage, ...), the
  *   stage one of STAGE_LOAD, STAGE_COMPILE, STAGE_EXECUTE.
  *
- * The harvest channel (extract/ferry_channel.py -> src/cmd-harvest.c): one line per message, a word
+ * The harvest channel (extract/channel.py -> src/cmd-harvest.c): one line per message, a word
  * and a JSON value: CH_EMIT record, CH_SKIP [reason, where], CH_PROGRESS [done, total, label],
  * CH_TEST [index, name], CH_DONE counts, CH_END counts; and CH_FAIL code from ferry harvest-child
  * itself. */

@@ -3,6 +3,7 @@
 #include "fsutil.h"
 #include "jsonl.h"
 #include "protocol.h"
+#include "py.h"
 #include "strmap.h"
 #include "tolerance.h"
 #include "xalloc.h"
@@ -16,52 +17,66 @@
 #include <string.h>
 #include <time.h>
 
-struct builtin {
-	const char *name;
-	const char *library;
-};
+char *session_frontend_table(struct err *e)
+{
+	/* The adapters' own declarations, read without importing them (ferry/oracle/registry.py). */
+	return py_call_strings("ferry.oracle.registry", "table", NULL, 0, "cannot list the frontends", e);
+}
 
-static const struct builtin builtins[] = {
-	{ "ort", "onnx" },
-	{ "openvino-pytorch", "torch" },
-	{ "openvino-export", "torch" },
-	{ "tvm-pytorch", "torch" },
-	{ "inductor", "torch" },
-	{ "torch-onnx-ort", "torch" },
-	{ "openvino-tf", "keras" },
-	{ "tvm-tflite", "keras" },
-	{ "tflite", "keras" },
-};
+/* The frontend names of a table, comma-separated, for messages. Caller frees. */
+static char *frontend_names(const char *table)
+{
+	struct buf names = BUF_INIT;
 
-const char session_frontend_names[] = "ort, openvino-pytorch, openvino-export, tvm-pytorch, inductor, torch-onnx-ort, "
-	"openvino-tf, tvm-tflite, tflite";
+	for (const char *line = table; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != '\0'))
+		buf_addf(&names, "%s%.*s", names.len ? ", " : "", (int)strcspn(line, "\t\n"), line);
+	return buf_detach(&names);
+}
 
 int session_frontend(const char *spec, struct frontend *f, struct err *e)
 {
 	const char *colon = strchr(spec, ':');
 	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
 
+	char *table = NULL, *names = NULL;
+	const char *line;
+	int r = -1;
+
 	f->name = xstrndup(spec, n);
 	f->library = NULL;
-	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
-		if (!strcmp(builtins[i].name, f->name)) {
-			if (colon && strcmp(colon + 1, builtins[i].library)) {
-				err_set(e, EXIT_USAGE, "frontend '%s' takes %s models, not %s", f->name,
-					builtins[i].library, colon + 1);
-				goto fail;
-			}
-			f->library = xstrdup(builtins[i].library);
-			return 0;
+	if (!(table = session_frontend_table(e)))
+		goto out;
+	for (line = table; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != '\0')) {
+		const char *lib = line + strcspn(line, "\t\n");
+		size_t libn;
+
+		if (*lib != '\t' || (size_t)(lib - line) != n || strncmp(line, f->name, n))
+			continue;
+		libn = strcspn(++lib, "\t\n");
+		if (!libn && !(colon && colon[1])) {
+			/* A user's adapter that computes its LIBRARY: the command line says it. */
+			err_set(e, EXIT_USAGE, "frontend '%s' does not declare its LIBRARY: run it as %s:LIBRARY",
+				f->name, f->name);
+			goto out;
 		}
-	if (colon && n && colon[1]) {
-		f->library = xstrdup(colon + 1);
-		return 0;
+		if (libn && colon && (strlen(colon + 1) != libn || strncmp(colon + 1, lib, libn))) {
+			err_set(e, EXIT_USAGE, "frontend '%s' takes %.*s models, not %s", f->name, (int)libn, lib,
+				colon + 1);
+			goto out;
+		}
+		f->library = libn ? xstrndup(lib, libn) : xstrdup(colon + 1);
+		r = 0;
+		goto out;
 	}
-	err_set(e, EXIT_USAGE, "unknown frontend '%s' (known: %s; an adapter of your own is NAME:LIBRARY, "
-		"found through FERRY_ADAPTERS)", f->name, session_frontend_names);
-fail:
-	frontend_release(f);
-	return -1;
+	names = frontend_names(table);
+	err_set(e, EXIT_USAGE, "unknown frontend '%s' (known: %s; an adapter of your own is adapter_NAME.py "
+		"in a directory of FERRY_ADAPTERS)", f->name, names);
+out:
+	if (r < 0)
+		frontend_release(f);
+	free(names);
+	free(table);
+	return r;
 }
 
 void frontend_release(struct frontend *f)

@@ -20,10 +20,12 @@ struct frontend {
 	char *library;   /* the source library whose models it takes */
 };
 
-/* The built-in frontends' names, comma-separated, for messages. */
-extern const char session_frontend_names[];
-/* Parse "NAME" (built in) or "NAME:LIBRARY" (an adapter of the user's, found through FERRY_ADAPTERS)
- * into f (released by frontend_release). */
+/* The frontends, as their adapters declare them (ferry's own and FERRY_ADAPTERS'): lines of
+ * "NAME\tLIBRARY\tSUMMARY\n", LIBRARY empty where a user's adapter computes it. Needs the
+ * interpreter (py_start). Caller frees; NULL with e filled on failure. */
+char *session_frontend_table(struct err *e);
+/* Parse "NAME" or "NAME:LIBRARY" (the library must be the adapter's, or name it where the adapter
+ * does not declare it) into f (released by frontend_release). Needs the interpreter. */
 int session_frontend(const char *spec, struct frontend *f, struct err *e);
 void frontend_release(struct frontend *f);
 

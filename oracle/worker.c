@@ -20,7 +20,7 @@
 
 struct worker {
 	FILE *proto;
-	PyObject *driver;     /* ferry_driver module */
+	PyObject *driver;     /* ferry.oracle.driver */
 	PyObject *adapter;    /* run workers: the adapter module */
 	PyObject *templates;  /* wrap workers: library -> template module */
 	struct classify unsupported;
@@ -332,7 +332,7 @@ static int start(struct worker *w, const char *frontend, char **version, struct 
 		*version = xstrdup(PY_VERSION);
 		return w->templates ? 0 : py_error(e, EXIT_ENV, "cannot start");
 	}
-	if (!(w->driver = py_import("ferry_driver", e)))
+	if (!(w->driver = py_import("ferry.oracle.driver", e)))
 		return -1;
 	if (!(w->adapter = PyObject_CallMethod(w->driver, "load_adapter", "s", frontend))) { /* new */
 		char what[128];
@@ -346,7 +346,7 @@ static int start(struct worker *w, const char *frontend, char **version, struct 
 	Py_XDECREF(v);
 	/* The frontend's "unsupported" patterns: ferry's own, and those beside an adapter of the user's. */
 	dir = fs_python_dir();
-	path = xasprintf("%s/oracle/unsupported/%s.txt", dir, frontend);
+	path = xasprintf("%s/ferry/oracle/unsupported/%s.txt", dir, frontend);
 	if (fs_exists(path))
 		r = classify_load(&w->unsupported, path, e);
 	free(path);

@@ -1,9 +1,9 @@
 /* worker.h: the worker side of the runner's protocol (see runner.h). A worker is "ferry worker",
  * started by the runner: it imports its libraries once, says it is ready, then serves one request
  * per line of stdin until stdin ends. Two tasks:
- *   {"task": "wrap", "id", "library", "record", "dir"}: templates/template_LIBRARY.wrap(record, dir)
+ *   {"task": "wrap", "id", "library", "record", "dir"}: ferry.templates.LIBRARY.wrap(record, dir)
  *   {"task": "run", "id", "dir", "random", "atol", "rtol"}: the frontend adapter runs the test
- *     through oracle/ferry_driver.py; the crash, unsupported and value oracles are applied here.
+ *     through ferry.oracle.driver (oracle/driver.py); the crash, unsupported and value oracles are applied here.
  * The embedded interpreter must be started before worker_serve is called. */
 #ifndef FERRY_WORKER_H
 #define FERRY_WORKER_H

@@ -48,7 +48,7 @@ int counts_py_count(struct counts *c, char *const *paths, size_t n, const char *
 	PyObject *mod = NULL, *list = NULL, *res = NULL;
 	int r = -1;
 
-	if (!(mod = py_import("count_tests", e))) /* new */
+	if (!(mod = py_import("ferry.prioritize.count_tests", e))) /* new */
 		goto out;
 	list = PyList_New((Py_ssize_t)n); /* new */
 	for (size_t i = 0; list && i < n; i++) {

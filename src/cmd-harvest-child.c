@@ -3,7 +3,7 @@
  *
  * Not for people: ferry harvest (src/cmd-harvest.c) runs the harvest itself, third-party test code
  * and all, in this child process, so that a test that exits, crashes or hangs ends this process and
- * not the harvest. The child runs extract/harvest_SOURCE.py through extract/ferry_channel.py
+ * not the harvest. The child runs extract/harvest_SOURCE.py through extract/channel.py
  * (harvest_child_run, extract/harvest.h), which numbers the tests, skips the first N (those an
  * earlier child did) and sends each record, skip, progress step and test boundary to the parent as
  * one line, written as soon as it is made.

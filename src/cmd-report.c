@@ -134,7 +134,7 @@ static int print_frontend(void *ctx, const char *fe, struct err *e)
 	return 0;
 }
 
-/* One reproducer: template_LIBRARY.reproducer(record, testdir, frontend, atol, rtol), with the
+/* One reproducer: ferry.templates.LIBRARY.reproducer(record, testdir, frontend, atol, rtol), with the
  * tolerance that judged the result (the default for a result stored before results kept one). */
 static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
 {

@@ -17,20 +17,7 @@ static const char usage[] =
 	"usage: ferry run DIR --frontend NAME[,NAME...] -o STORE [options]\n"
 	"\n"
 	"Run the wrapped models of DIR (from ferry wrap) through compiler frontends and record each\n"
-	"result in STORE (SQLite). Running the same command again resumes where it stopped.\n"
-	"\n"
-	"Frontends:\n"
-	"  ort                ONNX Runtime, CPU, all graph optimizations (ONNX models)\n"
-	"  openvino-pytorch   OpenVINO's PyTorch frontend on TorchScript (torch.jit.trace), CPU\n"
-	"  openvino-export    OpenVINO's PyTorch frontend on an ExportedProgram (torch.export), CPU\n"
-	"  tvm-pytorch        TVM Relax from_exported_program, built for llvm, run on the Relax VM\n"
-	"  inductor           TorchInductor: torch.compile(backend=\"inductor\", fullgraph=True)\n"
-	"  torch-onnx-ort     PyTorch's ONNX exporter (torch.onnx.export), then ONNX Runtime\n"
-	"                     (the last five take PyTorch models)\n"
-	"  openvino-tf        OpenVINO's TensorFlow frontend on the Keras model's SavedModel, CPU\n"
-	"  tvm-tflite         TVM Relax from_tflite on the TFLite converter's flatbuffer, built for llvm\n"
-	"  tflite             the TFLite converter, then the TFLite interpreter, one thread\n"
-	"                     (the last three take Keras models)\n";
+	"result in STORE (SQLite). Running the same command again resumes where it stopped.\n";
 
 static const struct opt options[] = {
 	OPT_INCLUDE(runopts_options),

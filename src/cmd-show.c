@@ -89,7 +89,7 @@ static int print_member(void *ctx, const char *frontend, const char *bug_id, con
 	return 0;
 }
 
-/* template_LIBRARY.FUNC(record, testdir, args...) -> str: a reproducer or an export path. */
+/* ferry.templates.LIBRARY.FUNC(record, testdir, args...) -> str: a reproducer or an export path. */
 static char *call_template(const char *library, const char *func, const char *const *args, int nargs,
 			   struct err *e)
 {

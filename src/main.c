@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "esc.h"
+#include "runopts.h"
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_harvest_entry,
@@ -53,6 +54,14 @@ static void print_overview(FILE *fp)
 			fprintf(fp, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nferry help COMMAND (or ferry COMMAND --help) shows a command's options.\n"
 	      "ferry --version shows the versions of ferry and of what it was built with.\n", fp);
+}
+
+static void print_usage(const struct cmd_entry *c)
+{
+	opts_usage(c, stdout);
+	/* The frontends are known only at run time, from their adapters' declarations. */
+	if (c == &cmd_run_entry || c == &cmd_check_entry)
+		runopts_help(stdout);
 }
 
 static const struct cmd_entry *find(const char *name)
@@ -237,14 +246,14 @@ int main(int argc, char **argv)
 		}
 		if (!(c = find(argv[2])))
 			return cmd_usage_error(NULL, "'%s' is not a ferry command", argv[2]);
-		opts_usage(c, stdout);
+		print_usage(c);
 		return finish_stdout(EXIT_OK);
 	}
 	if (!(c = find(argv[1])))
 		return cmd_usage_error(NULL, "'%s' is not a ferry command", argv[1]);
 	current = c;
 	if (has_help_flag(argc - 1, argv + 1)) {
-		opts_usage(c, stdout);
+		print_usage(c);
 		return finish_stdout(EXIT_OK);
 	}
 	/* Workers and harvest children leave Ctrl-C to the ferry that owns them. */

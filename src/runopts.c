@@ -2,6 +2,7 @@
  * share. */
 #include "runopts.h"
 #include "esc.h"
+#include "py.h"
 #include "tolerance.h"
 #include "xalloc.h"
 
@@ -79,6 +80,12 @@ static int parse_frontends(void *value, const char *list, struct err *e)
 	char *names = xstrdup(list), *save = NULL;
 	int ret = 0;
 
+	/* The frontends are the adapters' declarations, which Python reads (session_frontend_table);
+	 * the interpreter installs no signal handlers here: Ctrl-C is the run's. */
+	if (py_start(cmd_python(), 0, e) < 0) {
+		ret = -1;
+		goto out;
+	}
 	for (char *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (r->nfes == RUNOPTS_MAX_FRONTENDS) {
 			ret = err_set(e, EXIT_USAGE, "at most %d frontends in one run", RUNOPTS_MAX_FRONTENDS);
@@ -90,8 +97,43 @@ static int parse_frontends(void *value, const char *list, struct err *e)
 		}
 		r->nfes++;
 	}
+out:
 	free(names);
 	return ret;
+}
+
+void runopts_help(FILE *fp)
+{
+	struct err e = ERR_INIT;
+	char *table = NULL;
+
+	fputs("\nFrontends (as their adapters declare them: ferry/oracle/adapters/, and adapter_NAME.py in\n"
+	      "the directories of FERRY_ADAPTERS):\n", fp);
+	if (py_start(cmd_python(), 0, &e) < 0 || !(table = session_frontend_table(&e))) {
+		fprintf(fp, "  (cannot list them: %s)\n", esc_str(e.msg));
+		goto out;
+	}
+	for (const char *line = table; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+		int n = (int)strcspn(line, "\t\n"), libn = 0, sumn = 0;
+		const char *lib = line + n, *sum = "";
+		char *text;
+
+		if (*lib == '\t') {
+			libn = (int)strcspn(++lib, "\t\n");
+			if (lib[libn] == '\t')
+				sum = lib + libn + 1, sumn = (int)strcspn(sum, "\n");
+		}
+		text = xasprintf("%.*s %s%.*s%s", sumn, sum, libn ? "(" : "(run it as NAME:LIBRARY",
+				       libn, lib, libn ? " models)" : ")");
+
+		/* Summaries are the adapters' text (esc.h): a user's adapter may say anything; names are
+		 * letters, digits, - and _ (registry.valid_name). */
+		fprintf(fp, "  %-18.*s %s\n", n, line, esc_str(sumn ? text : text + 1));
+		free(text);
+	}
+out:
+	free(table);
+	err_release(&e);
 }
 
 static int parse_shard(void *value, const char *arg, struct err *e)
@@ -137,7 +179,7 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 	struct buf cmdline = BUF_INIT;
 
 	if (!r->nfes) {
-		cmd_usage_error(c, "no frontend: name one or more with --frontend (known: %s)", session_frontend_names);
+		cmd_usage_error(c, "no frontend: name one or more with --frontend ('ferry %s --help' lists them)", c->name);
 		return -1;
 	}
 	if (!r->s.store) {

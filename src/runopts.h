@@ -30,6 +30,8 @@ void runopts_init(struct runopts *r);
 void runopts_release(struct runopts *r);
 /* After opts_parse: check what is required, record the command line. 0, or -1 after printing a usage error. */
 int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wrapdir, int argc, char **argv);
+/* The help text after the usage of run and check: the frontends, from their adapters. */
+void runopts_help(FILE *fp);
 /* Print what each frontend's run did. */
 void runopts_print(const struct runopts *r, const struct session_result *res);
 

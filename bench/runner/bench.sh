@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark of ferry's runner (issue: per-test overhead over a bare loop, speed-up over one process
 # per test, speed-up from 1 to 2 workers). Runs the same N valid ONNX tests against ONNX Runtime:
-#   floor         one Python process, a bare loop over ferry_driver.run with the ORT adapter
+#   floor         one Python process, a bare loop over ferry.oracle.driver.run with the ORT adapter
 #   ferry -j 1    ferry's runner with one worker: isolation, timeouts, the store, the oracles in C
 #   ferry -j 2    the same with two workers
 #   per-process   one fresh Python process per test (how OPERA ran), on the same tests
@@ -28,7 +28,7 @@ print("\n".join(ids[:int(sys.argv[1])]))' "$n" > ids.txt
 fi
 # A queue of those ids, so ferry runs exactly them.
 sed 's/.*/{"id":"&"}/' ids.txt > queue.jsonl
-export PYTHONPATH="$top/oracle:$top/templates:$top/extract"
+export PYTHONPATH="$top/python"  # the build tree's ferry package (make)
 
 now() { date +%s.%N; }
 # ferry's time for a run of the queue's first K tests with J workers, in a fresh store.

@@ -15,7 +15,7 @@ def main():
     wrapdir, idfile = sys.argv[1], sys.argv[2]
     ids = [line.strip() for line in open(idfile) if line.strip()]
     start = time.perf_counter()
-    import ferry_driver
+    from ferry.oracle import driver as ferry_driver
     adapter = ferry_driver.load_adapter("ort")
     outcomes = {}
     for test_id in ids:

@@ -36,9 +36,8 @@ class Sink:
 
 
 def one(mode, suites, patterns):
-    for d in ("extract", "templates", "oracle"):
-        sys.path.insert(0, os.path.join(top, d))
-    import harvest_torch
+    sys.path.insert(0, os.path.join(top, "python"))  # the build tree's ferry package (make)
+    from ferry.extract import harvest_torch
     sink = Sink()
     start = time.perf_counter()
     counts = harvest_torch.harvest(sink, patterns, suites=suites or None, instrument=(mode == "on"))

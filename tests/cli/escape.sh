@@ -13,9 +13,10 @@ mkdir adapters
 cat > adapters/adapter_evil.py <<'PY'
 """A fault-injecting frontend for ferry's escaping tests: ONNX Runtime, except that every test
 crashes in execute with a message full of terminal control sequences."""
-import adapter_ort as ort
+from ferry.oracle.adapters import ort
 
 NAME = "evil"
+LIBRARY = "onnx"
 FORMAT = "onnx"
 PACKAGE = "onnxruntime"
 REPRODUCER = ort.REPRODUCER

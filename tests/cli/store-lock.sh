@@ -15,9 +15,10 @@ cat > adapters/adapter_slow.py <<'PY'
 that a run stays alive while a second one tries the same store."""
 import time
 
-import adapter_ort as ort
+from ferry.oracle.adapters import ort
 
 NAME = "slow"
+LIBRARY = "onnx"
 FORMAT = "onnx"
 PACKAGE = "onnxruntime"
 REPRODUCER = ort.REPRODUCER

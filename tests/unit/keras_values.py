@@ -1,4 +1,4 @@
-"""Unit tests of the Keras value encoding (extract/ferry_values.py with extract/instrument_keras.py's
+"""Unit tests of the Keras value encoding (extract/values.py with extract/instrument_keras.py's
 encoders), its decoding by templates/template_keras.py, and the instrumentation's per-object
 constructor capture. Prints TAP; run by tests/unit/test-keras-values.sh."""
 
@@ -7,18 +7,18 @@ import os
 import sys
 import warnings
 
-top = sys.argv[1]
-for d in ("extract", "templates", "oracle"):
-    sys.path.insert(0, os.path.join(top, d))
-
 warnings.simplefilter("ignore")
 
-import ferry_values  # noqa: E402
-import instrument_keras  # noqa: E402
-import template_keras  # noqa: E402
+from ferry.extract import tfload  # noqa: E402
+
+tfload.load()  # TensorFlow as ferry imports it, before keras
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+
+from ferry.extract import instrument_keras  # noqa: E402
+from ferry.extract import values as ferry_values  # noqa: E402
+from ferry.templates import keras as template_keras  # noqa: E402
 
 results = []
 
@@ -146,8 +146,8 @@ for name in ("keras.os.system", "keras.layers.os.system", "keras.ops.numpy.os.sy
              "keras.layers.TFSMLayer", "keras.layers.TorchModuleWrapper", "keras.layers.deserialize",
              "keras.initializers.get", "keras.saving.load_model", "keras.Model", "os.system", "builtins.exec",
              "subprocess.run", "keras.src.saving.serialization_lib.importlib.import_module"):
-    refused(lambda: template_keras.ferry_resolve(name), f"ferry_resolve refuses {name}")
-    refused(lambda: ferry_values.resolve_callable(name), f"resolve_callable refuses {name}")
+    refused(lambda name=name: template_keras.ferry_resolve(name), f"ferry_resolve refuses {name}")
+    refused(lambda name=name: ferry_values.resolve_callable(name), f"resolve_callable refuses {name}")
 for name, want in (("keras.layers.Dense", keras.layers.Dense), ("keras.ops.matmul", keras.ops.matmul),
                    ("keras.initializers.GlorotUniform", keras.initializers.GlorotUniform),
                    ("keras.regularizers.L2", keras.regularizers.L2), ("keras.activations.relu", keras.activations.relu),
@@ -165,7 +165,7 @@ for bad in ({"op": "keras.layers.os.system", "kind": "layer"}, {"op": "keras.ops
             {"op": "keras.layers.Dense", "kind": "op"}, {"op": "keras.ops.switch", "kind": "op",
                                                         "inputs": [{"int": 0}, {"list": [{"callable": "os.system"}]}]}):
     r = dict({"library": "keras", "inputs": [{"str": "true"}]}, **bad)
-    refused(lambda: template_keras._Plan(r), f"a record of {bad['op']} as a {bad['kind']} is refused")
+    refused(lambda r=r: template_keras._Plan(r), f"a record of {bad['op']} as a {bad['kind']} is refused")
 
 
 # --- generated Python: the record's text is data, in comments, strings and parameter names alike

@@ -4,4 +4,5 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module keras
 need_python_module tensorflow
-exec "${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}" "$top_srcdir/tests/unit/keras_values.py" "$top_srcdir"
+# The one path ferry puts on sys.path: the build tree's package (Makefile.am, python/).
+PYTHONPATH="$top_builddir/python" exec "${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}" "$top_srcdir/tests/unit/keras_values.py"

@@ -2,4 +2,5 @@
 # The PyTorch value encoding and the instrumentation's constructor capture (tests/unit/torch_values.py).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module torch
-exec "${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}" "$top_srcdir/tests/unit/torch_values.py" "$top_srcdir"
+# The one path ferry puts on sys.path: the build tree's package (Makefile.am, python/).
+PYTHONPATH="$top_builddir/python" exec "${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}" "$top_srcdir/tests/unit/torch_values.py"

@@ -1,24 +1,20 @@
-"""Unit tests of the PyTorch value encoding (extract/ferry_values.py with extract/instrument_torch.py's
+"""Unit tests of the PyTorch value encoding (extract/values.py with extract/instrument_torch.py's
 encoders), its decoding by templates/template_torch.py, and the instrumentation's per-object
 constructor capture. Prints TAP; run by tests/unit/test-torch-values.sh."""
 
 import dataclasses
-import warnings
 import json
 import os
 import sys
-
-top = sys.argv[1]
-for d in ("extract", "templates", "oracle"):
-    sys.path.insert(0, os.path.join(top, d))
+import warnings
 
 import torch  # noqa: E402
 
 warnings.simplefilter("ignore")  # complex32 is "experimental": PyTorch says so on every use
 
-import ferry_values  # noqa: E402
-import instrument_torch  # noqa: E402
-import template_torch  # noqa: E402
+from ferry.extract import instrument_torch  # noqa: E402
+from ferry.extract import values as ferry_values  # noqa: E402
+from ferry.templates import torch as template_torch  # noqa: E402
 
 results = []
 
@@ -186,8 +182,8 @@ for name in ("torch.os.system", "torch.builtins.eval", "torch.builtins.exec", "t
              "torch.Tensor.type", "torch.Tensor.apply_", "torch.load", "torch.save", "torch.from_file",
              "torch.compile", "torch.set_default_tensor_type", "torch.ops", "torch.nn.Module", "os.system",
              "builtins.eval", "subprocess.run", "importlib.import_module", "torch.nn.functional.os.system"):
-    refused(lambda: template_torch.ferry_resolve(name), f"ferry_resolve refuses {name}")
-    refused(lambda: ferry_values.resolve_callable(name), f"resolve_callable refuses {name}")
+    refused(lambda name=name: template_torch.ferry_resolve(name), f"ferry_resolve refuses {name}")
+    refused(lambda name=name: ferry_values.resolve_callable(name), f"resolve_callable refuses {name}")
 for name, want in (("torch.nn.Conv2d", torch.nn.Conv2d), ("torch.add", torch.add), ("torch.Tensor.add", torch.Tensor.add),
                    ("torch.nn.functional.conv2d", torch.nn.functional.conv2d),
                    ("torch.Tensor.__getitem__", torch.Tensor.__getitem__), ("torch.linalg.cond", torch.linalg.cond),
@@ -201,7 +197,7 @@ is_(foreign, [], "every object in the allow-list is PyTorch's own")
 for bad in ({"op": "torch.os.system", "kind": "function"}, {"op": "torch.nn.Conv2d", "kind": "function"},
             {"op": "torch.add", "kind": "module"}):
     r = dict(bad, library="torch", inputs=[{"str": "touch /nonexistent/ferry"}], context={})
-    refused(lambda: template_torch._Plan(r), f"a record of {bad['op']} as a {bad['kind']} is refused")
+    refused(lambda r=r: template_torch._Plan(r), f"a record of {bad['op']} as a {bad['kind']} is refused")
 got = template_torch.wrap(json.dumps({"library": "torch", "op": "torch.os.system", "kind": "function",
                                       "inputs": [{"str": "true"}]}), os.devnull)
 ok(got["status"] == "invalid" and "not a PyTorch operator ferry allows" in got["reason"],
@@ -232,6 +228,7 @@ no_code_from(script, "a reproducer holds a record's names, strings and test name
 ok(evil in [getattr(n, "value", None) for n in __import__("ast").walk(__import__("ast").parse(script))],
    "... and the string itself, exactly")
 import tempfile  # noqa: E402
+
 out = tempfile.mkdtemp()
 template_torch.export(json.dumps(hostile), os.devnull, out, "inductor")
 names = sorted(os.listdir(out))

@@ -13,14 +13,15 @@ floods stderr; it is never a stand-in for a real frontend's results.
 """
 import ctypes
 import os
-import signal
 import sys
 import time
 
 import onnx
-import adapter_ort as ort
+
+from ferry.oracle.adapters import ort
 
 NAME = "fault"
+LIBRARY = "onnx"
 FORMAT = "onnx"
 PACKAGE = "onnxruntime"
 REPRODUCER = ort.REPRODUCER

@@ -34,9 +34,11 @@ import sys
 import time
 
 import onnx
-import adapter_ort as ort
+
+from ferry.oracle.adapters import ort
 
 NAME = "hostile"
+LIBRARY = "onnx"
 FORMAT = "onnx"
 PACKAGE = "onnxruntime"
 REPRODUCER = ort.REPRODUCER

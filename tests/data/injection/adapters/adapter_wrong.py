@@ -8,9 +8,10 @@ import os
 
 import numpy as np
 
-_real = importlib.import_module("adapter_" + os.environ["FERRY_WRONG_OF"])
+_real = importlib.import_module("ferry.oracle.adapters." + os.environ["FERRY_WRONG_OF"].replace("-", "_"))
 
 NAME = "wrong"
+LIBRARY = _real.LIBRARY
 FORMAT = _real.FORMAT
 PACKAGE = _real.PACKAGE
 REPRODUCER = _real.REPRODUCER

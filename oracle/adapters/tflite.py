@@ -1,4 +1,4 @@
-"""adapter_tflite: TensorFlow Lite as a ferry frontend (the interface is in ferry_driver.py): the TFLite
+"""tflite: TensorFlow Lite as a ferry frontend (the interface is in ferry/oracle/driver.py): the TFLite
 converter on a Keras model's SavedModel, then the TFLite interpreter.
 
 The template exported the single-layer Keras model with model.export (saved_model/, a serving
@@ -16,13 +16,15 @@ import warnings
 
 import numpy as np
 
-import template_keras  # imports tensorflow as ferry must (extract/ferry_tensorflow.py)
+from ferry.templates import keras as template_keras  # imports tensorflow as ferry must (extract/tfload.py)
 
 tf = template_keras.tf
 
 NAME = "tflite"
+LIBRARY = "keras"
 FORMAT = "savedmodel"
 PACKAGE = "tensorflow"
+SUMMARY = 'the TFLite converter, then the TFLite interpreter, one thread'
 
 
 def tflite_run(flatbuffer, inputs):

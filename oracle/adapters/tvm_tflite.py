@@ -1,5 +1,5 @@
-"""adapter_tvm-tflite: TVM's Relax frontend for TensorFlow Lite on a Keras model, as a ferry frontend
-(the interface is in ferry_driver.py).
+"""tvm-tflite: TVM's Relax frontend for TensorFlow Lite on a Keras model, as a ferry frontend
+(the interface is in ferry/oracle/driver.py).
 
 The template exported the single-layer Keras model (model.export) and converted it with the TFLite
 converter (model.tflite); "load" reads and parses the flatbuffer (the tflite package), "compile"
@@ -18,16 +18,22 @@ os.environ.setdefault("TVM_NUM_THREADS", "1")  # before tvm starts its thread po
 
 import numpy as np  # noqa: E402
 
-import template_keras  # noqa: E402  first: it imports tensorflow as ferry must (ferry_tensorflow.py)
+from ferry.extract import tfload  # noqa: E402
+
+tfload.load()  # first: TensorFlow as ferry imports it, before tflite and tvm
 
 import tflite  # noqa: E402
 import tvm  # noqa: E402
 from tvm import relax  # noqa: E402
 from tvm.relax.frontend.tflite import from_tflite  # noqa: E402
 
+from ferry.templates import keras as template_keras  # noqa: E402
+
 NAME = "tvm-tflite"
+LIBRARY = "keras"
 FORMAT = "tflite"
 PACKAGE = "tvm"
+SUMMARY = "TVM Relax from_tflite on the TFLite converter's flatbuffer, built for llvm"
 
 
 def tvm_compile(flatbuffer, inputs):

@@ -1,5 +1,5 @@
-"""adapter_openvino-tf: OpenVINO's TensorFlow frontend on a Keras model's SavedModel, as a ferry frontend
-(the interface is in ferry_driver.py).
+"""openvino-tf: OpenVINO's TensorFlow frontend on a Keras model's SavedModel, as a ferry frontend
+(the interface is in ferry/oracle/driver.py).
 
 The template exported the single-layer Keras model with model.export (saved_model/, a serving
 signature taking in_K and giving output_K); "load" finds it, "compile" hands the directory to
@@ -14,17 +14,22 @@ import inspect
 
 import numpy as np
 
-import template_keras  # first: it imports tensorflow as ferry must (extract/ferry_tensorflow.py)
+from ferry.extract import tfload
+
+tfload.load()  # first: TensorFlow as ferry imports it, before openvino
 
 import openvino  # noqa: E402
 
-import ferry_openvino  # noqa: E402
+from ferry.oracle.adapters import _openvino as ferry_openvino  # noqa: E402
+from ferry.templates import keras as template_keras  # noqa: E402
 
 ferry_openvino.off()  # no telemetry process per conversion
 
 NAME = "openvino-tf"
+LIBRARY = "keras"
 FORMAT = "savedmodel"
 PACKAGE = "openvino"
+SUMMARY = "OpenVINO's TensorFlow frontend on the Keras model's SavedModel, CPU"
 
 
 def ov_compile(saved_model):

@@ -1,5 +1,5 @@
-"""adapter_inductor: TorchInductor, PyTorch's own compiler, as a ferry frontend (the interface is in
-ferry_driver.py).
+"""inductor: TorchInductor, PyTorch's own compiler, as a ferry frontend (the interface is in
+ferry/oracle/driver.py).
 
 TorchInductor starts from the eager module: "load" builds it again from the instance the template
 saved (record.json; the same seed gives the same weights), "compile" wraps it in
@@ -17,11 +17,13 @@ import torch
 import torch._dynamo
 import torch._inductor.config
 
-import template_torch
+from ferry.templates import torch as template_torch
 
 NAME = "inductor"
+LIBRARY = "torch"
 FORMAT = "json"
 PACKAGE = "torch"
+SUMMARY = 'TorchInductor: torch.compile(backend="inductor", fullgraph=True)'
 
 torch.set_num_threads(1)
 torch._inductor.config.compile_threads = 1  # no pool of compiler processes inside a worker

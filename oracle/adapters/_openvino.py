@@ -1,4 +1,4 @@
-"""ferry_openvino: what an adapter of an OpenVINO frontend does before it converts anything.
+"""ferry.oracle.adapters._openvino: what an adapter of an OpenVINO frontend does before it converts anything.
 
 openvino.convert_model sends usage telemetry: each call starts a process (a fork of the worker, which
 holds the frontend and the whole interpreter) that tries to reach the network. In a worker that

@@ -1,4 +1,4 @@
-"""ferry_values: Python and numpy values <-> the type-tagged JSON values of an instance record.
+"""ferry.extract.values: Python and numpy values <-> the type-tagged JSON values of an instance record.
 
 The tagged form is specified in lib/record.h: every value is an object with exactly one member naming
 its type ({"int": 3}, {"tensor": {...}}, ...). encode() goes from a live value to that form and is what

@@ -1,5 +1,5 @@
-"""adapter_openvino-pytorch: OpenVINO's PyTorch frontend on TorchScript, as a ferry frontend (the
-interface is in ferry_driver.py).
+"""openvino-pytorch: OpenVINO's PyTorch frontend on TorchScript, as a ferry frontend (the
+interface is in ferry/oracle/driver.py).
 
 The template traced the module to TorchScript (model.ts); "load" reads it back, "compile" hands it
 to openvino.convert_model (OpenVINO's TorchScript path) and compiles the result for the CPU in f32
@@ -7,7 +7,7 @@ to openvino.convert_model (OpenVINO's TorchScript path) and compiles the result 
 conversion bug), one thread. A module PyTorch could not trace is unsupported here, not a bug.
 
 ov_convert(), ov_compile() and ov_run() are self-contained (the last two, shared with the other OpenVINO PyTorch
-adapter, live in ferry_openvino_torch.py): REPRODUCER carries their source.
+adapter, live in _openvino_torch.py): REPRODUCER carries their source.
 """
 
 import inspect
@@ -15,15 +15,17 @@ import inspect
 import openvino
 import torch
 
-import ferry_openvino
-import template_torch
-from ferry_openvino_torch import ov_compile, ov_run
+from ferry.oracle.adapters import _openvino as ferry_openvino
+from ferry.oracle.adapters._openvino_torch import ov_compile, ov_run
+from ferry.templates import torch as template_torch
 
 ferry_openvino.off()  # no telemetry process per conversion
 
 NAME = "openvino-pytorch"
+LIBRARY = "torch"
 FORMAT = "ts"
 PACKAGE = "openvino"
+SUMMARY = "OpenVINO's PyTorch frontend on TorchScript (torch.jit.trace), CPU"
 
 torch.set_num_threads(1)
 

@@ -1,5 +1,5 @@
-"""adapter_tvm-pytorch: TVM's Relax frontend for PyTorch, as a ferry frontend (the interface is in
-ferry_driver.py).
+"""tvm-pytorch: TVM's Relax frontend for PyTorch, as a ferry frontend (the interface is in
+ferry/oracle/driver.py).
 
 The template exported the module with torch.export (model.pt2); "load" reads it back, "compile"
 converts it with tvm.relax.frontend.torch.from_exported_program, builds it for llvm and loads it on
@@ -19,11 +19,13 @@ import tvm  # noqa: E402
 from tvm import relax  # noqa: E402
 from tvm.relax.frontend.torch import from_exported_program  # noqa: E402
 
-import template_torch  # noqa: E402
+from ferry.templates import torch as template_torch  # noqa: E402
 
 NAME = "tvm-pytorch"
+LIBRARY = "torch"
 FORMAT = "pt2"
 PACKAGE = "tvm"
+SUMMARY = 'TVM Relax from_exported_program, built for llvm, run on the Relax VM'
 
 torch.set_num_threads(1)
 

@@ -1,9 +1,9 @@
-"""ferry_tensorflow: TensorFlow imported the way it must be inside a ferry process.
+"""ferry.extract.tfload: TensorFlow imported the way it must be inside a ferry process.
 
 Every module of ferry's that needs TensorFlow (the Keras instrumentation, the Keras template, the
 TFLite adapter) imports it through here, first, before keras:
 
-    tf = ferry_tensorflow.load()
+    tf = tfload.load()
 
 Its logging is quieted (TF_CPP_MIN_LOG_LEVEL, and oneDNN's notice about its own kernels, which are
 switched off so that the reference outputs do not depend on the machine's vector unit). A worker's

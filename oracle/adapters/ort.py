@@ -1,4 +1,4 @@
-"""adapter_ort: ONNX Runtime as a ferry frontend (the interface is in ferry_driver.py).
+"""ort: ONNX Runtime as a ferry frontend (the interface is in ferry/oracle/driver.py).
 
 ONNX Runtime takes ONNX models directly, so "load" only reads the file; parsing, graph optimisation
 and kernel selection all happen when the session is created ("compile").
@@ -14,8 +14,10 @@ import numpy as np
 import onnxruntime
 
 NAME = "ort"
+LIBRARY = "onnx"
 FORMAT = "onnx"
 PACKAGE = "onnxruntime"
+SUMMARY = 'ONNX Runtime, CPU, all graph optimizations'
 
 
 def ort_session(model_bytes):

@@ -1,12 +1,12 @@
-"""adapter_openvino-export: OpenVINO's PyTorch frontend on an ExportedProgram, as a ferry frontend (the
-interface is in ferry_driver.py).
+"""openvino-export: OpenVINO's PyTorch frontend on an ExportedProgram, as a ferry frontend (the
+interface is in ferry/oracle/driver.py).
 
 The template exported the module with torch.export (model.pt2); "load" reads it back, "compile"
 hands it to openvino.convert_model (OpenVINO's torch.export path) and compiles the result for the
 CPU in f32, one thread. A module PyTorch could not export is unsupported here, not a bug.
 
 ov_compile() and ov_run() are self-contained (the last two, shared with the other OpenVINO PyTorch
-adapter, live in ferry_openvino_torch.py): REPRODUCER carries their source.
+adapter, live in _openvino_torch.py): REPRODUCER carries their source.
 """
 
 import inspect
@@ -14,15 +14,17 @@ import inspect
 import openvino
 import torch
 
-import ferry_openvino
-import template_torch
-from ferry_openvino_torch import ov_compile, ov_run
+from ferry.oracle.adapters import _openvino as ferry_openvino
+from ferry.oracle.adapters._openvino_torch import ov_compile, ov_run
+from ferry.templates import torch as template_torch
 
 ferry_openvino.off()  # no telemetry process per conversion
 
 NAME = "openvino-export"
+LIBRARY = "torch"
 FORMAT = "pt2"
 PACKAGE = "openvino"
+SUMMARY = "OpenVINO's PyTorch frontend on an ExportedProgram (torch.export), CPU"
 
 torch.set_num_threads(1)
 

@@ -1,4 +1,4 @@
-"""template_onnx: an ONNX operator instance -> a single-node model, its inputs, ONNX's reference outputs.
+"""ferry.templates.onnx: an ONNX operator instance -> a single-node model, its inputs, ONNX's reference outputs.
 
 wrap() writes a test directory:
     model.onnx          one node; graph inputs in_0.. (the node's present inputs, in order), outputs out_0..
@@ -28,7 +28,7 @@ import onnx
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
-import ferry_values  # extract/, on sys.path with templates/ and oracle/ (lib/py.c)
+from ferry.extract import values as ferry_values
 
 ATOL = 1e-3
 RTOL = 1e-3
@@ -468,7 +468,7 @@ def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
     testdir is the instance's test directory, read here (not by the script) for whether it is random."""
     # the tolerance that judged the test (ferry passes it; the default for older results)
     atol, rtol = ATOL if atol is None else float(atol), RTOL if rtol is None else float(rtol)
-    import ferry_driver
+    from ferry.oracle import driver as ferry_driver
     record = json.loads(record_json)
     plan = _Plan(record)
     adapter = ferry_driver.load_adapter(frontend)

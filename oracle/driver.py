@@ -1,16 +1,20 @@
-"""ferry_driver: what a ferry worker runs, once per test, inside its embedded interpreter.
+"""ferry.oracle.driver: what a ferry worker runs, once per test, inside its embedded interpreter.
 
 A worker imports one frontend adapter and then serves many tests: for each, run() loads the test
-directory that a template wrote (templates/template_onnx.py describes it: model, input_K.npy, ref_K.npy,
+directory that a template wrote (ferry/templates/onnx.py describes it: model, input_K.npy, ref_K.npy,
 meta.json), hands it to the adapter stage by stage, and returns the frontend's outputs beside the
 reference outputs for the C side to compare, or the crash with the stage it happened in.
 
-The adapter interface. An adapter is a module oracle/adapter_<name>.py with:
+The adapter interface. An adapter is a module ferry.oracle.adapters.<NAME with _ for -> (ferry's
+own, oracle/adapters/) or a file adapter_<NAME>.py in a directory of FERRY_ADAPTERS (the user's,
+loaded by its path, ahead of ferry's), with:
 
-    NAME        the frontend's name in ferry ("ort"); the module is adapter_<NAME>.py
+    NAME        the frontend's name in ferry ("ort")
+    LIBRARY     the source library whose models it takes ("onnx"): a template's name
     FORMAT      the model format it takes ("onnx"): the test directory holds model.<FORMAT>
     PACKAGE     the Python package that is the frontend ("onnxruntime"); the innermost traceback frame
                 inside it names the conversion function that failed, which groups crashes into bugs
+    SUMMARY     optional: one line for 'ferry run --help'
     version()   the frontend's version string
     load(testdir)
                 read (and, where the frontend parses separately, parse) testdir/model.<FORMAT>;
@@ -26,13 +30,16 @@ The adapter interface. An adapter is a module oracle/adapter_<name>.py with:
                 bytes) and inputs (as for execute), and sets outputs (as execute returns them);
                 templates paste it into standalone reproducer scripts, so it may import only the
                 frontend and numpy. For the adapters of PyTorch frontends (models of library
-                "torch", templates/template_torch.py) the variables are module (the eager
+                "torch", ferry/templates/torch.py) the variables are module (the eager
                 torch.nn.Module, freshly built) and inputs (a list of torch tensors), and the
                 template's self-contained helpers (ferry_numpy, ferry_flatten, ...) are in scope;
                 torch may be imported too
+The declarations are read without importing the adapter (ferry/oracle/registry.py: the frontend
+list comes from them), and the whole interface is checked when a worker loads it.
 An exception from a stage is a crash in that stage, SystemExit (sys.exit) and KeyboardInterrupt included:
-a frontend that tries to end the worker has crashed in that stage, and the worker lives on. Messages meaning "the frontend does not support
-this" are told apart by the C side with the patterns in oracle/unsupported/<NAME>.txt.
+a frontend that tries to end the worker has crashed in that stage, and the worker lives on. Messages
+meaning "the frontend does not support this" are told apart by the C side with the patterns in
+oracle/unsupported/<NAME>.txt.
 """
 
 import importlib
@@ -44,7 +51,7 @@ import traceback
 
 import numpy as np
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
+from ferry.oracle import registry
 
 # The package directory of each adapter's PACKAGE, looked up once per process.
 _package_dirs = {}
@@ -65,17 +72,28 @@ def _stage(name):
 
 
 def load_adapter(name):
-    """The adapter module adapter_<name>.py, from oracle/ or from a directory of FERRY_ADAPTERS (the
-    user's own adapters, which come first); an import error propagates (the frontend is missing).
-    The name is a plain file name: no dots (a package's submodule) nor path separators."""
-    if not isinstance(name, str) or not name or not all(c.isascii() and (c.isalnum() or c in "_-") for c in name):
-        raise ValueError(f"{name!r} is not a frontend name")
-    if _HERE not in sys.path:
-        sys.path.append(_HERE)
-    for extra in reversed([d for d in os.environ.get("FERRY_ADAPTERS", "").split(os.pathsep) if d]):
-        if extra not in sys.path:
-            sys.path.insert(0, extra)
-    adapter = importlib.import_module(f"adapter_{name}")
+    """The adapter of frontend name: the user's adapter_<name>.py from a directory of FERRY_ADAPTERS
+    (which come first), else ferry's own module; an import error propagates (the frontend is
+    missing). A user's file is loaded by its path, as module ferry_user_adapter_<name> (with '_' for
+    '-'), so its name may keep the frontend's hyphen; it imports ferry's modules by their full names
+    (from ferry.oracle.adapters import ort)."""
+    path = registry.user_adapter_path(name)
+    if path is None:
+        adapter = importlib.import_module(registry.module_name(name))
+        path = adapter.__file__
+    else:
+        safe = "ferry_user_adapter_" + name.replace("-", "_")
+        spec = importlib.util.spec_from_file_location(safe, path)
+        adapter = importlib.util.module_from_spec(spec)
+        sys.modules[safe] = adapter  # as import would: a module that imports itself finds it
+        try:
+            spec.loader.exec_module(adapter)
+        except BaseException:
+            del sys.modules[safe]
+            raise
+    registry.check(adapter, path)
+    if adapter.NAME != name:
+        raise registry.AdapterError(f"adapter '{path}' declares NAME = {adapter.NAME!r}, not {name!r}")
     _package_dirs[adapter.PACKAGE] = _package_dir(adapter.PACKAGE)
     return adapter
 

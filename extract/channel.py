@@ -1,4 +1,4 @@
-"""ferry_channel: the harvest child's end of its channel to ferry harvest.
+"""ferry.extract.channel: the harvest child's end of its channel to ferry harvest.
 
 ferry harvest (src/cmd-harvest.c) runs a source's harvest in a child process, ferry harvest-child
 (src/cmd-harvest-child.c), which calls run() here. The harvesters (harvest_SOURCE.harvest) are handed
@@ -96,7 +96,7 @@ def span(ferry):
 def run(fd, source, patterns, suites, pytest, resume):
     """The child's harvest: harvest_SOURCE.harvest with a Channel on fd, then the end line."""
     channel = Channel(fd, resume)
-    harvester = importlib.import_module(f"harvest_{source}")
+    harvester = importlib.import_module(f"ferry.extract.harvest_{source}")
     kwargs = {}
     if suites:
         kwargs["suites"] = list(suites)

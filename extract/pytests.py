@@ -1,13 +1,13 @@
-"""ferry_pytest: run pytest tests in this process, with each test's call phase wrapped by the harvester.
+"""ferry.extract.pytests: run pytest tests in this process, with each test's call phase wrapped by the harvester.
 
 A library's harvester records what a test does while it runs (instrument_keras, instrument_torch); this
 module runs the tests and knows nothing of any library:
 
-    tests, failed, collected = ferry_pytest.run(path, around, progress)
+    tests, failed, collected = pytests.run(path, around, progress)
 
 around(item) returns a context manager entered for each test's call phase (the harvester switches its
 recording on there and labels it with item.nodeid); progress(done, total) is called after each test.
-In a harvest child (ferry_channel), skip is the number of tests at the start that an earlier process
+In a harvest child (channel), skip is the number of tests at the start that an earlier process
 ran (they are deselected: pytest collects in the same order every time), started(item) is called as
 each test starts, before its fixtures, and finished(done, failed) once it is over, teardown and all,
 with the counts of this run so far.

@@ -1,4 +1,4 @@
-"""template_torch: a PyTorch operator instance -> a single-operator torch.nn.Module, its example inputs,
+"""ferry.templates.torch: a PyTorch operator instance -> a single-operator torch.nn.Module, its example inputs,
 the reference outputs of eager PyTorch, and the module serialized for the frontends.
 
 The module is a FerryCall: it holds the operator (a torch.nn module built from the instance's
@@ -14,7 +14,7 @@ wrap() writes a test directory:
     model.pt2       the module as an ExportedProgram (torch.export), where exporting works
     input_K.npy     forward input K
     ref_K.npy       output K as eager PyTorch computes it
-    meta.json       {"id", "op", "kind", "random", "inputs", "outputs"} in the form ferry_driver
+    meta.json       {"id", "op", "kind", "random", "inputs", "outputs"} in the form ferry.oracle.driver
                     reads ("stored" where numpy cannot hold the dtype: bfloat16 and float8 as
                     float32, complex32 as complex64), and "torchscript" and "export": the file, or
                     null with "torchscript_error" / "export_error" saying why it is missing
@@ -31,19 +31,12 @@ import inspect
 import json
 import math
 import os
-import sys
 import warnings
 
 import numpy as np
 import torch
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-for _sibling in ("extract", "oracle"):
-    _path = os.path.join(os.path.dirname(_HERE), _sibling)
-    if _path not in sys.path:
-        sys.path.append(_path)
-
-import ferry_values  # noqa: E402
+from ferry.extract import values as ferry_values  # noqa: E402
 
 ATOL = 1e-3
 RTOL = 1e-3
@@ -648,7 +641,7 @@ def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
     numpy, torch and the frontend; every string from the record appears in it as a repr literal."""
     # the tolerance that judged the test (ferry passes it; the default for older results)
     atol, rtol = ATOL if atol is None else float(atol), RTOL if rtol is None else float(rtol)
-    import ferry_driver
+    from ferry.oracle import driver as ferry_driver
     record = json.loads(record_json)
     plan = _Plan(record)
     adapter = ferry_driver.load_adapter(frontend)

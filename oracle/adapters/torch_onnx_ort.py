@@ -1,5 +1,5 @@
-"""adapter_torch-onnx-ort: PyTorch's ONNX exporter, then ONNX Runtime, as a ferry frontend (the
-interface is in ferry_driver.py).
+"""torch-onnx-ort: PyTorch's ONNX exporter, then ONNX Runtime, as a ferry frontend (the
+interface is in ferry/oracle/driver.py).
 
 The exporter starts from the eager module: "load" builds it again from the instance the template
 saved (record.json; the same seed gives the same weights), "compile" exports it with
@@ -8,27 +8,26 @@ ONNX Runtime session (CPU, all graph optimizations, one thread, as the ort front
 "execute" runs the session. The exporter names forward's inputs inputs_0, inputs_1, ... (or names
 derived from those); an input the exported graph does not use is left out of it, and of the feeds.
 
-onnx_export() and onnx_run(), with ort_session() and ort_run() of adapter_ort, are self-contained:
+onnx_export() and onnx_run(), with ort_session() and ort_run() of the ort adapter, are self-contained:
 REPRODUCER carries their source.
 """
 
-import importlib
 import inspect
 
 import numpy as np
 import onnxruntime
 import torch
 
-import template_torch
+from ferry.oracle.adapters.ort import ort_run, ort_session
+from ferry.templates import torch as template_torch
 
 NAME = "torch-onnx-ort"
+LIBRARY = "torch"
 FORMAT = "json"
 PACKAGE = "torch"
+SUMMARY = "PyTorch's ONNX exporter (torch.onnx.export), then ONNX Runtime"
 
 torch.set_num_threads(1)
-_ort = importlib.import_module("adapter_ort")
-ort_session = _ort.ort_session
-ort_run = _ort.ort_run
 
 
 def onnx_export(module, inputs):

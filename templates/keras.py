@@ -1,4 +1,4 @@
-"""template_keras: a Keras layer or op instance -> a single-layer functional model, its inputs, the
+"""ferry.templates.keras: a Keras layer or op instance -> a single-layer functional model, its inputs, the
 reference outputs of Keras, and the model saved for the frontends.
 
 The model is a keras.Model with one keras.Input per tensor of the call (those inside lists too; named
@@ -18,7 +18,7 @@ wrap() writes a test directory:
                     the converter accepts it
     input_K.npy     input in_K
     ref_K.npy       output K as Keras computes it (the model called eagerly)
-    meta.json       {"id", "op", "kind", "random", "inputs", "outputs"} in the form ferry_driver reads
+    meta.json       {"id", "op", "kind", "random", "inputs", "outputs"} in the form ferry.oracle.driver reads
                     (strings stored as numpy unicode: "stored": "str"), and "saved_model", "tflite":
                     the file, or null with "saved_model_error" / "tflite_error" saying why it is missing
 reproducer() writes the same model and inputs as a standalone script for a bug report.
@@ -34,21 +34,14 @@ import json
 import math
 import os
 import shutil
-import sys
 import warnings
 
 import numpy as np
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-for _sibling in ("extract", "oracle"):
-    _path = os.path.join(os.path.dirname(_HERE), _sibling)
-    if _path not in sys.path:
-        sys.path.append(_path)
+from ferry.extract import tfload  # noqa: E402
+from ferry.extract import values as ferry_values  # noqa: E402
 
-import ferry_tensorflow  # noqa: E402
-import ferry_values  # noqa: E402
-
-tf = ferry_tensorflow.load()  # before keras, which imports it too
+tf = tfload.load()  # before keras, which imports it too
 
 import keras  # noqa: E402
 
@@ -578,7 +571,7 @@ def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
     keras, tensorflow and the frontend; every string from the record appears in it as a repr literal."""
     # the tolerance that judged the test (ferry passes it; the default for older results)
     atol, rtol = ATOL if atol is None else float(atol), RTOL if rtol is None else float(rtol)
-    import ferry_driver
+    from ferry.oracle import driver as ferry_driver
     record = json.loads(record_json)
     plan = _Plan(record)
     adapter = ferry_driver.load_adapter(frontend)
