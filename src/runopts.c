@@ -179,7 +179,8 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 	struct buf cmdline = BUF_INIT;
 
 	if (!r->nfes) {
-		cmd_usage_error(c, "no frontend: name one or more with --frontend ('ferry %s --help' lists them)", c->name);
+		cmd_usage_error(c, "no frontend: name one or more with --frontend ('ferry %s --help' lists them)",
+				c->name);
 		return -1;
 	}
 	if (!r->s.store) {
