@@ -23,10 +23,8 @@ process did it, through channel.begin and finish.
 
 import contextlib
 import doctest
-import fnmatch
 import inspect
 import io
-import json
 import os
 import re
 import types
@@ -34,7 +32,7 @@ import warnings
 
 import numpy as np
 
-from ferry.extract import channel, pytests, tfload
+from ferry.extract import harvest_common, tfload
 
 tf = tfload.load()  # first: before keras, which imports it too
 
@@ -53,73 +51,21 @@ def harvest(ferry, patterns, suites=None, pytest=None):
     given) and of the pytest paths. patterns (fnmatch) keep the records whose op or test matches one
     of them (all when empty); they also pass over the docstrings and architectures that cannot match.
     Returns counts: {"tests": cases run, ...}."""
-    if not suites and not pytest:
-        suites = list(SUITES)
-    unknown = [s for s in suites or () if s not in SUITES]
-    if unknown:
-        raise ValueError(f"unknown keras suite {unknown[0]!r} (known: {', '.join(SUITES)})")
+    suites = harvest_common.suites("keras", SUITES, suites, pytest)
     tf.config.threading.set_intra_op_parallelism_threads(1)
     tf.config.threading.set_inter_op_parallelism_threads(1)
-    h = _Harvest(ferry, patterns)
+    h = harvest_common.Harvest(ferry, patterns, PROGRESS_EVERY)
     with warnings.catch_warnings(), instrument_keras.Recorder(h.emit) as recorder:
         warnings.simplefilter("ignore")
         h.recorder = recorder
         for suite in suites or ():
             {"docstrings": _docstrings, "applications": _applications}[suite](h)
         for path in pytest or ():
-            _pytest(h, path)
-        if h.error is not None:
-            raise h.error
+            # importlib: a checkout of Keras's source tree holds a "keras" package that must not
+            # shadow the installed one the instrumentation is in
+            h.pytest(path, _seed, import_mode="importlib")
+        h.check()
     return h.counts()
-
-
-class _Harvest:
-    def __init__(self, ferry, patterns):
-        self.ferry = ferry
-        self.patterns = list(patterns)
-        self.recorder = None
-        self.tests = 0
-        self.failed = {}   # "docstring examples failed" and the like -> count
-        self.error = None  # an exception from ferry.emit: the harvest stops on it
-
-    def wanted(self, *names):
-        return not self.patterns or any(fnmatch.fnmatchcase(n, p) for n in names for p in self.patterns)
-
-    def emit(self, record):
-        if self.error is not None:
-            return
-        if not self.wanted(record["op"], record["source"].get("test", "")):
-            return
-        try:
-            self.ferry.emit(json.dumps(record, separators=(",", ":"), allow_nan=False))
-        except BaseException as e:  # a write error or an interrupt: stop the harvest, not one case
-            self.error = e
-            raise
-
-    def counts(self):
-        counts = {"tests": self.tests}
-        for what, n in self.failed.items():
-            counts[what] = n
-        counts["calls not recorded"] = sum(self.recorder.dropped.values()) if self.recorder else 0
-        return counts
-
-    def begin(self, name):
-        """Whether to run the next test (channel.begin)."""
-        return channel.begin(self.ferry, name)
-
-    def finish(self):
-        channel.finish(self.ferry, self.counts())
-
-    def count_failure(self, what):
-        self.failed[what] = self.failed.get(what, 0) + 1
-
-    def progress(self, done, total, label):
-        if done % PROGRESS_EVERY == 0 or done == total:
-            self.ferry.progress(done, total, label)
-
-    def check(self):
-        if self.error is not None:
-            raise self.error
 
 
 def _seed():
@@ -236,37 +182,3 @@ def _applications(h):
         h.finish()
         h.progress(done, len(builders), "applications")
     keras.utils.clear_session()
-
-
-# --- pytest ---------------------------------------------------------------------------------------------
-
-def _pytest(h, path):
-    def around(item):
-        _seed()
-        h.recorder.source = {"suite": "pytest", "test": item.nodeid}
-        return h.recorder.recording()
-
-    def progress(done, total):
-        h.progress(done, total, "pytest")
-
-    def stop():
-        return f"the harvest stopped: {h.error}" if h.error is not None else None
-
-    what = "pytest tests failed or errored"
-    tests_before, failed_before = h.tests, h.failed.get(what, 0)
-
-    def started(item):
-        channel.begin(h.ferry, item.nodeid)
-
-    def finished(done, failed):
-        h.tests, h.failed[what] = tests_before + done, failed_before + failed
-        h.finish()
-
-    skip, collected = channel.span(h.ferry)
-    # importlib: a checkout of Keras's source tree holds a "keras" package that must not shadow
-    # the installed one the instrumentation is in
-    tests, failed, n = pytests.run(path, around, progress, stop, import_mode="importlib", skip=skip,
-                                        started=started, finished=finished)
-    collected(n)
-    h.tests, h.failed[what] = tests_before + tests, failed_before + failed
-    h.check()

@@ -25,13 +25,12 @@ skipped when an earlier process did it, through channel.begin and finish.
 import contextlib
 import fnmatch
 import inspect
-import json
 import os
 import warnings
 
 import torch
 
-from ferry.extract import channel, instrument_torch, pytests
+from ferry.extract import harvest_common, instrument_torch
 
 SUITES = ("opinfo", "modules", "nn")
 PROGRESS_EVERY = 20
@@ -43,12 +42,8 @@ def harvest(ferry, patterns, suites=None, pytest=None, instrument=True):
     of them (all when empty); they also pass over the OpInfo and module entries that cannot match.
     Returns counts: {"tests": cases run, ...}. instrument=False runs the same cases without the
     instrumentation, recording nothing (bench/torch measures the instrumentation's cost so)."""
-    if not suites and not pytest:
-        suites = list(SUITES)
-    unknown = [s for s in suites or () if s not in SUITES]
-    if unknown:
-        raise ValueError(f"unknown torch suite {unknown[0]!r} (known: {', '.join(SUITES)})")
-    h = _Harvest(ferry, patterns, pytest=bool(pytest))
+    suites = harvest_common.suites("torch", SUITES, suites, pytest)
+    h = _Harvest(ferry, patterns, PROGRESS_EVERY, failures=[harvest_common.PYTEST_FAILED] if pytest else [])
     recorder_class = instrument_torch.Recorder if instrument else instrument_torch.Bare
     with warnings.catch_warnings(), recorder_class(h.emit) as recorder:
         warnings.simplefilter("ignore")
@@ -58,56 +53,18 @@ def harvest(ferry, patterns, suites=None, pytest=None, instrument=True):
             with _default_dtype(torch.float32):
                 {"opinfo": _opinfo, "modules": _modules, "nn": _nn}[suite](h)
         for path in pytest or ():
-            _pytest(h, path)
-        if h.error is not None:
-            raise h.error
+            h.pytest(path, lambda: torch.manual_seed(0))
+        h.check()
     return h.counts()
 
 
-class _Harvest:
-    def __init__(self, ferry, patterns, pytest=False):
-        self.ferry = ferry
-        self.patterns = list(patterns)
-        self.pytest = pytest
-        self.recorder = None
-        self.tests = 0
-        self.failed_tests = 0
-        self.error = None  # an exception from ferry.emit: the harvest stops on it
-
-    def counts(self):
-        counts = {"tests": self.tests}
-        if self.pytest:
-            counts["pytest tests failed or errored"] = self.failed_tests
-        counts["calls not recorded"] = sum(self.recorder.dropped.values()) if self.recorder else 0
-        return counts
-
-    def begin(self, name):
-        """Whether to run the next test (channel.begin)."""
-        return channel.begin(self.ferry, name)
-
-    def finish(self):
-        channel.finish(self.ferry, self.counts())
-
-    def wanted(self, *names):
-        return not self.patterns or any(fnmatch.fnmatchcase(n, p) for n in names for p in self.patterns)
-
+class _Harvest(harvest_common.Harvest):
     def wanted_case(self, *names):
         """Whether an OpInfo or module entry may yield a wanted record: a pattern matches one of the
         names its records will carry, or the part before the first ":" of a pattern of test names
         ("add:float32:*") matches its own."""
         return self.wanted(*names) or any(":" in p and fnmatch.fnmatchcase(n, p.split(":", 1)[0])
                                           for n in names for p in self.patterns)
-
-    def emit(self, record):
-        if self.error is not None:
-            return
-        if not self.wanted(record["op"], record["source"].get("test", "")):
-            return
-        try:
-            self.ferry.emit(json.dumps(record, separators=(",", ":"), allow_nan=False))
-        except BaseException as e:  # a write error or an interrupt: stop the harvest, not one test
-            self.error = e
-            raise
 
     def call(self, source, fn, args, kwargs):
         """Call fn under the recorder with source as provenance; True if it returned."""
@@ -118,13 +75,8 @@ class _Harvest:
                 returned = True
             except Exception:  # an operator that rejects its sample is not recorded; the run goes on
                 returned = False
-        if self.error is not None:
-            raise self.error
+        self.check()
         return returned
-
-    def progress(self, done, total, label):
-        if done % PROGRESS_EVERY == 0 or done == total:
-            self.ferry.progress(done, total, label)
 
 
 @contextlib.contextmanager
@@ -354,37 +306,3 @@ def _nn_test(h, kind, test):
             h.call(_source("nn", name, _nn_where(test)), module, args, {})
     finally:
         h.recorder.allow_tensorless = False
-
-
-# --- pytest ---------------------------------------------------------------------------------------------
-
-def _pytest(h, path):
-    @contextlib.contextmanager
-    def around(item):
-        torch.manual_seed(0)
-        h.recorder.source = {"suite": "pytest", "test": item.nodeid}
-        with h.recorder.recording():
-            yield
-
-    def progress(done, total):
-        h.progress(done, total, "pytest")
-
-    def stop():
-        return f"the harvest stopped: {h.error}" if h.error is not None else None
-
-    tests_before, failed_before = h.tests, h.failed_tests
-
-    def started(item):
-        channel.begin(h.ferry, item.nodeid)
-
-    def finished(done, failed):
-        h.tests, h.failed_tests = tests_before + done, failed_before + failed
-        h.finish()
-
-    skip, collected = channel.span(h.ferry)
-    tests, failed, n = pytests.run(path, around, progress, stop, skip=skip, started=started,
-                                        finished=finished)
-    collected(n)
-    h.tests, h.failed_tests = tests_before + tests, failed_before + failed
-    if h.error is not None:
-        raise h.error

@@ -45,14 +45,9 @@ How, without editing anything on disk:
   recorded; what was dropped is counted in recorder.dropped.
 """
 
-import functools
-import inspect
 import os
-import re
 import sys
-import threading
 import types
-import weakref
 
 import numpy as np
 
@@ -67,6 +62,7 @@ from keras.src.backend.common.variables import Variable as KerasVariable  # noqa
 from keras.src.layers.layer import Layer  # noqa: E402
 from keras.src.saving import serialization_lib  # noqa: E402
 
+from ferry.extract import recorder  # noqa: E402
 from ferry.extract import values as ferry_values  # noqa: E402
 
 _KERAS_DIR = os.path.dirname(os.path.abspath(keras.__file__))
@@ -74,7 +70,8 @@ _KERAS_PARENT = os.path.dirname(_KERAS_DIR)
 _TF_DIR = os.path.dirname(os.path.abspath(tf.__file__))
 # Keras code whose calls are model code (test knowledge), not machinery.
 _KNOWLEDGE_DIRS = tuple(os.path.join(_KERAS_DIR, "src", d) + os.sep for d in ("applications",))
-_HERE = os.path.abspath(__file__)
+# The instrumentation's own files.
+_HERE = (os.path.abspath(__file__), recorder.FILE)
 
 
 def public_names():
@@ -90,64 +87,24 @@ def public_names():
     return out
 
 
-class Recorder:
+class Recorder(recorder.Recorder):
     """The instrumentation: install by entering, record inside recording(), remove by leaving."""
 
-    _installed = None  # the recorder whose instrumentation is in place; one at a time
+    LIBRARY = "Keras"
 
     def __init__(self, sink):
-        self.sink = sink
-        self.source = {}
-        self.recorded = 0
-        self.dropped = {}           # reason -> calls not recorded
-        self._on = False
-        self._depth = 0             # > 0 inside a recorded call
-        self._busy = False          # inside the instrumentation's own code
-        self._thread = None
-        self._ctor = weakref.WeakKeyDictionary()  # layer object -> its constructor's arguments
-        self._ctor_by_id = {}       # the same for the rare object that takes no weak reference
+        super().__init__(sink, keras.__version__)
         self._names = public_names()
-        self._patched = []          # (owner, attribute name, original)
-        self._version = keras.__version__
 
-    # --- switching on and off ------------------------------------------------------------------------
+    # --- what is patched --------------------------------------------------------------------------------
 
-    def __enter__(self):
-        if Recorder._installed is not None:
-            raise RuntimeError("the Keras instrumentation is already installed")
-        Recorder._installed = self
-        self._thread = threading.get_ident()
-        try:
-            self._install()
-        except BaseException:
-            self._uninstall()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        self._uninstall()
-        return False
-
-    def _uninstall(self):
-        self._on = False
-        for owner, name, original in reversed(self._patched):
-            setattr(owner, name, original)
-        self._patched = []
-        self._ctor = weakref.WeakKeyDictionary()
-        self._ctor_by_id = {}
-        Recorder._installed = None
-
-    def recording(self):
-        """A context in which the calls made in this thread are recorded."""
-        return _Switch(self)
-
-    def _install(self):
+    def install(self):
         new = Layer.__dict__["__new__"]
-        self._patch(Layer, "__new__", staticmethod(self._wrap_new(getattr(new, "__func__", new))))
+        self.patch(Layer, "__new__", staticmethod(self._wrap_new(getattr(new, "__func__", new))))
         owners = {Layer} | {cls for cls in self._names if isinstance(cls, type)}
         for cls in owners:
             if "__call__" in cls.__dict__:
-                self._patch(cls, "__call__", self._wrap_call(cls.__dict__["__call__"]))
+                self.patch(cls, "__call__", self.wrap(cls.__dict__["__call__"], self._layer_call))
         ops = {fn: name for fn, name in self._names.items() if isinstance(fn, types.FunctionType)}
         wrappers = {}
         for modname, module in list(sys.modules.items()):
@@ -157,78 +114,41 @@ class Recorder:
                 if isinstance(value, types.FunctionType) and value in ops:
                     if value not in wrappers:
                         wrappers[value] = self._wrap_op(value, ops[value])
-                    self._patch(module, attr, wrappers[value])
+                    self.patch(module, attr, wrappers[value])
 
-    def _patch(self, owner, name, replacement):
-        self._patched.append((owner, name, owner.__dict__[name] if isinstance(owner, type)
-                              else vars(owner)[name]))
-        setattr(owner, name, replacement)
+    def is_tensor(self, value):
+        return isinstance(value, (KerasTensor, KerasVariable, np.ndarray)) or tf.is_tensor(value) \
+            or isinstance(value, tf.Variable)
+
+    def output(self, value):
+        return _output(value)
 
     # --- constructors ---------------------------------------------------------------------------------
 
     def _wrap_new(self, original):
-        recorder = self
+        rec = self
 
         def __new__(cls, *args, **kwargs):
             obj = original(cls, *args, **kwargs)
-            if cls in recorder._names and not recorder._busy:
-                recorder._busy = True
-                try:
-                    recorder._keep_constructor(cls, obj, args, kwargs)
-                except Exception:  # an argument list we cannot bind: get_config alone will do
-                    pass
-                finally:
-                    recorder._busy = False
+            if cls in rec._names:  # an argument list that does not bind: get_config alone will do
+                rec.keep_constructor(obj, lambda: rec.arguments(cls.__init__, obj, args, kwargs))
             return obj
         return __new__
 
-    def _keep_constructor(self, cls, obj, args, kwargs):
-        bound = inspect.signature(cls.__init__).bind(None, *args, **kwargs)
-        given = {}
-        params = inspect.signature(cls.__init__).parameters
-        for i, (name, value) in enumerate(bound.arguments.items()):
-            if i == 0:
-                continue  # self
-            kind = params[name].kind
-            if kind is inspect.Parameter.VAR_KEYWORD:
-                given.update(value)
-            elif kind is inspect.Parameter.VAR_POSITIONAL:
-                if value:
-                    given[name] = list(value)
-            else:
-                given[name] = value
-        try:
-            self._ctor[obj] = given
-        except TypeError:  # no weak reference to it: kept (and the object with it) until the end
-            self._ctor_by_id[id(obj)] = (obj, given)
-
-    def _constructor_args(self, layer):
-        try:
-            found = self._ctor.get(layer)
-        except TypeError:
-            found = None
-        if found is None and id(layer) in self._ctor_by_id:
-            obj, given = self._ctor_by_id[id(layer)]
-            found = given if obj is layer else None
-        return found
-
     # --- layer calls ----------------------------------------------------------------------------------
 
-    def _wrap_call(self, original):
-        recorder = self
+    def _layer_call(self, frame, args, kwargs):
+        """The pending record of a layer's call (recorder.Recorder.wrap's intercept)."""
+        layer, args = args[0], args[1:]
+        op = self._names.get(type(layer))
+        if op is None:
+            return None
+        site = recorder.call_site(frame, _in_keras_for_layer)
+        if site is None and frame is not None:  # nothing but Keras: its outermost frame then
+            site = os.path.relpath(frame.f_code.co_filename, _KERAS_PARENT), frame.f_lineno
+        return self.guard(self._encode_layer_call, op, layer, args, kwargs, site)
 
-        @functools.wraps(original)
-        def __call__(layer, *args, **kwargs):
-            op = recorder._names.get(type(layer))
-            if (op is None or not recorder._on or recorder._depth or recorder._busy
-                    or threading.get_ident() != recorder._thread):
-                return original(layer, *args, **kwargs)
-            site = recorder._call_site(sys._getframe(1), layer=True)
-            pending = recorder._guard(recorder._layer_call, op, layer, args, kwargs, site)
-            return recorder._run(pending, original, (layer,) + args, kwargs)
-        return __call__
-
-    def _layer_call(self, op, layer, args, kwargs, site):
+    def _encode_layer_call(self, op, layer, args, kwargs, site):
         record = {
             "library": "keras", "library_version": self._version, "op": op, "kind": "layer",
             "params": self._layer_params(layer),
@@ -240,7 +160,7 @@ class Recorder:
 
     def _layer_params(self, layer):
         """The layer's configuration as tagged values (see the module's comment)."""
-        given = self._constructor_args(layer) or {}
+        given = self.constructor_of(layer) or {}
         try:
             config = dict(layer.get_config())
         except Exception:  # NotImplementedError for a layer whose arguments Keras cannot serialize
@@ -260,24 +180,18 @@ class Recorder:
     # --- op calls -------------------------------------------------------------------------------------
 
     def _wrap_op(self, original, op):
-        recorder = self
-
-        @functools.wraps(original)
-        def wrapper(*args, **kwargs):
-            if (not recorder._on or recorder._depth or recorder._busy
-                    or threading.get_ident() != recorder._thread):
-                return original(*args, **kwargs)
-            site = recorder._call_site(sys._getframe(1), layer=False)
+        def intercept(frame, args, kwargs):
+            site = recorder.call_site(frame, _in_keras_for_op)
             if site is None:
-                return original(*args, **kwargs)
-            pending = recorder._guard(recorder._op_call, op, args, kwargs, site)
-            return recorder._run(pending, original, args, kwargs)
+                return None
+            return self.guard(self._encode_op_call, op, args, kwargs, site)
+        wrapper = self.wrap(original, intercept)
         wrapper.__ferry_original__ = original
         return wrapper
 
-    def _op_call(self, op, args, kwargs, site):
-        if not any(_holds_tensor(a) for a in args) and not any(_holds_tensor(v) for v in kwargs.values()):
-            return self._drop("no tensor argument")
+    def _encode_op_call(self, op, args, kwargs, site):
+        if self.tensorless(args, kwargs):
+            return self.drop("no tensor argument")
         record = {
             "library": "keras", "library_version": self._version, "op": op, "kind": "op",
             "params": {k: encode(v) for k, v in kwargs.items()},
@@ -285,114 +199,27 @@ class Recorder:
         }
         return record, site
 
-    # --- shared ---------------------------------------------------------------------------------------
 
-    def _guard(self, fn, *args):
-        """fn(*args) with the instrumentation's own calls unrecorded; None if it fails (an encoding
-        that cannot be done is a call not recorded, never a test broken)."""
-        self._busy = True
-        try:
-            return fn(*args)
-        except Exception as e:  # whatever went wrong, the test itself must go on
-            return self._drop(f"the instrumentation failed: {type(e).__name__}")
-        finally:
-            self._busy = False
-
-    def _run(self, pending, fn, args, kwargs):
-        if pending is None:
-            return fn(*args, **kwargs)
-        self._depth += 1
-        try:
-            out = fn(*args, **kwargs)
-        except BaseException:
-            self._drop("the call raised")
-            raise
-        finally:
-            self._depth -= 1
-        self._guard(self._finish, pending, out)
-        return out
-
-    def _finish(self, pending, out):
-        record, site = pending
-        outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        if not any(_holds_tensor(v) for v in outs):
-            return self._drop("returns no tensor")
-        record["outputs"] = [_output(v) for v in outs]
-        source = dict(self.source)
-        if "file" not in source and site is not None:
-            source["file"], source["line"] = site
-        record["source"] = source
-        why = unmigratable_reason(record)
-        if why:
-            record["unmigratable"] = why
-        self.recorded += 1
-        self.sink(record)
-
-    def _drop(self, reason):
-        self.dropped[reason] = self.dropped.get(reason, 0) + 1
-        return None
-
-    def _call_site(self, frame, layer):
-        """(file, line) of the code a call was made for: the first frame that is neither Keras's
-        plumbing, TensorFlow's nor the instrumentation's. For an op, None when that code is
-        Keras's own (but its applications): the call is the machinery's, not an instance."""
-        first = frame
-        while frame is not None:
-            path = frame.f_code.co_filename
-            if path == _HERE or path.startswith(_TF_DIR + os.sep):
-                frame = frame.f_back
-                continue
-            if path.startswith(_KERAS_DIR + os.sep):
-                if path.startswith(_KNOWLEDGE_DIRS):
-                    return os.path.relpath(path, _KERAS_PARENT), frame.f_lineno
-                if not layer:
-                    return None
-                frame = frame.f_back
-                continue
-            return path, frame.f_lineno
-        if layer and first is not None:
-            return os.path.relpath(first.f_code.co_filename, _KERAS_PARENT), first.f_lineno
-        return None
+def _in_keras_for_op(path):
+    """call_site's judge for an op: the code a call was made for is the first frame that is neither
+    Keras's plumbing, TensorFlow's nor the instrumentation's; None when that code is Keras's own
+    (but its applications): the call is the machinery's, not an instance."""
+    if path in _HERE or path.startswith(_TF_DIR + os.sep):
+        return recorder.PASS
+    if path.startswith(_KERAS_DIR + os.sep):
+        return os.path.relpath(path, _KERAS_PARENT) if path.startswith(_KNOWLEDGE_DIRS) else None
+    return path
 
 
-class _Switch:
-    def __init__(self, recorder):
-        self.recorder = recorder
-
-    def __enter__(self):
-        self.was = self.recorder._on
-        self.recorder._on = True
-
-    def __exit__(self, *exc):
-        self.recorder._on = self.was
-        return False
-
-
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-
-
-def unmigratable_reason(record):
-    """Why an instance cannot be migrated (the kind of its first opaque value), or None."""
-    for part in ("params", "inputs", "context", "outputs"):
-        found = ferry_values.first_opaque(record.get(part))
-        if found is not None:
-            text = re.split(r"[:(<]", _ADDRESS.sub("", found), maxsplit=1)[0].strip() or found[:60]
-            return f"{part}: {text}"
-    return None
+def _in_keras_for_layer(path):
+    """_in_keras_for_op for a layer, whose calls by Keras's own code are passed over (a layer that a
+    model calls is the model's code's)."""
+    if path.startswith(_KERAS_DIR + os.sep) and not path.startswith(_KNOWLEDGE_DIRS):
+        return recorder.PASS
+    return _in_keras_for_op(path)
 
 
 # --- Keras's and TensorFlow's values as tagged values -------------------------------------------------
-
-def _holds_tensor(value, depth=0):
-    if isinstance(value, (KerasTensor, KerasVariable, np.ndarray)) or tf.is_tensor(value) \
-            or isinstance(value, tf.Variable):
-        return True
-    if isinstance(value, (list, tuple)) and depth < 3:
-        return any(_holds_tensor(v, depth + 1) for v in value)
-    if isinstance(value, dict) and depth < 3:
-        return any(_holds_tensor(v, depth + 1) for v in value.values())
-    return False
-
 
 def _shape(shape):
     return [None if d is None else int(d) for d in shape]

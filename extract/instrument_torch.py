@@ -45,17 +45,14 @@ What is not recorded:
 """
 
 import functools
-import inspect
 import os
-import re
 import sys
-import threading
-import weakref
 
 import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
+from ferry.extract import recorder
 from ferry.extract import values as ferry_values
 
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
@@ -77,10 +74,10 @@ _DISPATCH_FILES = {os.path.join(_TORCH_DIR, f) for f in (
     os.path.join("nn", "functional.py"), os.path.join("utils", "_python_dispatch.py"),
     os.path.join("utils", "_contextlib.py"), os.path.join("_utils_internal.py"))}
 
-# Where torch.nn's containers call the modules they hold, Module.__call__ calls forward, and this
-# file wraps Module.__call__.
+# Where torch.nn's containers call the modules they hold, Module.__call__ calls forward, and the
+# recorder's wrapper of Module.__call__ calls it.
 _CONTAINER_FILES = frozenset([os.path.join(_TORCH_DIR, "nn", "modules", f) for f in ("container.py", "module.py")]
-                             + [os.path.abspath(__file__)])
+                             + [recorder.FILE])
 
 # Module classes that are plumbing, not operators.
 _CONTAINERS = ("Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
@@ -103,66 +100,22 @@ _NOT_OPERATORS = {
 }
 
 
-class Recorder:
+class Recorder(recorder.Recorder):
     """The instrumentation: install by entering, record inside recording(), remove by leaving."""
 
-    _installed = None  # the recorder whose instrumentation is in place; one at a time
+    LIBRARY = "PyTorch"
 
     def __init__(self, sink, allow_tensorless=False):
-        self.sink = sink
-        self.source = {}
+        super().__init__(sink, torch.__version__.split("+")[0])
         self.allow_tensorless = allow_tensorless
-        self.recorded = 0
-        self.dropped = {}          # reason -> calls not recorded
-        self._on = False
-        self._depth = 0            # > 0 inside a recorded call or a constructor
-        self._busy = False         # inside the instrumentation's own code
-        self._thread = None
-        self._ctor = weakref.WeakKeyDictionary()  # module object -> (op, params) or (op, reason)
         self._classes = {}         # public torch.nn module class -> "torch.nn.Name"
         self._argless = set()      # those whose constructor is Module.__init__
-        self._patched = []         # (owner, attribute name, original)
         self._mode = None
         self._names = {}           # func -> op name, or None for what is not an operator
-        self._signatures = {}
-        self._version = torch.__version__.split("+")[0]
 
-    # --- switching on and off ------------------------------------------------------------------------
+    # --- what is patched --------------------------------------------------------------------------------
 
-    def __enter__(self):
-        if Recorder._installed is not None:
-            raise RuntimeError("the PyTorch instrumentation is already installed")
-        Recorder._installed = self
-        self._thread = threading.get_ident()
-        try:
-            self._install_modules()
-            self._mode = _Mode(self)
-            self._mode.__enter__()
-        except BaseException:
-            self._uninstall()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        self._uninstall()
-        return False
-
-    def _uninstall(self):
-        self._on = False
-        if self._mode is not None:
-            self._mode.__exit__(None, None, None)
-            self._mode = None
-        for owner, name, original in reversed(self._patched):
-            setattr(owner, name, original)
-        self._patched = []
-        self._ctor = weakref.WeakKeyDictionary()
-        Recorder._installed = None
-
-    def recording(self):
-        """A context in which the operator calls made in this thread are recorded."""
-        return _Switch(self)
-
-    def _install_modules(self):
+    def install(self):
         nn = torch.nn
         self._classes = module_classes()
         seen = set()
@@ -175,84 +128,71 @@ class Recorder:
                     own = True
                     if klass not in seen:
                         seen.add(klass)
-                        self._patch(klass, "__init__", self._wrap_init(klass.__dict__["__init__"]))
+                        self.patch(klass, "__init__", self._wrap_init(klass.__dict__["__init__"]))
             if not own:
                 self._argless.add(cls)
-        self._patch(nn.Module, "__call__", self._wrap_call(nn.Module.__dict__["__call__"]))
+        self.patch(nn.Module, "__call__", self.wrap(nn.Module.__dict__["__call__"], self._module_call))
+        self._mode = _Mode(self)
+        self._mode.__enter__()
 
-    def _patch(self, owner, name, replacement):
-        self._patched.append((owner, name, owner.__dict__[name]))
-        setattr(owner, name, replacement)
+    def remove(self):
+        if self._mode is not None:
+            self._mode.__exit__(None, None, None)
+            self._mode = None
+
+    def idle(self):
+        # first: Dynamo traces the wrappers when it compiles a test's function, and must meet nothing
+        # it cannot put in a graph (fullgraph=True would fail the test)
+        return torch.compiler.is_compiling() or super().idle()
+
+    def is_tensor(self, value):
+        return isinstance(value, torch.Tensor)
+
+    def output(self, value):
+        return _output(value)
 
     # --- modules ---------------------------------------------------------------------------------------
 
     def _wrap_init(self, original):
-        recorder = self
+        rec = self
 
         @functools.wraps(original)
         def __init__(module, *args, **kwargs):
-            if module not in recorder._ctor and not recorder._busy:
-                recorder._busy = True
-                try:
-                    recorder._ctor[module] = recorder._constructor(original, module, args, kwargs)
-                finally:
-                    recorder._busy = False
-            recorder._depth += 1
+            rec.keep_constructor(module, lambda: rec._constructor(original, module, args, kwargs))
+            rec._depth += 1  # nothing a constructor calls is an instance (nn.init)
             try:
                 original(module, *args, **kwargs)
             finally:
-                recorder._depth -= 1
+                rec._depth -= 1
         return __init__
 
     def _constructor(self, init, module, args, kwargs):
         """(params, None), or (None, why) when the arguments cannot be bound to the constructor."""
         try:
-            signature = self._signatures.get(init)
-            if signature is None:
-                signature = self._signatures[init] = inspect.signature(init)
-            bound = signature.bind(module, *args, **kwargs)
+            given = self.arguments(init, module, args, kwargs)
         except (TypeError, ValueError) as e:
             return None, f"constructor arguments do not bind: {e}"
-        params = {}
-        for i, (name, value) in enumerate(bound.arguments.items()):
-            if i == 0:
-                continue  # self
-            kind = signature.parameters[name].kind
-            if kind is inspect.Parameter.VAR_KEYWORD:
-                for k, v in value.items():
-                    params[k] = v
-            else:
-                params[name] = list(value) if kind is inspect.Parameter.VAR_POSITIONAL else value
-        return {k: ferry_values.encode(v) for k, v in params.items() if not _cpu_device(k, v)}, None
+        return {k: ferry_values.encode(v) for k, v in given.items() if not _cpu_device(k, v)}, None
 
-    def _wrap_call(self, original):
-        recorder = self
+    def _module_call(self, frame, args, kwargs):
+        """The pending record of a module's call (recorder.Recorder.wrap's intercept)."""
+        module, args = args[0], args[1:]
+        op = self._classes.get(type(module))
+        if op is None:
+            return None
+        site = recorder.call_site(frame, _in_container)
+        if site is None:
+            return None
+        return self.guard(self._encode_module_call, op, module, args, kwargs, site)
 
-        @functools.wraps(original)
-        def __call__(module, *args, **kwargs):
-            __tracebackhide__ = True  # noqa: F841
-            if torch.compiler.is_compiling():  # first, as in _Mode.__torch_function__
-                return original(module, *args, **kwargs)
-            op = recorder._classes.get(type(module))
-            if (op is None or not recorder._on or recorder._depth or recorder._busy
-                    or threading.get_ident() != recorder._thread):
-                return original(module, *args, **kwargs)
-            site = recorder._call_site(sys._getframe(1), _CONTAINER_FILES)
-            if site is None:
-                return original(module, *args, **kwargs)
-            pending = recorder._guard(recorder._module_call, op, module, args, kwargs, site)
-            return recorder._run(pending, original, (module,) + args, kwargs)
-        return __call__
-
-    def _module_call(self, op, module, args, kwargs, site):
-        if not any(_holds_tensor(a) for a in args) and not any(_holds_tensor(v) for v in kwargs.values()) \
-                and not self.allow_tensorless:
-            return self._drop("no tensor argument")
+    def _encode_module_call(self, op, module, args, kwargs, site):
+        if self.tensorless(args, kwargs) and not self.allow_tensorless:
+            return self.drop("no tensor argument")
         if type(module) in self._argless:
             params, why = {}, None  # Module.__init__ is its constructor: it takes no arguments
         else:
-            params, why = self._ctor.get(module, (None, "the module was made without its constructor "
-                                                       "(copied, unpickled, or before the instrumentation)"))
+            params, why = self.constructor_of(module) or (None, "the module was made without its constructor "
+                                                                "(copied, unpickled, or before the instrumentation)")
         context = {"training": {"bool": bool(module.training)}}
         dtype = _module_dtype(module)
         if dtype is not None:
@@ -276,17 +216,16 @@ class Recorder:
             op = self._names[func] = _operator_name(func)
         if op is None:
             return None
-        site = self._call_site(sys._getframe(2))
+        site = recorder.call_site(sys._getframe(2), _in_torch)
         if site is None:
             return None
-        return self._guard(self._encode_call, op, args, kwargs, site)
+        return self.guard(self._encode_call, op, args, kwargs, site)
 
     def _encode_call(self, op, args, kwargs, site):
         if "out" in kwargs:
-            return self._drop("an out= argument")
-        if not self.allow_tensorless and not any(_holds_tensor(a) for a in args) \
-                and not any(_holds_tensor(v) for v in kwargs.values()):
-            return self._drop("no tensor argument")
+            return self.drop("an out= argument")
+        if not self.allow_tensorless and self.tensorless(args, kwargs):
+            return self.drop("no tensor argument")
         record = {
             "library": "torch", "library_version": self._version, "op": op,
             "kind": "method" if op.startswith("torch.Tensor.") else "function",
@@ -297,72 +236,25 @@ class Recorder:
         }
         return record, site
 
-    # --- shared ---------------------------------------------------------------------------------------
 
-    def _guard(self, fn, *args):
-        """fn(*args) with the instrumentation's own calls unrecorded; None if it fails (an encoding
-        that cannot be done is a call not recorded, never a test broken)."""
-        self._busy = True
-        try:
-            return fn(*args)
-        except Exception as e:  # whatever went wrong, the test itself must go on
-            return self._drop(f"the instrumentation failed: {type(e).__name__}")
-        finally:
-            self._busy = False
-
-    def _run(self, pending, fn, args, kwargs):
-        """Call fn with the call recorded (pending from _module_call or _function_call, or None)."""
-        __tracebackhide__ = True  # noqa: F841 (pytest leaves this frame out of a test's traceback)
-        if pending is None:
-            return fn(*args, **kwargs)
-        self._depth += 1
-        try:
-            out = fn(*args, **kwargs)
-        except BaseException:
-            self._drop("the call raised")
-            raise
-        finally:
-            self._depth -= 1
-        self._guard(self._finish, pending, out)
-        return out
-
-    def _finish(self, pending, out):
-        record, (file, line) = pending
-        if not _holds_tensor(out):
-            return self._drop("returns no tensor")
-        record["outputs"] = [_output(v) for v in (list(out) if isinstance(out, (tuple, list)) else [out])]
-        source = dict(self.source)
-        if "file" not in source:
-            source["file"], source["line"] = file, line
-        record["source"] = source
-        why = _unmigratable(record)
-        if why:
-            record["unmigratable"] = why
-        self.recorded += 1
-        self.sink(record)
-
-    def _drop(self, reason):
-        self.dropped[reason] = self.dropped.get(reason, 0) + 1
+def _in_torch(path):
+    """call_site's judge: the file of the code that made a call, or None when that code is PyTorch's
+    own or the instrumentation's; PyTorch's dispatch of the call is passed over."""
+    if path in _DISPATCH_FILES:
+        return recorder.PASS
+    if path == _HERE or path == recorder.FILE:
         return None
+    if path.startswith(_TORCH_DIR + os.sep):
+        if not path.startswith(_KNOWLEDGE_DIR) or os.path.basename(path) in _MACHINERY:
+            return None
+        return os.path.relpath(path, _TORCH_PARENT)
+    return path
 
-    def _call_site(self, frame, passing=frozenset()):
-        """(file, line) of the code that made a call, or None when that code is PyTorch's own or the
-        instrumentation's. frame is the caller of the instrumentation's wrapper or handler; frames
-        of the files in passing are passed over too (a Sequential hands its input on to the modules
-        the test put in it: those calls are the test's)."""
-        while frame is not None and (frame.f_code.co_filename in _DISPATCH_FILES
-                                     or frame.f_code.co_filename in passing):
-            frame = frame.f_back
-        if frame is None:
-            return None
-        path = frame.f_code.co_filename
-        if path == _HERE:
-            return None
-        if path.startswith(_TORCH_DIR + os.sep):
-            if not path.startswith(_KNOWLEDGE_DIR) or os.path.basename(path) in _MACHINERY:
-                return None
-            path = os.path.relpath(path, _TORCH_PARENT)
-        return path, frame.f_lineno
+
+def _in_container(path):
+    """_in_torch for a module's call, passing over torch.nn's containers too (a Sequential hands its
+    input on to the modules the test put in it: those calls are the test's)."""
+    return recorder.PASS if path in _CONTAINER_FILES else _in_torch(path)
 
 
 class Bare(Recorder):
@@ -376,9 +268,6 @@ class Bare(Recorder):
     def __exit__(self, *exc):
         return False
 
-    def recording(self):
-        return _Switch(self)
-
 
 def module_classes():
     """{class: "torch.nn.Name"} for every public torch.nn module class that is an operator."""
@@ -388,19 +277,6 @@ def module_classes():
         if isinstance(cls, type) and issubclass(cls, torch.nn.Module) and name not in _CONTAINERS:
             classes.setdefault(cls, f"torch.nn.{name}")
     return classes
-
-
-class _Switch:
-    def __init__(self, recorder):
-        self.recorder = recorder
-
-    def __enter__(self):
-        self.was = self.recorder._on
-        self.recorder._on = True
-
-    def __exit__(self, *exc):
-        self.recorder._on = self.was
-        return False
 
 
 class _Mode(TorchFunctionMode):
@@ -414,14 +290,10 @@ class _Mode(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         __tracebackhide__ = True  # noqa: F841
         kwargs = kwargs or {}
-        if torch.compiler.is_compiling():
-            # first of all: Dynamo traces this handler when it compiles a test's function, and must
-            # meet nothing it cannot put in a graph (fullgraph=True would fail the test)
-            return func(*args, **kwargs)
         r = self.recorder
-        if not r._on or r._depth or r._busy or threading.get_ident() != r._thread:
+        if r.idle():  # is_compiling first (Recorder.idle)
             return func(*args, **kwargs)
-        return r._run(r._function_call(func, args, kwargs), func, args, kwargs)
+        return r.run(r._function_call(func, args, kwargs), func, args, kwargs)
 
 
 def _operator_name(func):
@@ -435,16 +307,6 @@ def _operator_name(func):
     if name.startswith(("torch._", "torch.Tensor._")) and not name.startswith("torch.Tensor.__"):
         return None  # private functions: PyTorch's plumbing, not its API
     return name
-
-
-def _holds_tensor(value, depth=0):
-    if isinstance(value, torch.Tensor):
-        return True
-    if isinstance(value, (list, tuple)) and depth < 3:
-        return any(_holds_tensor(v, depth + 1) for v in value)
-    if isinstance(value, dict) and depth < 3:
-        return any(_holds_tensor(v, depth + 1) for v in value.values())
-    return False
 
 
 def _cpu_device(name, value):
@@ -466,20 +328,6 @@ def _output(value):
         tag = "list" if isinstance(value, list) else "tuple"
         return {tag: [_output(v) for v in value]}
     return ferry_values.encode(value)
-
-
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-
-
-def _unmigratable(record):
-    """Why an instance cannot be migrated (the first opaque value in it), or None."""
-    for part in ("params", "inputs", "context", "outputs"):
-        found = ferry_values.first_opaque(record.get(part))
-        if found is not None:
-            # the kind of value, not the value itself, so that reasons can be counted
-            text = re.split(r"[:(<]", _ADDRESS.sub("", found), maxsplit=1)[0].strip() or found[:60]
-            return f"{part}: {text}"
-    return None
 
 
 # --- PyTorch's values as tagged values ---------------------------------------------------------------

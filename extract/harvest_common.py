@@ -1,0 +1,118 @@
+"""ferry.extract.harvest_common: the bookkeeping every library's harvester shares (harvest_torch,
+harvest_keras).
+
+    suites = harvest_common.suites("torch", SUITES, suites, pytest)
+    h = harvest_common.Harvest(ferry, patterns, progress_every=20)
+    with Recorder(h.emit) as h.recorder:
+        ... each test: if h.begin(name): run it under h.recorder; h.tests += 1; h.finish() ...
+        for path in pytest or ():
+            h.pytest(path, seed)
+
+A Harvest keeps the records whose op or test name matches one of the patterns and sends them on
+through ferry.emit as JSON text (an error there stops the harvest: check() raises it again once the
+test it happened in is over), numbers the tests through channel.begin and finish, reports progress
+every so many tests, and counts: tests run, failures by kind ("pytest tests failed or errored",
+"docstring examples failed"), and the calls the recorder did not record. pytest() runs a pytest path
+in this process (extract/pytests.py) with each test's call phase recorded and labelled with its
+node id.
+"""
+
+import contextlib
+import fnmatch
+import json
+
+from ferry.extract import channel, pytests
+
+PYTEST_FAILED = "pytest tests failed or errored"
+
+
+def suites(library, known, given, pytest):
+    """The suites to run: the given ones, or all known ones when neither suites nor pytest paths
+    are given. Raises ValueError for a suite not known."""
+    if not given and not pytest:
+        given = list(known)
+    unknown = [s for s in given or () if s not in known]
+    if unknown:
+        raise ValueError(f"unknown {library} suite {unknown[0]!r} (known: {', '.join(known)})")
+    return given
+
+
+class Harvest:
+    def __init__(self, ferry, patterns, progress_every, failures=()):
+        self.ferry = ferry
+        self.patterns = list(patterns)
+        self.progress_every = progress_every
+        self.recorder = None
+        self.tests = 0
+        self.failed = dict.fromkeys(failures, 0)  # "docstring examples failed" and the like -> count
+        self.error = None  # an exception from ferry.emit: the harvest stops on it
+
+    def counts(self):
+        counts = {"tests": self.tests}
+        counts.update(self.failed)
+        counts["calls not recorded"] = sum(self.recorder.dropped.values()) if self.recorder else 0
+        return counts
+
+    def count_failure(self, what):
+        self.failed[what] = self.failed.get(what, 0) + 1
+
+    def begin(self, name):
+        """Whether to run the next test (channel.begin)."""
+        return channel.begin(self.ferry, name)
+
+    def finish(self):
+        channel.finish(self.ferry, self.counts())
+
+    def wanted(self, *names):
+        return not self.patterns or any(fnmatch.fnmatchcase(n, p) for n in names for p in self.patterns)
+
+    def emit(self, record):
+        if self.error is not None:
+            return
+        if not self.wanted(record["op"], record["source"].get("test", "")):
+            return
+        try:
+            self.ferry.emit(json.dumps(record, separators=(",", ":"), allow_nan=False))
+        except BaseException as e:  # a write error or an interrupt: stop the harvest, not one test
+            self.error = e
+            raise
+
+    def check(self):
+        if self.error is not None:
+            raise self.error
+
+    def progress(self, done, total, label):
+        if done % self.progress_every == 0 or done == total:
+            self.ferry.progress(done, total, label)
+
+    def pytest(self, path, seed, import_mode=None):
+        """Run the tests of a pytest path, each test's call phase recorded after seed(); see
+        pytests.run for import_mode."""
+        @contextlib.contextmanager
+        def around(item):
+            seed()
+            self.recorder.source = {"suite": "pytest", "test": item.nodeid}
+            with self.recorder.recording():
+                yield
+
+        def progress(done, total):
+            self.progress(done, total, "pytest")
+
+        def stop():
+            return f"the harvest stopped: {self.error}" if self.error is not None else None
+
+        tests_before, failed_before = self.tests, self.failed.get(PYTEST_FAILED, 0)
+
+        def started(item):
+            channel.begin(self.ferry, item.nodeid)
+
+        def finished(done, failed):
+            self.tests, self.failed[PYTEST_FAILED] = tests_before + done, failed_before + failed
+            self.finish()
+
+        skip, collected = channel.span(self.ferry)
+        tests, failed, n = pytests.run(path, around, progress, stop, import_mode=import_mode, skip=skip,
+                                       started=started, finished=finished)
+        collected(n)
+        self.tests, self.failed[PYTEST_FAILED] = tests_before + tests, failed_before + failed
+        self.check()
