@@ -31,9 +31,10 @@ loaded by its path, ahead of ferry's), with:
                 templates paste it into standalone reproducer scripts, so it may import only the
                 frontend and numpy. For the adapters of PyTorch frontends (models of library
                 "torch", ferry/templates/torch.py) the variables are module (the eager
-                torch.nn.Module, freshly built) and inputs (a list of torch tensors), and the
-                template's self-contained helpers (ferry_numpy, ferry_flatten, ...) are in scope;
-                torch may be imported too
+                torch.nn.Module, freshly built) and inputs (a list of torch tensors). The names of
+                the library's runtime (ferry/templates/runtime_<LIBRARY>.py: ferry_feed,
+                ferry_numpy, ...; a reproducer inlines it whole) are in scope, and the adapter
+                imports those it uses from there; torch may be imported too
 The declarations are read without importing the adapter (ferry/oracle/registry.py: the frontend
 list comes from them), and the whole interface is checked when a worker loads it.
 An exception from a stage is a crash in that stage, SystemExit (sys.exit) and KeyboardInterrupt included:

@@ -23,13 +23,12 @@ wrap() writes a test directory:
                     the file, or null with "saved_model_error" / "tflite_error" saying why it is missing
 reproducer() writes the same model and inputs as a standalone script for a bug report.
 
-The model is made the same way everywhere, by the self-contained functions below (a reproducer carries
-their source): Keras's random generator is seeded from the instance id, then the layer is built, so its
+The model is made the same way everywhere, by the functions of ferry/templates/runtime_keras.py (a
+reproducer inlines that module whole): Keras's random generator is seeded from the instance id, then the layer is built, so its
 weights are the same in the test directory, in every adapter and in a reproducer.
 """
 
 import hashlib
-import inspect
 import json
 import math
 import os
@@ -45,6 +44,21 @@ tf = tfload.load()  # before keras, which imports it too
 
 import keras  # noqa: E402
 
+from ferry.templates import runtime_keras  # noqa: E402
+from ferry.templates.runtime_keras import (  # noqa: E402, F401
+    FerrySlot,
+    ferry_array,
+    ferry_call,
+    ferry_dtype,
+    ferry_export,
+    ferry_input,
+    ferry_model,
+    ferry_object,
+    ferry_operators,
+    ferry_resolve,
+    ferry_tflite,
+)
+
 ATOL = 1e-3
 RTOL = 1e-3
 BATCH = 2     # an unknown first dimension
@@ -52,211 +66,6 @@ UNKNOWN = 8   # any other unknown dimension
 
 tf.config.threading.set_intra_op_parallelism_threads(1)
 tf.config.threading.set_inter_op_parallelism_threads(1)
-
-
-# --- self-contained: reproducers carry the source of these ---------------------------------------------
-
-def ferry_operators():
-    """The allow-list: name -> object, for every Keras layer, op and configured object a record may
-    name. It is enumerated once from Keras's export registry (its public API, the names the harvest
-    records by); a record's name is then looked up in it, never resolved by walking attributes of
-    modules (from a loaded module, a walk reaches os, sys and builtins). What is in it, and why:
-    - keras.layers: the layer classes, the operators of kind "layer" and the nested layers of a
-      configuration (Bidirectional's, an RNN's cells); not Lambda (it can rebuild a Python function
-      from bytecode), TFSMLayer or TorchModuleWrapper (they load a model from a file or a pickle);
-    - keras.ops (keras.ops.image, ...): the op functions, the operators of kind "op";
-    - keras.activations: functions given as arguments (activation=keras.activations.relu);
-    - keras.initializers, keras.regularizers, keras.constraints, keras.dtype_policies,
-      keras.quantizers, keras.random, and the base and policy classes keras exports at its top: the
-      objects a layer's configuration holds, rebuilt with from_config;
-    never the get, serialize and deserialize functions of these modules, which turn names and
-    configurations into objects by Keras's own lookup. Each object is also entered under its
-    qualified name (module.qualname, "keras.src.ops.numpy.sin"), the name a callable is recorded by
-    when the registry does not know it. Only objects of Keras's own modules count."""
-    from keras.src import api_export
-
-    prefixes = ("keras.layers.", "keras.ops.", "keras.activations.", "keras.initializers.", "keras.regularizers.",
-                "keras.constraints.", "keras.dtype_policies.", "keras.quantizers.", "keras.random.")
-    top = {"keras.DTypePolicy", "keras.FloatDTypePolicy", "keras.InputSpec", "keras.Initializer",
-           "keras.Regularizer", "keras.Quantizer"}
-    loaders = {"keras.layers.Lambda", "keras.layers.TFSMLayer", "keras.layers.TorchModuleWrapper"}
-    table = {"builtins.Ellipsis": Ellipsis}
-    for name, obj in list(api_export.REGISTERED_NAMES_TO_OBJS.items()):
-        if not (name.startswith(prefixes) or name in top) or name in loaders:
-            continue
-        if name.rsplit(".", 1)[-1] in ("get", "serialize", "deserialize") or not callable(obj):
-            continue
-        if str(getattr(obj, "__module__", None) or "").split(".")[0] != "keras":
-            continue
-        table[name] = obj
-    for obj in list(table.values()):
-        module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
-        if module and qualname:
-            table.setdefault(f"{module}.{qualname}", obj)
-    return table
-
-
-def ferry_resolve(name):
-    """The object a record's name ("keras.layers.Conv2D") denotes: looked up in the allow-list of
-    ferry_operators(), never found by walking attributes of modules."""
-    table = getattr(ferry_resolve, "table", None)
-    if table is None:
-        table = ferry_resolve.table = ferry_operators()
-    if not isinstance(name, str) or name not in table:
-        raise LookupError(f"{name!r} is not a Keras layer, op or object ferry allows")
-    return table[name]
-
-
-def ferry_object(class_name, config):
-    """An object its class rebuilds from a configuration (an initializer, a nested layer): only an
-    allowed class that has from_config, and in Keras's safe mode (no Python function is rebuilt
-    from bytecode, whatever the process's setting)."""
-    from keras.src.saving import serialization_lib
-
-    cls = ferry_resolve(class_name)
-    if not (isinstance(cls, type) and callable(getattr(cls, "from_config", None))):
-        raise TypeError(f"{class_name!r} is not a class with from_config")
-    with serialization_lib.SafeModeScope(True):
-        return cls.from_config(config)
-
-
-def ferry_dtype(name):
-    """The numpy dtype of a record's dtype name (bfloat16 and the like from ml_dtypes)."""
-    if name == "string":
-        return np.dtype(object)
-    try:
-        return np.dtype(name)
-    except TypeError:
-        import ml_dtypes
-        found = getattr(ml_dtypes, str(name), None)
-        if not (isinstance(found, type) and issubclass(found, np.generic)):
-            raise TypeError(f"no dtype {name!r}") from None
-        return np.dtype(found)
-
-
-def ferry_input(seed, key, dtype, shape, bounds):
-    """Deterministic data for a tensor whose values the record did not keep: uniform in bounds
-    ([lo, hi]) when given, else standard normal floats, small integers, random bools, short strings.
-    seed comes from the instance id; key (a list of small integers) tells the tensors apart."""
-    rng = np.random.default_rng([seed, *key])
-    if dtype == "bool":
-        return rng.integers(0, 2, size=shape).astype(bool)
-    if dtype == "string":
-        return np.array([f"s{i}" for i in rng.integers(0, 8, size=shape).reshape(-1)], dtype=object).reshape(shape)
-    if dtype.startswith(("int", "uint")):
-        unsigned = dtype.startswith("uint")
-        lo, hi = bounds if bounds else ((0, 5) if unsigned else (-5, 5))
-        info = np.iinfo(dtype)
-        lo, hi = max(int(lo), int(info.min)), min(int(hi), int(info.max))
-        return rng.integers(lo, hi, endpoint=True, size=shape, dtype=np.int64).astype(dtype)
-    array = rng.uniform(bounds[0], bounds[1], size=shape) if bounds else rng.standard_normal(size=shape)
-    return array.astype(ferry_dtype(dtype))
-
-
-def ferry_array(values, dtype, shape):
-    """A tensor's kept values: the record's numbers converted once to the dtype."""
-    if dtype == "string":
-        return np.array(values, dtype=object).reshape(shape)
-    if dtype == "bool":
-        return np.array(values, dtype=bool).reshape(shape)
-    if dtype.startswith(("int", "uint")):
-        return np.array([int(v) for v in values], dtype=np.int64).astype(dtype).reshape(shape)
-    return np.array([float(v) for v in values], dtype=np.float64).astype(ferry_dtype(dtype)).reshape(shape)
-
-
-class FerrySlot:
-    """Where model input k goes in the call's arguments."""
-
-    def __init__(self, k):
-        self.k = k
-
-    def __repr__(self):
-        return f"FerrySlot({self.k})"
-
-
-def ferry_model(seed, make, args, kwargs, specs):
-    """The single-layer functional model: Keras seeded, the layer (or op function) made by make(),
-    one keras.Input per spec ((shape, dtype), batch included) in the arguments' FerrySlots, the
-    call's tensors as outputs."""
-    from keras.src.saving import serialization_lib
-
-    keras.utils.set_random_seed(seed % 2 ** 32)
-    with serialization_lib.SafeModeScope(True):  # a configuration never rebuilds a Python function
-        op = make()
-    inputs = [keras.Input(batch_shape=tuple(shape), dtype=dtype, name=f"in_{k}")
-              for k, (shape, dtype) in enumerate(specs)]
-
-    def fill(v):
-        if isinstance(v, FerrySlot):
-            return inputs[v.k]
-        if isinstance(v, list):
-            return [fill(x) for x in v]
-        if isinstance(v, tuple):
-            return tuple(fill(x) for x in v)
-        if isinstance(v, dict):
-            return {k: fill(x) for k, x in v.items()}
-        return v
-    out = op(*fill(args), **fill(kwargs))
-    outputs = [t for t in keras.tree.flatten(out) if isinstance(t, keras.KerasTensor)]
-    if not outputs:
-        raise ValueError("the call returns no tensor")
-    return keras.Model(inputs=inputs, outputs=outputs)
-
-
-def ferry_call(model, inputs):
-    """The model called eagerly by Keras on a list of numpy arrays; its outputs as numpy arrays."""
-    out = model([keras.ops.convert_to_tensor(x) if x.dtype != object else tf.constant(x.astype(bytes))
-                 for x in inputs], training=False)
-    return [np.asarray(keras.ops.convert_to_numpy(t)) for t in keras.tree.flatten(out)]
-
-
-def ferry_export(model, inputs, path):
-    """The model as a SavedModel in path (model.export), its serving signature fixed to the shapes
-    and dtypes of inputs: inputs in_K, outputs output_K."""
-    specs = [tf.TensorSpec(x.shape, tf.string if x.dtype == object else x.dtype, name=f"in_{k}")
-             for k, x in enumerate(inputs)]
-    model.export(path, format="tf_saved_model", verbose=False, input_signature=[specs])
-    return path
-
-
-def ferry_tflite(saved_model):
-    """The SavedModel converted to a TFLite flatbuffer, TFLite's own operators only."""
-    converter = tf.lite.TFLiteConverter.from_saved_model(saved_model)
-    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
-    return converter.convert()
-
-
-def ferry_compare(outputs, reference, random):
-    """Problems found comparing a frontend's outputs with the reference (empty: none): as many
-    outputs, the same dtypes and shapes, NaN in the same places, |a - b| <= ATOL + RTOL * |ref|
-    elsewhere; only dtypes and shapes when the layer is random."""
-    if len(outputs) != len(reference):
-        return [f"{len(outputs)} outputs, the reference has {len(reference)}"]
-    problems = []
-    for k, (o, r) in enumerate(zip(outputs, reference)):
-        o, r = np.asarray(o), np.asarray(r)
-        strings = o.dtype.kind in "OUS" and r.dtype.kind in "OUS"
-        if (o.dtype != r.dtype and not strings) or o.shape != r.shape:
-            problems.append(f"output {k}: {o.dtype}{list(o.shape)}, reference {r.dtype}{list(r.shape)}")
-            continue
-        if random:
-            continue
-        if strings:
-            differ = int((o.astype(str) != r.astype(str)).sum())
-            if differ:
-                problems.append(f"output {k}: {differ} strings differ")
-            continue
-        a, b = o.astype(np.float64), r.astype(np.float64)
-        nan_a, nan_b = np.isnan(a), np.isnan(b)
-        if not np.array_equal(nan_a, nan_b):
-            problems.append(f"output {k}: NaN in {int(nan_a.sum())} places, reference {int(nan_b.sum())}")
-            continue
-        with np.errstate(invalid="ignore", over="ignore"):
-            good = (a == b) | nan_a | (np.isfinite(a) & np.isfinite(b) & (np.abs(a - b) <= ATOL + RTOL * np.abs(b)))
-            if not good.all():
-                problems.append(f"output {k}: {int((~good).sum())} of {good.size} values differ, "
-                                f"max |a - b| = {float(np.abs(a - b)[~good].max())}")
-    return problems
 
 
 # The allow-list, made once per process; ferry_values.decode looks the callables and configured
@@ -445,7 +254,7 @@ def _export_disagrees(outdir, meta, inputs, refs, random):
         got = [np.asarray(t) for t in keras.tree.flatten(out)]
     except Exception as e:  # the SavedModel does not even run in TensorFlow
         return _one_line(e)
-    problems = ferry_compare(got, refs, random)
+    problems = runtime_keras.ferry_compare(got, refs, ATOL, RTOL, random)
     return problems[0] if problems else None
 
 
@@ -597,15 +406,12 @@ def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
     source = record.get("source", {})
     where = " ".join(str(source[k]) for k in ("suite", "test") if k in source)
     snippet = "\n".join("    " + line if line.strip() else "" for line in adapter.REPRODUCER.strip("\n").splitlines())
-    functions = "\n\n".join(inspect.getsource(f) for f in (
-        ferry_operators, ferry_resolve, ferry_object, ferry_dtype, ferry_input, ferry_array, FerrySlot, ferry_model, ferry_call,
-        ferry_export, ferry_tflite, ferry_compare))
 
     return f'''#!/usr/bin/env python3
 # ferry reproducer: {_comment(record["op"])} ({_comment(record["kind"])}) on {adapter.NAME} {_comment(adapter.version())}
 # instance {_comment(record.get("id", "-"))}, from {_comment(where)}
 # Exit status 1: the bug shows ({adapter.NAME} raises, or its outputs differ from Keras
-# beyond |a - b| <= {atol!r} + {rtol!r} * |ref|, or NaN in other places); 0: it does not.
+# beyond |got - want| <= {atol!r} + {rtol!r} * |want|, or NaN in other places); 0: it does not.
 import os
 import sys
 import tempfile
@@ -613,18 +419,11 @@ import traceback
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")  # as ferry computed the reference
-import numpy as np
-import keras
-import tensorflow as tf
-
+{_runtime_text()}
 SEED = {plan.seed}
 ATOL = {atol!r}
 RTOL = {rtol!r}
 RANDOM = {random!r}  # True for a random layer: then only dtypes and shapes are compared
-
-
-{functions}
-
 ARGS = {args}
 KWARGS = {kwargs}
 SPECS = {[(list(s), d) for s, d in plan.specs]!r}
@@ -634,10 +433,14 @@ def make():
     return {make}
 
 
+def run_frontend(model, inputs):
+{snippet}
+    return outputs
+
+
 inputs = [
 {inputs}
 ]
-
 try:
     model = ferry_model(SEED, make, ARGS, KWARGS, SPECS)
     reference = ferry_call(model, inputs)
@@ -645,27 +448,27 @@ except Exception:
     traceback.print_exc()
     print("Keras itself failed: this reproducer shows nothing about {adapter.NAME}")
     sys.exit(2)
-
-
-def run_frontend(model, inputs):
-{snippet}
-    return outputs
-
-
-# --- the frontend
 try:
     outputs = run_frontend(model, inputs)
 except Exception:
     traceback.print_exc()
     print("BUG: {adapter.NAME} raised")
     sys.exit(1)
-problems = ferry_compare(list(outputs), reference, RANDOM)
+problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM)
 for problem in problems:
     print("BUG:", problem)
 if not problems:
     print("no bug: {adapter.NAME} agrees with Keras")
 sys.exit(1 if problems else 0)
 '''
+
+
+def _runtime_text():
+    """ferry/templates/runtime_keras.py, whole, between two comment lines: what a reproducer runs."""
+    with open(runtime_keras.__file__) as f:
+        text = f.read()
+    return (f"# --- ferry's Keras runtime (ferry/templates/runtime_keras.py, whole) {'-' * 30}\n{text}"
+            f"# --- end of the runtime {'-' * 76}\n")
 
 
 def _comment(text):

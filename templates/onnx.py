@@ -11,13 +11,12 @@ wrap() writes a test directory:
                         their values exactly; strings as numpy unicode, so no file needs pickle)
 reproducer() writes the same model and inputs as a standalone script for a bug report.
 
-Both build the model with ferry_model() and make missing input values with ferry_input(): these, with
-ferry_dtype() and ferry_compare(), use nothing but numpy and onnx, and a reproducer carries their source
-text, so that its model and inputs are those of the test directory bit for bit.
+Both build the model with ferry_model() and make missing input values with ferry_input(), from
+ferry/templates/runtime_onnx.py, which a reproducer inlines whole, so that its model and inputs are
+those of the test directory bit for bit.
 """
 
 import hashlib
-import inspect
 import json
 import math
 import os
@@ -29,131 +28,14 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from ferry.extract import values as ferry_values
+from ferry.templates import runtime_onnx
+from ferry.templates.runtime_onnx import ferry_dtype, ferry_input, ferry_model
 
 ATOL = 1e-3
 RTOL = 1e-3
 
 # The dtypes numpy cannot np.save and np.load as themselves, by category, and what they are stored as.
 _STORED = {"float": "float32", "int": "int8", "uint": "uint8"}
-
-
-# --- self-contained: reproducers carry the source of these four --------------------------------------
-
-def ferry_dtype(name):
-    """The numpy dtype for a dtype name of a ferry record."""
-    if name == "string":
-        return np.dtype(object)
-    try:
-        return np.dtype(name)
-    except TypeError:
-        import ml_dtypes  # bfloat16, float8_*, int4, ...: an onnx dependency
-        found = getattr(ml_dtypes, str(name), None)
-        if not (isinstance(found, type) and issubclass(found, np.generic)):
-            raise TypeError(f"no dtype {name!r}") from None
-        return np.dtype(found)
-
-
-def ferry_input(seed, key, dtype, shape, bounds):
-    """Deterministic data for an input whose values the record did not keep: uniform in bounds
-    ([lo, hi]) when given, else standard normal floats, small integers, random bools, short strings.
-    seed comes from the instance id, key ([input] or [input, element]) tells the inputs apart."""
-    rng = np.random.default_rng([seed, *key])
-    shape = [1 if d is None else d for d in shape]
-    if dtype == "bool":
-        return rng.integers(0, 2, size=shape).astype(bool)
-    if dtype == "string":
-        words = np.array([f"s{i}" for i in rng.integers(0, 8, size=shape).reshape(-1)], dtype=object)
-        return words.reshape(shape)
-    target = ferry_dtype(dtype)
-    if dtype.startswith(("int", "uint")):
-        unsigned = dtype.startswith("uint")
-        lo, hi = bounds if bounds else ((0, 5) if unsigned else (-5, 5))
-        wide = np.uint64 if unsigned else np.int64
-        info = np.iinfo(wide)
-        lo, hi = max(int(lo), int(info.min)), min(int(hi), int(info.max))
-        return rng.integers(lo, hi, endpoint=True, size=shape, dtype=wide).astype(target)
-    if dtype.startswith("complex"):
-        lo, hi = bounds if bounds else (-1.0, 1.0)
-        parts = rng.uniform(lo, hi, size=[2, *shape])
-        return (parts[0] + 1j * parts[1]).astype(target)
-    if bounds:
-        return rng.uniform(bounds[0], bounds[1], size=shape).astype(target)
-    return rng.standard_normal(size=shape).astype(target)
-
-
-def ferry_model(op_type, domain, opsets, ir_version, node_inputs, node_outputs, graph_inputs,
-                graph_outputs, attributes):
-    """A model of one node. graph_inputs and graph_outputs are (name, kind, dtype, shape) with kind
-    "tensor" or "sequence" (shape None: not declared); attributes are (name, type, value) with type an
-    AttributeProto type name, tensors as numpy arrays and graphs as serialized GraphProto bytes."""
-    def value_type(kind, dtype, shape):
-        tensor = helper.make_tensor_type_proto(helper.np_dtype_to_tensor_dtype(ferry_dtype(dtype)), shape)
-        return tensor if kind == "tensor" else helper.make_sequence_type_proto(tensor)
-
-    def attribute_value(kind, value):
-        if kind == "TENSOR":
-            return onnx.numpy_helper.from_array(value)
-        if kind == "TENSORS":
-            return [onnx.numpy_helper.from_array(v) for v in value]
-        if kind == "GRAPH":
-            return onnx.GraphProto.FromString(value)
-        if kind == "GRAPHS":
-            return [onnx.GraphProto.FromString(v) for v in value]
-        return value
-
-    node = helper.make_node(op_type, node_inputs, node_outputs, domain=domain or None)
-    node.attribute.extend(
-        helper.make_attribute(name, attribute_value(kind, value),
-                              attr_type=onnx.AttributeProto.AttributeType.Value(kind))
-        for name, kind, value in attributes)
-    graph = helper.make_graph(
-        [node], "ferry",
-        [helper.make_value_info(name, value_type(kind, dtype, shape)) for name, kind, dtype, shape in graph_inputs],
-        [helper.make_value_info(name, value_type(kind, dtype, shape)) for name, kind, dtype, shape in graph_outputs])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets],
-                             ir_version=ir_version)
-
-
-def ferry_compare(outputs, reference, random):
-    """Problems found comparing a frontend's outputs with the reference (empty: none): same
-    structure, dtypes and shapes, NaN in the same places, |a - b| <= ATOL + RTOL * |ref| elsewhere;
-    only the structure, dtypes and shapes when the operator is random."""
-    problems = []
-    if len(outputs) != len(reference):
-        return [f"{len(outputs)} outputs, the reference has {len(reference)}"]
-    for k, (out, ref) in enumerate(zip(outputs, reference)):
-        if isinstance(ref, list):
-            if not isinstance(out, list) or len(out) != len(ref):
-                problems.append(f"output {k}: expected a sequence of {len(ref)}, got {type(out).__name__}")
-                continue
-            pairs = [(f"output {k}[{j}]", o, r) for j, (o, r) in enumerate(zip(out, ref))]
-        else:
-            pairs = [(f"output {k}", out, ref)]
-        for where, o, r in pairs:
-            o, r = np.asarray(o), np.asarray(r)
-            strings = o.dtype.kind in "OUS" and r.dtype.kind in "OUS"  # any of numpy's string dtypes
-            if (o.dtype != r.dtype and not strings) or o.shape != r.shape:
-                problems.append(f"{where}: {o.dtype}{list(o.shape)}, reference {r.dtype}{list(r.shape)}")
-                continue
-            if random:
-                continue
-            if strings:
-                differ = int((o.astype(str) != r.astype(str)).sum())
-                if differ:
-                    problems.append(f"{where}: {differ} strings differ")
-                continue
-            a, b = o.astype(np.float64), r.astype(np.float64)
-            nan_a, nan_b = np.isnan(a), np.isnan(b)
-            if not np.array_equal(nan_a, nan_b):
-                problems.append(f"{where}: NaN in {int(nan_a.sum())} places, reference {int(nan_b.sum())}")
-                continue
-            with np.errstate(invalid="ignore", over="ignore"):
-                # equal (infinities of one sign included), or both finite and close
-                good = (a == b) | nan_a | (np.isfinite(a) & np.isfinite(b) & (np.abs(a - b) <= ATOL + RTOL * np.abs(b)))
-                if not good.all():
-                    problems.append(f"{where}: {int((~good).sum())} of {good.size} values differ, "
-                                    f"max |a - b| = {float(np.abs(a - b)[~good].max())}")
-    return problems
 
 
 # --- from a record to the arguments of ferry_model ----------------------------------------------------
@@ -486,38 +368,29 @@ def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
     where = " ".join(str(source[k]) for k in ("suite", "test", "node") if k in source)
     snippet = "\n".join("    " + line if line.strip() else "" for line in adapter.REPRODUCER.strip("\n").splitlines())
 
+    base64 = "import base64\n" if any(kind in ("GRAPH", "GRAPHS") for _, kind, _ in plan.attributes) else ""
+
     return f'''#!/usr/bin/env python3
 # ferry reproducer: {_comment(record["op"])} (opset {_comment(plan.opset)}) on {adapter.NAME} {_comment(adapter.version())}
 # instance {_comment(record.get("id", "-"))}, from {_comment(where)}
 # Exit status 1: the bug shows ({adapter.NAME} raises, or its outputs differ from onnx.reference
-# beyond |a - b| <= {atol!r} + {rtol!r} * |ref|, or NaN in other places); 0: it does not.
-import base64
-import sys
+# beyond |got - want| <= {atol!r} + {rtol!r} * |want|, or NaN in other places); 0: it does not.
+{base64}import sys
 import traceback
 
-import numpy as np
-import onnx
 import onnx.reference
-from onnx import helper
 
+{_runtime_text()}
 SEED = {plan.seed}
 ATOL = {atol!r}
 RTOL = {rtol!r}
 RANDOM = {random!r}  # True for a random operator: then only dtypes and shapes are compared
 
 
-{inspect.getsource(ferry_dtype)}
-
-{inspect.getsource(ferry_input)}
-
-{inspect.getsource(ferry_model)}
-
 def run_frontend(model_bytes, inputs):
 {snippet}
     return outputs
 
-
-{inspect.getsource(ferry_compare)}
 
 model = ferry_model(
     {plan.op_type!r}, {plan.domain!r}, {plan.opsets!r}, {plan.ir_version!r},
@@ -527,32 +400,36 @@ model = ferry_model(
     [
 {attributes}
     ])
-model_bytes = model.SerializeToString()
 inputs = {{
 {inputs}
 }}
-
 try:
     reference = onnx.reference.ReferenceEvaluator(model).run(None, inputs)
 except Exception:
     traceback.print_exc()
     print("the reference itself failed: this reproducer shows nothing about {adapter.NAME}")
     sys.exit(2)
-
-# --- the frontend
 try:
-    outputs = run_frontend(model_bytes, inputs)
+    outputs = run_frontend(model.SerializeToString(), inputs)
 except Exception:
     traceback.print_exc()
     print("BUG: {adapter.NAME} raised")
     sys.exit(1)
-problems = ferry_compare(list(outputs), reference, RANDOM)
+problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM)
 for problem in problems:
     print("BUG:", problem)
 if not problems:
     print("no bug: {adapter.NAME} agrees with onnx.reference")
 sys.exit(1 if problems else 0)
 '''
+
+
+def _runtime_text():
+    """ferry/templates/runtime_onnx.py, whole, between two comment lines: what a reproducer runs."""
+    with open(runtime_onnx.__file__) as f:
+        text = f.read()
+    return (f"# --- ferry's ONNX runtime (ferry/templates/runtime_onnx.py, whole) {'-' * 32}\n{text}"
+            f"# --- end of the runtime {'-' * 76}\n")
 
 
 def _comment(text):

@@ -20,14 +20,13 @@ wrap() writes a test directory:
                     null with "torchscript_error" / "export_error" saying why it is missing
 reproducer() writes the same module and inputs as a standalone script for a bug report.
 
-The module is made the same way everywhere, by the self-contained functions below (a reproducer
-carries their source): the random generator is seeded from the instance id, then the module is
+The module is made the same way everywhere, by the functions of ferry/templates/runtime_torch.py
+(a reproducer inlines that module whole): the random generator is seeded from the instance id, then the module is
 built, then it runs once. A module's weights, and the weights a lazy module draws on its first call,
 are therefore the same in the test directory, in every adapter and in a reproducer.
 """
 
 import hashlib
-import inspect
 import json
 import math
 import os
@@ -36,278 +35,26 @@ import warnings
 import numpy as np
 import torch
 
-from ferry.extract import values as ferry_values  # noqa: E402
+from ferry.extract import values as ferry_values
+from ferry.templates import runtime_torch
+from ferry.templates.runtime_torch import STORED as _STORED
+from ferry.templates.runtime_torch import (  # noqa: F401
+    FerrySlot,
+    ferry_array,
+    ferry_build_call,
+    ferry_build_module,
+    ferry_dtype,
+    ferry_feed,
+    ferry_flatten,
+    ferry_from_numpy,
+    ferry_numpy,
+    ferry_operators,
+    ferry_resolve,
+    ferry_tensor,
+)
 
 ATOL = 1e-3
 RTOL = 1e-3
-
-# torch dtypes numpy cannot save, and the dtype their files hold instead (which holds their values).
-_STORED = {"bfloat16": "float32", "complex32": "complex64", "float8_e4m3fn": "float32",
-           "float8_e5m2": "float32", "float8_e4m3fnuz": "float32", "float8_e5m2fnuz": "float32",
-           "float8_e8m0fnu": "float32"}
-
-
-# --- self-contained: reproducers carry the source of these ---------------------------------------------
-
-def ferry_dtype(name):
-    """The torch dtype a record's dtype name stands for ("float32" -> torch.float32)."""
-    dtype = getattr(torch, name, None)
-    if not isinstance(dtype, torch.dtype):
-        raise TypeError(f"no torch dtype {name!r}")
-    return dtype
-
-
-def ferry_operators():
-    """The allow-list: name -> object, for every PyTorch operator and value a record may name. It is
-    enumerated once from PyTorch's public namespaces; a record's name is then looked up in it, never
-    resolved by walking attributes (torch imports os, sys, builtins and ctypes: "torch.os.system"
-    would reach a shell). What is in it, and why:
-    - the functions of torch, torch.functional, torch.nn.functional, torch.special, torch.linalg and
-      torch.fft that are tensor operators: those PyTorch lists as overridable (they take tensors and
-      dispatch __torch_function__, which is how the harvest sees them, naming them by
-      torch.overrides.resolve_name) and PyTorch's compiled ATen functions in these namespaces (the
-      tensor factories among them: torch.zeros, torch.arange). Not the rest of those namespaces:
-      files (load, save, from_file), TorchScript's parsers and importers, threads and futures (fork,
-      wait), global state (set_*, seeds, autocast), queries that give no tensor (get_*, is_*), the
-      compiler and the functions that trace or call other functions (compile, vmap, cond);
-    - Tensor methods: the public ones and the dunders that are Python's operators (x + y, x[i]), not
-      type() (it imports a module a string names), storage, hooks, apply_ and map_ (they call a
-      Python callable), backward and the like;
-    - torch.nn's public module classes (subclasses of torch.nn.Module less the containers, as the
-      harvest names them) and the options dataclasses torch.nn exports (LinearCrossEntropyOptions);
-    - memory formats and layouts (torch.channels_last, torch.strided), which records name as values.
-    Each object is also entered under its qualified name (module.qualname: "torch._C._nn.gelu" for
-    torch.nn.functional.gelu), which is the name a callable passed as an argument is recorded by.
-    Only objects of torch's own modules count, whatever namespace holds them."""
-    import dataclasses
-    import types
-
-    namespaces = {"torch": torch, "torch.functional": torch.functional, "torch.nn.functional": torch.nn.functional,
-                  "torch.special": torch.special, "torch.linalg": torch.linalg, "torch.fft": torch.fft}
-    not_functions = {f"torch.{name}" for name in (
-        "load", "save", "from_file", "frombuffer", "from_dlpack", "to_dlpack", "import_ir_module",
-        "import_ir_module_from_buffer", "parse_ir", "parse_schema", "parse_type_comment",
-        "merge_type_from_type_comment", "unify_type_list", "fork", "wait", "compile", "vmap", "cond", "while_loop",
-        "manual_seed", "seed", "initial_seed", "init_num_threads", "clear_autocast_cache",
-        "use_deterministic_algorithms", "typename", "prepare_multiprocessing_environment",
-        "thread_safe_generator")}
-    not_methods = {"type", "storage", "untyped_storage", "share_memory_", "register_hook",
-                   "register_post_accumulate_grad_hook", "backward", "apply_", "map_", "map2_", "module_load",
-                   "as_subclass", "pin_memory", "record_stream", "cuda", "xpu", "ipu", "mtia", "tolist", "numpy"}
-    dunders = {f"__{op}__" for op in (
-        "abs", "neg", "pos", "invert", "getitem", "setitem", "eq", "ne", "lt", "le", "gt", "ge",
-        *(f"{p}{op}" for op in ("add", "sub", "mul", "matmul", "truediv", "div", "floordiv", "mod", "pow",
-                                "and", "or", "xor", "lshift", "rshift") for p in ("", "r", "i")))}
-    containers = {"Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
-                  "Container"}
-
-    def torch_own(obj):
-        return str(getattr(obj, "__module__", None) or "").split(".")[0] == "torch"
-
-    def qualified(obj):
-        module, name = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
-        return f"{module}.{name}" if module and name else None
-
-    overridable = set()
-    for functions in torch.overrides.get_overridable_functions().values():
-        for f in functions:
-            try:
-                overridable.add(f)
-            except TypeError:  # an unhashable entry is no function
-                pass
-    table = {"builtins.Ellipsis": Ellipsis}
-    for prefix, namespace in namespaces.items():
-        for name, obj in list(vars(namespace).items()):
-            if (name.startswith(("_", "set_", "get_", "is_", "autocast_")) or f"{prefix}.{name}" in not_functions
-                    or isinstance(obj, (type, types.ModuleType)) or not callable(obj) or not torch_own(obj)):
-                continue
-            # torch's own namespace holds much besides operators, so there only what PyTorch calls one;
-            # the others are libraries of operators, where a function defined in the namespace is one
-            # too (torch.nn.functional.hardswish, which PyTorch does not list as overridable)
-            if (obj in overridable or isinstance(obj, types.BuiltinFunctionType)
-                    or (prefix != "torch" and getattr(obj, "__module__", None) == prefix)):
-                table[f"{prefix}.{name}"] = obj
-    for name in dir(torch.Tensor):
-        if (name.startswith("_") and name not in dunders) or name in not_methods:
-            continue
-        obj = getattr(torch.Tensor, name, None)
-        if callable(obj) and not isinstance(obj, type):
-            table[f"torch.Tensor.{name}"] = obj
-    for name, obj in list(vars(torch.nn).items()):
-        if name.startswith("_") or not isinstance(obj, type) or not torch_own(obj):
-            continue
-        if (issubclass(obj, torch.nn.Module) and name not in containers) or dataclasses.is_dataclass(obj):
-            table[f"torch.nn.{name}"] = obj
-    for name, obj in list(vars(torch).items()):
-        if not name.startswith("_") and isinstance(obj, (torch.memory_format, torch.layout)):
-            table[f"torch.{name}"] = obj
-    for obj in list(table.values()):
-        for name in (qualified(obj), torch.overrides.resolve_name(obj) if callable(obj) else None):
-            if name:
-                table.setdefault(name, obj)
-    return table
-
-
-def ferry_resolve(name):
-    """The object a record's name ("torch.nn.Conv2d", "torch.add", "torch.channels_last") denotes:
-    looked up in the allow-list of ferry_operators(), never found by walking attributes of modules."""
-    table = getattr(ferry_resolve, "table", None)
-    if table is None:
-        table = ferry_resolve.table = ferry_operators()
-    if not isinstance(name, str) or name not in table:
-        raise LookupError(f"{name!r} is not a PyTorch operator ferry allows")
-    return table[name]
-
-
-def ferry_tensor(seed, key, dtype, shape, bounds):
-    """Deterministic data for a tensor whose values the record did not keep: uniform in bounds
-    ([lo, hi]) when given, else standard normal floats, small integers, random bools. seed comes from
-    the instance id; key (a list of small integers) tells the tensors of an instance apart."""
-    rng = np.random.default_rng([seed, *key])
-    shape = [1 if d is None else d for d in shape]
-    target = ferry_dtype(dtype)
-    if target == torch.bool:
-        array = rng.integers(0, 2, size=shape).astype(bool)
-    elif target.is_complex:
-        lo, hi = bounds if bounds else (-1.0, 1.0)
-        parts = rng.uniform(lo, hi, size=[2, *shape])
-        array = parts[0] + 1j * parts[1]
-    elif target.is_floating_point:
-        array = rng.uniform(bounds[0], bounds[1], size=shape) if bounds else rng.standard_normal(size=shape)
-    else:
-        info = torch.iinfo(target)
-        lo, hi = bounds if bounds else ((0, 5) if info.min == 0 else (-5, 5))
-        lo, hi = max(int(lo), info.min), min(int(hi), info.max)
-        if hi >= 2 ** 63:  # beyond int64: draw from uint64
-            array = rng.integers(lo, hi, endpoint=True, size=shape, dtype=np.uint64)
-        else:
-            array = rng.integers(lo, hi, endpoint=True, size=shape, dtype=np.int64)
-    return torch.from_numpy(np.asarray(array, order="C")).to(target)
-
-
-def ferry_array(values, dtype, shape):
-    """A tensor with the record's kept values: the numbers converted once to the dtype (through
-    float64 or int64, as exactly as Python holds them)."""
-    target = ferry_dtype(dtype)
-    if target == torch.bool:
-        array = np.array(values, dtype=bool)
-    elif target.is_floating_point or target.is_complex:
-        array = np.array([float(v) for v in values], dtype=np.float64)
-    elif target == torch.uint64:
-        array = np.array([int(v) for v in values], dtype=np.uint64)
-    else:
-        array = np.array([int(v) for v in values], dtype=np.int64)
-    return torch.from_numpy(array.reshape(shape)).to(target)
-
-
-class FerrySlot:
-    """Where forward input k goes in the operator's arguments."""
-
-    def __init__(self, k):
-        self.k = k
-
-    def __repr__(self):
-        return f"FerrySlot({self.k})"
-
-
-class FerryCall(torch.nn.Module):
-    """One operator call: op(*args, **kwargs), with forward's inputs in the args' FerrySlots; returns
-    the tensors of the result, flattened, as a tuple."""
-
-    def __init__(self, op, args, kwargs):
-        super().__init__()
-        if isinstance(op, torch.nn.Module):
-            self.module = op  # a submodule, so that tracing and export see its parameters
-            self.fn = None
-        else:
-            self.module = None
-            self.fn = op
-        self.args = args
-        self.kwargs = kwargs
-
-    def forward(self, *inputs):
-        def fill(v):
-            if isinstance(v, FerrySlot):
-                return inputs[v.k]
-            if isinstance(v, list):
-                return [fill(x) for x in v]
-            if isinstance(v, tuple):
-                return tuple(fill(x) for x in v)
-            if isinstance(v, dict):
-                return {k: fill(x) for k, x in v.items()}
-            return v
-        op = self.module if self.fn is None else self.fn
-        return tuple(ferry_flatten(op(*fill(self.args), **fill(self.kwargs))))
-
-
-def ferry_flatten(out):
-    """The tensors of a result, in order: tuples, lists and dicts opened, other values dropped."""
-    if isinstance(out, torch.Tensor):
-        return [out]
-    if isinstance(out, (tuple, list)):
-        return [t for v in out for t in ferry_flatten(v)]
-    if isinstance(out, dict):
-        return [t for v in out.values() for t in ferry_flatten(v)]
-    return []
-
-
-def ferry_numpy(t):
-    """A tensor's values as a numpy array; dtypes numpy lacks widened (bfloat16, float8 to float32,
-    complex32 to complex64)."""
-    t = t.detach().cpu().resolve_conj().resolve_neg()
-    if t.dtype == torch.complex32:
-        t = t.to(torch.complex64)
-    elif t.is_floating_point() and t.dtype not in (torch.float16, torch.float32, torch.float64):
-        t = t.to(torch.float32)
-    return t.numpy()
-
-
-def ferry_feed(t):
-    """A tensor as the numpy array a frontend is fed: of the same dtype, ml_dtypes' for bfloat16 and
-    float8 (numpy has none); complex32, which nothing else has, as complex64."""
-    t = t.detach().cpu().resolve_conj().resolve_neg()
-    name = str(t.dtype).replace("torch.", "")
-    if t.dtype == torch.complex32:
-        return t.to(torch.complex64).numpy()
-    if name.startswith(("bfloat16", "float8")):
-        import ml_dtypes
-        return t.to(torch.float32).numpy().astype(getattr(ml_dtypes, name))
-    return t.numpy()
-
-
-def ferry_compare(outputs, reference, random):
-    """Problems found comparing a frontend's outputs with the reference (empty: none): as many
-    outputs, the same dtypes and shapes, NaN in the same places, |a - b| <= ATOL + RTOL * |ref|
-    elsewhere; only dtypes and shapes when the operator is random."""
-    if len(outputs) != len(reference):
-        return [f"{len(outputs)} outputs, the reference has {len(reference)}"]
-    problems = []
-    for k, (out, ref) in enumerate(zip(outputs, reference)):
-        o = ferry_numpy(out) if isinstance(out, torch.Tensor) else np.asarray(out)
-        if o.dtype.name.startswith(("bfloat16", "float8")):  # ml_dtypes' arrays: as ferry_numpy widens
-            o = o.astype(np.float32)
-        elif o.dtype.name == "complex32":
-            o = o.astype(np.complex64)
-        r = ferry_numpy(ref)
-        if o.dtype != r.dtype or o.shape != r.shape:
-            problems.append(f"output {k}: {o.dtype}{list(o.shape)}, reference {r.dtype}{list(r.shape)}")
-            continue
-        if random:
-            continue
-        if o.dtype.kind == "c":
-            o, r = np.stack([o.real, o.imag]), np.stack([r.real, r.imag])
-        a, b = o.astype(np.float64), r.astype(np.float64)
-        nan_a, nan_b = np.isnan(a), np.isnan(b)
-        if not np.array_equal(nan_a, nan_b):
-            problems.append(f"output {k}: NaN in {int(nan_a.sum())} places, reference {int(nan_b.sum())}")
-            continue
-        with np.errstate(invalid="ignore", over="ignore"):
-            good = (a == b) | nan_a | (np.isfinite(a) & np.isfinite(b) & (np.abs(a - b) <= ATOL + RTOL * np.abs(b)))
-            if not good.all():
-                problems.append(f"output {k}: {int((~good).sum())} of {good.size} values differ, "
-                                f"max |a - b| = {float(np.abs(a - b)[~good].max())}")
-    return problems
-
 
 # The allow-list, made once per process; ferry_values.decode looks the callables, dataclasses and
 # constants of records up in it too.
@@ -381,22 +128,6 @@ def _operator(op, kind):
     elif kind not in ("function", "method") or isinstance(target, type) or not callable(target):
         raise ferry_values.Unmigratable(f"{op!r} is not a PyTorch {kind} operator")
     return target
-
-
-def ferry_build_module(seed, cls, params, dtype, training, args, kwargs):
-    """A torch.nn module operator: seeded, built, cast to its recorded dtype, in its mode."""
-    torch.manual_seed(seed % 2 ** 63)
-    module = cls(**params)
-    if dtype is not None:
-        module.to(ferry_dtype(dtype))
-    module.train(training)
-    return FerryCall(module, args, kwargs)
-
-
-def ferry_build_call(seed, fn, args, kwargs):
-    """A function or method operator (seeded all the same: a random one draws from the generator)."""
-    torch.manual_seed(seed % 2 ** 63)
-    return FerryCall(fn, args, kwargs)
 
 
 _build_module = ferry_build_module
@@ -562,14 +293,6 @@ def _remove(path):
 
 # --- what the adapters share ---------------------------------------------------------------------------
 
-def ferry_from_numpy(array, dtype):
-    """A numpy array (ml_dtypes' for bfloat16 and float8) as a tensor of the named torch dtype."""
-    array = np.asarray(array)
-    if array.dtype.name in _STORED:  # ml_dtypes' types: torch takes them through a wider one
-        array = array.astype(_STORED[array.dtype.name])
-    return torch.from_numpy(np.asarray(array, order="C")).to(ferry_dtype(dtype))
-
-
 def testdir_meta(testdir):
     with open(os.path.join(testdir, "meta.json")) as f:
         return json.load(f)
@@ -666,29 +389,20 @@ def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
     source = record.get("source", {})
     where = " ".join(str(source[k]) for k in ("suite", "test") if k in source)
     snippet = "\n".join("    " + line if line.strip() else "" for line in adapter.REPRODUCER.strip("\n").splitlines())
-    functions = "\n\n".join(inspect.getsource(f) for f in (
-        ferry_dtype, ferry_operators, ferry_resolve, ferry_tensor, ferry_array, FerrySlot, FerryCall, ferry_flatten, ferry_numpy,
-        ferry_feed, ferry_compare, ferry_build_module, ferry_build_call))
 
     return f'''#!/usr/bin/env python3
 # ferry reproducer: {_comment(record["op"])} ({_comment(record["kind"])}) on {adapter.NAME} {_comment(adapter.version())}
 # instance {_comment(record.get("id", "-"))}, from {_comment(where)}
 # Exit status 1: the bug shows ({adapter.NAME} raises, or its outputs differ from eager PyTorch
-# beyond |a - b| <= {atol!r} + {rtol!r} * |ref|, or NaN in other places); 0: it does not.
+# beyond |got - want| <= {atol!r} + {rtol!r} * |want|, or NaN in other places); 0: it does not.
 import sys
 import traceback
 
-import numpy as np
-import torch
-
+{_runtime_text()}
 SEED = {plan.seed}
 ATOL = {atol!r}
 RTOL = {rtol!r}
 RANDOM = {random!r}  # True for a random operator: then only dtypes and shapes are compared
-
-
-{functions}
-
 ARGS = {args}
 KWARGS = {kwargs}
 
@@ -697,10 +411,14 @@ def build():
     return {make}
 
 
+def run_frontend(module, inputs):
+{snippet}
+    return outputs
+
+
 inputs = [
 {inputs}
 ]
-
 try:
     with torch.no_grad():
         reference = list(build()(*[t.clone() for t in inputs]))
@@ -708,27 +426,27 @@ except Exception:
     traceback.print_exc()
     print("eager PyTorch itself failed: this reproducer shows nothing about {adapter.NAME}")
     sys.exit(2)
-
-
-def run_frontend(module, inputs):
-{snippet}
-    return outputs
-
-
-# --- the frontend
 try:
     outputs = run_frontend(build(), [t.clone() for t in inputs])
 except Exception:
     traceback.print_exc()
     print("BUG: {adapter.NAME} raised")
     sys.exit(1)
-problems = ferry_compare(list(outputs), reference, RANDOM)
+problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM)
 for problem in problems:
     print("BUG:", problem)
 if not problems:
     print("no bug: {adapter.NAME} agrees with eager PyTorch")
 sys.exit(1 if problems else 0)
 '''
+
+
+def _runtime_text():
+    """ferry/templates/runtime_torch.py, whole, between two comment lines: what a reproducer runs."""
+    with open(runtime_torch.__file__) as f:
+        text = f.read()
+    return (f"# --- ferry's PyTorch runtime (ferry/templates/runtime_torch.py, whole) {'-' * 28}\n{text}"
+            f"# --- end of the runtime {'-' * 76}\n")
 
 
 def _comment(text):

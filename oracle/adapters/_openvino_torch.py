@@ -1,12 +1,12 @@
 """ferry.oracle.adapters._openvino_torch: what OpenVINO's two PyTorch paths share (openvino_pytorch on
 TorchScript, openvino_export on an ExportedProgram): compiling an OpenVINO model for the CPU
-and running it on torch tensors. Both functions need only numpy, openvino and ferry_feed, which a
-PyTorch reproducer defines, so the adapters' REPRODUCER carries their source as it is."""
+and running it on torch tensors. Both functions need only numpy, openvino and ferry_feed, which the
+PyTorch runtime declares and a reproducer inlines, so the adapters' REPRODUCER carries their source as it is."""
 
 import numpy as np
 import openvino
 
-from ferry.templates.torch import ferry_feed
+from ferry.templates.runtime_torch import ferry_feed
 
 
 def ov_compile(ov_model):

@@ -18,6 +18,7 @@ import torch._dynamo
 import torch._inductor.config
 
 from ferry.templates import torch as template_torch
+from ferry.templates.runtime_torch import ferry_flatten, ferry_numpy
 
 NAME = "inductor"
 LIBRARY = "torch"
@@ -42,9 +43,6 @@ def inductor_run(compiled, inputs):
     with torch.no_grad():
         return [ferry_numpy(t) for t in ferry_flatten(compiled(*inputs))]
 
-
-ferry_numpy = template_torch.ferry_numpy
-ferry_flatten = template_torch.ferry_flatten
 
 
 def version():

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from ferry.templates import keras as template_keras  # imports tensorflow as ferry must (extract/tfload.py)
+from ferry.templates.runtime_keras import ferry_tflite  # noqa: E402
 
 tf = template_keras.tf
 
@@ -51,7 +52,7 @@ def load(testdir):
 def compile(loaded):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return template_keras.ferry_tflite(loaded)
+        return ferry_tflite(loaded)
 
 
 def execute(compiled, inputs):

@@ -20,6 +20,7 @@ import torch
 
 from ferry.oracle.adapters.ort import ort_run, ort_session
 from ferry.templates import torch as template_torch
+from ferry.templates.runtime_torch import ferry_feed
 
 NAME = "torch-onnx-ort"
 LIBRARY = "torch"
@@ -48,8 +49,6 @@ def onnx_run(session, inputs):
         feeds[i.name] = ferry_feed(inputs[int(k.group(1))])
     return [np.asarray(v) for v in ort_run(session, feeds)]
 
-
-ferry_feed = template_torch.ferry_feed
 
 
 def version():

@@ -20,6 +20,7 @@ from tvm import relax  # noqa: E402
 from tvm.relax.frontend.torch import from_exported_program  # noqa: E402
 
 from ferry.templates import torch as template_torch  # noqa: E402
+from ferry.templates.runtime_torch import ferry_feed  # noqa: E402
 
 NAME = "tvm-pytorch"
 LIBRARY = "torch"
@@ -47,8 +48,6 @@ def tvm_run(vm, inputs):
         return [v.numpy()]
     return flat(result)
 
-
-ferry_feed = template_torch.ferry_feed
 
 
 def version():

@@ -1,0 +1,145 @@
+"""ferry.templates.runtime_onnx: what the ONNX template and a reproducer of an ONNX test both run.
+
+The template (ferry/templates/onnx.py) builds its models and inputs with these functions, and a
+reproducer script carries this module whole, inlined at its top: the same code makes the model and
+the inputs in ferry and in a bug report, and compares a frontend's outputs with the reference. So
+this module imports nothing of ferry, only numpy and onnx (and ml_dtypes, an onnx dependency, for
+bfloat16, float8 and the sub-byte types).
+"""
+
+import numpy as np
+import onnx
+from onnx import helper
+
+
+def ferry_dtype(name):
+    """The numpy dtype for a dtype name of a ferry record."""
+    if name == "string":
+        return np.dtype(object)
+    try:
+        return np.dtype(name)
+    except TypeError:
+        import ml_dtypes  # bfloat16, float8_*, int4, ...: an onnx dependency
+        found = getattr(ml_dtypes, str(name), None)
+        if not (isinstance(found, type) and issubclass(found, np.generic)):
+            raise TypeError(f"no dtype {name!r}") from None
+        return np.dtype(found)
+
+
+def ferry_input(seed, key, dtype, shape, bounds):
+    """Deterministic data for an input whose values the record did not keep: uniform in bounds
+    ([lo, hi]) when given, else standard normal floats, small integers, random bools, short strings.
+    seed comes from the instance id, key ([input] or [input, element]) tells the inputs apart."""
+    rng = np.random.default_rng([seed, *key])
+    shape = [1 if d is None else d for d in shape]
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dtype == "string":
+        words = np.array([f"s{i}" for i in rng.integers(0, 8, size=shape).reshape(-1)], dtype=object)
+        return words.reshape(shape)
+    target = ferry_dtype(dtype)
+    if dtype.startswith(("int", "uint")):
+        unsigned = dtype.startswith("uint")
+        lo, hi = bounds if bounds else ((0, 5) if unsigned else (-5, 5))
+        wide = np.uint64 if unsigned else np.int64
+        info = np.iinfo(wide)
+        lo, hi = max(int(lo), int(info.min)), min(int(hi), int(info.max))
+        return rng.integers(lo, hi, endpoint=True, size=shape, dtype=wide).astype(target)
+    if dtype.startswith("complex"):
+        lo, hi = bounds if bounds else (-1.0, 1.0)
+        parts = rng.uniform(lo, hi, size=[2, *shape])
+        return (parts[0] + 1j * parts[1]).astype(target)
+    if bounds:
+        return rng.uniform(bounds[0], bounds[1], size=shape).astype(target)
+    return rng.standard_normal(size=shape).astype(target)
+
+
+def ferry_model(op_type, domain, opsets, ir_version, node_inputs, node_outputs, graph_inputs,
+                graph_outputs, attributes):
+    """A model of one node. graph_inputs and graph_outputs are (name, kind, dtype, shape) with kind
+    "tensor" or "sequence" (shape None: not declared); attributes are (name, type, value) with type an
+    AttributeProto type name, tensors as numpy arrays and graphs as serialized GraphProto bytes."""
+    def value_type(kind, dtype, shape):
+        tensor = helper.make_tensor_type_proto(helper.np_dtype_to_tensor_dtype(ferry_dtype(dtype)), shape)
+        return tensor if kind == "tensor" else helper.make_sequence_type_proto(tensor)
+
+    def attribute_value(kind, value):
+        if kind == "TENSOR":
+            return onnx.numpy_helper.from_array(value)
+        if kind == "TENSORS":
+            return [onnx.numpy_helper.from_array(v) for v in value]
+        if kind == "GRAPH":
+            return onnx.GraphProto.FromString(value)
+        if kind == "GRAPHS":
+            return [onnx.GraphProto.FromString(v) for v in value]
+        return value
+
+    node = helper.make_node(op_type, node_inputs, node_outputs, domain=domain or None)
+    node.attribute.extend(
+        helper.make_attribute(name, attribute_value(kind, value),
+                              attr_type=onnx.AttributeProto.AttributeType.Value(kind))
+        for name, kind, value in attributes)
+    graph = helper.make_graph(
+        [node], "ferry",
+        [helper.make_value_info(name, value_type(kind, dtype, shape)) for name, kind, dtype, shape in graph_inputs],
+        [helper.make_value_info(name, value_type(kind, dtype, shape)) for name, kind, dtype, shape in graph_outputs])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets],
+                             ir_version=ir_version)
+
+
+def ferry_compare(outputs, reference, atol, rtol, random=False):
+    """Problems found comparing a frontend's outputs with the reference (empty: none): the same
+    structure (sequences of as many elements), then each output as ferry_compare_arrays judges it."""
+    if len(outputs) != len(reference):
+        return [f"{len(outputs)} outputs, the reference has {len(reference)}"]
+    problems = []
+    for k, (out, ref) in enumerate(zip(outputs, reference)):
+        if isinstance(ref, list):
+            if not isinstance(out, list) or len(out) != len(ref):
+                problems.append(f"output {k}: expected a sequence of {len(ref)}, got {type(out).__name__}")
+                continue
+            pairs = [(f"output {k}[{j}]", o, r) for j, (o, r) in enumerate(zip(out, ref))]
+        else:
+            pairs = [(f"output {k}", out, ref)]
+        problems += [p for p in (ferry_compare_arrays(w, o, r, atol, rtol, random) for w, o, r in pairs) if p]
+    return problems
+
+
+def ferry_compare_arrays(where, got, want, atol, rtol, random=False, shown=5):
+    """The problem with one output (None: none): its dtype and shape against the reference's, then,
+    unless the operator is random, strings equal, NaN in the same places and
+    |got - want| <= atol + rtol * |want| elsewhere; with the first differing elements, got and want."""
+    o, r = np.asarray(got), np.asarray(want)
+    strings = o.dtype.kind in "OUS" and r.dtype.kind in "OUS"  # any of numpy's string dtypes
+    if (o.dtype != r.dtype and not strings) or o.shape != r.shape:
+        return f"{where}: {o.dtype}{list(o.shape)}, reference {r.dtype}{list(r.shape)}"
+    if random:
+        return None
+    if strings:
+        bad = o.astype(str) != r.astype(str)
+        head = f"{where}: {int(bad.sum())} strings differ"
+        return _ferry_first(head, bad, o, r, None, None, shown) if bad.any() else None
+    if o.dtype.kind == "c":
+        o, r = np.stack([o.real, o.imag], axis=-1), np.stack([r.real, r.imag], axis=-1)
+    a, b = o.astype(np.float64), r.astype(np.float64)
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff, allowed = np.abs(a - b), atol + rtol * np.abs(b)
+        # equal (infinities of one sign included), or both finite and close; NaN where the reference has it
+        good = (a == b) | (nan_a & nan_b) | (np.isfinite(a) & np.isfinite(b) & (diff <= allowed))
+    if good.all():
+        return None
+    head = f"{where}: {int((~good).sum())} of {good.size} values differ"
+    if not np.array_equal(nan_a, nan_b):
+        head += f" (NaN in {int(nan_a.sum())} places, reference {int(nan_b.sum())})"
+    return _ferry_first(head, ~good, a, b, diff, allowed, shown)
+
+
+def _ferry_first(head, bad, got, want, diff, allowed, shown):
+    """head, then a line per differing element, the first shown of them: index, got, want, |diff|, allowed."""
+    lines = [head, f"    {'index':<16} {'got':>14} {'want':>14} {'|diff|':>12} {'allowed':>12}"]
+    for index in list(zip(*np.nonzero(bad)))[:shown]:
+        i = tuple(int(x) for x in index)
+        extra = f" {float(diff[i]):>12.6g} {float(allowed[i]):>12.6g}" if diff is not None else ""
+        lines.append(f"    {str(list(i)):<16} {str(got[i]):>14} {str(want[i]):>14}{extra}")
+    return "\n".join(lines)

@@ -1,0 +1,154 @@
+"""Unit tests of the reproducer runtimes (templates/runtime_onnx.py, runtime_torch.py,
+runtime_keras.py): each imports nothing of ferry and runs with ferry off sys.path; ferry_compare
+reports the first differing elements with got, want, |diff| and allowed; generated inputs are
+deterministic and the ones the template wrote; a reproducer inlines its runtime whole and judges by
+the tolerance it was given. Prints TAP; run by tests/unit/test-runtime.sh with the libraries the
+runtimes need (a runtime whose library is missing is skipped)."""
+
+import ast
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+results = []
+
+
+def ok(cond, name):
+    results.append((bool(cond), name))
+
+
+RUNTIMES = [lib for lib in ("onnx", "torch", "keras") if importlib.util.find_spec(lib if lib != "keras" else "keras")]
+here = os.path.dirname(os.path.abspath(__file__))
+templates = os.path.join(here, "..", "..", "templates")
+
+# --- no runtime imports ferry: by its syntax, and by running it where there is no ferry
+for lib in ("onnx", "torch", "keras"):
+    path = os.path.join(templates, f"runtime_{lib}.py")
+    with open(path) as f:
+        tree = ast.parse(f.read(), filename=path)
+    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    imported += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    ok(imported and not [m for m in imported if m.split(".")[0] in ("ferry", "_ferry")],
+       f"runtime_{lib} imports nothing of ferry ({', '.join(sorted(set(imported)))})")
+    if lib not in RUNTIMES:
+        results.append((True, f"# SKIP runtime_{lib} run alone: {lib} is not installed"))
+        continue
+    # -I: no PYTHONPATH, no current directory: the build tree's ferry package is out of reach
+    run = subprocess.run([sys.executable, "-I", "-c", "import runpy, sys; runpy.run_path(sys.argv[1]);"
+                          "import importlib.util; assert importlib.util.find_spec('ferry') is None", path],
+                         capture_output=True, text=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    ok(run.returncode == 0, f"runtime_{lib} runs with ferry off sys.path {run.stderr[-300:]!r}")
+
+from ferry.templates import runtime_onnx  # noqa: E402
+
+# --- ferry_compare: the first differing elements, got and want
+compare = runtime_onnx.ferry_compare
+ok(compare([np.array([1.0, 2.0])], [np.array([1.0, 2.0005])], 1e-3, 1e-3) == [], "values within tolerance agree")
+problems = compare([np.array([[1.0, 2.0], [3.5, 9.0]])], [np.array([[1.0, 2.0], [3.0, 4.0]])], 1e-3, 1e-3)
+text = problems[0] if len(problems) == 1 else ""
+lines = text.splitlines()
+ok(lines and lines[0] == "output 0: 2 of 4 values differ", f"one problem that counts the differences: {lines[:1]}")
+ok(len(lines) == 4 and lines[1].split() == ["index", "got", "want", "|diff|", "allowed"], "a header, then a line per difference")
+ok(len(lines) == 4 and lines[2].strip().startswith("[1, 0]") and lines[2].split()[-4:] == ["3.5", "3.0", "0.5", "0.004"],
+   f"first: index, got, want, |diff|, allowed: {lines[2:3]}")
+ok(len(lines) == 4 and lines[3].split()[2:] == ["9.0", "4.0", "5", "0.005"], f"second difference: {lines[3:4]}")
+many = compare([np.arange(100.0)], [np.zeros(100)], 0.0, 0.0)
+ok(len(many) == 1 and len(many[0].splitlines()) == 2 + 5 and "99 of 100" in many[0], "only the first five differences are shown")
+beyond = compare([np.array([1.5])], [np.array([1.0])], 0.4, 0.0)
+ok(len(beyond) == 1 and beyond[0].splitlines()[2].split()[-1] == "0.4", f"the tolerance given is the one that judges: {beyond}")
+ok(compare([np.array([1.5])], [np.array([1.0])], 0.5, 0.0) == [], "within atol: no problem")
+nan = compare([np.array([np.nan, 1.0])], [np.array([0.0, 1.0])], 1e-3, 1e-3)
+ok(len(nan) == 1 and "NaN in 1 places, reference 0" in nan[0] and "nan" in nan[0], f"NaN where the reference has none: {nan}")
+ok(compare([np.array([np.nan, np.inf])], [np.array([np.nan, np.inf])], 1e-3, 1e-3) == [], "NaN and inf in the same places agree")
+ok(compare([np.zeros(3, np.float32)], [np.zeros(3)], 1, 1) == ["output 0: float32[3], reference float64[3]"], "dtypes differ")
+ok(compare([np.zeros(2)], [np.ones(2)], 0, 0, random=True) == [], "random: only dtypes and shapes")
+ok(compare([], [np.ones(2)], 0, 0) == ["0 outputs, the reference has 1"], "as many outputs")
+strings = compare([np.array(["a", "b"], dtype=object)], [np.array(["a", "c"], dtype=object)], 0, 0)
+ok(len(strings) == 1 and "1 strings differ" in strings[0] and "[1]" in strings[0], f"strings: {strings}")
+seq = compare([[np.ones(2), np.ones(2)]], [[np.ones(2), np.zeros(2)]], 0, 0)
+ok(len(seq) == 1 and seq[0].startswith("output 0[1]: 2 of 2"), f"a sequence's element: {seq}")
+cplx = compare([np.array([1 + 2j])], [np.array([1 + 1j])], 0, 0)
+ok(len(cplx) == 1 and "[0, 1]" in cplx[0], f"complex values as pairs of reals: {cplx}")
+
+
+def wrapped(template, record):
+    out = tempfile.mkdtemp()
+    got = template.wrap(json.dumps(record), out)
+    ok(got.get("status") == "ok", f"{record['op']}: wrap ok ({got})")
+    return out
+
+
+# --- ONNX: the inputs from seeds, as the template wrote them; the reproducer carries the runtime whole
+from ferry.templates import onnx as template_onnx  # noqa: E402
+
+record = {"id": "dc0c2db7becceb735b4810739c587abc", "context": {"opset": {"int": 14}}, "kind": "node", "library": "onnx",
+          "op": "Add", "inputs": [{"tensor": {"dtype": "float32", "range": [-3, 3], "shape": [3, 4, 5]}},
+                                  {"tensor": {"dtype": "float32", "shape": [3, 4, 5]}}],
+          "outputs": [{"tensor": {"dtype": "float32", "shape": [3, 4, 5]}}], "params": {}}
+out = wrapped(template_onnx, record)
+seed = int(record["id"], 16)
+a = runtime_onnx.ferry_input(seed, [0], "float32", [3, 4, 5], [-3, 3])
+ok(np.array_equal(a, runtime_onnx.ferry_input(seed, [0], "float32", [3, 4, 5], [-3, 3])),
+   "onnx: an input from a seed is deterministic")
+ok(np.array_equal(a, np.load(os.path.join(out, "input_0.npy"))), "onnx: it is the input the template wrote")
+ok(np.array_equal(runtime_onnx.ferry_input(seed, [1], "float32", [3, 4, 5], None), np.load(os.path.join(out, "input_1.npy"))),
+   "onnx: the second input too")
+ok(not np.array_equal(a, runtime_onnx.ferry_input(seed + 1, [0], "float32", [3, 4, 5], [-3, 3])),
+   "onnx: another seed, other values")
+if importlib.util.find_spec("onnxruntime"):
+    script = template_onnx.reproducer(json.dumps(record), out, "ort", "0.25", "0.125")
+    with open(runtime_onnx.__file__) as f:
+        ok(f.read() in script, "onnx: the reproducer inlines runtime_onnx.py whole")
+    ok("import ferry" not in script and "from ferry" not in script, "onnx: the reproducer imports nothing of ferry")
+    ok("\nATOL = 0.25\n" in script and "\nRTOL = 0.125\n" in script, "onnx: the reproducer uses the tolerance given")
+    path = os.path.join(out, "repro.py")
+    with open(path, "w") as f:
+        f.write(script)
+    run = subprocess.run([sys.executable, "-I", path], capture_output=True, text=True)
+    ok(run.returncode == 0 and "no bug" in run.stdout,
+       f"onnx: the reproducer runs alone ({run.returncode}: {run.stdout[-200:]}{run.stderr[-300:]})")
+else:
+    results.append((True, "# SKIP onnx reproducer: onnxruntime is not installed"))
+
+# --- PyTorch: tensors from seeds, as the template made them
+if "torch" in RUNTIMES:
+    import torch
+
+    from ferry.templates import runtime_torch
+    from ferry.templates import torch as template_torch
+
+    record = {"id": "0123456789abcdef0123456789abcdef", "library": "torch", "op": "torch.add", "kind": "function",
+              "inputs": [{"tensor": {"dtype": "float32", "shape": [2, 3]}},
+                         {"tensor": {"dtype": "int64", "shape": [3], "range": [0, 9]}}], "params": {}}
+    out = wrapped(template_torch, record)
+    seed = int(record["id"], 16)
+    t = runtime_torch.ferry_tensor(seed, [0], "float32", [2, 3], None)
+    ok(torch.equal(t, runtime_torch.ferry_tensor(seed, [0], "float32", [2, 3], None)),
+       "torch: a tensor from a seed is deterministic")
+    ok(np.array_equal(t.numpy(), np.load(os.path.join(out, "input_0.npy"))), "torch: it is the input the template wrote")
+    u = runtime_torch.ferry_tensor(seed, [1], "int64", [3], [0, 9])
+    ok(np.array_equal(u.numpy(), np.load(os.path.join(out, "input_1.npy"))) and int(u.min()) >= 0 and int(u.max()) <= 9,
+       "torch: an integer tensor, in its bounds, as the template wrote it")
+    problems = runtime_torch.ferry_compare([torch.tensor([1.0, 2.0])], [torch.tensor([1.0, 3.0])], 1e-3, 1e-3)
+    ok(len(problems) == 1 and problems[0].splitlines()[2].split()[:3] == ["[1]", "2.0", "3.0"],
+       f"torch: compare shows got and want {problems}")
+    bf = runtime_torch.ferry_compare([torch.ones(2, dtype=torch.bfloat16)], [torch.ones(2, dtype=torch.bfloat16)], 0, 0)
+    ok(bf == [], "torch: bfloat16 outputs compare as float32")
+    script = template_torch.reproducer(json.dumps(record), out, "inductor", "0.5", "0.25")
+    with open(runtime_torch.__file__) as f:
+        ok(f.read() in script, "torch: the reproducer inlines runtime_torch.py whole")
+    ok("import ferry" not in script and "from ferry" not in script, "torch: the reproducer imports nothing of ferry")
+    ok("\nATOL = 0.5\n" in script and "\nRTOL = 0.25\n" in script, "torch: the reproducer uses the tolerance given")
+
+for k, (good, name) in enumerate(results, 1):
+    if name.startswith("#"):
+        print(name)
+        continue
+    print(f"{'ok' if good else 'not ok'} {k} - {name}")
+print(f"1..{len(results)}")
+sys.exit(0 if all(good for good, _ in results) else 1)
