@@ -359,6 +359,7 @@ def reproducer_test(record_json, testdir):
 
     attributes = ",\n".join(f"        ({name!r}, {kind!r}, {_attribute_literal(kind, value)})"
                             for name, kind, value in plan.attributes)
+    attributes = f"[\n{attributes}\n    ]" if attributes else "[]"
     inputs = "\n".join(f"    {name!r}: {_input_literal(k, value)},"
                        for k, ((name, *_), value) in enumerate(zip(plan.graph_inputs, plan.input_values)))
     source = record.get("source", {})
@@ -371,9 +372,7 @@ model = ferry_model(
     {plan.node_inputs!r}, {plan.node_outputs!r},
     {plan.graph_inputs!r},
     {plan.graph_outputs!r},
-    [
-{attributes}
-    ])
+    {attributes})
 inputs = {{
 {inputs}
 }}
