@@ -21,7 +21,8 @@ wrap() writes a test directory:
     meta.json       {"id", "op", "kind", "random", "inputs", "outputs"} in the form ferry.oracle.driver reads
                     (strings stored as numpy unicode: "stored": "str"), and "saved_model", "tflite":
                     the file, or null with "saved_model_error" / "tflite_error" saying why it is missing
-reproducer() writes the same model and inputs as a standalone script for a bug report.
+reproducer_test() gives the same model and inputs as lines of a standalone script for a bug report
+(ferry/oracle/reproducer.py assembles it; this module imports nothing of ferry.oracle).
 
 The model is made the same way everywhere, by the functions of ferry/templates/runtime_keras.py (a
 reproducer inlines that module whole): Keras's random generator is seeded from the instance id, then the layer is built, so its

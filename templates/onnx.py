@@ -9,7 +9,8 @@ wrap() writes a test directory:
                         and "stored": the dtype the files hold when numpy cannot save the real one
                         (bfloat16, float8, int4, ... are stored as float32, int8 or uint8, which hold
                         their values exactly; strings as numpy unicode, so no file needs pickle)
-reproducer() writes the same model and inputs as a standalone script for a bug report.
+reproducer_test() gives the same model and inputs as lines of a standalone script for a bug report
+(ferry/oracle/reproducer.py assembles it; this module imports nothing of ferry.oracle).
 
 Both build the model with ferry_model() and make missing input values with ferry_input(), from
 ferry/templates/runtime_onnx.py, which a reproducer inlines whole, so that its model and inputs are

@@ -18,7 +18,8 @@ wrap() writes a test directory:
                     reads ("stored" where numpy cannot hold the dtype: bfloat16 and float8 as
                     float32, complex32 as complex64), and "torchscript" and "export": the file, or
                     null with "torchscript_error" / "export_error" saying why it is missing
-reproducer() writes the same module and inputs as a standalone script for a bug report.
+reproducer_test() gives the same module and inputs as lines of a standalone script for a bug report
+(ferry/oracle/reproducer.py assembles it; this module imports nothing of ferry.oracle).
 
 The module is made the same way everywhere, by the functions of ferry/templates/runtime_torch.py
 (a reproducer inlines that module whole): the random generator is seeded from the instance id, then the module is
