@@ -26,15 +26,16 @@ loaded by its path, ahead of ferry's), with:
                 run on inputs, a dict from graph input name to a numpy array (a list of arrays for
                 a sequence input), in graph input order; returns the outputs in graph output order,
                 each a numpy array (a list of them for a sequence output)          stage "execute"
-    REPRODUCER  Python source that does the same from the variables model_bytes (the model file's
-                bytes) and inputs (as for execute), and sets outputs (as execute returns them);
-                templates paste it into standalone reproducer scripts, so it may import only the
-                frontend and numpy. For the adapters of PyTorch frontends (models of library
-                "torch", ferry/templates/torch.py) the variables are module (the eager
-                torch.nn.Module, freshly built) and inputs (a list of torch tensors). The names of
-                the library's runtime (ferry/templates/runtime_<LIBRARY>.py: ferry_feed,
-                ferry_numpy, ...; a reproducer inlines it whole) are in scope, and the adapter
-                imports those it uses from there; torch may be imported too
+    REPRODUCE   optional: the function a reproducer calls (ferry/oracle/reproducer.py), defined in
+                the adapter's frontend module, a module a reproducer inlines whole (ferry's are
+                oracle/adapters/_run_<NAME>.py). It takes the model (ONNX: the model's bytes;
+                PyTorch: the eager torch.nn.Module, freshly built; Keras: the Keras model) and the
+                inputs (ONNX: as for execute; PyTorch: a list of torch tensors; Keras: a list of
+                numpy arrays) and returns the outputs as execute does. The frontend module imports
+                only the standard library, numpy and the frontend, and the names it takes from ferry
+                (its library's runtime, ferry/templates/runtime_<LIBRARY>.py, or another frontend
+                module) in one statement 'if __name__ != "__main__":', which the reproducer leaves
+                out, having pasted those modules above it
 The declarations are read without importing the adapter (ferry/oracle/registry.py: the frontend
 list comes from them), and the whole interface is checked when a worker loads it.
 An exception from a stage is a crash in that stage, SystemExit (sys.exit) and KeyboardInterrupt included:

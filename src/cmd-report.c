@@ -134,14 +134,15 @@ static int print_frontend(void *ctx, const char *fe, struct err *e)
 	return 0;
 }
 
-/* One reproducer: ferry.templates.LIBRARY.reproducer(record, testdir, frontend, atol, rtol), with the
- * tolerance that judged the result (the default for a result stored before results kept one). */
+/* One reproducer: ferry.oracle.reproducer.reproducer(library, record, testdir, frontend, atol, rtol), with
+ * the tolerance that judged the result (the default for a result stored before results kept one). */
 static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
 {
 	struct report *r = ctx;
 	const char *op = row->op ? row->op : "?";
 	char atol[40], rtol[40];
-	const char *args[] = { row->record ? row->record : "", row->dir ? row->dir : "", row->frontend, atol, rtol };
+	const char *args[] = { row->library, row->record ? row->record : "", row->dir ? row->dir : "", row->frontend,
+			       atol, rtol };
 	struct err pe = ERR_INIT;
 	char module[80], *script, *dir, *path, *safe_op;
 	int bad;
@@ -149,7 +150,8 @@ static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
 	snprintf(atol, sizeof(atol), "%.17g", isnan(row->atol) ? TOLERANCE_DEFAULT_ATOL : row->atol);
 	snprintf(rtol, sizeof(rtol), "%.17g", isnan(row->rtol) ? TOLERANCE_DEFAULT_RTOL : row->rtol);
 	if (!row->library || py_template_module(row->library, module, sizeof(module), &pe) < 0
-	    || !(script = py_call_strings(module, "reproducer", args, 5, "cannot make a reproducer", &pe))) {
+	    || !(script = py_call_strings("ferry.oracle.reproducer", "reproducer", args, 6, "cannot make a reproducer",
+					  &pe))) {
 		cmd_warn("%s %s: %s", op, row->id, row->library ? pe.msg : "the store has no instance for it");
 		err_release(&pe);
 		r->failed++;

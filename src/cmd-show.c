@@ -89,18 +89,23 @@ static int print_member(void *ctx, const char *frontend, const char *bug_id, con
 	return 0;
 }
 
-/* ferry.templates.LIBRARY.FUNC(record, testdir, args...) -> str: a reproducer or an export path. */
+/* ferry.oracle.reproducer.FUNC(library, record, testdir, args...) -> str: a reproducer or an export path;
+ * LIBRARY must name a template (py_template_module checks it). */
 static char *call_template(const char *library, const char *func, const char *const *args, int nargs,
 			   struct err *e)
 {
 	char module[80], what[128];
+	const char *all[8];
 
 	if (py_start(cmd_python(), 1, e) < 0)
 		return NULL;
 	if (py_template_module(library, module, sizeof(module), e) < 0)
 		return NULL;
-	snprintf(what, sizeof(what), "the %s template's %s() failed", library, func);
-	return py_call_strings(module, func, args, nargs, what, e);
+	all[0] = library;
+	for (int i = 0; i < nargs && i < 7; i++)
+		all[i + 1] = args[i];
+	snprintf(what, sizeof(what), "the %s %s() failed", library, func);
+	return py_call_strings("ferry.oracle.reproducer", func, all, nargs < 7 ? nargs + 1 : 8, what, e);
 }
 
 static int cmd_show(int argc, char **argv)

@@ -21,7 +21,8 @@ wrap() writes a test directory:
     meta.json       {"id", "op", "kind", "random", "inputs", "outputs"} in the form ferry.oracle.driver reads
                     (strings stored as numpy unicode: "stored": "str"), and "saved_model", "tflite":
                     the file, or null with "saved_model_error" / "tflite_error" saying why it is missing
-reproducer() writes the same model and inputs as a standalone script for a bug report.
+reproducer_test() gives the same model and inputs as lines of a standalone script for a bug report
+(ferry/oracle/reproducer.py assembles it; this module imports nothing of ferry.oracle).
 
 The model is made the same way everywhere, by the functions of ferry/templates/runtime_keras.py (a
 reproducer inlines that module whole): Keras's random generator is seeded from the instance id, then the layer is built, so its
@@ -374,16 +375,15 @@ def feed(array):
 
 # --- reproducer ----------------------------------------------------------------------------------------
 
-def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
-    """A standalone Python script that rebuilds the instance's model and inputs, runs Keras and the
-    frontend on them and exits 1 if the frontend raises or disagrees, 0 otherwise. It needs numpy,
-    keras, tensorflow and the frontend; every string from the record appears in it as a repr literal."""
-    # the tolerance that judged the test (ferry passes it; the default for older results)
-    atol, rtol = ATOL if atol is None else float(atol), RTOL if rtol is None else float(rtol)
-    from ferry.oracle import driver as ferry_driver
+def reproducer_test(record_json, testdir):
+    """The test's own part of a reproducer script (ferry/oracle/reproducer.py assembles the script,
+    with the Keras runtime and the frontend's module, whole): the record's model and inputs as
+    literals, Keras's run, the frontend's (run_frontend, on the model and the inputs) and
+    ferry_compare's verdict with the script's ATOL and RTOL; every string from the record appears
+    as a repr literal. testdir is read (not by the script) for whether it is random.
+    Returns a dict: what, instance, source (for the header's comments), reference, name, imports, test."""
     record = json.loads(record_json)
     plan = _Plan(record)
-    adapter = ferry_driver.load_adapter(frontend)
     random = False
     meta_path = os.path.join(testdir, "meta.json")
     if os.path.exists(meta_path):
@@ -404,25 +404,7 @@ def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
     inputs = "\n".join(f"    {_input_lit(body, k, shape, dtype)},"
                        for k, (body, (shape, dtype)) in enumerate(zip(plan.tensors, plan.specs)))
     source = record.get("source", {})
-    where = " ".join(str(source[k]) for k in ("suite", "test") if k in source)
-    snippet = "\n".join("    " + line if line.strip() else "" for line in adapter.REPRODUCER.strip("\n").splitlines())
-
-    return f'''#!/usr/bin/env python3
-# ferry reproducer: {_comment(record["op"])} ({_comment(record["kind"])}) on {adapter.NAME} {_comment(adapter.version())}
-# instance {_comment(record.get("id", "-"))}, from {_comment(where)}
-# Exit status 1: the bug shows ({adapter.NAME} raises, or its outputs differ from Keras
-# beyond |got - want| <= {atol!r} + {rtol!r} * |want|, or NaN in other places); 0: it does not.
-import os
-import sys
-import tempfile
-import traceback
-
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")  # as ferry computed the reference
-{_runtime_text()}
-SEED = {plan.seed}
-ATOL = {atol!r}
-RTOL = {rtol!r}
+    test = f'''SEED = {plan.seed}
 RANDOM = {random!r}  # True for a random layer: then only dtypes and shapes are compared
 ARGS = {args}
 KWARGS = {kwargs}
@@ -433,11 +415,6 @@ def make():
     return {make}
 
 
-def run_frontend(model, inputs):
-{snippet}
-    return outputs
-
-
 inputs = [
 {inputs}
 ]
@@ -446,36 +423,27 @@ try:
     reference = ferry_call(model, inputs)
 except Exception:
     traceback.print_exc()
-    print("Keras itself failed: this reproducer shows nothing about {adapter.NAME}")
+    print(f"Keras itself failed: this reproducer shows nothing about {{FRONTEND}}")
     sys.exit(2)
 try:
     outputs = run_frontend(model, inputs)
 except Exception:
     traceback.print_exc()
-    print("BUG: {adapter.NAME} raised")
+    print(f"BUG: {{FRONTEND}} raised")
     sys.exit(1)
 problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM)
 for problem in problems:
     print("BUG:", problem)
 if not problems:
-    print("no bug: {adapter.NAME} agrees with Keras")
+    print(f"no bug: {{FRONTEND}} agrees with Keras")
 sys.exit(1 if problems else 0)
 '''
-
-
-def _runtime_text():
-    """ferry/templates/runtime_keras.py, whole, between two comment lines: what a reproducer runs."""
-    with open(runtime_keras.__file__) as f:
-        text = f.read()
-    return (f"# --- ferry's Keras runtime (ferry/templates/runtime_keras.py, whole) {'-' * 30}\n{text}"
-            f"# --- end of the runtime {'-' * 76}\n")
-
-
-def _comment(text):
-    """Text for a comment line of a generated script: one line of printable characters. A line
-    break ends a comment and makes the rest code (Python ends lines at \\r too); the other
-    characters that are not printable are escaped, as they would stop the script from compiling."""
-    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in " ".join(str(text).split()))
+    return {"what": f"{record['op']} ({record['kind']})", "instance": record.get("id", "-"),
+            "source": " ".join(str(source[k]) for k in ("suite", "test") if k in source),
+            "reference": "Keras", "name": "Keras", "test": test,
+            "imports": "import os\nimport sys\nimport traceback\n\n"
+                       "os.environ.setdefault(\"TF_CPP_MIN_LOG_LEVEL\", \"3\")\n"
+                       "os.environ.setdefault(\"TF_ENABLE_ONEDNN_OPTS\", \"0\")  # as ferry computed the reference\n"}
 
 
 def _slot_lit(tagged, slots):

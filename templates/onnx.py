@@ -9,7 +9,8 @@ wrap() writes a test directory:
                         and "stored": the dtype the files hold when numpy cannot save the real one
                         (bfloat16, float8, int4, ... are stored as float32, int8 or uint8, which hold
                         their values exactly; strings as numpy unicode, so no file needs pickle)
-reproducer() writes the same model and inputs as a standalone script for a bug report.
+reproducer_test() gives the same model and inputs as lines of a standalone script for a bug report
+(ferry/oracle/reproducer.py assembles it; this module imports nothing of ferry.oracle).
 
 Both build the model with ferry_model() and make missing input values with ferry_input(), from
 ferry/templates/runtime_onnx.py, which a reproducer inlines whole, so that its model and inputs are
@@ -28,7 +29,6 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from ferry.extract import values as ferry_values
-from ferry.templates import runtime_onnx
 from ferry.templates.runtime_onnx import ferry_dtype, ferry_input, ferry_model
 
 ATOL = 1e-3
@@ -343,17 +343,15 @@ def _stored_dtype(dtype):
 
 # --- reproducer ----------------------------------------------------------------------------------------
 
-def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
-    """A standalone Python script that rebuilds the instance's model and inputs, runs onnx.reference
-    and the frontend on them and exits 1 if the frontend raises or disagrees, 0 otherwise. The script
-    needs numpy, onnx and the frontend; every string from the record appears in it as a repr literal.
-    testdir is the instance's test directory, read here (not by the script) for whether it is random."""
-    # the tolerance that judged the test (ferry passes it; the default for older results)
-    atol, rtol = ATOL if atol is None else float(atol), RTOL if rtol is None else float(rtol)
-    from ferry.oracle import driver as ferry_driver
+def reproducer_test(record_json, testdir):
+    """The test's own part of a reproducer script (ferry/oracle/reproducer.py assembles the script,
+    with the ONNX runtime and the frontend's module, whole): the record's model and inputs as
+    literals, onnx.reference's run, the frontend's (run_frontend, on the model's bytes and the
+    inputs) and ferry_compare's verdict with the script's ATOL and RTOL; every string from the
+    record appears as a repr literal. testdir is read (not by the script) for whether it is random.
+    Returns a dict: what, instance, source (for the header's comments), reference, name, imports, test."""
     record = json.loads(record_json)
     plan = _Plan(record)
-    adapter = ferry_driver.load_adapter(frontend)
     random = False
     meta_path = os.path.join(testdir, "meta.json")
     if os.path.exists(meta_path):
@@ -362,44 +360,20 @@ def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
 
     attributes = ",\n".join(f"        ({name!r}, {kind!r}, {_attribute_literal(kind, value)})"
                             for name, kind, value in plan.attributes)
+    attributes = f"[\n{attributes}\n    ]" if attributes else "[]"
     inputs = "\n".join(f"    {name!r}: {_input_literal(k, value)},"
                        for k, ((name, *_), value) in enumerate(zip(plan.graph_inputs, plan.input_values)))
     source = record.get("source", {})
-    where = " ".join(str(source[k]) for k in ("suite", "test", "node") if k in source)
-    snippet = "\n".join("    " + line if line.strip() else "" for line in adapter.REPRODUCER.strip("\n").splitlines())
-
     base64 = "import base64\n" if any(kind in ("GRAPH", "GRAPHS") for _, kind, _ in plan.attributes) else ""
-
-    return f'''#!/usr/bin/env python3
-# ferry reproducer: {_comment(record["op"])} (opset {_comment(plan.opset)}) on {adapter.NAME} {_comment(adapter.version())}
-# instance {_comment(record.get("id", "-"))}, from {_comment(where)}
-# Exit status 1: the bug shows ({adapter.NAME} raises, or its outputs differ from onnx.reference
-# beyond |got - want| <= {atol!r} + {rtol!r} * |want|, or NaN in other places); 0: it does not.
-{base64}import sys
-import traceback
-
-import onnx.reference
-
-{_runtime_text()}
-SEED = {plan.seed}
-ATOL = {atol!r}
-RTOL = {rtol!r}
+    test = f'''SEED = {plan.seed}
 RANDOM = {random!r}  # True for a random operator: then only dtypes and shapes are compared
-
-
-def run_frontend(model_bytes, inputs):
-{snippet}
-    return outputs
-
 
 model = ferry_model(
     {plan.op_type!r}, {plan.domain!r}, {plan.opsets!r}, {plan.ir_version!r},
     {plan.node_inputs!r}, {plan.node_outputs!r},
     {plan.graph_inputs!r},
     {plan.graph_outputs!r},
-    [
-{attributes}
-    ])
+    {attributes})
 inputs = {{
 {inputs}
 }}
@@ -407,36 +381,25 @@ try:
     reference = onnx.reference.ReferenceEvaluator(model).run(None, inputs)
 except Exception:
     traceback.print_exc()
-    print("the reference itself failed: this reproducer shows nothing about {adapter.NAME}")
+    print(f"the reference itself failed: this reproducer shows nothing about {{FRONTEND}}")
     sys.exit(2)
 try:
     outputs = run_frontend(model.SerializeToString(), inputs)
 except Exception:
     traceback.print_exc()
-    print("BUG: {adapter.NAME} raised")
+    print(f"BUG: {{FRONTEND}} raised")
     sys.exit(1)
 problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM)
 for problem in problems:
     print("BUG:", problem)
 if not problems:
-    print("no bug: {adapter.NAME} agrees with onnx.reference")
+    print(f"no bug: {{FRONTEND}} agrees with onnx.reference")
 sys.exit(1 if problems else 0)
 '''
-
-
-def _runtime_text():
-    """ferry/templates/runtime_onnx.py, whole, between two comment lines: what a reproducer runs."""
-    with open(runtime_onnx.__file__) as f:
-        text = f.read()
-    return (f"# --- ferry's ONNX runtime (ferry/templates/runtime_onnx.py, whole) {'-' * 32}\n{text}"
-            f"# --- end of the runtime {'-' * 76}\n")
-
-
-def _comment(text):
-    """Text for a comment line of a generated script: one line of printable characters. A line
-    break ends a comment and makes the rest code (Python ends lines at \\r too); the other
-    characters that are not printable are escaped, as they would stop the script from compiling."""
-    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in " ".join(str(text).split()))
+    return {"what": f"{record['op']} (opset {plan.opset})", "instance": record.get("id", "-"),
+            "source": " ".join(str(source[k]) for k in ("suite", "test", "node") if k in source),
+            "reference": "onnx.reference", "name": "ONNX",
+            "imports": f"{base64}import sys\nimport traceback\n\nimport onnx.reference\n", "test": test}
 
 
 def _attribute_literal(kind, value):

@@ -18,7 +18,8 @@ wrap() writes a test directory:
                     reads ("stored" where numpy cannot hold the dtype: bfloat16 and float8 as
                     float32, complex32 as complex64), and "torchscript" and "export": the file, or
                     null with "torchscript_error" / "export_error" saying why it is missing
-reproducer() writes the same module and inputs as a standalone script for a bug report.
+reproducer_test() gives the same module and inputs as lines of a standalone script for a bug report
+(ferry/oracle/reproducer.py assembles it; this module imports nothing of ferry.oracle).
 
 The module is made the same way everywhere, by the functions of ferry/templates/runtime_torch.py
 (a reproducer inlines that module whole): the random generator is seeded from the instance id, then the module is
@@ -36,7 +37,6 @@ import numpy as np
 import torch
 
 from ferry.extract import values as ferry_values
-from ferry.templates import runtime_torch
 from ferry.templates.runtime_torch import STORED as _STORED
 from ferry.templates.runtime_torch import (  # noqa: F401
     FerrySlot,
@@ -358,16 +358,15 @@ def adapter_outputs(values):
 
 # --- reproducer ----------------------------------------------------------------------------------------
 
-def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
-    """A standalone Python script that rebuilds the instance's module and inputs, runs eager PyTorch
-    and the frontend on them and exits 1 if the frontend raises or disagrees, 0 otherwise. It needs
-    numpy, torch and the frontend; every string from the record appears in it as a repr literal."""
-    # the tolerance that judged the test (ferry passes it; the default for older results)
-    atol, rtol = ATOL if atol is None else float(atol), RTOL if rtol is None else float(rtol)
-    from ferry.oracle import driver as ferry_driver
+def reproducer_test(record_json, testdir):
+    """The test's own part of a reproducer script (ferry/oracle/reproducer.py assembles the script,
+    with the PyTorch runtime and the frontend's module, whole): the record's module and inputs as
+    literals, eager PyTorch's run, the frontend's (run_frontend, on a fresh module and the inputs)
+    and ferry_compare's verdict with the script's ATOL and RTOL; every string from the record
+    appears as a repr literal. testdir is read (not by the script) for whether it is random.
+    Returns a dict: what, instance, source (for the header's comments), reference, name, imports, test."""
     record = json.loads(record_json)
     plan = _Plan(record)
-    adapter = ferry_driver.load_adapter(frontend)
     random = False
     meta_path = os.path.join(testdir, "meta.json")
     if os.path.exists(meta_path):
@@ -387,21 +386,7 @@ def reproducer(record_json, testdir, frontend, atol=None, rtol=None):
     kwargs = "{" + ", ".join(f"{k!r}: {_slot_lit(kwargs_tagged[k], slots)}" for k in sorted(kwargs_tagged)) + "}"
     inputs = "\n".join(f"    {_tensor_lit(body, [k])}," for k, body in enumerate(plan.tensors))
     source = record.get("source", {})
-    where = " ".join(str(source[k]) for k in ("suite", "test") if k in source)
-    snippet = "\n".join("    " + line if line.strip() else "" for line in adapter.REPRODUCER.strip("\n").splitlines())
-
-    return f'''#!/usr/bin/env python3
-# ferry reproducer: {_comment(record["op"])} ({_comment(record["kind"])}) on {adapter.NAME} {_comment(adapter.version())}
-# instance {_comment(record.get("id", "-"))}, from {_comment(where)}
-# Exit status 1: the bug shows ({adapter.NAME} raises, or its outputs differ from eager PyTorch
-# beyond |got - want| <= {atol!r} + {rtol!r} * |want|, or NaN in other places); 0: it does not.
-import sys
-import traceback
-
-{_runtime_text()}
-SEED = {plan.seed}
-ATOL = {atol!r}
-RTOL = {rtol!r}
+    test = f'''SEED = {plan.seed}
 RANDOM = {random!r}  # True for a random operator: then only dtypes and shapes are compared
 ARGS = {args}
 KWARGS = {kwargs}
@@ -409,11 +394,6 @@ KWARGS = {kwargs}
 
 def build():
     return {make}
-
-
-def run_frontend(module, inputs):
-{snippet}
-    return outputs
 
 
 inputs = [
@@ -424,36 +404,24 @@ try:
         reference = list(build()(*[t.clone() for t in inputs]))
 except Exception:
     traceback.print_exc()
-    print("eager PyTorch itself failed: this reproducer shows nothing about {adapter.NAME}")
+    print(f"eager PyTorch itself failed: this reproducer shows nothing about {{FRONTEND}}")
     sys.exit(2)
 try:
     outputs = run_frontend(build(), [t.clone() for t in inputs])
 except Exception:
     traceback.print_exc()
-    print("BUG: {adapter.NAME} raised")
+    print(f"BUG: {{FRONTEND}} raised")
     sys.exit(1)
 problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM)
 for problem in problems:
     print("BUG:", problem)
 if not problems:
-    print("no bug: {adapter.NAME} agrees with eager PyTorch")
+    print(f"no bug: {{FRONTEND}} agrees with eager PyTorch")
 sys.exit(1 if problems else 0)
 '''
-
-
-def _runtime_text():
-    """ferry/templates/runtime_torch.py, whole, between two comment lines: what a reproducer runs."""
-    with open(runtime_torch.__file__) as f:
-        text = f.read()
-    return (f"# --- ferry's PyTorch runtime (ferry/templates/runtime_torch.py, whole) {'-' * 28}\n{text}"
-            f"# --- end of the runtime {'-' * 76}\n")
-
-
-def _comment(text):
-    """Text for a comment line of a generated script: one line of printable characters. A line
-    break ends a comment and makes the rest code (Python ends lines at \\r too); the other
-    characters that are not printable are escaped, as they would stop the script from compiling."""
-    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in " ".join(str(text).split()))
+    return {"what": f"{record['op']} ({record['kind']})", "instance": record.get("id", "-"),
+            "source": " ".join(str(source[k]) for k in ("suite", "test") if k in source),
+            "reference": "eager PyTorch", "name": "PyTorch", "imports": "import sys\nimport traceback\n", "test": test}
 
 
 def _slot_lit(tagged, slots):
@@ -524,36 +492,3 @@ def _tensor_lit(body, key):
             values = repr(values)
         return f"ferry_array({values}, {body['dtype']!r}, {body['shape']!r})"
     return f"ferry_tensor(SEED, {key!r}, {body['dtype']!r}, {body['shape']!r}, {body.get('range')!r})"
-
-
-def export(record_json, testdir, outdir, frontend):
-    """Write the test as a pytest test function, so that a found bug becomes a regression test of
-    the frontend's own suite: outdir/test_ferry_<op>_<id>.py fails while the bug shows, and passes
-    once the frontend agrees with eager PyTorch. The reproducer it runs is written beside it, as a
-    script, so that it keeps running in a process of its own (a frontend crash must not take the
-    test runner down). Returns outdir. File and function names keep only ASCII letters and digits
-    of the record's op and id; its text appears only as string literals."""
-    script_text = reproducer(record_json, testdir, frontend)  # first: it refuses what is not allowed
-    record = json.loads(record_json)
-    slug = "".join(c if c.isascii() and c.isalnum() else "_" for c in str(record["op"])).strip("_").lower()[:80]
-    ident = "".join(c for c in str(record.get("id") or "") if c in "0123456789abcdef")[:12]
-    os.makedirs(outdir, exist_ok=True)
-    script = f"ferry_reproducer_{ident}.py"
-    with open(os.path.join(outdir, script), "w") as f:
-        f.write(script_text)
-    module_doc = f"Regression test exported by ferry: {record['op']} on {frontend}."
-    test_doc = f"The frontend must agree with eager PyTorch on this usage (ferry instance {record.get('id')})."
-    with open(os.path.join(outdir, f"test_ferry_{slug}_{ident}.py"), "w") as f:
-        f.write(f'''{module_doc!r}
-import os
-import subprocess
-import sys
-
-
-def test_{slug}_{ident}():
-    {test_doc!r}
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), {script!r})
-    run = subprocess.run([sys.executable, script], capture_output=True, text=True)
-    assert run.returncode == 0, run.stdout + run.stderr
-''')
-    return outdir

@@ -8,17 +8,15 @@ when Dynamo captures the graph and Inductor generates and compiles the kernels, 
 the compiled module. Dynamo's caches are reset for each test: every test's module has the same
 forward code, and Dynamo keeps only a few graphs per code object.
 
-inductor_compile() and inductor_run() are self-contained: REPRODUCER carries their source.
+inductor_compile() lives in _run_inductor.py, the frontend module a reproducer inlines whole.
 """
 
-import inspect
-
 import torch
-import torch._dynamo
 import torch._inductor.config
 
+from ferry.oracle.adapters._run_inductor import inductor_compile, inductor_reproduce
 from ferry.templates import torch as template_torch
-from ferry.templates.runtime_torch import ferry_flatten, ferry_numpy
+from ferry.templates.runtime_torch import ferry_flatten
 
 NAME = "inductor"
 LIBRARY = "torch"
@@ -28,21 +26,6 @@ SUMMARY = 'TorchInductor: torch.compile(backend="inductor", fullgraph=True)'
 
 torch.set_num_threads(1)
 torch._inductor.config.compile_threads = 1  # no pool of compiler processes inside a worker
-
-
-def inductor_compile(module, inputs):
-    """The module compiled by TorchInductor, compiled now (by a first call on inputs)."""
-    torch._dynamo.reset()
-    compiled = torch.compile(module, backend="inductor", fullgraph=True)
-    with torch.no_grad():
-        compiled(*[t.clone() for t in inputs])
-    return compiled
-
-
-def inductor_run(compiled, inputs):
-    with torch.no_grad():
-        return [ferry_numpy(t) for t in ferry_flatten(compiled(*inputs))]
-
 
 
 def version():
@@ -71,8 +54,4 @@ def _run(compiled, inputs):
         return compiled(*inputs)
 
 
-REPRODUCER = "\n".join([
-    inspect.getsource(inductor_compile),
-    inspect.getsource(inductor_run),
-    "outputs = inductor_run(inductor_compile(module, inputs), inputs)",
-])
+REPRODUCE = inductor_reproduce

@@ -5,17 +5,15 @@ The template exported the module with torch.export (model.pt2); "load" reads it 
 hands it to openvino.convert_model (OpenVINO's torch.export path) and compiles the result for the
 CPU in f32, one thread. A module PyTorch could not export is unsupported here, not a bug.
 
-ov_compile() and ov_run() are self-contained (the last two, shared with the other OpenVINO PyTorch
-adapter, live in _openvino_torch.py): REPRODUCER carries their source.
+ov_compile() and ov_run(), shared with the other OpenVINO PyTorch adapter, live in
+_run_openvino_torch.py, the frontend module a reproducer inlines whole.
 """
-
-import inspect
 
 import openvino
 import torch
 
 from ferry.oracle.adapters import _openvino as ferry_openvino
-from ferry.oracle.adapters._openvino_torch import ov_compile, ov_run
+from ferry.oracle.adapters._run_openvino_torch import ov_compile, ov_export_reproduce, ov_run
 from ferry.templates import torch as template_torch
 
 ferry_openvino.off()  # no telemetry process per conversion
@@ -47,11 +45,4 @@ def execute(compiled, inputs):
     return ov_run(compiled, template_torch.driver_inputs(meta, inputs))
 
 
-REPRODUCER = "\n".join([
-    "import openvino",
-    "",
-    inspect.getsource(ov_compile),
-    inspect.getsource(ov_run),
-    "exported = torch.export.export(module, tuple(inputs))",
-    "outputs = ov_run(ov_compile(openvino.convert_model(exported)), inputs)",
-])
+REPRODUCE = ov_export_reproduce

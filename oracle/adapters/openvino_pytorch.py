@@ -6,17 +6,15 @@ to openvino.convert_model (OpenVINO's TorchScript path) and compiles the result 
 (OpenVINO would otherwise pick bf16 on CPUs that have it, and a lower precision is not a
 conversion bug), one thread. A module PyTorch could not trace is unsupported here, not a bug.
 
-ov_convert(), ov_compile() and ov_run() are self-contained (the last two, shared with the other OpenVINO PyTorch
-adapter, live in _openvino_torch.py): REPRODUCER carries their source.
+ov_convert(), ov_compile() and ov_run(), shared with the other OpenVINO PyTorch adapter, live in
+_run_openvino_torch.py, the frontend module a reproducer inlines whole.
 """
-
-import inspect
 
 import openvino
 import torch
 
 from ferry.oracle.adapters import _openvino as ferry_openvino
-from ferry.oracle.adapters._openvino_torch import ov_compile, ov_run
+from ferry.oracle.adapters._run_openvino_torch import ov_compile, ov_convert, ov_run, ov_trace_reproduce
 from ferry.templates import torch as template_torch
 
 ferry_openvino.off()  # no telemetry process per conversion
@@ -28,11 +26,6 @@ PACKAGE = "openvino"
 SUMMARY = "OpenVINO's PyTorch frontend on TorchScript (torch.jit.trace), CPU"
 
 torch.set_num_threads(1)
-
-
-def ov_convert(model, inputs):
-    """OpenVINO's model of a TorchScript module (or of a module, which OpenVINO traces itself)."""
-    return openvino.convert_model(model, example_input=tuple(inputs))
 
 
 def version():
@@ -55,12 +48,4 @@ def execute(compiled, inputs):
     return ov_run(compiled, template_torch.driver_inputs(meta, inputs))
 
 
-REPRODUCER = "\n".join([
-    "import openvino",
-    "",
-    inspect.getsource(ov_convert),
-    inspect.getsource(ov_compile),
-    inspect.getsource(ov_run),
-    "scripted = torch.jit.trace(module, tuple(inputs), check_trace=False, strict=False)",
-    "outputs = ov_run(ov_compile(ov_convert(scripted, inputs)), inputs)",
-])
+REPRODUCE = ov_trace_reproduce

@@ -7,12 +7,8 @@ openvino.convert_model (OpenVINO's TensorFlow frontend) and compiles the result 
 one thread; "execute" feeds the inputs by name and returns the outputs in output_K order. A model
 Keras could not export is unsupported here, not a bug.
 
-ov_compile() and ov_run() are self-contained: REPRODUCER carries their source.
+ov_compile() and ov_run() live in _run_openvino_tf.py, the frontend module a reproducer inlines whole.
 """
-
-import inspect
-
-import numpy as np
 
 from ferry.extract import tfload
 
@@ -21,6 +17,7 @@ tfload.load()  # first: TensorFlow as ferry imports it, before openvino
 import openvino  # noqa: E402
 
 from ferry.oracle.adapters import _openvino as ferry_openvino  # noqa: E402
+from ferry.oracle.adapters._run_openvino_tf import ov_compile, ov_reproduce, ov_run  # noqa: E402
 from ferry.templates import keras as template_keras  # noqa: E402
 
 ferry_openvino.off()  # no telemetry process per conversion
@@ -30,31 +27,6 @@ LIBRARY = "keras"
 FORMAT = "savedmodel"
 PACKAGE = "openvino"
 SUMMARY = "OpenVINO's TensorFlow frontend on the Keras model's SavedModel, CPU"
-
-
-def ov_compile(saved_model):
-    """The SavedModel directory converted by OpenVINO's TensorFlow frontend, compiled for the CPU."""
-    core = openvino.Core()
-    return core.compile_model(openvino.convert_model(saved_model), "CPU",
-                              {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
-
-
-def ov_run(compiled, inputs):
-    """Run on a list of numpy arrays (input K is in_K); the outputs as numpy arrays in output_K
-    order (by position where the converted model lost the names)."""
-    def index(port, prefix, k):
-        for name in port.get_names():
-            tail = name.split(":")[0].rsplit("/", 1)[-1]
-            if tail.startswith(prefix) and tail[len(prefix):].isdigit():
-                return int(tail[len(prefix):])
-        return k
-    feeds = {}
-    for k, port in enumerate(compiled.inputs):
-        x = inputs[index(port, "in_", k)]
-        feeds[port] = x.astype(bytes) if x.dtype.kind in "OU" else x
-    result = compiled(feeds)
-    order = sorted(range(len(compiled.outputs)), key=lambda k: index(compiled.outputs[k], "output_", k))
-    return [np.asarray(result[compiled.outputs[k]]) for k in order]
 
 
 def version():
@@ -73,11 +45,4 @@ def execute(compiled, inputs):
     return ov_run(compiled, template_keras.ordered_inputs(inputs))
 
 
-REPRODUCER = "\n".join([
-    "import openvino",
-    "",
-    inspect.getsource(ov_compile),
-    inspect.getsource(ov_run),
-    "saved_model = ferry_export(model, inputs, tempfile.mkdtemp())",
-    "outputs = ov_run(ov_compile(saved_model), inputs)",
-])
+REPRODUCE = ov_reproduce

@@ -8,14 +8,13 @@ loads the flatbuffer in the interpreter with one thread, "execute" runs the serv
 converter that refuses an operator it has no kernel for is unsupported, not a bug; one that crashes
 otherwise is a crash in "compile".
 
-tflite_run() is self-contained and ferry_tflite() comes from the template: REPRODUCER carries both.
+tflite_run() lives in _run_tflite.py, the frontend module a reproducer inlines whole; ferry_tflite() is
+the Keras runtime's.
 """
 
-import inspect
 import warnings
 
-import numpy as np
-
+from ferry.oracle.adapters._run_tflite import tflite_reproduce, tflite_run  # noqa: E402
 from ferry.templates import keras as template_keras  # imports tensorflow as ferry must (extract/tfload.py)
 from ferry.templates.runtime_keras import ferry_tflite  # noqa: E402
 
@@ -26,19 +25,6 @@ LIBRARY = "keras"
 FORMAT = "savedmodel"
 PACKAGE = "tensorflow"
 SUMMARY = 'the TFLite converter, then the TFLite interpreter, one thread'
-
-
-def tflite_run(flatbuffer, inputs):
-    """Run a flatbuffer's serving signature in the TFLite interpreter on a list of numpy arrays
-    (input K is in_K); the outputs in output_K order."""
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # tf.lite.Interpreter's notice that it moves to ai_edge_litert
-        interpreter = tf.lite.Interpreter(model_content=flatbuffer, num_threads=1)
-    runner = interpreter.get_signature_runner("serving_default")
-    feeds = {f"in_{k}": (x.astype(bytes) if x.dtype.kind in "OU" else x) for k, x in enumerate(inputs)}
-    result = runner(**feeds)
-    return [np.asarray(result[f"output_{k}"]) for k in range(len(result))]
 
 
 def version():
@@ -59,8 +45,4 @@ def execute(compiled, inputs):
     return tflite_run(compiled, template_keras.ordered_inputs(inputs))
 
 
-REPRODUCER = "\n".join([
-    inspect.getsource(tflite_run),
-    "saved_model = ferry_export(model, inputs, tempfile.mkdtemp())",
-    "outputs = tflite_run(ferry_tflite(saved_model), inputs)",
-])
+REPRODUCE = tflite_reproduce

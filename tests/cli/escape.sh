@@ -19,7 +19,7 @@ NAME = "evil"
 LIBRARY = "onnx"
 FORMAT = "onnx"
 PACKAGE = "onnxruntime"
-REPRODUCER = ort.REPRODUCER
+REPRODUCE = ort.REPRODUCE
 
 
 def version():

@@ -181,13 +181,15 @@ def no_code_from(source, name):
     ok(not [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "__import__"], name)
 
 
+from ferry.oracle import reproducer as ferry_reproducer  # noqa: E402
+
 evil = "x\'\'\'\"\"\"\\\n__import__('os').system('touch /nonexistent/ferry')\r#\u2028\x00"
 hostile = {"id": "0123456789abcdef0123456789abcdef", "library": "keras", "op": "keras.layers.Dense", "kind": "layer",
            "params": {"units": {"int": 2}, "name": {"str": evil},
                       "units=2)\n__import__('os').system('touch /nonexistent/ferry')\nx=dict(a": {"int": 1}},
            "inputs": [{"tensor": {"dtype": "string", "shape": [1], "values": [evil]}}],
            "source": {"suite": evil, "test": evil}}
-no_code_from(template_keras.reproducer(json.dumps(hostile), os.devnull, "tflite"),
+no_code_from(ferry_reproducer.reproducer("keras", json.dumps(hostile), os.devnull, "tflite"),
              "a reproducer holds a record's names, strings, parameter names and test names as data")
 
 print(f"1..{sum(1 for good, name in results if not name.startswith('#'))}")

@@ -84,6 +84,7 @@ def wrapped(template, record):
 
 
 # --- ONNX: the inputs from seeds, as the template wrote them; the reproducer carries the runtime whole
+from ferry.oracle import reproducer as ferry_reproducer  # noqa: E402
 from ferry.templates import onnx as template_onnx  # noqa: E402
 
 record = {"id": "dc0c2db7becceb735b4810739c587abc", "context": {"opset": {"int": 14}}, "kind": "node", "library": "onnx",
@@ -101,7 +102,7 @@ ok(np.array_equal(runtime_onnx.ferry_input(seed, [1], "float32", [3, 4, 5], None
 ok(not np.array_equal(a, runtime_onnx.ferry_input(seed + 1, [0], "float32", [3, 4, 5], [-3, 3])),
    "onnx: another seed, other values")
 if importlib.util.find_spec("onnxruntime"):
-    script = template_onnx.reproducer(json.dumps(record), out, "ort", "0.25", "0.125")
+    script = ferry_reproducer.reproducer("onnx", json.dumps(record), out, "ort", "0.25", "0.125")
     with open(runtime_onnx.__file__) as f:
         ok(f.read() in script, "onnx: the reproducer inlines runtime_onnx.py whole")
     ok("import ferry" not in script and "from ferry" not in script, "onnx: the reproducer imports nothing of ferry")
@@ -139,11 +140,41 @@ if "torch" in RUNTIMES:
        f"torch: compare shows got and want {problems}")
     bf = runtime_torch.ferry_compare([torch.ones(2, dtype=torch.bfloat16)], [torch.ones(2, dtype=torch.bfloat16)], 0, 0)
     ok(bf == [], "torch: bfloat16 outputs compare as float32")
-    script = template_torch.reproducer(json.dumps(record), out, "inductor", "0.5", "0.25")
+    script = ferry_reproducer.reproducer("torch", json.dumps(record), out, "inductor", "0.5", "0.25")
     with open(runtime_torch.__file__) as f:
         ok(f.read() in script, "torch: the reproducer inlines runtime_torch.py whole")
     ok("import ferry" not in script and "from ferry" not in script, "torch: the reproducer imports nothing of ferry")
     ok("\nATOL = 0.5\n" in script and "\nRTOL = 0.25\n" in script, "torch: the reproducer uses the tolerance given")
+
+# --- the one-way rule and no source lists: templates import nothing of the oracle, and no file of
+# templates/ or oracle/ builds a reproducer from inspect.getsource or a REPRODUCER string
+TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+for folder in ("templates", "oracle", os.path.join("oracle", "adapters")):
+    for name in sorted(os.listdir(os.path.join(TOP, folder))):
+        if not name.endswith(".py"):
+            continue
+        where = f"{folder}/{name}"
+        with open(os.path.join(TOP, folder, name)) as f:
+            text = f.read()
+        tree = ast.parse(text)
+        attrs = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)]
+        names = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name)]
+        ok("getsource" not in attrs and "getsource" not in names, f"{where}: no inspect.getsource")
+        ok("REPRODUCER" not in names, f"{where}: defines no REPRODUCER string")
+        imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        imported += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        if folder == "templates":
+            ok(not [m for m in imported if m == "ferry.oracle" or m.startswith("ferry.oracle.")],
+               f"{where}: imports nothing of ferry.oracle")
+        if folder.endswith("adapters") and name.startswith("_run_"):
+            # a frontend module: ferry's names only in its 'if __name__ != "__main__":' statement
+            guarded = [n for n in tree.body if isinstance(n, ast.If)
+                       and ast.unparse(n.test) == "__name__ != '__main__'"]
+            inside = {id(x) for g in guarded for x in ast.walk(g)}
+            outside = [m for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in inside
+                       for m in ([a.name for a in n.names] if isinstance(n, ast.Import) else [n.module or ""])]
+            ok(not [m for m in outside if m.split(".")[0] == "ferry"],
+               f"{where}: imports ferry only where a reproducer leaves it out")
 
 for k, (good, name) in enumerate(results, 1):
     if name.startswith("#"):

@@ -218,19 +218,21 @@ def no_code_from(source, name):
     ok(not calls, name)
 
 
+from ferry.oracle import reproducer as ferry_reproducer  # noqa: E402
+
 evil = "x\'\'\'\"\"\"\\\n__import__('os').system('touch /nonexistent/ferry')\r#\u2028\x00"
 hostile = {"id": "0123456789abcdef0123456789abcdef", "library": "torch", "op": "torch.nn.Identity", "kind": "module",
            "params": {evil: {"str": evil}}, "inputs": [{"tensor": {"dtype": "float32", "shape": [2]}}],
            "context": {"training": {"bool": False}},
            "source": {"suite": evil, "test": evil, "file": evil, "line": 1}}
-script = template_torch.reproducer(json.dumps(hostile), os.devnull, "inductor")
+script = ferry_reproducer.reproducer("torch", json.dumps(hostile), os.devnull, "inductor")
 no_code_from(script, "a reproducer holds a record's names, strings and test names as data")
 ok(evil in [getattr(n, "value", None) for n in __import__("ast").walk(__import__("ast").parse(script))],
    "... and the string itself, exactly")
 import tempfile  # noqa: E402
 
 out = tempfile.mkdtemp()
-template_torch.export(json.dumps(hostile), os.devnull, out, "inductor")
+ferry_reproducer.export("torch", json.dumps(hostile), os.devnull, out, "inductor")
 names = sorted(os.listdir(out))
 ok(all(n.replace("_", "").replace(".", "").isalnum() and n.isascii() for n in names), f"exported file names are plain ({names})")
 for n in names:

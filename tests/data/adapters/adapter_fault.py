@@ -24,7 +24,7 @@ NAME = "fault"
 LIBRARY = "onnx"
 FORMAT = "onnx"
 PACKAGE = "onnxruntime"
-REPRODUCER = ort.REPRODUCER
+REPRODUCE = ort.REPRODUCE
 
 
 def version():

@@ -41,7 +41,7 @@ NAME = "hostile"
 LIBRARY = "onnx"
 FORMAT = "onnx"
 PACKAGE = "onnxruntime"
-REPRODUCER = ort.REPRODUCER
+REPRODUCE = ort.REPRODUCE
 
 
 def version():

@@ -2,7 +2,7 @@
 frontend named by FERRY_WRONG_OF (ort, inductor, tflite, ...), whose outputs get one extra output, so
 that every test it runs is a mismatch. Every valid instance of the hostile corpus then becomes a
 failure, and ferry report and ferry show write its reproducer, which the test runs. It is never a
-stand-in for a real frontend's results; reproducers carry the real frontend's REPRODUCER."""
+stand-in for a real frontend's results; reproducers run the real frontend's REPRODUCE."""
 import importlib
 import os
 
@@ -14,7 +14,7 @@ NAME = "wrong"
 LIBRARY = _real.LIBRARY
 FORMAT = _real.FORMAT
 PACKAGE = _real.PACKAGE
-REPRODUCER = _real.REPRODUCER
+REPRODUCE = _real.REPRODUCE
 
 
 def version():

@@ -1,0 +1,164 @@
+"""ferry.oracle.reproducer: standalone reproducer scripts, and the tests ferry show -o exports.
+
+A reproducer is assembled from three parts, each pasted whole:
+  1. the library's runtime, ferry/templates/runtime_<LIBRARY>.py: builds the model and inputs and
+     compares outputs, as the template did in ferry;
+  2. the frontend module of the adapter: the module that defines the adapter's REPRODUCE function
+     (ferry/oracle/adapters/_run_ort.py, ...), which runs the frontend as the adapter did in ferry;
+  3. the test's own part, from the template: reproducer_test(record, testdir) gives the record's
+     literal model-building and input lines and how to run the reference.
+Imports go one way: this module imports the templates and the adapters, never the reverse.
+
+A frontend module imports only the standard library, numpy and the frontend's packages, and the
+names it takes from ferry (its library's runtime, or another frontend module) in one statement,
+    if __name__ != "__main__":
+        from ferry.templates.runtime_torch import ferry_feed
+which the script leaves out, as those names are pasted above it (another frontend module named there
+is pasted first). Nothing else of ferry reaches a script; every string from a record is a repr
+literal in it (the template's part) or a comment line made safe (_comment).
+"""
+
+import ast
+import importlib
+import sys
+
+from ferry.oracle import driver
+
+LIBRARIES = ("onnx", "torch", "keras")
+_RULE = "-" * 100
+
+
+def reproducer(library, record_json, testdir, frontend, atol=None, rtol=None):
+    """A standalone Python script that rebuilds the record's model and inputs, runs the library (the
+    reference) and the frontend on them and exits 1 if the frontend raises or disagrees beyond
+    |got - want| <= atol + rtol * |want| (the tolerance that judged the result; the template's default
+    when None), 0 otherwise; 2 if the reference itself fails."""
+    template = _template(library)
+    adapter = driver.load_adapter(frontend)
+    if adapter.LIBRARY != library:
+        raise ValueError(f"frontend {frontend!r} takes {adapter.LIBRARY} models, not {library}")
+    reproduce = getattr(adapter, "REPRODUCE", None)
+    if not callable(reproduce):
+        raise ValueError(f"adapter {adapter.NAME!r} declares no REPRODUCE function: it has no reproducer")
+    atol = template.ATOL if atol is None else float(atol)
+    rtol = template.RTOL if rtol is None else float(rtol)
+    test = template.reproducer_test(record_json, testdir)
+    runtime = _paste(f"ferry's {test['name']} runtime", _runtime_module(library))
+    frontend_text = "".join(_frontend_text(reproduce.__module__, library, []))
+    name = _comment(adapter.NAME)
+    return (f"#!/usr/bin/env python3\n"
+            f"# ferry reproducer: {_comment(test['what'])} on {name} {_comment(adapter.version())}\n"
+            f"# instance {_comment(test['instance'])}, from {_comment(test['source'])}\n"
+            f"# Exit status 1: the bug shows ({name} raises, or its outputs differ from {test['reference']}\n"
+            f"# beyond |got - want| <= {atol!r} + {rtol!r} * |want|, or NaN in other places); 0: it does not.\n"
+            f"{test['imports']}\n{runtime}\n{frontend_text}\n"
+            f"FRONTEND = {adapter.NAME!r}\nrun_frontend = {reproduce.__name__}\n"
+            f"ATOL = {atol!r}\nRTOL = {rtol!r}\n{test['test']}")
+
+
+def export(library, record_json, testdir, outdir, frontend):
+    """Write the test in the frontend's or library's own format (the template's export()); for
+    PyTorch, a pytest test that runs the reproducer. Returns outdir."""
+    if library == "torch":
+        return _export_pytest(record_json, testdir, outdir, frontend)
+    return _template(library).export(record_json, testdir, outdir, frontend)
+
+
+def _export_pytest(record_json, testdir, outdir, frontend):
+    """Write the test as a pytest test function, so that a found bug becomes a regression test of
+    the frontend's own suite: outdir/test_ferry_<op>_<id>.py fails while the bug shows, and passes
+    once the frontend agrees with eager PyTorch. The reproducer it runs is written beside it, as a
+    script, so that it keeps running in a process of its own (a frontend crash must not take the
+    test runner down). File and function names keep only ASCII letters and digits of the record's
+    op and id; its text appears only as string literals."""
+    import json
+    import os
+
+    script_text = reproducer("torch", record_json, testdir, frontend)  # first: it refuses what is not allowed
+    record = json.loads(record_json)
+    slug = "".join(c if c.isascii() and c.isalnum() else "_" for c in str(record["op"])).strip("_").lower()[:80]
+    ident = "".join(c for c in str(record.get("id") or "") if c in "0123456789abcdef")[:12]
+    os.makedirs(outdir, exist_ok=True)
+    script = f"ferry_reproducer_{ident}.py"
+    with open(os.path.join(outdir, script), "w") as f:
+        f.write(script_text)
+    module_doc = f"Regression test exported by ferry: {record['op']} on {frontend}."
+    test_doc = f"The frontend must agree with eager PyTorch on this usage (ferry instance {record.get('id')})."
+    with open(os.path.join(outdir, f"test_ferry_{slug}_{ident}.py"), "w") as f:
+        f.write(f'''{module_doc!r}
+import os
+import subprocess
+import sys
+
+
+def test_{slug}_{ident}():
+    {test_doc!r}
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), {script!r})
+    run = subprocess.run([sys.executable, script], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+''')
+    return outdir
+
+
+def _template(library):
+    if library not in LIBRARIES:
+        raise ValueError(f"no template for library {library!r}")
+    return importlib.import_module(f"ferry.templates.{library}")
+
+
+def _runtime_module(library):
+    return f"ferry.templates.runtime_{library}"
+
+
+def _source(module_name):
+    importlib.import_module(module_name)
+    with open(sys.modules[module_name].__file__) as f:
+        return f.read()
+
+
+def _paste(title, module_name, text=None):
+    """A module's text, whole, between two comment lines that name it."""
+    text = _source(module_name) if text is None else text
+    path = "ferry/" + module_name.split(".", 1)[1].replace(".", "/") + ".py"
+    head = f"# --- {title} ({path}, whole) "
+    return f"{head}{_RULE[len(head):]}\n{text.rstrip()}\n# --- end of {path} {_RULE[len(path) + 14:]}\n"
+
+
+def _frontend_text(module_name, library, pasted):
+    """The frontend module's text for a script, after the frontend modules it takes names from (each
+    once), without its statement of ferry imports; a module that imports anything else of ferry, or
+    imports ferry another way, is refused."""
+    if module_name in pasted:
+        return []
+    pasted.append(module_name)
+    text = _source(module_name)
+    lines = text.splitlines(keepends=True)
+    parts, cut = [], None
+    for node in ast.parse(text).body:
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        if any(n == "ferry" or n.startswith("ferry.") for n in names):
+            raise ValueError(f"frontend module {module_name} imports ferry outside its "
+                             "'if __name__ != \"__main__\":' statement")
+        if not (isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ != '__main__'"):
+            continue
+        for imp in node.body:
+            if not isinstance(imp, ast.ImportFrom) or node.orelse:
+                raise ValueError(f"frontend module {module_name}: its ferry statement may only import names")
+            if imp.module == _runtime_module(library):
+                continue
+            if (imp.module or "").startswith("ferry.oracle.adapters._"):
+                parts += _frontend_text(imp.module, library, pasted)
+                continue
+            raise ValueError(f"frontend module {module_name} imports {imp.module}, not a runtime or frontend module")
+        cut = (node.lineno - 1, node.end_lineno)
+    if cut is not None:
+        lines[cut[0]:cut[1]] = ["# (ferry's imports of names pasted above left out)\n"]
+    return parts + [_paste(f"the {module_name.rsplit('.', 1)[1]} frontend", module_name, "".join(lines))]
+
+
+def _comment(text):
+    """Text for a comment line of a generated script: one line of printable characters. A line
+    break ends a comment and makes the rest code (Python ends lines at \\r too); the other
+    characters that are not printable are escaped, as they would stop the script from compiling."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in " ".join(str(text).split()))
