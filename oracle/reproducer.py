@@ -2,7 +2,8 @@
 
 A reproducer is assembled from three parts, each pasted whole:
   1. the library's runtime, ferry/templates/runtime_<LIBRARY>.py: builds the model and inputs and
-     compares outputs, as the template did in ferry;
+     compares outputs, as the template did in ferry (after ferry/templates/runtime_compare.py, whose
+     judgement of outputs every runtime shares);
   2. the frontend module of the adapter: the module that defines the adapter's REPRODUCE function
      (ferry/oracle/adapters/_run_ort.py, ...), which runs the frontend as the adapter did in ferry;
   3. the test's own part, from the template: reproducer_test(record, testdir) gives the record's
@@ -43,8 +44,9 @@ def reproducer(library, record_json, testdir, frontend, atol=None, rtol=None):
     atol = template.ATOL if atol is None else float(atol)
     rtol = template.RTOL if rtol is None else float(rtol)
     test = template.reproducer_test(record_json, testdir)
-    runtime = _paste(f"ferry's {test['name']} runtime", _runtime_module(library))
-    frontend_text = "".join(_frontend_text(reproduce.__module__, library, []))
+    pasted = []
+    runtime = "".join(_module_text(_runtime_module(library), library, pasted))
+    frontend_text = "".join(_module_text(reproduce.__module__, library, pasted))
     name = _comment(adapter.NAME)
     return (f"#!/usr/bin/env python3\n"
             f"# ferry reproducer: {_comment(test['what'])} on {name} {_comment(adapter.version())}\n"
@@ -110,6 +112,9 @@ def _runtime_module(library):
     return f"ferry.templates.runtime_{library}"
 
 
+_COMPARE = "ferry.templates.runtime_compare"
+
+
 def _source(module_name):
     importlib.import_module(module_name)
     with open(sys.modules[module_name].__file__) as f:
@@ -124,10 +129,20 @@ def _paste(title, module_name, text=None):
     return f"{head}{_RULE[len(head):]}\n{text.rstrip()}\n# --- end of {path} {_RULE[len(path) + 14:]}\n"
 
 
-def _frontend_text(module_name, library, pasted):
-    """The frontend module's text for a script, after the frontend modules it takes names from (each
-    once), without its statement of ferry imports; a module that imports anything else of ferry, or
-    imports ferry another way, is refused."""
+def _title(module_name):
+    short = module_name.rsplit(".", 1)[1]
+    if short == "runtime_compare":
+        return "ferry's comparison of outputs"
+    if short.startswith("runtime_"):
+        return f"ferry's {short[len('runtime_'):]} runtime"
+    return f"the {short} frontend"
+
+
+def _module_text(module_name, library, pasted):
+    """A module's text for a script, after the modules it takes names from (each pasted once), without
+    its statement of ferry imports. A runtime may take names from runtime_compare; a frontend module
+    from its library's runtime and from other frontend modules (ferry.oracle.adapters._*). Any other
+    import of ferry, or one outside that statement, is refused."""
     if module_name in pasted:
         return []
     pasted.append(module_name)
@@ -138,23 +153,22 @@ def _frontend_text(module_name, library, pasted):
         names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
             [node.module or ""] if isinstance(node, ast.ImportFrom) else []
         if any(n == "ferry" or n.startswith("ferry.") for n in names):
-            raise ValueError(f"frontend module {module_name} imports ferry outside its "
+            raise ValueError(f"module {module_name} imports ferry outside its "
                              "'if __name__ != \"__main__\":' statement")
         if not (isinstance(node, ast.If) and ast.unparse(node.test) == "__name__ != '__main__'"):
             continue
         for imp in node.body:
             if not isinstance(imp, ast.ImportFrom) or node.orelse:
-                raise ValueError(f"frontend module {module_name}: its ferry statement may only import names")
-            if imp.module == _runtime_module(library):
+                raise ValueError(f"module {module_name}: its ferry statement may only import names")
+            module = imp.module or ""
+            if module in (_runtime_module(library), _COMPARE) or module.startswith("ferry.oracle.adapters._"):
+                parts += _module_text(module, library, pasted)
                 continue
-            if (imp.module or "").startswith("ferry.oracle.adapters._"):
-                parts += _frontend_text(imp.module, library, pasted)
-                continue
-            raise ValueError(f"frontend module {module_name} imports {imp.module}, not a runtime or frontend module")
+            raise ValueError(f"module {module_name} imports {module}, not a runtime or frontend module")
         cut = (node.lineno - 1, node.end_lineno)
     if cut is not None:
         lines[cut[0]:cut[1]] = ["# (ferry's imports of names pasted above left out)\n"]
-    return parts + [_paste(f"the {module_name.rsplit('.', 1)[1]} frontend", module_name, "".join(lines))]
+    return parts + [_paste(_title(module_name), module_name, "".join(lines))]
 
 
 def _comment(text):

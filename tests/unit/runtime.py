@@ -27,24 +27,54 @@ here = os.path.dirname(os.path.abspath(__file__))
 templates = os.path.join(here, "..", "..", "templates")
 
 # --- no runtime imports ferry: by its syntax, and by running it where there is no ferry
-for lib in ("onnx", "torch", "keras"):
+def outside_main_guard(tree):
+    """The nodes of a module outside its one 'if __name__ != "__main__":' statement (the imports of
+    names a reproducer pastes above the module, and leaves out)."""
+    guard = [n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "__name__ != '__main__'"]
+    inside = {id(x) for g in guard for x in ast.walk(g)}
+    return [n for n in ast.walk(tree) if id(n) not in inside], guard
+
+
+for lib in ("onnx", "torch", "keras", "compare"):
     path = os.path.join(templates, f"runtime_{lib}.py")
     with open(path) as f:
         tree = ast.parse(f.read(), filename=path)
-    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-    imported += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    nodes, guard = outside_main_guard(tree)
+    imported = [a.name for n in nodes if isinstance(n, ast.Import) for a in n.names]
+    imported += [n.module or "" for n in nodes if isinstance(n, ast.ImportFrom)]
     ok(imported and not [m for m in imported if m.split(".")[0] in ("ferry", "_ferry")],
        f"runtime_{lib} imports nothing of ferry ({', '.join(sorted(set(imported)))})")
+    taken = {n.module for g in guard for n in ast.walk(g) if isinstance(n, ast.ImportFrom)}
+    ok(taken <= {"ferry.templates.runtime_compare"},
+       f"runtime_{lib} takes names from runtime_compare alone, in its __main__ statement ({sorted(taken)})")
+    if lib == "compare":
+        continue
     if lib not in RUNTIMES:
         results.append((True, f"# SKIP runtime_{lib} run alone: {lib} is not installed"))
         continue
-    # -I: no PYTHONPATH, no current directory: the build tree's ferry package is out of reach
-    run = subprocess.run([sys.executable, "-I", "-c", "import runpy, sys; runpy.run_path(sys.argv[1]);"
+    # -I: no PYTHONPATH, no current directory: the build tree's ferry package is out of reach; run as
+    # __main__, as in a reproducer, where its statement of ferry imports is skipped
+    run = subprocess.run([sys.executable, "-I", "-c", "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__');"
                           "import importlib.util; assert importlib.util.find_spec('ferry') is None", path],
                          capture_output=True, text=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     ok(run.returncode == 0, f"runtime_{lib} runs with ferry off sys.path {run.stderr[-300:]!r}")
 
-from ferry.templates import runtime_onnx  # noqa: E402
+from ferry.templates import runtime_compare, runtime_onnx  # noqa: E402
+
+
+def pasted_whole(runtime, script):
+    """Whether script holds the runtime whole, but for its __main__ statement, and runtime_compare
+    whole before it."""
+    with open(runtime.__file__) as f:
+        text = f.read()
+    _, guard = outside_main_guard(ast.parse(text))
+    lines = text.splitlines(keepends=True)
+    for g in guard:
+        del lines[g.lineno - 1:g.end_lineno]
+    before, after = "".join(lines[:guard[0].lineno - 1]), "".join(lines[guard[0].lineno - 1:])
+    with open(runtime_compare.__file__) as f:
+        compare = f.read()
+    return before in script and after in script and -1 < script.find(compare) < script.find(before)
 
 # --- ferry_compare: the first differing elements, got and want
 compare = runtime_onnx.ferry_compare
@@ -103,8 +133,7 @@ ok(not np.array_equal(a, runtime_onnx.ferry_input(seed + 1, [0], "float32", [3, 
    "onnx: another seed, other values")
 if importlib.util.find_spec("onnxruntime"):
     script = ferry_reproducer.reproducer("onnx", json.dumps(record), out, "ort", "0.25", "0.125")
-    with open(runtime_onnx.__file__) as f:
-        ok(f.read() in script, "onnx: the reproducer inlines runtime_onnx.py whole")
+    ok(pasted_whole(runtime_onnx, script), "onnx: the reproducer inlines runtime_onnx.py whole, and runtime_compare.py")
     ok("import ferry" not in script and "from ferry" not in script, "onnx: the reproducer imports nothing of ferry")
     ok("\nATOL = 0.25\n" in script and "\nRTOL = 0.125\n" in script, "onnx: the reproducer uses the tolerance given")
     path = os.path.join(out, "repro.py")
@@ -141,8 +170,7 @@ if "torch" in RUNTIMES:
     bf = runtime_torch.ferry_compare([torch.ones(2, dtype=torch.bfloat16)], [torch.ones(2, dtype=torch.bfloat16)], 0, 0)
     ok(bf == [], "torch: bfloat16 outputs compare as float32")
     script = ferry_reproducer.reproducer("torch", json.dumps(record), out, "inductor", "0.5", "0.25")
-    with open(runtime_torch.__file__) as f:
-        ok(f.read() in script, "torch: the reproducer inlines runtime_torch.py whole")
+    ok(pasted_whole(runtime_torch, script), "torch: the reproducer inlines runtime_torch.py whole, and runtime_compare.py")
     ok("import ferry" not in script and "from ferry" not in script, "torch: the reproducer imports nothing of ferry")
     ok("\nATOL = 0.5\n" in script and "\nRTOL = 0.25\n" in script, "torch: the reproducer uses the tolerance given")
 
