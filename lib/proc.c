@@ -186,11 +186,14 @@ static const char *lookup_path(const char *const *changes)
 	return path ? path : DEFAULT_PATH;
 }
 
-/* Look name up in path as execvp would, but in the parent (execvp may allocate). Returns the full
- * path (owned by the caller) or NULL. */
-static char *find_program(const char *name, const char *path)
+char *proc_find_program(const char *name, const char *path)
 {
-	const char *p = path;
+	const char *p = path ? path : getenv("PATH");
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	if (!p || !*p)
+		p = DEFAULT_PATH;
 
 	for (;;) {
 		const char *end = strchr(p, ':');
@@ -382,7 +385,7 @@ int proc_start(struct child_process *cp, struct err *e)
 
 	if (strchr(cp->argv[0], '/')) {
 		path = xstrdup(cp->argv[0]);
-	} else if (!(path = find_program(cp->argv[0], lookup_path(cp->env)))) {
+	} else if (!(path = proc_find_program(cp->argv[0], lookup_path(cp->env)))) {
 		err_set(e, EXIT_ENV, "cannot run '%s': not found in PATH", cp->argv[0]);
 		goto out;
 	}

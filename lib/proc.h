@@ -161,4 +161,9 @@ int proc_capture_read(struct proc_capture *c, int fd, struct err *e);
 /* Add n bytes that came by another way (a stray line on another stream) under the same cap. */
 void proc_capture_add(struct proc_capture *c, const char *p, size_t n);
 
+/* Look name up in path (NULL: $PATH, or /bin:/usr/bin when that is unset or empty) as execvp would,
+ * but in the parent (execvp may allocate); a name with a slash is taken as it is. Returns the full
+ * path of an executable regular file (owned by the caller) or NULL. */
+char *proc_find_program(const char *name, const char *path);
+
 #endif

@@ -15,28 +15,6 @@
 /* What bwrap may print on stderr while it tries: enough for its one-line complaint. */
 #define PROBE_STDERR_CAP 4096
 
-/* name in PATH, as execvp would find it; caller frees; NULL when not there. */
-static char *find_in_path(const char *name)
-{
-	const char *p = getenv("PATH");
-
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
-	for (p = p && *p ? p : "/usr/bin:/bin"; ; ) {
-		const char *end = strchr(p, ':');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		char *cand = xasprintf("%.*s/%s", (int)len, len ? p : ".", name);
-		struct stat sb;
-
-		if (stat(cand, &sb) == 0 && S_ISREG(sb.st_mode) && access(cand, X_OK) == 0)
-			return cand;
-		free(cand);
-		if (!end)
-			return NULL;
-		p = end + 1;
-	}
-}
-
 const char **sandbox_argv(const char *bwrap, const char *scratch, const char *const *argv)
 {
 	const char *pre[] = {
@@ -115,7 +93,7 @@ char *sandbox_find(struct err *e)
 
 	if (!name || !*name)
 		name = "bwrap";
-	if (!(path = find_in_path(name))) {
+	if (!(path = proc_find_program(name, NULL))) {
 		err_set(e, EXIT_ENV, "bubblewrap (Debian package bubblewrap) not found ('%s')", name);
 		return NULL;
 	}
