@@ -574,7 +574,7 @@ void harvest_release(struct harvest *h)
 int harvest_run(struct harvest *h, const struct harvest_opts *o, struct err *e)
 {
 	struct session s;
-	struct sigaction sa, old_int, old_term, ign;
+	struct proc_signals saved;
 	struct err none = ERR_INIT;
 	int r;
 
@@ -588,20 +588,12 @@ int harvest_run(struct harvest *h, const struct harvest_opts *o, struct err *e)
 	if (!o->no_sandbox && !(s.bwrap = sandbox_find(&none)))
 		warn(&s, "%s: harvesting without a read-only sandbox", none.msg);
 	err_release(&none);
-	/* No SA_RESTART: poll() must return on Ctrl-C. The corpus on a closed pipe is a write error,
-	 * up to main()'s last flush of stdout: SIGPIPE stays ignored once the harvest is over. */
+	/* The corpus on a closed pipe is a write error up to main()'s last flush of stdout: SIGPIPE
+	 * stays ignored once the harvest is over. */
 	interrupted = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &ign, NULL);
+	proc_catch_signals(on_signal, &saved);
 	r = run_children(&s, e);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	proc_restore_signals(&saved, 0);
 	for (size_t i = 0; i < o->npytest; i++)
 		free(s.pytest[i]);
 	free(s.pytest);

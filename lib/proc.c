@@ -1001,3 +1001,26 @@ out:
 		*killed = reaped;
 	return ret;
 }
+
+void proc_catch_signals(void (*handler)(int), struct proc_signals *saved)
+{
+	struct sigaction sa, ign;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &saved->intr);
+	sigaction(SIGTERM, &sa, &saved->term);
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &saved->pipe);
+}
+
+void proc_restore_signals(const struct proc_signals *saved, int restore_pipe)
+{
+	sigaction(SIGINT, &saved->intr, NULL);
+	sigaction(SIGTERM, &saved->term, NULL);
+	if (restore_pipe)
+		sigaction(SIGPIPE, &saved->pipe, NULL);
+}

@@ -35,6 +35,7 @@
 #ifndef FERRY_PROC_H
 #define FERRY_PROC_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -165,5 +166,18 @@ void proc_capture_add(struct proc_capture *c, const char *p, size_t n);
  * but in the parent (execvp may allocate); a name with a slash is taken as it is. Returns the full
  * path of an executable regular file (owned by the caller) or NULL. */
 char *proc_find_program(const char *name, const char *path);
+
+/* What proc_catch_signals replaced, for proc_restore_signals. */
+struct proc_signals {
+	struct sigaction intr, term, pipe;
+};
+
+/* For a process that watches children with poll(): SIGINT and SIGTERM go to handler, without
+ * SA_RESTART so that poll() returns on Ctrl-C, and SIGPIPE is ignored, so that a child that dies
+ * mid-write costs a write error, not this process. What was there before is kept in saved. */
+void proc_catch_signals(void (*handler)(int), struct proc_signals *saved);
+/* Put back what proc_catch_signals replaced; SIGPIPE only if restore_pipe is set (a command whose
+ * output may yet meet a closed pipe keeps it ignored until its last flush). */
+void proc_restore_signals(const struct proc_signals *saved, int restore_pipe);
 
 #endif

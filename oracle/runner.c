@@ -592,7 +592,7 @@ out:
 
 int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, char **version, struct err *e)
 {
-	struct sigaction sa, old_int, old_term, old_pipe, ign;
+	struct proc_signals saved;
 	struct err ignored = ERR_INIT;
 	struct pool p;
 	bool was_subreaper = false;
@@ -611,16 +611,8 @@ int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, c
 		p.w[i].errcap.tail = true;
 	}
 
-	/* No SA_RESTART: poll() must return on Ctrl-C. A worker that dies mid-write must not kill us. */
 	interrupted = 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &ign, &old_pipe);
+	proc_catch_signals(on_signal, &saved);
 	/* Without it (an old kernel), descendants that leave the worker's group still escape. */
 	subreaper = proc_set_subreaper(true, &was_subreaper, &ignored) == 0;
 	err_release(&ignored);
@@ -643,9 +635,7 @@ int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, c
 		runner_job_release(&p.again[i]);
 	free(p.again);
 	free(p.w);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGPIPE, &old_pipe, NULL);
+	proc_restore_signals(&saved, 1);
 	if (version)
 		*version = p.version;
 	else
