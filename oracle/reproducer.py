@@ -21,6 +21,7 @@ literal in it (the template's part) or a comment line made safe (_comment).
 
 import ast
 import importlib
+import os
 import sys
 
 from ferry.oracle import driver
@@ -124,13 +125,18 @@ def _source(module_name):
 def _paste(title, module_name, text=None):
     """A module's text, whole, between two comment lines that name it."""
     text = _source(module_name) if text is None else text
-    path = "ferry/" + module_name.split(".", 1)[1].replace(".", "/") + ".py"
+    if module_name.startswith("ferry."):
+        path = "ferry/" + module_name.split(".", 1)[1].replace(".", "/") + ".py"
+    else:  # a user's adapter, loaded by its path (driver.load_adapter)
+        path = os.path.basename(sys.modules[module_name].__file__)
     head = f"# --- {title} ({path}, whole) "
     return f"{head}{_RULE[len(head):]}\n{text.rstrip()}\n# --- end of {path} {_RULE[len(path) + 14:]}\n"
 
 
 def _title(module_name):
-    short = module_name.rsplit(".", 1)[1]
+    short = module_name.rsplit(".", 1)[-1]
+    if not module_name.startswith("ferry."):  # a user's adapter: driver.load_adapter's name for it
+        return f"the {short.removeprefix('ferry_user_adapter_')} adapter"
     if short == "runtime_compare":
         return "ferry's comparison of outputs"
     if short.startswith("runtime_"):
