@@ -85,14 +85,17 @@ def load_adapter(name):
         path = adapter.__file__
     else:
         safe = "ferry_user_adapter_" + name.replace("-", "_")
-        spec = importlib.util.spec_from_file_location(safe, path)
-        adapter = importlib.util.module_from_spec(spec)
-        sys.modules[safe] = adapter  # as import would: a module that imports itself finds it
-        try:
-            spec.loader.exec_module(adapter)
-        except BaseException:
-            del sys.modules[safe]
-            raise
+        adapter = sys.modules.get(safe)
+        # loaded once per process, as an import is: report asks again for each of its reproducers
+        if adapter is None or getattr(adapter, "__file__", None) != path:
+            spec = importlib.util.spec_from_file_location(safe, path)
+            adapter = importlib.util.module_from_spec(spec)
+            sys.modules[safe] = adapter  # as import would: a module that imports itself finds it
+            try:
+                spec.loader.exec_module(adapter)
+            except BaseException:
+                del sys.modules[safe]
+                raise
     registry.check(adapter, path)
     if adapter.NAME != name:
         raise registry.AdapterError(f"adapter '{path}' declares NAME = {adapter.NAME!r}, not {name!r}")

@@ -128,8 +128,8 @@ def _paste(title, module_name, text=None):
     if module_name.startswith("ferry."):
         path = "ferry/" + module_name.split(".", 1)[1].replace(".", "/") + ".py"
     else:  # a user's adapter, loaded by its path (driver.load_adapter)
-        path = os.path.basename(sys.modules[module_name].__file__)
-    head = f"# --- {title} ({path}, whole) "
+        path = _comment(os.path.basename(sys.modules[module_name].__file__))
+    head = f"# --- {_comment(title)} ({path}, whole) "
     return f"{head}{_RULE[len(head):]}\n{text.rstrip()}\n# --- end of {path} {_RULE[len(path) + 14:]}\n"
 
 
