@@ -3,18 +3,24 @@ the reference outputs of eager PyTorch, and the module serialized for the fronte
 
 The module is a FerryCall: it holds the operator (a torch.nn module built from the instance's
 constructor arguments, or a torch function or Tensor method) with every argument that is not a tensor
-fixed, and takes the tensors as its forward inputs, in order: the positional arguments' tensors (those
-inside lists too), then those of the keyword arguments by name. It returns the tensors of the
-operator's result as a flat tuple.
+fixed, and takes the data tensors as its forward inputs, in order: the positional arguments' tensors
+(those inside lists too), then those of the keyword arguments by name. The other tensors, those real
+models hold as weights (a functional convolution's weight and bias), are buffers of the module, so
+the serialized models hold them as constants (see "data and weights" below; --weights input makes
+every tensor an input instead). It returns the tensors of the operator's result as a flat tuple.
 
 wrap() writes a test directory:
     record.json     the instance, from which build() makes the same module again (the adapters that
                     start from the eager module use it: TorchInductor, the ONNX exporter)
-    model.ts        the module as TorchScript (torch.jit.trace), where tracing works
+    model.ts        the module as TorchScript (torch.jit.trace, then torch.jit.freeze: weights and
+                    default arguments are constants), where tracing works; "frozen" false in meta
+                    and "freeze_error" say why where PyTorch could not freeze it
     model.pt2       the module as an ExportedProgram (torch.export), where exporting works
     input_K.npy     forward input K
     ref_K.npy       output K as eager PyTorch computes it
-    meta.json       {"id", "op", "kind", "random", "inputs", "outputs"} in the form ferry.oracle.driver
+    meta.json       {"id", "op", "kind", "random", "random_reason", "undefined", "weights" ("constant" or
+                    "input"), "data" (the arguments whose tensors are inputs: positions and keyword
+                    names), "inputs", "outputs"} in the form ferry.oracle.driver
                     reads ("stored" where numpy cannot hold the dtype: bfloat16 and float8 as
                     float32, complex32 as complex64), and "torchscript" and "export": the file, or
                     null with "torchscript_error" / "export_error" saying why it is missing
