@@ -21,7 +21,7 @@ static const char usage[] =
 	"Make a single-operator model, inputs and reference outputs for every instance of CORPUS.\n"
 	"Writes DIR/tests/ and DIR/wrapped.jsonl; an interrupted wrap resumes when run again.\n";
 
-static const char *output;
+static const char *output, *weights;
 static int jobs, quiet;
 static double timeout;
 
@@ -29,6 +29,8 @@ static const struct opt options[] = {
 	OPT_STRING('o', "output", "DIR", "where the models go", &output),
 	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", &jobs, 1, 256),
 	OPT_SECONDS('t', "timeout", "SECS", "time one instance may take (default 60)", &timeout),
+	OPT_STRING(0, "weights", "HOW", "PyTorch weights as 'constant' (default: as real models hold them) or 'input'",
+		   &weights),
 	OPT_FLAG('q', "quiet", "no progress line", &quiet),
 	OPT_END(),
 };
@@ -105,7 +107,10 @@ static int cmd_wrap(int argc, char **argv)
 		return cmd_usage_error(&cmd_wrap_entry, "wrap takes one CORPUS");
 	if (!output)
 		return cmd_usage_error(&cmd_wrap_entry, "no output: say where the models go with -o DIR");
+	if (weights && strcmp(weights, "constant") && strcmp(weights, "input"))
+		return cmd_usage_error(&cmd_wrap_entry, "--weights takes 'constant' or 'input'");
 	o.corpus = sh.corpus = argv[optind];
+	o.weights = weights;
 	o.dir = output;
 	o.jobs = jobs;
 	o.timeout = timeout;

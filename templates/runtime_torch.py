@@ -183,9 +183,22 @@ class FerrySlot:
         return f"FerrySlot({self.k})"
 
 
+class FerryConst:
+    """A tensor the model holds as a constant (a weight): FerryCall keeps a copy as a buffer, which
+    tracing, torch.jit.freeze and torch.export turn into a constant of the graph, as they do a real
+    model's weights; it is no forward input."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.name = None  # the buffer's name, once FerryCall holds it
+
+    def __repr__(self):
+        return f"FerryConst({self.name or 'tensor'})"
+
+
 class FerryCall(torch.nn.Module):
-    """One operator call: op(*args, **kwargs), with forward's inputs in the args' FerrySlots; returns
-    the tensors of the result, flattened, as a tuple."""
+    """One operator call: op(*args, **kwargs), with forward's inputs in the args' FerrySlots and the
+    module's buffers in their FerryConsts; returns the tensors of the result, flattened, as a tuple."""
 
     def __init__(self, op, args, kwargs):
         super().__init__()
@@ -195,13 +208,29 @@ class FerryCall(torch.nn.Module):
         else:
             self.module = None
             self.fn = op
-        self.args = args
-        self.kwargs = kwargs
+
+        def hold(v):  # each FerryConst's tensor copied into a buffer of its own (const_0, const_1, ...)
+            if isinstance(v, FerryConst):
+                held = FerryConst(None)
+                held.name = f"const_{len(self._buffers)}"
+                self.register_buffer(held.name, v.tensor.clone())
+                return held
+            if isinstance(v, list):
+                return [hold(x) for x in v]
+            if isinstance(v, tuple):
+                return tuple(hold(x) for x in v)
+            if isinstance(v, dict):
+                return {k: hold(x) for k, x in v.items()}
+            return v
+        self.args = hold(args)
+        self.kwargs = hold(kwargs)
 
     def forward(self, *inputs):
         def fill(v):
             if isinstance(v, FerrySlot):
                 return inputs[v.k]
+            if isinstance(v, FerryConst):
+                return self._buffers[v.name]
             if isinstance(v, list):
                 return [fill(x) for x in v]
             if isinstance(v, tuple):
@@ -211,6 +240,19 @@ class FerryCall(torch.nn.Module):
             return v
         op = self.module if self.fn is None else self.fn
         return tuple(ferry_flatten(op(*fill(self.args), **fill(self.kwargs))))
+
+
+def ferry_script(module, inputs):
+    """(TorchScript of the module, None) or (TorchScript, why it is not frozen): traced on inputs,
+    then frozen in eval mode, as a user hands a model to a compiler: buffers and default arguments
+    (a pooling stride of None) become constants instead of attributes and empty list constructs.
+    Freezing keeps the operators as traced (no numeric folding). Where PyTorch cannot freeze the
+    traced module, the traced module is the model and the reason is given."""
+    traced = torch.jit.trace(module, tuple(inputs), check_trace=False, strict=False)
+    try:
+        return torch.jit.freeze(traced.eval(), optimize_numerics=False), None
+    except Exception as e:  # some traced graphs do not freeze: the unfrozen one is still a model
+        return traced, f"{type(e).__name__}: {e}".strip().splitlines()[0][:300]
 
 
 def ferry_flatten(out):

@@ -3,18 +3,24 @@ the reference outputs of eager PyTorch, and the module serialized for the fronte
 
 The module is a FerryCall: it holds the operator (a torch.nn module built from the instance's
 constructor arguments, or a torch function or Tensor method) with every argument that is not a tensor
-fixed, and takes the tensors as its forward inputs, in order: the positional arguments' tensors (those
-inside lists too), then those of the keyword arguments by name. It returns the tensors of the
-operator's result as a flat tuple.
+fixed, and takes the data tensors as its forward inputs, in order: the positional arguments' tensors
+(those inside lists too), then those of the keyword arguments by name. The other tensors, those real
+models hold as weights (a functional convolution's weight and bias), are buffers of the module, so
+the serialized models hold them as constants (see "data and weights" below; --weights input makes
+every tensor an input instead). It returns the tensors of the operator's result as a flat tuple.
 
 wrap() writes a test directory:
     record.json     the instance, from which build() makes the same module again (the adapters that
                     start from the eager module use it: TorchInductor, the ONNX exporter)
-    model.ts        the module as TorchScript (torch.jit.trace), where tracing works
+    model.ts        the module as TorchScript (torch.jit.trace, then torch.jit.freeze: weights and
+                    default arguments are constants), where tracing works; "frozen" false in meta
+                    and "freeze_error" say why where PyTorch could not freeze it
     model.pt2       the module as an ExportedProgram (torch.export), where exporting works
     input_K.npy     forward input K
     ref_K.npy       output K as eager PyTorch computes it
-    meta.json       {"id", "op", "kind", "random", "inputs", "outputs"} in the form ferry.oracle.driver
+    meta.json       {"id", "op", "kind", "random", "random_reason", "undefined", "weights" ("constant" or
+                    "input"), "data" (the arguments whose tensors are inputs: positions and keyword
+                    names), "inputs", "outputs"} in the form ferry.oracle.driver
                     reads ("stored" where numpy cannot hold the dtype: bfloat16 and float8 as
                     float32, complex32 as complex64), and "torchscript" and "export": the file, or
                     null with "torchscript_error" / "export_error" saying why it is missing
@@ -39,6 +45,7 @@ import torch
 from ferry.extract import values as ferry_values
 from ferry.templates.runtime_torch import STORED as _STORED
 from ferry.templates.runtime_torch import (  # noqa: F401
+    FerryConst,
     FerrySlot,
     ferry_array,
     ferry_build_call,
@@ -50,6 +57,7 @@ from ferry.templates.runtime_torch import (  # noqa: F401
     ferry_numpy,
     ferry_operators,
     ferry_resolve,
+    ferry_script,
     ferry_tensor,
 )
 
@@ -65,46 +73,67 @@ ferry_values.allow(ferry_resolve.table)
 # --- from a record to a module -------------------------------------------------------------------------
 
 class _Plan:
-    """What a record says about its module: the operator, its arguments with slots for the tensors,
-    the tensors' tagged values, and for a module its constructor arguments and state."""
+    """What a record says about its module: the operator, its arguments with slots for the data
+    tensors and constants for the weights, the data tensors' tagged values, and for a module its
+    constructor arguments and state. weights is "constant" (a weight is a buffer of the module, as
+    in a real model) or "input" (every tensor is a forward input, --weights input)."""
 
-    def __init__(self, record):
+    def __init__(self, record, weights="constant"):
+        if weights not in WEIGHTS:
+            raise ValueError(f"weights must be one of {WEIGHTS}, not {weights!r}")
         self.record = record
         self.op = record["op"]
         self.kind = record["kind"]
         self.target = _operator(self.op, self.kind)  # first: a name not allowed goes no further
         self.seed = _seed(record)
+        self.weights = weights
         context = record.get("context", {})
         self.tensors = []  # tagged tensor bodies, one per forward input, in slot order
-        self.args = [self._lift(v) for v in record["inputs"]]
+        self.keys = []  # each forward input's generator key: its place among all tensors of the call
+        self.constants = 0  # tensors held as constants
+        self.counted = 0  # tensors seen, data and constants: weights keep the values they had as inputs
+        kwargs = (context.get("kwargs", {"dict": {}})["dict"] if self.kind == "module"
+                  else record.get("params", {}))
+        self.data = _data_arguments(self.target, self.kind, self.op, record["inputs"], kwargs, weights)
+        self.args = [self._lift(v, k in self.data) for k, v in enumerate(record["inputs"])]
         if self.kind == "module":
             self.params = {k: record["params"][k] for k in sorted(record.get("params", {}))}
             self.training = ferry_values.decode(context.get("training", {"bool": False}))
             self.dtype = context["dtype"]["dtype"] if "dtype" in context else None
             if not isinstance(self.training, bool) or not isinstance(self.dtype, (str, type(None))):
                 raise ferry_values.Unmigratable("a module's training mode must be a bool and its dtype a name")
-            kwargs = context.get("kwargs", {"dict": {}})["dict"]
         else:
             self.params, self.training, self.dtype = {}, False, None
-            kwargs = record.get("params", {})
-        self.kwargs = {k: self._lift(kwargs[k]) for k in sorted(kwargs)}
+        self.kwargs = {k: self._lift(kwargs[k], k in self.data) for k in sorted(kwargs)}
 
-    def _lift(self, tagged):
-        """The live argument, with a FerrySlot for each tensor (the tensor's body kept aside)."""
+    def _lift(self, tagged, data):
+        """The live argument, with a FerrySlot for each tensor of a data argument (the tensor's body
+        kept aside) and a FerryConst for each of a weight."""
         tag, body = next(iter(tagged.items()))
         if tag == "tensor":
+            key = [self.counted]
+            self.counted += 1
+            if not data:
+                self.constants += 1
+                return FerryConst(_tensor(body, self.seed, key))
             self.tensors.append(body)
+            self.keys.append(key)
             return FerrySlot(len(self.tensors) - 1)
         if tag in ("list", "tuple"):
-            items = [self._lift(v) for v in body]
+            items = [self._lift(v, data) for v in body]
             return items if tag == "list" else tuple(items)
         if tag == "dict" and not _special_dict(body):
-            return {k: self._lift(v) for k, v in body.items()}
+            return {k: self._lift(v, data) for k, v in body.items()}
         return _decode(tagged, self.seed, [900])
 
     def inputs(self):
         """The forward inputs: kept values exactly, generated ones for the rest."""
-        return [_tensor(body, self.seed, [k]) for k, body in enumerate(self.tensors)]
+        return [_tensor(body, self.seed, key) for body, key in zip(self.tensors, self.keys)]
+
+    def meta(self):
+        """How the module was made, for meta.json: which arguments are data (positions, keyword
+        names) and whether the others' tensors are constants or inputs."""
+        return {"weights": self.weights, "data": sorted(self.data, key=lambda k: (isinstance(k, str), k))}
 
     def build(self):
         """The module (FerryCall), made as ferry_build does in a reproducer."""
@@ -112,6 +141,96 @@ class _Plan:
             params = {k: _decode(v, self.seed, [1000 + i]) for i, (k, v) in enumerate(self.params.items())}
             return _build_module(self.seed, self.target, params, self.dtype, self.training, self.args, self.kwargs)
         return _build_call(self.seed, self.target, self.args, self.kwargs)
+
+
+# --- data and weights ----------------------------------------------------------------------------------
+#
+# A real model holds its weights as constants and takes only its data as inputs. For a torch.nn module
+# the weights are its parameters and buffers (module state, never forward inputs) and every tensor of
+# forward's arguments is data. For a function or a Tensor method, an argument is data when it holds the
+# call's first tensor (the operand: a method's self, F.conv2d's input), or when its parameter name is one
+# PyTorch gives to operands (DATA_NAMES: binary ops' other, torch.cat's tensors, where's condition,
+# index ops' index, losses' target); every other tensor argument (F.conv2d's weight and bias,
+# F.batch_norm's running statistics, clamp's min and max) is a weight, held as a constant. The names
+# of positional arguments come from the operator's signature: the Python one where it names its
+# parameters, else the ATen schema of the same name (the first overload whose tensor places take
+# tensors); a positional tensor argument no signature names stays data, as an unknown operand.
+
+WEIGHTS = ("constant", "input")
+
+DATA_NAMES = frozenset((
+    # operands of elementwise, linear-algebra and reduction operators
+    "input", "self", "other", "x", "x1", "x2", "y", "a", "b", "A", "B", "input1", "input2", "input3",
+    "tensor", "tensors", "tensor1", "tensor2", "end", "exponent", "vec", "vec1", "vec2", "mat", "mat1",
+    "mat2", "batch1", "batch2", "condition", "elements", "test_elements", "sorted_sequence",
+    # index and scatter operators: where the values go and what goes there
+    "index", "indices", "mask", "src", "source", "values", "value", "offsets", "per_sample_weights",
+    "lengths",
+    # attention and recurrence: queries, keys, values, masks and states come with the data
+    "query", "key", "attn_mask", "key_padding_mask", "hx", "h0", "c0",
+    # losses: what the prediction is compared with
+    "target", "targets", "label", "labels", "log_probs", "input_lengths", "target_lengths", "var",
+    "anchor", "positive", "negative",
+    # sampling: where to sample
+    "grid",
+))
+
+# Tensor's dunders are Python's operators (x + y, x[i]): all their operands are data.
+_DUNDER = "__"
+
+
+def _data_arguments(target, kind, op, inputs, kwargs, weights):
+    """The keys of the arguments whose tensors are forward inputs: positions (int) and keyword names
+    (str), among those that hold a tensor."""
+    keys = [k for k, v in enumerate(inputs) if _holds_tensor(v)] + [k for k in kwargs if _holds_tensor(kwargs[k])]
+    if weights == "input" or kind == "module" or op.rsplit(".", 1)[-1].startswith(_DUNDER):
+        return set(keys)
+    names = _parameter_names(target, kind, inputs, kwargs)
+    data = {k for k in keys if isinstance(k, str) and k in DATA_NAMES}
+    data |= {k for k in keys if isinstance(k, int) and (k >= len(names) or names[k] is None
+                                                        or names[k] in DATA_NAMES)}
+    if keys:
+        data.add(keys[0])  # the first tensor's argument (positions come before keywords)
+    return data
+
+
+def _holds_tensor(tagged):
+    tag, body = next(iter(tagged.items()))
+    if tag == "tensor":
+        return True
+    if tag in ("list", "tuple"):
+        return any(_holds_tensor(v) for v in body)
+    if tag == "dict" and not _special_dict(body):
+        return any(_holds_tensor(v) for v in body.values())
+    return False
+
+
+def _parameter_names(target, kind, inputs, kwargs):
+    """The parameter name of each positional argument (None where no signature names it)."""
+    import inspect
+
+    try:
+        parameters = list(inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a Python signature
+        parameters = []
+    if parameters and all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters[:len(inputs)]) \
+            and len(parameters) >= len(inputs):
+        return [p.name for p in parameters[:len(inputs)]]
+    name = getattr(target, "__name__", None)
+    try:
+        schemas = torch._C._jit_get_schemas_for_operator(f"aten::{name}") if isinstance(name, str) else []
+    except RuntimeError:
+        schemas = []
+    fits = []
+    for schema in schemas:
+        arguments = [a for a in schema.arguments if not a.kwarg_only]
+        if len(arguments) < len(inputs):
+            continue
+        tensors_fit = all("Tensor" in str(a.type) for a, v in zip(arguments, inputs) if _holds_tensor(v))
+        fits.append((not tensors_fit, [a.name for a in arguments[:len(inputs)]]))
+    if not fits:
+        return [None] * len(inputs)
+    return min(fits, key=lambda f: f[0])[1]
 
 
 def _operator(op, kind):
@@ -166,18 +285,30 @@ def _seed(record):
     return int(hashlib.sha256(text.encode()).hexdigest()[:32], 16)
 
 
-def build(record):
+def build(record, weights="constant"):
     """(module, example inputs) of a record (a dict): what the adapters that start from the eager
     module use. Raises where the record cannot be made into a module."""
-    plan = _Plan(record)
+    plan = _Plan(record, weights)
     inputs = plan.inputs()
     return plan.build(), inputs
 
 
 def load_testdir(testdir):
-    """(module, example inputs) of a test directory written by wrap()."""
+    """(module, example inputs) of a test directory written by wrap(), made as its meta says (weights
+    as constants or as inputs; a test directory from before meta said so had them as inputs)."""
     with open(os.path.join(testdir, "record.json")) as f:
-        return build(json.load(f))
+        record = json.load(f)
+    return build(record, testdir_meta(testdir).get("weights", "input"))
+
+
+def _options(record):
+    """The wrap options ferry wrap passes in the record sent to the template (wrap_options, taken out
+    of the record): {"weights": "constant" | "input"}."""
+    options = record.pop("wrap_options", None) or {}
+    weights = options.get("weights", "constant") if isinstance(options, dict) else None
+    if weights not in WEIGHTS:
+        raise ferry_values.Unmigratable(f"wrap option weights must be one of {WEIGHTS}, not {weights!r}")
+    return weights
 
 
 # --- wrap ----------------------------------------------------------------------------------------------
@@ -190,23 +321,181 @@ def wrap(record_json, outdir):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             record = json.loads(record_json)
-            plan = _Plan(record)
+            plan = _Plan(record, _options(record))
             inputs = plan.inputs()
             refs, random = _reference(plan, inputs)
+            if not refs:
+                raise ValueError("the operator returns no tensor")
+            uninitialised = _uninitialised(plan.op)
+            try:
+                undefined = _undefined(plan, inputs, refs)
+            except Exception:  # a guard that cannot judge these arguments leaves the test as it is
+                undefined = None
     except Exception as e:  # a bad record or a rejection by PyTorch: either way the instance is invalid
         return {"status": "invalid", "reason": _one_line(e)}
     os.makedirs(outdir, exist_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        meta = {"id": record.get("id"), "op": record["op"], "kind": record["kind"], "random": random,
+        meta = {"id": record.get("id"), "op": record["op"], "kind": record["kind"],
+                "random": random or bool(uninitialised), **plan.meta(),
                 "inputs": [_save(outdir, "input", k, t) for k, t in enumerate(inputs)],
                 "outputs": [_save(outdir, "ref", k, t) for k, t in enumerate(refs)]}
+        if uninitialised:
+            # compared by shape and dtype only, as a random operator is: its values are garbage
+            meta["random_reason"] = uninitialised
+        elif random:
+            meta["random_reason"] = "the outputs differ between runs of the reference"
+        if undefined:
+            meta["undefined"] = undefined
         _serialize(outdir, plan, inputs, meta)
     with open(os.path.join(outdir, "record.json"), "w") as f:
         json.dump(record, f, separators=(",", ":"))
     with open(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
-    return {"status": "ok", "random": random, "ninputs": len(inputs), "noutputs": len(refs)}
+    result = {"status": "ok", "random": meta["random"], "ninputs": len(inputs), "noutputs": len(refs)}
+    if undefined:
+        result["undefined"] = undefined
+    return result
+
+
+# --- outputs a frontend may answer anything for -------------------------------------------------------
+
+# Operators whose output is uninitialised memory: their values are garbage, so a frontend's are
+# compared by shape and dtype only (the test is marked random, with this reason).
+_UNINITIALISED = frozenset(("empty", "empty_like", "empty_strided", "empty_permuted", "new_empty",
+                            "new_empty_strided", "resize_", "resize_as_"))
+
+# Integer arithmetic that wraps around where the result does not fit: C++ leaves signed overflow
+# undefined and frontends saturate, widen or wrap as they like. Recomputed in int64 at wrap time.
+_OVERFLOW = frozenset((
+    "add", "sub", "subtract", "rsub", "mul", "multiply", "neg", "negative", "abs", "absolute", "square",
+    "pow", "sum", "nansum", "prod", "cumsum", "cumprod", "diff", "trace", "matmul", "mm", "bmm", "mv",
+    "dot", "vdot", "inner", "outer", "ger", "kron", "addmm", "addmv", "addbmm", "baddbmm", "addr",
+    "addcmul", "tensordot", "einsum", "chain_matmul", "multi_dot", "vecdot", "cross", "linear"))
+_DIVISION = frozenset(("floor_divide", "remainder", "fmod", "div", "divide"))  # div: with a rounding mode
+_SHIFT = frozenset(("bitwise_left_shift", "bitwise_right_shift"))
+_CAST = frozenset(("to", "type", "type_as", "int", "long", "short", "char", "byte", "int_repr"))
+# Python's operators, as the named operator they are, and whether their operands come reversed.
+_DUNDERS = {"add": ("add", False), "radd": ("add", True), "iadd": ("add", False),
+            "sub": ("sub", False), "rsub": ("sub", True), "isub": ("sub", False),
+            "mul": ("mul", False), "rmul": ("mul", True), "imul": ("mul", False),
+            "matmul": ("matmul", False), "rmatmul": ("matmul", True), "imatmul": ("matmul", False),
+            "pow": ("pow", False), "rpow": ("pow", True), "ipow": ("pow", False),
+            "floordiv": ("floor_divide", False), "rfloordiv": ("floor_divide", True),
+            "ifloordiv": ("floor_divide", False), "mod": ("remainder", False), "rmod": ("remainder", True),
+            "imod": ("remainder", False), "lshift": ("bitwise_left_shift", False),
+            "rlshift": ("bitwise_left_shift", True), "ilshift": ("bitwise_left_shift", False),
+            "rshift": ("bitwise_right_shift", False), "rrshift": ("bitwise_right_shift", True),
+            "irshift": ("bitwise_right_shift", False), "neg": ("neg", False), "abs": ("abs", False)}
+
+
+def _base_name(op):
+    """The operator's own name, and whether its first two operands come reversed: "torch.add" and
+    "torch.Tensor.add_" are "add", "torch.Tensor.__rsub__" is "sub" reversed."""
+    name = op.rsplit(".", 1)[-1]
+    if name.startswith("__") and name.endswith("__"):
+        return _DUNDERS.get(name[2:-2], (name, False))
+    return (name[:-1] if name.endswith("_") and name[:-1] not in ("resize", "resize_as") else name), False
+
+
+def _uninitialised(op):
+    if op.rsplit(".", 1)[-1] in _UNINITIALISED:
+        return "uninitialised memory: the operator's output values are whatever the memory held"
+    return None
+
+
+def _call_tensors(plan, inputs):
+    """The call's arguments with its tensors in place: (positional list, keyword dict)."""
+    def fill(v):
+        if isinstance(v, FerrySlot):
+            return inputs[v.k]
+        if isinstance(v, FerryConst):
+            return v.tensor
+        if isinstance(v, list):
+            return [fill(x) for x in v]
+        if isinstance(v, tuple):
+            return tuple(fill(x) for x in v)
+        if isinstance(v, dict):
+            return {k: fill(x) for k, x in v.items()}
+        return v
+    return fill(plan.args), fill(plan.kwargs)
+
+
+def _is_int(v):
+    """An integer tensor or Python int (not bool)."""
+    if isinstance(v, torch.Tensor):
+        return not (v.is_floating_point() or v.is_complex() or v.dtype == torch.bool)
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _any(v, test):
+    return bool(test(v).any()) if isinstance(v, torch.Tensor) else bool(test(torch.tensor(v)))
+
+
+def _undefined(plan, inputs, refs):
+    """Why these inputs lie where the operator's result is undefined, or None. Frontends may answer
+    anything there (C++ leaves it undefined), so a difference is flagged, never reported as a bug."""
+    if plan.kind == "module":
+        return None
+    name, reversed_ = _base_name(plan.op)
+    args, kwargs = _call_tensors(plan, inputs)
+    operands = list(args[:2])
+    second = next((kwargs[k] for k in ("other", "exponent") if k in kwargs), None)
+    if len(operands) < 2 and second is not None:
+        operands.append(second)
+    if reversed_ and len(operands) == 2:
+        operands.reverse()
+    a, b = (operands + [None, None])[:2]
+    if name == "pow" and _is_int(a) and _is_int(b) and _any(b, lambda t: t < 0):
+        return "integer power with a negative exponent"
+    if name in _DIVISION and _is_int(a) and _is_int(b) and (name not in ("div", "divide")
+                                                            or kwargs.get("rounding_mode") is not None):
+        if _any(b, lambda t: t == 0):
+            return "integer division by zero"
+        if isinstance(a, torch.Tensor) and a.dtype.is_signed:
+            lowest = torch.iinfo(a.dtype).min
+            if bool(((a == lowest) & (torch.as_tensor(b) == -1)).any()):
+                return "integer division overflow (the lowest value by -1)"
+    if name in _SHIFT and _is_int(a) and _is_int(b):
+        bits = 8 * (a.element_size() if isinstance(a, torch.Tensor) else 8)
+        if _any(b, lambda t: (t < 0) | (t >= bits)):
+            return "shift by a negative amount or by the bit width or more"
+    if name in _CAST and isinstance(a, torch.Tensor) and (a.is_floating_point() or a.is_complex()):
+        for ref in refs:
+            if _is_int(ref) and ref.dtype != torch.bool:
+                info = torch.iinfo(ref.dtype)
+                x = a.real.double() if a.is_complex() else a.double()
+                if bool((~torch.isfinite(x) | (x < info.min) | (x >= info.max + 1.0)).any()):
+                    return "cast of a non-finite or out-of-range float to an integer"
+    if name in _OVERFLOW and _overflowed(plan, inputs, refs):
+        return "integer overflow: the reference wraps around where int64 does not"
+    return None
+
+
+def _narrow(t):
+    return isinstance(t, torch.Tensor) and _is_int(t) and t.dtype != torch.int64 and t.dtype != torch.uint64
+
+
+def _overflowed(plan, inputs, refs):
+    """Whether the integer reference differs from the same call on int64 tensors (the weights too)."""
+    if not any(_narrow(t) for t in inputs) and plan.constants == 0:
+        return False
+    module = plan.build()
+    narrow = [name for name, b in module._buffers.items() if _narrow(b)]  # the call's constants
+    if not narrow and not any(_narrow(t) for t in inputs):
+        return False
+    for name in narrow:
+        module._buffers[name] = module._buffers[name].to(torch.int64)
+    try:
+        with torch.no_grad():
+            wide = list(module(*[t.to(torch.int64) if _narrow(t) else t.clone() for t in inputs]))
+    except Exception:  # the operator takes no int64 here: nothing to compare with
+        return False
+    for ref, w in zip(refs, wide):
+        if _is_int(ref) and ref.dtype != torch.bool and _is_int(w) and ref.shape == w.shape:
+            if not torch.equal(ref.to(torch.int64), w.to(torch.int64)):
+                return True
+    return False
 
 
 def _one_line(e):
@@ -222,11 +511,18 @@ def _reference(plan, inputs):
     """The outputs of a fresh module, and whether the operator is random: two more calls of the same
     module (the generator going on, not reseeded) that give other values."""
     module = plan.build()
+    # an in-place operator on a constant changes the module's buffer: each run starts from the first's
+    state = {k: v.clone() for k, v in module.state_dict().items()}
     with torch.no_grad():
         refs = list(module(*_clones(inputs)))
         if not refs:
-            raise ValueError("the operator returns no tensor")
-        random = any(not _same(refs, list(module(*_clones(inputs)))) for _ in range(2))
+            return [], False
+        refs = [r.clone() for r in refs]  # an output may be the very buffer the next run resets
+
+        def again():
+            module.load_state_dict(state)
+            return list(module(*_clones(inputs)))
+        random = any(not _same(refs, again()) for _ in range(2))
     return [r.detach() for r in refs], random
 
 
@@ -265,7 +561,10 @@ def torch_dtype_name(dtype):
 def _serialize(outdir, plan, inputs, meta):
     """model.ts and model.pt2, each from a freshly built module, where PyTorch can make them."""
     try:
-        traced = torch.jit.trace(plan.build(), tuple(_clones(inputs)), check_trace=False, strict=False)
+        traced, why = ferry_script(plan.build(), _clones(inputs))
+        meta["frozen"] = why is None
+        if why:
+            meta["freeze_error"] = why
         torch.jit.save(traced, os.path.join(outdir, "model.ts"))
         torch.jit.load(os.path.join(outdir, "model.ts"))  # a file that does not load back is no model
         meta["torchscript"] = "model.ts"
@@ -366,12 +665,13 @@ def reproducer_test(record_json, testdir):
     appears as a repr literal. testdir is read (not by the script) for whether it is random.
     Returns a dict: what, instance, source (for the header's comments), reference, name, imports, test."""
     record = json.loads(record_json)
-    plan = _Plan(record)
-    random = False
+    meta = {}
     meta_path = os.path.join(testdir, "meta.json")
     if os.path.exists(meta_path):
         with open(meta_path) as f:
-            random = json.load(f).get("random", False)
+            meta = json.load(f)
+    random = meta.get("random", False)
+    plan = _Plan(record, meta.get("weights", "input"))
 
     if plan.kind == "module":
         params = "{" + ", ".join(f"{k!r}: {_lit(v, [1000 + i])}" for i, (k, v) in enumerate(plan.params.items())) + "}"
@@ -379,12 +679,15 @@ def reproducer_test(record_json, testdir):
                 f"{plan.training!r}, ARGS, KWARGS)")
     else:
         make = f"ferry_build_call(SEED, ferry_resolve({plan.op!r}), ARGS, KWARGS)"
-    slots = [0]  # numbered as _Plan numbers them: the positional arguments, then the keywords by name
-    args = "[" + ", ".join(_slot_lit(v, slots) for v in record["inputs"]) + "]"
+    # numbered as _Plan numbers them: the positional arguments, then the keywords by name; data
+    # tensors are forward inputs (FerrySlot), the others constants of the module (FerryConst)
+    slots = [0, 0]  # forward inputs, all tensors
+    args = "[" + ", ".join(_slot_lit(v, slots, plan, k in plan.data) for k, v in enumerate(record["inputs"])) + "]"
     kwargs_tagged = record.get("context", {}).get("kwargs", {"dict": {}})["dict"] if plan.kind == "module" \
         else record.get("params", {})
-    kwargs = "{" + ", ".join(f"{k!r}: {_slot_lit(kwargs_tagged[k], slots)}" for k in sorted(kwargs_tagged)) + "}"
-    inputs = "\n".join(f"    {_tensor_lit(body, [k])}," for k, body in enumerate(plan.tensors))
+    kwargs = "{" + ", ".join(f"{k!r}: {_slot_lit(kwargs_tagged[k], slots, plan, k in plan.data)}"
+                             for k in sorted(kwargs_tagged)) + "}"
+    inputs = "\n".join(f"    {_tensor_lit(body, key)}," for body, key in zip(plan.tensors, plan.keys))
     source = record.get("source", {})
     test = f'''SEED = {plan.seed}
 RANDOM = {random!r}  # True for a random operator: then only dtypes and shapes are compared
@@ -424,17 +727,21 @@ sys.exit(1 if problems else 0)
             "reference": "eager PyTorch", "name": "PyTorch", "imports": "import sys\nimport traceback\n", "test": test}
 
 
-def _slot_lit(tagged, slots):
-    """Source text of an argument with slots: each tensor becomes FerrySlot(k), k counted in slots."""
+def _slot_lit(tagged, slots, plan, data):
+    """Source text of an argument with slots: each tensor of a data argument becomes FerrySlot(k), k
+    counted in slots[0], each of a weight FerryConst(its value), keyed by slots[1] as _Plan keys it."""
     tag, body = next(iter(tagged.items()))
     if tag == "tensor":
+        slots[1] += 1
+        if not data:
+            return f"FerryConst({_tensor_lit(body, [slots[1] - 1])})"
         slots[0] += 1
         return f"FerrySlot({slots[0] - 1})"
     if tag in ("list", "tuple"):
-        items = [_slot_lit(v, slots) for v in body]
+        items = [_slot_lit(v, slots, plan, data) for v in body]
         return "[" + ", ".join(items) + "]" if tag == "list" else "(" + "".join(i + ", " for i in items) + ")"
     if tag == "dict" and not _special_dict(body):
-        return "{" + ", ".join(f"{k!r}: {_slot_lit(v, slots)}" for k, v in body.items()) + "}"
+        return "{" + ", ".join(f"{k!r}: {_slot_lit(v, slots, plan, data)}" for k, v in body.items()) + "}"
     return _lit(tagged, [900])
 
 

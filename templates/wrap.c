@@ -35,6 +35,32 @@ static int open_output(struct wrap *w, struct err *e)
 	return 0;
 }
 
+/* The record the template gets: the corpus line, with the wrap options the template reads
+ * ("wrap_options", which it takes out again) where they are not the defaults. The line written to
+ * wrapped.jsonl stays the corpus's own. 1, or 0 where the line does not parse back. */
+static int add_record(cJSON *req, const char *line, const char *weights)
+{
+	cJSON *rec, *opts;
+	char *text;
+
+	if (!weights || !strcmp(weights, "constant")) {
+		cJSON_AddStringToObject(req, PROTO_KEY_RECORD, line);
+		return 1;
+	}
+	if (!(rec = cJSON_Parse(line)) || !cJSON_IsObject(rec)) {
+		cJSON_Delete(rec);
+		return 0;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "wrap_options");
+	opts = cJSON_AddObjectToObject(rec, "wrap_options");
+	cJSON_AddStringToObject(opts, "weights", weights);
+	text = cJSON_PrintUnformatted(rec);
+	cJSON_AddStringToObject(req, PROTO_KEY_RECORD, text);
+	cJSON_free(text);
+	cJSON_Delete(rec);
+	return 1;
+}
+
 static int next_job(void *ctx, struct runner_job *job, struct err *e)
 {
 	struct wrap *w = ctx;
@@ -74,15 +100,25 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 			return -1;
 		}
 		/* A corpus that is itself a wrap's output carries an old annotation: drop it. */
-		if (in.extra)
+		if (in.extra) {
 			cJSON_DeleteItemFromObjectCaseSensitive(in.extra, "wrap");
+			/* Options are ferry wrap's to give (add_record), never a corpus line's. */
+			cJSON_DeleteItemFromObjectCaseSensitive(in.extra, "wrap_options");
+		}
 		record_write(&in, &b);
 		dir = wrapped_test_dir(w->o->dir, in.id);
 		req = cJSON_CreateObject();
 		cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_WRAP);
 		cJSON_AddStringToObject(req, PROTO_KEY_ID, in.id);
 		cJSON_AddStringToObject(req, PROTO_KEY_LIBRARY, in.library);
-		cJSON_AddStringToObject(req, PROTO_KEY_RECORD, b.data);
+		if (!add_record(req, b.data, w->o->weights)) {
+			cJSON_Delete(req);
+			buf_release(&b);
+			free(dir);
+			record_release(&in);
+			return err_set(e, EXIT_INPUT, "%s:%zu: the record cannot be read back", w->o->corpus,
+				       w->corpus.lineno);
+		}
 		cJSON_AddStringToObject(req, PROTO_KEY_DIR, dir);
 		job->key = xstrdup(in.id);
 		job->request = cJSON_PrintUnformatted(req);

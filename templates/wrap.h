@@ -23,6 +23,9 @@ struct wrap_opts {
 	int jobs;               /* worker processes */
 	double timeout;         /* seconds one instance may take */
 	unsigned long long mem_limit;  /* bytes a worker may use; 0: none */
+	/* How a PyTorch template holds the tensors real models hold as weights: NULL or "constant" (as
+	 * constants of the model, the default), "input" (as forward inputs). Borrowed. */
+	const char *weights;
 
 	void *ctx;
 	/* A bad corpus line, skipped. */

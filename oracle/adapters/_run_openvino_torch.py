@@ -10,7 +10,7 @@ import openvino
 import torch
 
 if __name__ != "__main__":  # in ferry; a reproducer has the runtime inlined above this module
-    from ferry.templates.runtime_torch import ferry_feed
+    from ferry.templates.runtime_torch import ferry_feed, ferry_script
 
 
 def ov_convert(model, inputs):
@@ -46,8 +46,9 @@ def ov_run(compiled, inputs):
 
 
 def ov_trace_reproduce(module, inputs):
-    """openvino-pytorch: the module traced to TorchScript, converted, compiled and run on inputs."""
-    scripted = torch.jit.trace(module, tuple(inputs), check_trace=False, strict=False)
+    """openvino-pytorch: the module traced to TorchScript and frozen (as the template saved it),
+    converted, compiled and run on inputs."""
+    scripted, _ = ferry_script(module, inputs)
     return ov_run(ov_compile(ov_convert(scripted, inputs)), inputs)
 
 

@@ -1,0 +1,187 @@
+"""Unit tests of the PyTorch template's models (templates/torch.py, templates/runtime_torch.py): which
+tensors are data (forward inputs) and which weights (constants of the module), the frozen TorchScript,
+and the guards that mark outputs a frontend may answer anything for (undefined domains, integer
+overflow, uninitialised memory). Real PyTorch, real records. Prints TAP; run by
+tests/unit/test-torch-models.sh."""
+
+import json
+import os
+import shutil
+import tempfile
+import warnings
+
+import torch
+
+warnings.simplefilter("ignore")
+
+from ferry.templates import torch as template_torch  # noqa: E402
+
+results = []
+work = tempfile.mkdtemp(prefix="ferry-torch-models-")
+
+
+def ok(cond, name):
+    results.append((bool(cond), name))
+
+
+def t(dtype, shape, values=None):
+    body = {"dtype": dtype, "shape": shape}
+    if values is not None:
+        body["values"] = values
+    return {"tensor": body}
+
+
+def record(op, inputs, params=None, kind=None, weights=None):
+    r = {"library": "torch", "op": op, "kind": kind or ("method" if ".Tensor." in op else "function"),
+         "inputs": inputs, "params": params or {}, "context": {}, "outputs": []}
+    if weights:
+        r["wrap_options"] = {"weights": weights}
+    return r
+
+
+def wrap(r):
+    """(wrap's result, meta.json or {}, the test directory)."""
+    d = tempfile.mkdtemp(dir=work)
+    got = template_torch.wrap(json.dumps(r), d)
+    meta = {}
+    if os.path.exists(os.path.join(d, "meta.json")):
+        with open(os.path.join(d, "meta.json")) as f:
+            meta = json.load(f)
+    return got, meta, d
+
+
+# --- data and weights ------------------------------------------------------------------------------------
+conv = record("torch.nn.functional.conv2d", [t("float32", [1, 3, 8, 8]), t("float32", [4, 3, 3, 3]),
+                                             t("float32", [4])], {"padding": {"int": 1}})
+got, meta, conv_dir = wrap(conv)
+ok(got["status"] == "ok" and got["ninputs"] == 1, f"F.conv2d: one forward input, the data ({got})")
+ok(meta.get("weights") == "constant" and meta.get("data") == [0], f"meta says so: data [0], weights constant ({meta})")
+module, inputs = template_torch.load_testdir(conv_dir)
+buffers = sorted(tuple(b.shape) for b in module.buffers())
+ok(buffers == [(4,), (4, 3, 3, 3)] and len(inputs) == 1, f"the weight and bias are buffers of the module ({buffers})")
+scripted = torch.jit.load(os.path.join(conv_dir, "model.ts"))
+graph_inputs = [i for i in scripted.graph.inputs()][1:]  # self first
+ok(len(graph_inputs) == 1, f"the TorchScript graph has one input ({len(graph_inputs)})")
+exported = torch.export.load(os.path.join(conv_dir, "model.pt2"))
+user = [s for s in exported.graph_signature.input_specs if s.kind == torch.export.graph_signature.InputKind.USER_INPUT]
+ok(len(user) == 1, f"the ExportedProgram has one user input, the weights are buffers ({len(user)})")
+
+got_in, meta_in, in_dir = wrap(dict(conv, wrap_options={"weights": "input"}))
+ok(got_in["status"] == "ok" and got_in["ninputs"] == 3 and meta_in.get("weights") == "input",
+   f"--weights input: every tensor a forward input ({got_in}, {meta_in.get('weights')})")
+ref_c = torch.from_numpy(__import__("numpy").load(os.path.join(conv_dir, "ref_0.npy")))
+ref_i = torch.from_numpy(__import__("numpy").load(os.path.join(in_dir, "ref_0.npy")))
+ok(torch.equal(ref_c, ref_i), "the weights have the same values either way (the same reference)")
+ok(template_torch.wrap(json.dumps(dict(conv, wrap_options={"weights": "sideways"})), work)["status"] == "invalid",
+   "an unknown weights option makes the instance invalid")
+with open(os.path.join(conv_dir, "record.json")) as f:
+    ok("wrap_options" not in json.load(f), "the saved record does not carry the wrap options (meta does)")
+
+cases = [
+    ("torch.add: both operands are data", record("torch.add", [t("float32", [3]), t("float32", [3])]), 2),
+    ("torch.cat: every tensor of its list is data",
+     record("torch.cat", [{"list": [t("float32", [2]), t("float32", [3])]}]), 2),
+    ("torch.where: condition, input and other are data",
+     record("torch.where", [t("bool", [3]), t("float32", [3]), t("float32", [3])]), 3),
+    ("Tensor.index_select: the index is data",
+     record("torch.Tensor.index_select", [t("float32", [5]), {"int": 0}, t("int64", [2], [0, 3])]), 2),
+    ("F.linear: the input only", record("torch.nn.functional.linear",
+                                        [t("float32", [2, 3]), t("float32", [4, 3]), t("float32", [4])]), 1),
+    ("F.cross_entropy: input and target are data, the class weight a constant",
+     record("torch.nn.functional.cross_entropy", [t("float32", [2, 3]), t("int64", [2], [0, 2])],
+            {"weight": t("float32", [3])}), 2),
+    ("torch.clamp: tensor bounds are constants",
+     record("torch.clamp", [t("float32", [3]), t("float32", [3]), t("float32", [3])]), 1),
+    ("Tensor.__rsub__: Python's operators take data", record("torch.Tensor.__rsub__", [t("float32", [3]), t("float32", [3])]), 2),
+    ("nn.Conv2d: a module's parameters are its state, forward's tensors data",
+     record("torch.nn.Conv2d", [t("float32", [1, 2, 5, 5])], {"in_channels": {"int": 2}, "out_channels": {"int": 3},
+                                                            "kernel_size": {"int": 3}}, kind="module"), 1),
+]
+for name, r, want in cases:
+    got, meta, _ = wrap(r)
+    ok(got.get("ninputs") == want, f"{name}: {want} inputs ({got}, data {meta.get('data')})")
+
+# A reproducer builds the same module: the weights as FerryConst literals.
+test = template_torch.reproducer_test(json.dumps(conv), conv_dir)["test"]
+ok("FerryConst(ferry_tensor(SEED, [1]" in test and "FerrySlot(0)" in test and "FerrySlot(1)" not in test,
+   "the reproducer holds the weights as FerryConst literals, the data as FerrySlot(0)")
+
+# --- the frozen TorchScript --------------------------------------------------------------------------------
+pool = record("torch.nn.functional.max_pool2d", [t("float32", [1, 2, 6, 6]), {"int": 2}], {"stride": {"none": None}})
+got, meta, pool_dir = wrap(pool)
+ok(got["status"] == "ok" and meta.get("frozen") is True, f"max_pool2d with stride=None: frozen ({meta.get('frozen')})")
+graph = torch.jit.load(os.path.join(pool_dir, "model.ts")).graph
+node = next(n for n in graph.nodes() if n.kind() == "aten::max_pool2d")
+stride = list(node.inputs())[2].node()
+ok(stride.kind() == "prim::Constant", f"the saved graph's stride is a constant, not a list construct ({stride.kind()})")
+
+
+# --- undefined domains and overflow ------------------------------------------------------------------------
+def undefined(r):
+    got, _, _ = wrap(r)
+    return got.get("status"), got.get("undefined")
+
+
+guards = [
+    ("int8 matmul that overflows", "integer overflow",
+     record("torch.matmul", [t("int8", [2, 2], [100, 100, 100, 100]), t("int8", [2, 2], [1, 1, 1, 1])]),
+     record("torch.matmul", [t("int8", [2, 2], [10, 10, 10, 10]), t("int8", [2, 2], [1, 1, 1, 1])])),
+    ("uint8 add that wraps around", "integer overflow",
+     record("torch.add", [t("uint8", [2], [200, 1]), t("uint8", [2], [100, 1])]),
+     record("torch.add", [t("uint8", [2], [20, 1]), t("uint8", [2], [100, 1])])),
+    ("int16 multiplication that overflows", "integer overflow",
+     record("torch.Tensor.__mul__", [t("int16", [2], [300, 2]), t("int16", [2], [300, 2])]),
+     record("torch.Tensor.__mul__", [t("int16", [2], [30, 2]), t("int16", [2], [30, 2])])),
+    ("int8 addmm with a constant bias", "integer overflow",
+     record("torch.addmm", [t("int8", [1, 1], [120]), t("int8", [1, 1], [10]), t("int8", [1, 1], [1])]),
+     record("torch.addmm", [t("int8", [1, 1], [12]), t("int8", [1, 1], [10]), t("int8", [1, 1], [1])])),
+    ("integer pow with a negative exponent", "negative exponent",
+     record("torch.pow", [t("int32", [3], [2, 3, 4]), t("int32", [3], [1, -1, 2])]),
+     record("torch.pow", [t("int32", [3], [2, 3, 4]), t("int32", [3], [1, 1, 2])])),
+    ("a Python int to a negative integer power (2 ** x: __rpow__, operands reversed)", "negative exponent",
+     record("torch.Tensor.__rpow__", [t("int64", [2], [-1, 2]), {"int": 2}]),
+     record("torch.Tensor.__rpow__", [t("int64", [2], [1, 2]), {"int": 2}])),
+    ("integer floor division of the lowest value by -1", "division overflow",
+     record("torch.floor_divide", [t("int32", [2], [-2147483648, 4]), t("int32", [2], [-1, 2])]),
+     record("torch.floor_divide", [t("int32", [2], [-2147483647, 4]), t("int32", [2], [-1, 2])])),
+    ("shift by the bit width", "shift by",
+     record("torch.bitwise_left_shift", [t("int8", [2], [1, 2]), t("int8", [2], [8, 1])]),
+     record("torch.bitwise_left_shift", [t("int8", [2], [1, 2]), t("int8", [2], [7, 1])])),
+    ("a right shift operator by a negative amount", "shift by",
+     record("torch.Tensor.__rshift__", [t("int32", [2], [16, 2]), t("int32", [2], [-1, 1])]),
+     record("torch.Tensor.__rshift__", [t("int32", [2], [16, 2]), t("int32", [2], [31, 1])])),
+    ("a cast of NaN to int32", "non-finite",
+     record("torch.Tensor.to", [t("float32", [2], [float("nan"), 1.0]), {"dtype": "int32"}]),
+     record("torch.Tensor.to", [t("float32", [2], [2.5, 1.0]), {"dtype": "int32"}])),
+    ("a cast of 300 to uint8", "out-of-range",
+     record("torch.Tensor.to", [t("float32", [2], [300.0, 1.0]), {"dtype": "uint8"}]),
+     record("torch.Tensor.to", [t("float32", [2], [255.0, 1.0]), {"dtype": "uint8"}])),
+]
+for name, reason, bad, good in guards:
+    status, why = undefined(bad)
+    ok(status == "ok" and why and reason in why, f"{name}: undefined ({status}, {why})")
+    status, why = undefined(good)
+    ok(status == "ok" and not why, f"... and not on an input in the domain ({status}, {why})")
+status, why = undefined(record("torch.floor_divide", [t("int32", [2], [5, 4]), t("int32", [2], [0, 2])]))
+ok(status == "invalid" and why is None,
+   "integer division by zero: eager PyTorch raises, so the instance is invalid and reaches no frontend")
+status, why = undefined(record("torch.Tensor.__pow__", [t("int64", [2], [2, 3]), {"int": -2}]))
+ok(status == "invalid", "a tensor to a negative Python int power: eager PyTorch refuses, the instance is invalid")
+status, why = undefined(record("torch.div", [t("int32", [2], [5, 4]), t("int32", [2], [0, 2])]))
+ok(status == "ok" and not why, "true division of integers by zero is IEEE's inf, defined: not flagged")
+status, why = undefined(record("torch.sum", [t("int8", [3], [100, 100, 100])]))
+ok(status == "ok" and not why, "an int8 sum is computed in int64 by PyTorch: no overflow, not flagged")
+
+# --- uninitialised memory ------------------------------------------------------------------------------------
+for op, inputs in (("torch.empty", [{"int": 3}, {"int": 4}]), ("torch.empty_like", [t("float32", [2, 3])]),
+                   ("torch.Tensor.new_empty", [t("float32", [2]), {"list": [{"int": 3}]}])):
+    got, meta, _ = wrap(record(op, inputs))
+    ok(got.get("random") is True and "uninitialised" in meta.get("random_reason", ""),
+       f"{op}: compared by shape and dtype only, with the reason ({got}, {meta.get('random_reason')})")
+got, meta, _ = wrap(record("torch.zeros_like", [t("float32", [2, 3])]))
+ok(got.get("random") is False and "random_reason" not in meta, "zeros_like is compared by value")
+
+shutil.rmtree(work, ignore_errors=True)
+print(f"1..{len(results)}")
+for k, (good, name) in enumerate(results, 1):
+    print(f"{'ok' if good else 'not ok'} {k} - {name}")
