@@ -39,9 +39,22 @@ What is not recorded:
   torch package counts only under torch/testing/_internal/, where the test knowledge lives, and not
   in its test-running machinery (common_utils.py and the like);
 - calls of the instrumentation itself, calls in other threads and calls traced by torch.compile;
-- calls that return no tensor (x.size(), x.item(), torch.equal), calls with an out= argument,
-  calls that raise, and, unless allow_tensorless is set, calls given no tensor at all (the
-  torch.randn(3, 4) that makes a test's input); each such call is counted in recorder.dropped.
+- set-up (_SETUP: tensor construction, uninitialised and random factories, fills, copies and
+  detaches, to/type/float... that keep the dtype, conversions out of PyTorch, shape queries);
+- calls that return no tensor (torch.equal), calls that write into an out= tensor (out=None is
+  recorded, without it), calls that raise, and, unless allow_tensorless is set, calls given no
+  tensor at all (the torch.randn(3, 4) that makes a test's input).
+Each call not recorded while recording is counted in recorder.dropped under its reason.
+
+Two things the instrumentation must not change or let through:
+- PyTorch's fast paths. With a TorchFunctionMode active has_torch_function() is true, and
+  MultiheadAttention, TransformerEncoderLayer and the like fall back to their slow paths. The mode
+  is taken off the stack while a torch.nn module runs (Recorder._suspending): the module is recorded
+  at its boundary, and nothing inside it is an instance anyway.
+- Uninitialised memory. The outputs of torch.empty and its kind are tracked (_Garbage) until
+  something writes them; as inputs they are recorded by dtype and shape only.
+Lazy modules (LazyLinear, LazyConv2d, ...) are recorded once their call has materialized them, as
+the module they became, with the arguments they inferred (in_features, in_channels, ...).
 """
 
 import functools
