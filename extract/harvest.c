@@ -528,6 +528,81 @@ out:
 	return r;
 }
 
+long harvest_count(const struct harvest_counts *c, const char *key)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->keys[i], key))
+			return c->vals[i];
+	return 0;
+}
+
+/* The "not recorded: REASON" counts, largest first (ties by reason); returns how many. */
+static size_t reasons_sorted(const struct harvest_counts *c, size_t **idx)
+{
+	size_t n = 0, plen = strlen(HARVEST_NOT_RECORDED_BY);
+
+	*idx = xcalloc(c->n + 1, sizeof(**idx));
+	for (size_t i = 0; i < c->n; i++)
+		if (!strncmp(c->keys[i], HARVEST_NOT_RECORDED_BY, plen) && c->vals[i] > 0)
+			(*idx)[n++] = i;
+	/* insertion sort: a few dozen reasons at most */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0; j--) {
+			size_t a = (*idx)[j - 1], b = (*idx)[j];
+
+			if (c->vals[a] > c->vals[b] ||
+			    (c->vals[a] == c->vals[b] && strcmp(c->keys[a], c->keys[b]) <= 0))
+				break;
+			(*idx)[j - 1] = b;
+			(*idx)[j] = a;
+		}
+	return n;
+}
+
+size_t harvest_not_recorded(const struct harvest_counts *c, size_t **idx)
+{
+	return reasons_sorted(c, idx);
+}
+
+void harvest_why_empty(const struct harvest *h, int filtered, struct buf *out)
+{
+	const struct harvest_counts *c = &h->counts;
+	long tests = harvest_count(c, "tests"), imports = harvest_count(c, HARVEST_IMPORT_FAILED);
+	long left_out = harvest_count(c, HARVEST_FILTERED), dropped = harvest_count(c, HARVEST_NOT_RECORDED);
+	size_t plen = strlen(HARVEST_NOT_RECORDED_BY);
+
+	if (imports > 0 && tests <= imports) {
+		const char *first = NULL;
+
+		for (size_t i = 0; i < h->skipped.cap; i++) {
+			const char *k = h->skipped.slots[i].key;
+
+			if (k && !strncmp(k, HARVEST_IMPORT_ERROR, strlen(HARVEST_IMPORT_ERROR)) &&
+			    (!first || strcmp(k, first) < 0))
+				first = k;
+		}
+		buf_addf(out, "%ld test file%s failed to import", imports, imports == 1 ? "" : "s");
+		if (first)
+			buf_addf(out, " (%s)", first + strlen(HARVEST_IMPORT_ERROR));
+	} else if (tests <= 0) {
+		buf_adds(out, filtered ? "no test matched the --filter patterns" : "no test ran");
+	} else if (left_out > 0) {
+		buf_addf(out, "%ld test%s ran and made %ld instance%s, none of them matched by the --filter patterns",
+			 tests, tests == 1 ? "" : "s", left_out, left_out == 1 ? "" : "s");
+	} else if (dropped > 0) {
+		size_t *idx, n = reasons_sorted(c, &idx);
+
+		buf_addf(out, "%ld test%s ran, but every call they made was dropped:", tests, tests == 1 ? "" : "s");
+		for (size_t i = 0; i < n && i < 8; i++)
+			buf_addf(out, "%s %ld %s", i ? "," : "", c->vals[idx[i]], c->keys[idx[i]] + plen);
+		if (n > 8)
+			buf_addf(out, ", and %zu more", n - 8);
+		free(idx);
+	} else {
+		buf_addf(out, "%ld test%s ran and made no operator call", tests, tests == 1 ? "" : "s");
+	}
+}
+
 int harvest_source(const char *name, int *has_suites)
 {
 	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)

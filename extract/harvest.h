@@ -75,6 +75,29 @@ struct harvest {
 	struct buf line;
 };
 
+/* The counts a child reports that say what became of the calls its tests made
+ * (extract/harvest_common.py): "calls not recorded" in all, "not recorded: REASON" for each reason,
+ * the instances the --filter patterns left out, and the test files that could not be imported (each
+ * also a skip whose reason starts with HARVEST_IMPORT_ERROR and holds the error). */
+#define HARVEST_NOT_RECORDED "calls not recorded"
+#define HARVEST_NOT_RECORDED_BY "not recorded: "
+#define HARVEST_FILTERED "instances left out by --filter"
+#define HARVEST_IMPORT_FAILED "test files that failed to import"
+#define HARVEST_IMPORT_ERROR "test file failed to import: "
+
+/* The value of a count, 0 when it was never reported. */
+long harvest_count(const struct harvest_counts *c, const char *key);
+
+/* The indexes in c of the "not recorded: REASON" counts, largest first, in *idx (the caller's to
+ * free); returns how many. */
+size_t harvest_not_recorded(const struct harvest_counts *c, size_t **idx);
+
+/* Why a harvest that yielded no instance yielded none, as one sentence in out: the test files failed
+ * to import (with the first error), no test ran (or none matched the --filter patterns: filtered
+ * says whether there were some), the tests made instances that the patterns left out, or every call
+ * was dropped (with the reasons, most frequent first). */
+void harvest_why_empty(const struct harvest *h, int filtered, struct buf *out);
+
 /* 0 when name is a source, with *has_suites set to whether it takes suites and pytest paths; -1
  * otherwise. */
 int harvest_source(const char *name, int *has_suites);

@@ -24,6 +24,29 @@ import json
 from ferry.extract import channel, pytests
 
 PYTEST_FAILED = "pytest tests failed or errored"
+# The counts the engine reads to say why a harvest is empty (extract/harvest.c, harvest_why_empty).
+NOT_RECORDED = "calls not recorded"
+NOT_RECORDED_BY = "not recorded: "      # + reason: the calls not recorded for that reason
+FILTERED = "instances left out by --filter"
+IMPORT_FAILED = "test files that failed to import"
+IMPORT_ERROR = "test file failed to import: "  # + the error: a skip reason
+
+# What to call with (where, error) for each collection error of the pytest run under way
+# (pytest_collectreport below): this module is also the pytest plugin that sees them, loaded by name
+# ("-p"), since pytests.run takes no hooks of ours.
+_on_collect_error = None
+
+
+def pytest_collectreport(report):
+    if report.failed and _on_collect_error is not None:
+        _on_collect_error(report.nodeid, _last_error_line(report.longreprtext))
+
+
+def _last_error_line(text):
+    """The line of a collection error's text that says what failed (pytest's "E   " lines)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    errors = [line[1:].strip() for line in lines if line.startswith("E ")]
+    return (errors or lines or ["(no message)"])[-1][:300]
 
 
 def suites(library, known, given, pytest):
@@ -46,11 +69,20 @@ class Harvest:
         self.tests = 0
         self.failed = dict.fromkeys(failures, 0)  # "docstring examples failed" and the like -> count
         self.error = None  # an exception from ferry.emit: the harvest stops on it
+        self.filtered = 0  # records the patterns left out
+        self.import_failed = 0
 
     def counts(self):
         counts = {"tests": self.tests}
         counts.update(self.failed)
-        counts["calls not recorded"] = sum(self.recorder.dropped.values()) if self.recorder else 0
+        dropped = self.recorder.dropped if self.recorder else {}
+        counts[NOT_RECORDED] = sum(dropped.values())
+        for why, n in dropped.items():
+            counts[NOT_RECORDED_BY + why] = n
+        if self.patterns:
+            counts[FILTERED] = self.filtered
+        if self.import_failed:
+            counts[IMPORT_FAILED] = self.import_failed
         return counts
 
     def count_failure(self, what):
@@ -70,6 +102,7 @@ class Harvest:
         if self.error is not None:
             return
         if not self.wanted(record["op"], record["source"].get("test", "")):
+            self.filtered += 1
             return
         try:
             self.ferry.emit(json.dumps(record, separators=(",", ":"), allow_nan=False))
@@ -111,8 +144,19 @@ class Harvest:
             self.finish()
 
         skip, collected = channel.span(self.ferry)
-        tests, failed, n = pytests.run(path, around, progress, stop, import_mode=import_mode, skip=skip,
-                                       started=started, finished=finished)
+
+        def collect_error(where, error):
+            if not skip:  # a process that resumes has had them said by the one that collected first
+                self.import_failed += 1
+                self.ferry.skip(IMPORT_ERROR + error, where)
+
+        global _on_collect_error
+        _on_collect_error = collect_error
+        try:
+            tests, failed, n = pytests.run(path, around, progress, stop, import_mode=import_mode, skip=skip,
+                                           started=started, finished=finished, extra_args=("-p", __name__))
+        finally:
+            _on_collect_error = None
         collected(n)
         self.tests, self.failed[PYTEST_FAILED] = tests_before + tests, failed_before + failed
         self.check()

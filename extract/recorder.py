@@ -198,7 +198,8 @@ class Recorder:
     def guard(self, fn, *args):
         """fn(*args) with the instrumentation busy (its own calls unrecorded); None if it fails (an
         encoding that cannot be done is a call not recorded, never a test broken). The intercepts
-        make a call's pending record so: (record, (file, line)), or None when it is not recorded."""
+        make a call's pending record so: (record, (file, line)), or None when it is not recorded; a third
+        member, a function, is called with the record once the call has returned, to complete it."""
         self._busy = True
         try:
             return fn(*args)
@@ -224,10 +225,12 @@ class Recorder:
         return out
 
     def _finish(self, pending, out):
-        record, site = pending
+        record, site = pending[:2]
         outs = list(out) if isinstance(out, (tuple, list)) else [out]
         if not any(self.holds_tensor(v) for v in outs):
             return self.drop("returns no tensor")
+        if len(pending) > 2:  # what only the call itself could tell (a lazy module's inferred arguments)
+            pending[2](record)
         record["outputs"] = [self.output(v) for v in outs]
         source = dict(self.source)
         if "file" not in source and site is not None:

@@ -103,16 +103,27 @@ static void on_progress(void *ctx, long done, long total, const char *label)
 	progress_update(&sh->progress, (size_t)done, 0);
 }
 
-/* The counts: "tests" first as "tests read", then the others under their own names; then the
- * tests that took their process down, each with its reason. */
+/* The counts: "tests" first as "tests read", then the others under their own names, the calls not
+ * recorded last with their reasons, most frequent first; then the tests that took their process
+ * down, each with its reason. */
 static void print_counts(FILE *fp, const struct harvest *h, const struct harvest_counts *counts)
 {
+	size_t *idx, n, plen = strlen(HARVEST_NOT_RECORDED_BY);
+
 	for (size_t i = 0; i < counts->n; i++)
 		if (!strcmp(counts->keys[i], "tests"))
 			fprintf(fp, "  %-20s %ld\n", "tests read", counts->vals[i]);
 	for (size_t i = 0; i < counts->n; i++)
-		if (strcmp(counts->keys[i], "tests"))
+		if (strcmp(counts->keys[i], "tests") && strcmp(counts->keys[i], HARVEST_NOT_RECORDED) &&
+		    strncmp(counts->keys[i], HARVEST_NOT_RECORDED_BY, plen))
 			fprintf(fp, "  %-20s %ld\n", esc_str(counts->keys[i]), counts->vals[i]);
+	fprintf(fp, "  %-20s %ld\n", HARVEST_NOT_RECORDED, harvest_count(counts, HARVEST_NOT_RECORDED));
+	n = harvest_not_recorded(counts, &idx);
+	for (size_t i = 0; i < n && i < 15; i++)
+		fprintf(fp, "    %6ld  %s\n", counts->vals[idx[i]], esc_str(counts->keys[idx[i]] + plen));
+	if (n > 15)
+		fprintf(fp, "    (%zu more reasons)\n", n - 15);
+	free(idx);
 	if (!h->ncrashed)
 		return;
 	fprintf(fp, "  %-20s %zu\n", "tests crashed", h->ncrashed);
@@ -276,8 +287,11 @@ static int cmd_harvest(int argc, char **argv)
 	/* With the corpus on stdout, the summary goes where the progress went. */
 	print_summary(strcmp(output, "-") ? stdout : stderr, &h, source, has_suites, &h.counts);
 	if (!h.instances) {
-		err_set(&e, EXIT_INPUT, "no instance harvested from '%s'%s", source,
-			patterns.n ? " (do the --filter patterns match any test?)" : "");
+		struct buf why = BUF_INIT;
+
+		harvest_why_empty(&h, patterns.n > 0, &why);
+		err_set(&e, EXIT_INPUT, "no instance harvested from '%s': %s", source, why.data);
+		buf_release(&why);
 		code = cmd_error(&e);
 	}
 out:
