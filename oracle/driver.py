@@ -70,7 +70,8 @@ try:
 except ImportError:  # the driver used outside ferry (bench/runner/floor.py): the same words, for itself
     _ferry = None
     _words = type("_words", (), {"VERDICT_OK": "ok", "VERDICT_MISMATCH": "mismatch", "VERDICT_CRASH": "crash",
-                                 "VERDICT_ERROR": "error", "STAGE_LOAD": "load", "STAGE_COMPILE": "compile", "STAGE_EXECUTE": "execute"})
+                                 "VERDICT_ERROR": "error", "STAGE_LOAD": "load", "STAGE_COMPILE": "compile",
+                                 "STAGE_EXECUTE": "execute"})
 
 
 def _stage(name):
