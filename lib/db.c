@@ -395,13 +395,16 @@ static sqlite3_stmt *cached(struct db *d, sqlite3_stmt **slot, const char *sql, 
 
 int db_has_result(struct db *d, const char *frontend, const char *id, struct err *e)
 {
-	sqlite3_stmt *st = cached(d, &d->has_result, "SELECT 1 FROM results WHERE frontend = ? AND id = ?", e);
+	/* ferry's own errors do not count: running the command again retries them. */
+	sqlite3_stmt *st = cached(d, &d->has_result,
+				  "SELECT 1 FROM results WHERE frontend = ?1 AND id = ?2 AND outcome <> ?3", e);
 	int rc;
 
 	if (!st)
 		return -1;
 	bind_text(st, 1, frontend);
 	bind_text(st, 2, id);
+	bind_text(st, 3, outcome_name(OUTCOME_ERROR));
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc == SQLITE_ROW)
@@ -505,7 +508,8 @@ static int call_row(sqlite3_stmt *st, void *arg, struct err *e)
 	return c->fn(c->ctx, &row, e);
 }
 
-int db_failures(struct db *d, const char *frontend, enum db_order order, db_row_fn fn, void *ctx, struct err *e)
+static int failures(struct db *d, const char *frontend, enum db_order order, int bugs, db_row_fn fn, void *ctx,
+		    struct err *e)
 {
 	static const char *const orders[] = {
 		[DB_BY_ID] = "r.frontend, r.id",
@@ -519,7 +523,10 @@ int db_failures(struct db *d, const char *frontend, enum db_order order, db_row_
 
 	buf_adds(&sql, "SELECT " ROW_COLUMNS " FROM results r LEFT JOIN instances i USING(id)"
 		 " WHERE (?1 IS NULL OR r.frontend = ?1) AND ");
-	outcome_failure_sql("r.outcome", &sql);
+	if (bugs)
+		outcome_bug_sql("r.outcome", &sql);
+	else
+		outcome_failure_sql("r.outcome", &sql);
 	buf_addf(&sql, " ORDER BY %s", orders[order]);
 	if ((st = prepare(d, sql.data, e))) {
 		bind_text(st, 1, frontend);
@@ -528,6 +535,17 @@ int db_failures(struct db *d, const char *frontend, enum db_order order, db_row_
 	sqlite3_finalize(st);
 	buf_release(&sql);
 	return r;
+}
+
+int db_failures(struct db *d, const char *frontend, enum db_order order, db_row_fn fn, void *ctx, struct err *e)
+{
+	return failures(d, frontend, order, 0, fn, ctx, e);
+}
+
+int db_bug_failures(struct db *d, const char *frontend, enum db_order order, db_row_fn fn, void *ctx,
+		    struct err *e)
+{
+	return failures(d, frontend, order, 1, fn, ctx, e);
 }
 
 int db_result(struct db *d, const char *frontend, const char *id, db_row_fn fn, void *ctx, struct err *e)

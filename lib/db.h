@@ -90,7 +90,8 @@ int db_start_run(struct db *d, const char *frontend, const char *frontend_versio
 /* The run is over; the frontend said which version it is (may be NULL). */
 int db_finish_run(struct db *d, long long run_id, const char *frontend_version, struct err *e);
 
-/* 1 if the pair has a result, 0 if not, -1 on error. */
+/* 1 if the pair has a result other than error (ferry's own failure, which a run retries), 0 if not,
+ * -1 on error. */
 int db_has_result(struct db *d, const char *frontend, const char *id, struct err *e);
 /* Insert a result and commit it (unless a transaction is open). A second result for the same pair
  * replaces the first. */
@@ -121,6 +122,10 @@ enum db_order {
 
 /* The failing results (outcome.h), in order. */
 int db_failures(struct db *d, const char *frontend, enum db_order order, db_row_fn fn, void *ctx, struct err *e);
+/* The failing results that may be the frontend's bugs (outcome_is_bug: not ferry's errors), in order:
+ * what unique bugs and baselines are made of. */
+int db_bug_failures(struct db *d, const char *frontend, enum db_order order, db_row_fn fn, void *ctx,
+		    struct err *e);
 /* The result of one test: 1 (fn called), 0 when it has none, -1 on error. */
 int db_result(struct db *d, const char *frontend, const char *id, db_row_fn fn, void *ctx, struct err *e);
 

@@ -8,8 +8,11 @@
  * failure on an input in the operator's undefined domain, such as an integer division by zero: the
  * frontend may answer anything there, so it is flagged, never a bug).
  * Failures: mismatch (the value oracle), crash (an exception in a stage, or a fatal signal), timeout,
- * oom, and error (ferry could not run the test: a worker that would not start, a missing model file),
- * which is counted as a failure so that a broken test can never pass a CI check unnoticed. */
+ * oom, and error (ferry could not run the test: a worker that would not start, a missing model file,
+ * a template that could not make the model the frontend takes), which is counted as a failure so that
+ * a broken test can never pass a CI check unnoticed.
+ * Bugs (possibly the frontend's): the failures but error. An error is never a bug of the frontend: it
+ * stays out of unique bugs and baselines, and the same run command run again retries it. */
 #ifndef FERRY_OUTCOME_H
 #define FERRY_OUTCOME_H
 
@@ -37,5 +40,10 @@ int outcome_name_is_failure(const char *name);
 /* Append "COLUMN IN ('mismatch', 'crash', ...)": the failures as an SQL expression, for the store's
  * queries (column: e.g. "r.outcome"). */
 void outcome_failure_sql(const char *column, struct buf *out);
+/* Whether a failure of this outcome may be the frontend's bug (every failure but ferry's error). */
+int outcome_is_bug(enum outcome o);
+int outcome_name_is_bug(const char *name);
+/* The same as an SQL expression: "COLUMN IN ('mismatch', 'crash', ...)". */
+void outcome_bug_sql(const char *column, struct buf *out);
 
 #endif

@@ -38,7 +38,7 @@ static int load_store(const char *path, struct strmap *set, struct err *e)
 
 	if (db_open(&d, path, DB_READ, e) < 0)
 		return -1;
-	r = db_failures(&d, NULL, DB_BY_ID, add_row, set, e);
+	r = db_bug_failures(&d, NULL, DB_BY_ID, add_row, set, e);
 	db_close(&d);
 	return r;
 }
@@ -76,7 +76,10 @@ int baseline_load(const char *path, struct strmap *set, struct err *e)
 				    id);
 			break;
 		}
-		add(set, frontend, id, outcome);
+		/* ferry's own error is never a known failure (a file written before errors were left
+		 * out may list one): the check must go on failing until the test is fixed. */
+		if (outcome_from_name(outcome) != OUTCOME_ERROR)
+			add(set, frontend, id, outcome);
 	}
 	free(line);
 	fclose(fp);
@@ -122,7 +125,7 @@ int baseline_write(struct db *d, const char *frontend, FILE *fp, size_t *n, stru
 	*n = 0;
 	fprintf(fp, "# ferry baseline: tests known to fail, one per line: FRONTEND ID OUTCOME OP\n"
 		    "# ferry check --baseline FILE fails only on failures not listed here.\n");
-	if (db_failures(d, frontend, DB_BY_OP, write_counted, &c, e) < 0)
+	if (db_bug_failures(d, frontend, DB_BY_OP, write_counted, &c, e) < 0)
 		return -1;
 	*n = c.n;
 	if (ferror(fp))

@@ -21,7 +21,8 @@ char *baseline_key(const char *frontend, const char *id);
 int baseline_load(const char *path, struct strmap *set, struct err *e);
 void baseline_release(struct strmap *set);
 
-/* Write the failing results of the store (frontend NULL: all) as a baseline file to fp. */
+/* Write the failing results of the store (frontend NULL: all) as a baseline file to fp; ferry's own
+ * errors are left out (outcome_is_bug), in a file and in a store read as a baseline. */
 int baseline_write(struct db *d, const char *frontend, FILE *fp, size_t *n, struct err *e);
 
 #endif

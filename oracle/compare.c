@@ -310,8 +310,29 @@ static uint64_t int_limit(double atol)
 	return (uint64_t)floor(atol);
 }
 
+/* One unit in the last place of w at precision t (float16 or bfloat16), see compare.h. */
+static double half_ulp(double w, enum dtype t)
+{
+	int bits = t == DTYPE_FLOAT16 ? 10 : 7, emin = t == DTYPE_FLOAT16 ? -14 : -126, e2 = emin + 1;
+
+	if (w != 0)
+		frexp(w, &e2); /* w = m * 2^e2, 0.5 <= |m| < 1: floor(log2 |w|) = e2 - 1 */
+	return ldexp(1, (e2 - 1 > emin ? e2 - 1 : emin) - bits);
+}
+
+static bool is_half(enum dtype t)
+{
+	return t == DTYPE_FLOAT16 || t == DTYPE_BFLOAT16;
+}
+
 int compare_arrays(const struct array_view *got, const struct array_view *want,
 		   const struct tolerance *tol, struct compare_result *r, struct err *e)
+{
+	return compare_arrays_as(got, want, want->dtype, tol, r, e);
+}
+
+int compare_arrays_as(const struct array_view *got, const struct array_view *want, enum dtype real,
+		      const struct tolerance *tol, struct compare_result *r, struct err *e)
 {
 	const unsigned char *gbase = got->data, *wbase = want->data;
 	int64_t *gstr = NULL, *wstr = NULL, *idx = NULL;
@@ -328,6 +349,10 @@ int compare_arrays(const struct array_view *got, const struct array_view *want,
 		goto out;
 	}
 	r->tol = *tol;
+	/* The ulp term only for floating values whose real precision is half: float16 values, or
+	 * bfloat16 values widened to float32 for storage. */
+	r->precision = is_half(real) && is_float(want->dtype) ? real : want->dtype;
+	r->ulps = is_half(r->precision) ? COMPARE_HALF_ULPS : 0;
 	r->got_dtype = got->dtype;
 	r->want_dtype = want->dtype;
 	r->got_rank = got->rank;
@@ -381,7 +406,11 @@ int compare_arrays(const struct array_view *got, const struct array_view *want,
 				worse = !r->has_worst || d > r->max_abs;
 				if (worse)
 					r->max_abs = d;
-				if (!(d <= tol->atol + tol->rtol * fabs(b.f)))
+				double allowed = tol->atol + tol->rtol * fabs(b.f);
+
+				if (r->ulps && r->ulps * half_ulp(b.f, r->precision) > allowed)
+					allowed = r->ulps * half_ulp(b.f, r->precision);
+				if (!(d <= allowed))
 					r->mismatches++;
 			}
 		} else {
@@ -498,6 +527,8 @@ void compare_describe(const struct compare_result *r, struct buf *out)
 		add_double(out, r->tol.atol);
 		buf_adds(out, " + rtol ");
 		add_double(out, r->tol.rtol);
+		if (r->ulps)
+			buf_addf(out, " or %d ulp of %s", r->ulps, compare_dtype_name(r->precision));
 	}
 	if (r->nan_mismatches || r->inf_mismatches) {
 		buf_adds(out, ", ");
@@ -511,4 +542,174 @@ void compare_describe(const struct compare_result *r, struct buf *out)
 		add_shape(out, r->special_index, r->want_rank);
 		buf_addf(out, ": got %s, want %s)", r->special_got, r->special_want);
 	}
+}
+
+/* The operators whose outputs include indices of selected elements of their first input, and which
+ * output that is. Matched on the name's last component, so that torch.topk, torch.Tensor.topk and
+ * keras.ops.top_k are one entry each; n_out says how many outputs the operator has when the entry
+ * applies (torch.max(x) alone returns one value, no indices). ONNX TopK, ArgMax and ArgMin are the
+ * same operators under ONNX's names. templates/runtime_compare.py holds the same table. */
+static const struct {
+	const char *name;
+	int index_output, n_out;
+} tie_ops[] = {
+	{ "topk", 1, 2 }, { "top_k", 1, 2 }, { "TopK", 1, 2 },
+	{ "sort", 1, 2 },                     /* torch.sort: (values, indices) */
+	{ "argsort", 0, 1 },
+	{ "kthvalue", 1, 2 }, { "mode", 1, 2 },
+	{ "max", 1, 2 }, { "min", 1, 2 },     /* with dim: (values, indices) */
+	{ "median", 1, 2 }, { "nanmedian", 1, 2 },
+	{ "argmax", 0, 1 }, { "argmin", 0, 1 }, { "ArgMax", 0, 1 }, { "ArgMin", 0, 1 },
+};
+
+bool compare_tie_output(const char *op, int k, int n)
+{
+	const char *dot = op ? strrchr(op, '.') : NULL;
+	const char *name = dot ? dot + 1 : op;
+
+	for (size_t i = 0; name && i < sizeof(tie_ops) / sizeof(tie_ops[0]); i++)
+		if (!strcmp(name, tie_ops[i].name))
+			return tie_ops[i].index_output == k && tie_ops[i].n_out == n;
+	return false;
+}
+
+static bool is_int(enum dtype t)
+{
+	return dtype_valid(t) && t != DTYPE_BOOL && !is_float(t);
+}
+
+static int64_t load_index(enum dtype t, const unsigned char *p)
+{
+	struct elem v = load(t, p);
+
+	return is_signed_int(t) ? v.i : (int64_t)v.u;
+}
+
+/* Whether two elements of data are equal, NaN to NaN included. */
+static bool same_elem(enum dtype t, const unsigned char *a, const unsigned char *b)
+{
+	struct elem x = load(t, a), y = load(t, b);
+
+	if (is_float(t))
+		return x.f == y.f || (isnan(x.f) && isnan(y.f));
+	return x.i == y.i && x.u == y.u;
+}
+
+/* The element of data at position pos (of the indices output) with index i on axis a: the output
+ * has data's rank (insert = false) or one less (insert = true, the axis removed); a == -1: i is
+ * into the flattened data. NULL when i is out of range. */
+static const unsigned char *data_at(const struct array_view *data, const int64_t *dstr, const int64_t *pos,
+				    int a, bool insert, int64_t i)
+{
+	const unsigned char *p = data->data;
+	int src = 0;
+
+	if (a < 0) {
+		for (int k = data->rank - 1; k >= 0; k--) {
+			int64_t n = data->shape[k];
+
+			p += (i % n) * dstr[k];
+			i /= n;
+		}
+		return p;
+	}
+	if (i < 0 || i >= data->shape[a])
+		return NULL;
+	for (int k = 0; k < data->rank; k++) {
+		if (k == a) {
+			p += i * dstr[k];
+			if (!insert)
+				src++;
+		} else {
+			p += pos[src++] * dstr[k];
+		}
+	}
+	return p;
+}
+
+int compare_untie(const struct array_view *got, const struct array_view *want, const struct array_view *data,
+		  void **fixed, uint64_t *untied)
+{
+	struct err ignored = ERR_INIT;
+	uint64_t gcount, wcount, dcount;
+	int64_t *gstr = NULL, *wstr = NULL, *dstr = NULL, *idx = NULL;
+	int axes[65], naxes = 0, r = 0;
+	bool insert = got->rank + 1 == data->rank;
+	size_t size = compare_dtype_size(got->dtype);
+	unsigned char *out = NULL;
+
+	*fixed = NULL;
+	*untied = 0;
+	if (check_view(got, "got", &gcount, &ignored) < 0 || check_view(want, "want", &wcount, &ignored) < 0 ||
+	    check_view(data, "data", &dcount, &ignored) < 0 || !same_shape(got, want) ||
+	    got->dtype != want->dtype || !is_int(got->dtype) || !dcount || data->rank > 64)
+		goto out;
+	/* The axes along which got's shape can come from data's. */
+	if (got->rank == data->rank || insert) {
+		for (int a = 0; a < data->rank; a++) {
+			bool fits = true;
+
+			for (int k = 0, src = 0; k < data->rank && fits; k++) {
+				if (k == a) {
+					fits = insert || got->shape[src] <= data->shape[k];
+					src += !insert;
+				} else {
+					fits = got->shape[src++] == data->shape[k];
+				}
+			}
+			if (fits)
+				axes[naxes++] = a;
+		}
+	}
+	if (!naxes && gcount == 1)
+		axes[naxes++] = -1;
+	if (!naxes)
+		goto out;
+
+	gstr = strides_of(got);
+	wstr = strides_of(want);
+	dstr = strides_of(data);
+	idx = xcalloc((size_t)got->rank + 1, sizeof(*idx));
+	out = xmalloc(gcount * size + 1);
+	for (uint64_t n = 0; n < gcount; n++) {
+		const unsigned char *gp = got->data, *wp = want->data;
+		int64_t gi, wi;
+
+		for (int k = 0; k < got->rank; k++) {
+			gp += idx[k] * gstr[k];
+			wp += idx[k] * wstr[k];
+		}
+		memcpy(out + n * size, gp, size);
+		gi = load_index(got->dtype, gp);
+		wi = load_index(want->dtype, wp);
+		for (int j = 0; j < naxes && gi != wi; j++) {
+			const unsigned char *a, *b;
+
+			if (axes[j] < 0 && (gi < 0 || (uint64_t)gi >= dcount || wi < 0 || (uint64_t)wi >= dcount))
+				continue;
+			a = data_at(data, dstr, idx, axes[j], insert, gi);
+			b = data_at(data, dstr, idx, axes[j], insert, wi);
+			if (a && b && same_elem(data->dtype, a, b)) {
+				memcpy(out + n * size, wp, size);
+				(*untied)++;
+				break;
+			}
+		}
+		for (int k = got->rank - 1; k >= 0; k--) {
+			if (++idx[k] < got->shape[k])
+				break;
+			idx[k] = 0;
+		}
+	}
+	*fixed = out;
+	out = NULL;
+	r = 1;
+out:
+	free(out);
+	free(gstr);
+	free(wstr);
+	free(dstr);
+	free(idx);
+	err_release(&ignored);
+	return r;
 }

@@ -9,6 +9,21 @@
  * tell 2^63 - 1 from 2^63 - 2): rtol is ignored for them and atol is an absolute bound on the
  * integer difference, so the default tolerance means equality. Bools compare exactly.
  *
+ * Half precision (float16, bfloat16, also when the reference was stored widened to float32): an
+ * element also passes within COMPARE_HALF_ULPS units in the last place of want, at want's precision:
+ *     |got - want| <= max(atol + rtol * |want|, COMPARE_HALF_ULPS * ulp(want))
+ * Two frontends that round an intermediate once more or less land one or two ulps apart, and at
+ * float16 one ulp is already 2^-10 relative (0.0078125 at 8.0), beyond the default rtol. ulp(w) is
+ * 2^(floor(log2|w|) - mantissa bits) for normal w (10 bits for float16, 7 for bfloat16), the
+ * subnormal step below the smallest normal. Other types have no ulp term: float32's ulp is far
+ * inside the default tolerance.
+ *
+ * Ties: an operator that returns the index of an element it selected (topk, sort, argmax, ...)
+ * may return any of several equal elements. compare_tie_output names those outputs (a table in
+ * compare.c), and compare_untie accepts an index that differs from the reference's where both point
+ * at equal elements of the operator's data input; the values output is compared as any other, so a
+ * wrong value is still a mismatch, and so is an index pointing at a different value.
+ *
  * Ownership: a struct array_view borrows its shape, strides and data. A struct compare_result owns
  * its copies of the shapes and indices; compare_result_release frees them. */
 #ifndef FERRY_COMPARE_H
@@ -51,6 +66,10 @@ struct array_view {
 };
 
 
+/* Units in the last place allowed for float16 and bfloat16 results (see above). runtime_compare.py's
+ * FERRY_HALF_ULPS is the same number, for reproducers (a unit test holds them equal). */
+#define COMPARE_HALF_ULPS 2
+
 enum compare_outcome {
 	COMPARE_OK,    /* same shape, same dtype, every element within tolerance */
 	COMPARE_SHAPE, /* shapes differ; nothing else was compared */
@@ -64,6 +83,9 @@ struct compare_result {
 	int got_rank, want_rank;
 	int64_t *got_shape, *want_shape; /* owned */
 	struct tolerance tol;
+	enum dtype precision;    /* the precision whose ulps were allowed; want_dtype when none */
+	int ulps;                /* COMPARE_HALF_ULPS for a half-precision comparison, else 0 */
+	uint64_t untied;         /* indices accepted as ties by compare_untie, reported by the caller */
 
 	uint64_t count;          /* elements compared */
 	uint64_t mismatches;     /* elements with finite got and want beyond tolerance */
@@ -92,6 +114,27 @@ void compare_result_release(struct compare_result *r);
  * for a non-empty tensor, an unknown dtype), or tol is negative or NaN. r is released first. */
 int compare_arrays(const struct array_view *got, const struct array_view *want,
 		   const struct tolerance *tol, struct compare_result *r, struct err *e);
+
+/* The same, judging values at precision real, the dtype the values had before they were widened
+ * for storage (bfloat16 stored as float32): its ulps are allowed where it is float16 or bfloat16.
+ * compare_arrays is compare_arrays_as with real = want->dtype. */
+int compare_arrays_as(const struct array_view *got, const struct array_view *want, enum dtype real,
+		      const struct tolerance *tol, struct compare_result *r, struct err *e);
+
+/* Whether output k (of n) of operator op is the indices of elements of the operator's first input
+ * (its data), where equal elements make any of them a right answer: topk's and sort's indices, argmax's
+ * output. op is the instance's operator name (torch.topk, torch.Tensor.sort, TopK, keras.ops.argmax). */
+bool compare_tie_output(const char *op, int k, int n);
+
+/* For an indices output (compare_tie_output): *fixed is a copy of got, C-contiguous, in got's dtype,
+ * where each index that differs from want's but points at an element of data equal to the one want's
+ * points at (NaN equal to NaN) is replaced by want's; *untied counts them. The axis is the one along
+ * which got's shape can come from data's (the same rank with one axis shortened, or one axis less; a
+ * single index is one into the flattened data); where several fit, any of them may show the tie.
+ * Returns 1 when *fixed was made (owned by the caller, free()), 0 when got, want and data do not fit
+ * together as indices (other shapes or dtypes, not integers): then compare as usual. */
+int compare_untie(const struct array_view *got, const struct array_view *want, const struct array_view *data,
+		  void **fixed, uint64_t *untied);
 
 /* One line for a report, e.g. "max |got - want| = 0.25 at [1, 3] (got 1.25, want 1.0), 3 of 64
  * elements beyond atol 0.001 + rtol 0.001", or "shape mismatch: got [2, 3], want [3, 2]". */

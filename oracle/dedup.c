@@ -224,7 +224,7 @@ int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfa
 	int r = -1;
 
 	/* By id within a frontend: the representative's last tie-break is the smallest id. */
-	if (db_failures(d, frontend, DB_BY_ID, add_failure, &rb, e) < 0)
+	if (db_bug_failures(d, frontend, DB_BY_ID, add_failure, &rb, e) < 0)
 		goto out;
 	rows = xcalloc(rb.bugs.len + 1, sizeof(*rows));
 	oplists = xcalloc(rb.bugs.len + 1, sizeof(*oplists));

@@ -39,7 +39,12 @@ loaded by its path, ahead of ferry's), with:
 The declarations are read without importing the adapter (ferry/oracle/registry.py: the frontend
 list comes from them), and the whole interface is checked when a worker loads it.
 An exception from a stage is a crash in that stage, SystemExit (sys.exit) and KeyboardInterrupt included:
-a frontend that tries to end the worker has crashed in that stage, and the worker lives on. Messages
+a frontend that tries to end the worker has crashed in that stage, and the worker lives on.
+Except ferry's own failures, which are never the frontend's bugs (outcome "error", retried when the run
+is run again): an exception whose message begins "ferry: " (how a template or adapter says that ferry
+could not make what the frontend takes, e.g. templates/torch.py's NotSerialized, "ferry: PyTorch could
+not make the export model: ..."), and a missing file of the test directory (FileNotFoundError naming a
+path inside it). An exception outside the stages (an unreadable meta.json or input) is ferry's too. Messages
 meaning "the frontend does not support this" are told apart by the C side with the patterns in
 oracle/unsupported/<NAME>.txt.
 """
@@ -65,7 +70,8 @@ try:
 except ImportError:  # the driver used outside ferry (bench/runner/floor.py): the same words, for itself
     _ferry = None
     _words = type("_words", (), {"VERDICT_OK": "ok", "VERDICT_MISMATCH": "mismatch", "VERDICT_CRASH": "crash",
-                                 "STAGE_LOAD": "load", "STAGE_COMPILE": "compile", "STAGE_EXECUTE": "execute"})
+                                 "VERDICT_ERROR": "error", "STAGE_LOAD": "load", "STAGE_COMPILE": "compile",
+                                 "STAGE_EXECUTE": "execute"})
 
 
 def _stage(name):
@@ -121,9 +127,12 @@ def _meta(testdir):
 
 def run(adapter, testdir):
     """Run one test through the adapter. Returns one of
-        ("ok", outputs, refs)       lists of C-contiguous numpy arrays, one per tensor output and one
+        ("ok", outputs, refs, context)
+                                    lists of C-contiguous numpy arrays, one per tensor output and one
                                     per element of a sequence output, in the same order, each of a
-                                    dtype the buffer protocol can express (see _comparable)
+                                    dtype the buffer protocol can express (see _comparable); context
+                                    {"op", "data", "dtypes"}: the operator's name, its first input (None
+                                    unless a numeric array) and the real dtype of each output
         ("mismatch", message)       outputs that cannot be put side by side with the references (a
                                     different count, a sequence of another length, another dtype
                                     where the stored references had to be converted, strings of
@@ -146,9 +155,22 @@ def run(adapter, testdir):
         _stage(stage)
         outputs = adapter.execute(compiled, inputs)
     except BaseException as e:  # anything from the frontend, sys.exit too, is the crash oracle's to judge
-        return _crash(adapter, stage, e)
+        verdict = _crash(adapter, stage, e)
+        if _ferrys(e, testdir):
+            return (_words.VERDICT_ERROR,) + verdict[1:]
+        return verdict
     refs = [_read(testdir, entry, as_input=False) for entry in meta["outputs"]]
-    return _pair(list(outputs), refs, meta["outputs"])
+    verdict = _pair(list(outputs), refs, meta["outputs"])
+    if verdict[0] != _words.VERDICT_OK:
+        return verdict
+    # what the value oracle needs beyond the arrays (oracle/compare.h): the operator, whose indices
+    # outputs may differ at ties, its data input (the first), and each output's real dtype, whose
+    # ulps are allowed where it is half precision even when stored wider
+    first = next(iter(inputs.values()), None) if inputs else None
+    data = np.ascontiguousarray(first) if isinstance(first, np.ndarray) and first.dtype.kind in "biuf" else None
+    flat = [entry["dtype"] for entry, out in zip(meta["outputs"], refs)
+            for _ in (out if entry["kind"] == "sequence" else [out])]
+    return verdict + ({"op": str(meta.get("op", "")), "data": data, "dtypes": flat},)
 
 
 def _read(testdir, entry, as_input):
@@ -223,6 +245,20 @@ def _comparable(where, out, ref, entry):
             return f"{where}: shape {list(out.shape)}, reference {list(ref.shape)}"
         return np.stack([out.real, out.imag], axis=-1), np.stack([ref.real, ref.imag], axis=-1)
     return out, ref
+
+
+def _ferrys(e, testdir):
+    """Whether the exception is ferry's own failure, not the frontend's (see the module's doc)."""
+    try:
+        if str(e).startswith("ferry: "):
+            return True
+    except Exception:  # an exception whose str() itself fails is the frontend's
+        return False
+    if isinstance(e, FileNotFoundError) and e.filename is not None:
+        top = os.path.realpath(testdir)
+        path = os.path.realpath(os.path.join(testdir, os.fsdecode(e.filename)))
+        return path == top or path.startswith(top + os.sep)
+    return False
 
 
 def _crash(adapter, stage, e):

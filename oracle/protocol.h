@@ -12,8 +12,9 @@
  *       run:  outcome (lib/outcome.h), stage, exc_type, message, detail, frame, max_abs
  *       wrap: status (ok|invalid), reason, random, undefined
  * The driver (oracle/driver.py) answers the worker's run() with a tuple tagged by a verdict:
- *   (VERDICT_OK, outputs, refs), (VERDICT_MISMATCH, message) or (VERDICT_CRASH, stage, ...), the
- *   stage one of STAGE_LOAD, STAGE_COMPILE, STAGE_EXECUTE.
+ *   (VERDICT_OK, outputs, refs, context), (VERDICT_MISMATCH, message), (VERDICT_CRASH, stage, ...)
+ *   or (VERDICT_ERROR, stage, ...) (ferry's own failure, as a crash's fields), the stage one of
+ *   STAGE_LOAD, STAGE_COMPILE, STAGE_EXECUTE.
  *
  * The harvest channel (extract/channel.py -> src/cmd-harvest.c): one line per message, a word
  * and a JSON value: CH_EMIT record, CH_SKIP [reason, where], CH_PROGRESS [done, total, label],
@@ -55,6 +56,7 @@
 #define PROTO_VERDICT_OK "ok"
 #define PROTO_VERDICT_MISMATCH "mismatch"
 #define PROTO_VERDICT_CRASH "crash"
+#define PROTO_VERDICT_ERROR "error"
 #define PROTO_STAGE_LOAD "load"
 #define PROTO_STAGE_COMPILE "compile"
 #define PROTO_STAGE_EXECUTE "execute"
@@ -74,7 +76,8 @@
 	X(KEY_RECORD) X(KEY_VERSION) X(KEY_MESSAGE) X(KEY_STAGE) X(KEY_OUTCOME) X(KEY_EXC_TYPE) X(KEY_DETAIL) \
 	X(KEY_FRAME) X(KEY_MAX_ABS) X(KEY_STATUS) X(KEY_REASON) X(KEY_UNDEFINED) \
 	X(EVENT_READY) X(EVENT_FATAL) X(EVENT_TAKEN) X(EVENT_STAGE) X(EVENT_RESULT) X(TASK_RUN) X(TASK_WRAP) \
-	X(VERDICT_OK) X(VERDICT_MISMATCH) X(VERDICT_CRASH) X(STAGE_LOAD) X(STAGE_COMPILE) X(STAGE_EXECUTE) \
+	X(VERDICT_OK) X(VERDICT_MISMATCH) X(VERDICT_CRASH) X(VERDICT_ERROR) \
+	X(STAGE_LOAD) X(STAGE_COMPILE) X(STAGE_EXECUTE) \
 	X(CH_EMIT) X(CH_SKIP) X(CH_PROGRESS) X(CH_TEST) X(CH_DONE) X(CH_END) X(CH_FAIL)
 
 #endif

@@ -56,7 +56,19 @@ def reproducer(library, record_json, testdir, frontend, atol=None, rtol=None):
             f"# beyond |got - want| <= {atol!r} + {rtol!r} * |want|, or NaN in other places); 0: it does not.\n"
             f"{test['imports']}\n{runtime}\n{frontend_text}\n"
             f"FRONTEND = {adapter.NAME!r}\nrun_frontend = {reproduce.__name__}\n"
-            f"ATOL = {atol!r}\nRTOL = {rtol!r}\n{test['test']}")
+            f"ATOL = {atol!r}\nRTOL = {rtol!r}\n"
+            f"# (float16 and bfloat16 values also pass within FERRY_HALF_ULPS ulps; indices of tie operators\n"
+            f"# such as topk pass where they point at elements equal to the reference's: see ferry_compare)\n"
+            f"OP = {_op(record_json)!r}\n{test['test']}")
+
+
+def _op(record_json):
+    """The record's operator name, as a string (the tie table's key), or ""."""
+    import json
+    try:
+        return str(json.loads(record_json).get("op", ""))
+    except (ValueError, AttributeError):
+        return ""
 
 
 def export(library, record_json, testdir, outdir, frontend):

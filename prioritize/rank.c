@@ -801,6 +801,12 @@ void rank_seeded_order(const struct rank_set *s, uint64_t seed, uint32_t *order,
 	free(cnt);
 }
 
+uint64_t rank_random_seed(uint64_t seed)
+{
+	/* "random.1" in ASCII, and a mix: no seed of the tie-breaking order maps onto it by chance. */
+	return intern_mix(seed ^ UINT64_C(0x72616e646f6d2e31));
+}
+
 int rank_run(const struct rank_set *s, const struct rank_opts *o, struct rank_queue *q,
 	     struct rank_stats *st, struct err *e)
 {
@@ -828,7 +834,7 @@ int rank_run(const struct rank_set *s, const struct rank_opts *o, struct rank_qu
 		opscore = xmalloc((s->ops.n ? s->ops.n : 1) * sizeof(*opscore));
 		opera_op_scores(s, o->counts, opscore, st);
 	}
-	rank_seeded_order(s, o->seed, order, NULL);
+	rank_seeded_order(s, o->strategy == RANK_RANDOM ? rank_random_seed(o->seed) : o->seed, order, NULL);
 	for (int t = 0; t < RANK_TIERS; t++) {
 		size_t n = 0;
 

@@ -3,7 +3,9 @@
  * The CI entry point. Runs the wrapped tests (in queue order, within a limit or a time budget, one
  * shard of them) exactly as ferry run does, then judges: a failing test that the baseline does not
  * list is new, and makes the check fail (exit 1); a listed test that now passes is newly fixed. Writes
- * JUnit XML, one testcase per migrated test grouped by frontend and operator, for CI systems. */
+ * JUnit XML, one testcase per migrated test grouped by frontend and operator, for CI systems.
+ * ferry's own errors (a test ferry could not build or run) are never known and always fail the check,
+ * said as ferry's, not the compiler's: a broken test must not pass CI unnoticed. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,7 +41,7 @@ static const struct opt options[] = {
 struct verdict {
 	char *op, *id, *name, *outcome, *stage, *message, *detail;
 	double seconds;
-	int failing, known, fixed;
+	int failing, known, fixed, ferrys;
 };
 
 struct check {
@@ -94,7 +96,8 @@ static int judge_result(void *ctx, const struct db_row *row, struct err *e)
 	key = baseline_key(c->fe->name, t->in.id);
 	known = c->baseline ? strmap_find(c->baseline, key) : NULL;
 	free(key);
-	v->known = v->failing && known;
+	v->ferrys = outcome_from_name(v->outcome) == OUTCOME_ERROR;
+	v->known = v->failing && known && !v->ferrys;
 	v->fixed = !v->failing && known;
 	return 0;
 }
@@ -220,29 +223,34 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 }
 
 static void print_verdicts(const char *fe, const struct verdict *v, size_t n, size_t not_run,
-			   size_t *new_failures)
+			   size_t *new_failures, size_t *ferry_errors)
 {
-	size_t fails = 0, known = 0, fixed = 0, news = 0;
+	size_t fails = 0, known = 0, fixed = 0, news = 0, ferrys = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		fails += v[i].failing;
 		known += v[i].known;
 		fixed += v[i].fixed;
+		ferrys += v[i].ferrys;
 	}
 	news = fails - known;
 	printf("check %s: %zu tests judged, %zu failing (%zu known, %zu new), %zu newly fixed", esc_str(fe), n, fails,
 	       known, news, fixed);
 	if (not_run)
 		printf(", %zu not run (limit or budget)", not_run);
+	if (ferrys)
+		printf(", %zu ferry could not run (ferry's error, not the frontend's)", ferrys);
 	putchar('\n');
 	for (size_t i = 0; i < n; i++)
 		if (v[i].failing && !v[i].known)
-			printf("  NEW    %-9s %-20s %s  %s%s%.120s\n", esc_str(v[i].outcome), esc_str(v[i].op),
+			printf("  %-6s %-9s %-20s %s  %s%s%.120s\n", v[i].ferrys ? "FERRY" : "NEW",
+			       v[i].ferrys ? "error" : esc_str(v[i].outcome), esc_str(v[i].op),
 			       esc_str(v[i].name), esc_str(v[i].stage), v[i].stage ? ": " : "", esc_str(v[i].message));
 	for (size_t i = 0; i < n; i++)
 		if (v[i].fixed)
 			printf("  FIXED  %-9s %-20s %s\n", esc_str(v[i].outcome), esc_str(v[i].op), esc_str(v[i].name));
 	*new_failures += news;
+	*ferry_errors += ferrys;
 }
 
 static int cmd_check(int argc, char **argv)
@@ -254,7 +262,7 @@ static int cmd_check(int argc, char **argv)
 	struct err e = ERR_INIT;
 	struct fs_output junit_out = FS_OUTPUT_INIT;
 	FILE *jf = NULL;
-	size_t new_failures = 0;
+	size_t new_failures = 0, ferry_errors = 0;
 	int code = EXIT_OK, ran = 0;
 
 	runopts_init(ro);
@@ -309,7 +317,7 @@ static int cmd_check(int argc, char **argv)
 			goto fail;
 		if (c.n)  /* c.v is NULL when nothing was judged; qsort must not see NULL */
 			qsort(c.v, c.n, sizeof(*c.v), by_op);
-		print_verdicts(c.fe->name, c.v, c.n, c.not_run, &new_failures);
+		print_verdicts(c.fe->name, c.v, c.n, c.not_run, &new_failures, &ferry_errors);
 		if (!c.n && !*e.msg)
 			err_set(&e, EXIT_INPUT, "check judged no tests on frontend '%s': %s", c.fe->name,
 				c.not_run ? "--limit or --budget left out all of its tests, and none has a result yet"
@@ -329,7 +337,14 @@ static int cmd_check(int argc, char **argv)
 			goto fail;
 	}
 	code = new_failures ? EXIT_FAILURES : EXIT_OK;
-	printf("%s\n", new_failures ? "check failed: new failures" : "check passed: nothing new fails");
+	if (new_failures > ferry_errors)
+		printf("check failed: new failures\n");
+	if (ferry_errors)
+		printf("check failed: ferry could not run %zu test%s (ferry's error, not the frontend's: see\n"
+		       "'ferry report'; running the command again retries them)\n", ferry_errors,
+		       ferry_errors == 1 ? "" : "s");
+	if (!new_failures)
+		printf("check passed: nothing new fails\n");
 	goto out;
 fail:
 	code = cmd_error(&e);

@@ -61,7 +61,8 @@ static const struct opt options[] = {
 	OPT_STRING(0, "coverage", "PATH", "per-test coverage for total/additional: a directory with one file per\n"
 		   "test (named by its id, one covered element a line), or JSON Lines of\n"
 		   "{\"id\": ..., \"covered\": [...]}", &coverage),
-	OPT_CALL(0, "seed", "N", "the seed of the order that breaks ties (default 1)", &o.seed, parse_seed),
+	OPT_CALL(0, "seed", "N", "the seed of the order that breaks ties, and of the random strategy's own\n"
+		 "order, derived from it apart from the tie-breaking one (default 1)", &o.seed, parse_seed),
 	OPT_INT('j', "jobs", "N", "threads (default: the number of cores)", &o.jobs, 1, 256),
 	OPT_FLAG(0, "strict", "refuse a corpus with bad lines (default: warn, skip them, rank the rest)", &strict),
 	OPT_FLAG('q', "quiet", "no summary on standard error", &quiet),

@@ -389,7 +389,7 @@ except Exception:
     traceback.print_exc()
     print(f"BUG: {{FRONTEND}} raised")
     sys.exit(1)
-problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM)
+problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM, ties=(OP, next(iter(inputs.values()), None)))
 for problem in problems:
     print("BUG:", problem)
 if not problems:

@@ -9,12 +9,86 @@ above its library's runtime (ferry.oracle.reproducer). Each runtime imports it i
 
 import numpy as np
 
+# Units in the last place allowed at half precision: a float16 or bfloat16 value passes when
+# |got - want| <= max(atol + rtol * |want|, FERRY_HALF_ULPS * ulp(want)), ulp at the value's own
+# precision (oracle/compare.h: COMPARE_HALF_ULPS is the same number, and the same rule).
+FERRY_HALF_ULPS = 2
+_FERRY_HALF = {"float16": (10, -14), "bfloat16": (7, -126)}  # mantissa bits, smallest normal exponent
 
-def ferry_compare_arrays(where, got, want, atol, rtol, random=False, shown=5):
+# Operators whose output K (of N) is the indices of selected elements of their first input (oracle/
+# compare.c's tie_ops, the same table): at a tie any of the equal elements is a right answer. Matched
+# on the name's last component: torch.topk, torch.Tensor.topk, TopK, keras.ops.top_k.
+FERRY_TIE_OPS = {"topk": (1, 2), "top_k": (1, 2), "TopK": (1, 2), "sort": (1, 2), "argsort": (0, 1),
+                 "kthvalue": (1, 2), "mode": (1, 2), "max": (1, 2), "min": (1, 2), "median": (1, 2),
+                 "nanmedian": (1, 2), "argmax": (0, 1), "argmin": (0, 1), "ArgMax": (0, 1), "ArgMin": (0, 1)}
+
+
+def ferry_tie_output(op, k, n):
+    """Whether output k of n of operator op is indices whose ties are no bug."""
+    return FERRY_TIE_OPS.get(str(op).rsplit(".", 1)[-1]) == (k, n)
+
+
+def ferry_untie(got, want, data):
+    """got with each index that differs from want's but points at an element of data equal to the one
+    want's points at (NaN equal to NaN) replaced by want's, and how many were; (got, 0) when they do
+    not fit together as indices. The axis: one along which got's shape can come from data's (the same
+    rank with one axis shortened, or one less); a single index is one into the flattened data."""
+    g, w, d = np.asarray(got), np.asarray(want), np.asarray(data)
+    if g.shape != w.shape or g.dtype != w.dtype or g.dtype.kind not in "iu" or d.size == 0 or \
+            d.dtype.kind not in "biuf":
+        return got, 0
+    insert = g.ndim + 1 == d.ndim
+    axes = []
+    if g.ndim == d.ndim or insert:
+        for a in range(d.ndim):
+            rest = d.shape[:a] + d.shape[a + 1:]
+            if insert and g.shape == rest or \
+                    not insert and g.shape[:a] + g.shape[a + 1:] == rest and g.shape[a] <= d.shape[a]:
+                axes.append(a)
+    if not axes and g.size == 1:
+        flat = d.reshape(-1)
+        gi, wi = int(g.reshape(-1)[0]), int(w.reshape(-1)[0])
+        if gi != wi and 0 <= gi < flat.size and 0 <= wi < flat.size and _ferry_same(flat[gi], flat[wi]):
+            return w.copy(), 1
+        return got, 0
+    fixed, untied = g.copy(), np.zeros(g.shape, dtype=bool)
+    for a in axes:
+        gi, wi = (np.expand_dims(x, a) if insert else x for x in (g.astype(np.int64), w.astype(np.int64)))
+        ok = (gi >= 0) & (gi < d.shape[a]) & (wi >= 0) & (wi < d.shape[a])
+        at_g = np.take_along_axis(d, np.where(ok, gi, 0), axis=a)
+        at_w = np.take_along_axis(d, np.where(ok, wi, 0), axis=a)
+        tie = ok & _ferry_same(at_g, at_w)
+        untied |= np.squeeze(tie, axis=a) if insert else tie
+    untied &= g != w
+    fixed[untied] = w[untied]
+    return fixed, int(untied.sum())
+
+
+def _ferry_same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind == "f":
+        return (a == b) | (np.isnan(a) & np.isnan(b))
+    return a == b
+
+
+def _ferry_half_ulp(want, precision):
+    """One unit in the last place of each value of want at precision ("float16", "bfloat16")."""
+    bits, emin = _FERRY_HALF[precision]
+    with np.errstate(divide="ignore"):
+        _, e2 = np.frexp(want)
+    e = np.where(want == 0, emin, np.maximum(e2 - 1, emin))
+    return np.ldexp(1.0, e - bits)
+
+
+def ferry_compare_arrays(where, got, want, atol, rtol, random=False, shown=5, precision=None):
     """The problem with one output (None: none): its dtype and shape against the reference's, then,
     unless the operator is random, strings equal, NaN in the same places and
-    |got - want| <= atol + rtol * |want| elsewhere; with the first differing elements, got and want."""
+    |got - want| <= atol + rtol * |want| elsewhere (or FERRY_HALF_ULPS ulps at half precision: the
+    arrays' own, or precision, the dtype they had before they were widened); with the first
+    differing elements, got and want."""
     o, r = np.asarray(got), np.asarray(want)
+    if precision not in _FERRY_HALF:
+        precision = r.dtype.name if r.dtype.name in _FERRY_HALF and o.dtype == r.dtype else None
     strings = o.dtype.kind in "OUS" and r.dtype.kind in "OUS"  # any of numpy's string dtypes
     if (o.dtype != r.dtype and not strings) or o.shape != r.shape:
         return f"{where}: {o.dtype}{list(o.shape)}, reference {r.dtype}{list(r.shape)}"
@@ -30,6 +104,8 @@ def ferry_compare_arrays(where, got, want, atol, rtol, random=False, shown=5):
     nan_a, nan_b = np.isnan(a), np.isnan(b)
     with np.errstate(invalid="ignore", over="ignore"):
         diff, allowed = np.abs(a - b), atol + rtol * np.abs(b)
+        if precision is not None:
+            allowed = np.maximum(allowed, FERRY_HALF_ULPS * _ferry_half_ulp(b, precision))
         # equal (infinities of one sign included), or both finite and close; NaN where the reference has it
         good = (a == b) | (nan_a & nan_b) | (np.isfinite(a) & np.isfinite(b) & (diff <= allowed))
     if good.all():
@@ -38,6 +114,22 @@ def ferry_compare_arrays(where, got, want, atol, rtol, random=False, shown=5):
     if not np.array_equal(nan_a, nan_b):
         head += f" (NaN in {int(nan_a.sum())} places, reference {int(nan_b.sum())})"
     return _ferry_first(head, ~good, a, b, diff, allowed, shown)
+
+
+def ferry_untie_outputs(ties, outputs, reference):
+    """outputs with the ties of an indices output resolved (ferry_untie) when ties = (op, data) names
+    a tie operator (ferry_tie_output); outputs unchanged otherwise."""
+    if not ties or ties[1] is None:
+        return outputs
+    op, data = ties
+    outputs = list(outputs)
+    for k in range(len(outputs)):
+        if ferry_tie_output(op, k, len(reference)):
+            try:
+                outputs[k], _ = ferry_untie(np.asarray(outputs[k]), np.asarray(reference[k]), np.asarray(data))
+            except (TypeError, ValueError):  # not arrays of numbers: compared as they are
+                pass
+    return outputs
 
 
 def _ferry_first(head, bad, got, want, diff, allowed, shown):

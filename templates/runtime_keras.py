@@ -15,7 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 if __name__ != "__main__":  # a reproducer pastes runtime_compare above this module instead
-    from ferry.templates.runtime_compare import ferry_compare_arrays
+    from ferry.templates.runtime_compare import ferry_compare_arrays, ferry_untie_outputs
 
 
 def ferry_operators():
@@ -188,11 +188,12 @@ def ferry_tflite(saved_model):
     return converter.convert()
 
 
-def ferry_compare(outputs, reference, atol, rtol, random=False):
+def ferry_compare(outputs, reference, atol, rtol, random=False, ties=None):
     """Problems found comparing a frontend's outputs with the reference (empty: none): as many
     outputs, then each as ferry_compare_arrays judges it."""
     if len(outputs) != len(reference):
         return [f"{len(outputs)} outputs, the reference has {len(reference)}"]
+    outputs = ferry_untie_outputs(ties, outputs, reference)  # ties = (op, data): indices at ties
     problems = [ferry_compare_arrays(f"output {k}", o, r, atol, rtol, random)
                 for k, (o, r) in enumerate(zip(outputs, reference))]
     return [p for p in problems if p]

@@ -13,7 +13,7 @@ import onnx
 from onnx import helper
 
 if __name__ != "__main__":  # a reproducer pastes runtime_compare above this module instead
-    from ferry.templates.runtime_compare import ferry_compare_arrays
+    from ferry.templates.runtime_compare import ferry_compare_arrays, ferry_untie_outputs
 
 
 def ferry_dtype(name):
@@ -91,11 +91,12 @@ def ferry_model(op_type, domain, opsets, ir_version, node_inputs, node_outputs, 
                              ir_version=ir_version)
 
 
-def ferry_compare(outputs, reference, atol, rtol, random=False):
+def ferry_compare(outputs, reference, atol, rtol, random=False, ties=None):
     """Problems found comparing a frontend's outputs with the reference (empty: none): the same
     structure (sequences of as many elements), then each output as ferry_compare_arrays judges it."""
     if len(outputs) != len(reference):
         return [f"{len(outputs)} outputs, the reference has {len(reference)}"]
+    outputs = ferry_untie_outputs(ties, outputs, reference)  # ties = (op, data): indices at ties
     problems = []
     for k, (out, ref) in enumerate(zip(outputs, reference)):
         if isinstance(ref, list):

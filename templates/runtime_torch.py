@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 if __name__ != "__main__":  # a reproducer pastes runtime_compare above this module instead
-    from ferry.templates.runtime_compare import ferry_compare_arrays
+    from ferry.templates.runtime_compare import ferry_compare_arrays, ferry_untie_outputs
 
 # torch dtypes numpy cannot save, and the dtype their files hold instead (which holds their values).
 STORED = {"bfloat16": "float32", "complex32": "complex64", "float8_e4m3fn": "float32",
@@ -314,12 +314,13 @@ def ferry_from_numpy(array, dtype):
     return torch.from_numpy(np.asarray(array, order="C")).to(ferry_dtype(dtype))
 
 
-def ferry_compare(outputs, reference, atol, rtol, random=False):
+def ferry_compare(outputs, reference, atol, rtol, random=False, ties=None):
     """Problems found comparing a frontend's outputs (tensors or numpy arrays, ml_dtypes' among
     them) with the reference tensors (empty: none): as many outputs, then each as
     ferry_compare_arrays judges it, bfloat16 and float8 widened to float32, complex32 to complex64."""
     if len(outputs) != len(reference):
         return [f"{len(outputs)} outputs, the reference has {len(reference)}"]
+    outputs = ferry_untie_outputs(ties, outputs, reference)  # ties = (op, data): indices at ties
     problems = []
     for k, (out, ref) in enumerate(zip(outputs, reference)):
         o = ferry_numpy(out) if isinstance(out, torch.Tensor) else np.asarray(out)
@@ -327,7 +328,8 @@ def ferry_compare(outputs, reference, atol, rtol, random=False):
             o = o.astype(np.float32)
         elif o.dtype.name == "complex32":
             o = o.astype(np.complex64)
-        problem = ferry_compare_arrays(f"output {k}", o, ferry_numpy(ref), atol, rtol, random)
+        half = str(ref.dtype).replace("torch.", "") if isinstance(ref, torch.Tensor) else None
+        problem = ferry_compare_arrays(f"output {k}", o, ferry_numpy(ref), atol, rtol, random, precision=half)
         if problem:
             problems.append(problem)
     return problems

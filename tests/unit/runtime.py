@@ -204,6 +204,51 @@ for folder in ("templates", "oracle", os.path.join("oracle", "adapters")):
             ok(not [m for m in outside if m.split(".")[0] == "ferry"],
                f"{where}: imports ferry only where a reproducer leaves it out")
 
+# --- the value oracle's rules in runtime_compare, as oracle/compare.c has them (test-compare.c)
+from ferry.templates import runtime_compare as rc  # noqa: E402
+
+half = np.array([8.0, -9.1171875], dtype=np.float16)
+ok(rc.ferry_compare_arrays("o", np.array([8.015625, -9.125], dtype=np.float16), half, 1e-3, 1e-3) is None,
+   "float16 values 2 ulp and 1 ulp apart pass (poisson_nll_loss's -9.125 against -9.1171875)")
+ok(rc.ferry_compare_arrays("o", np.array([8.0234375, -9.125], dtype=np.float16), half, 1e-3, 1e-3) is not None,
+   "3 ulps apart do not")
+wide = np.array([3.140625], dtype=np.float32)
+ok(rc.ferry_compare_arrays("o", np.array([3.171875], dtype=np.float32), wide, 1e-3, 1e-3) is not None and
+   rc.ferry_compare_arrays("o", np.array([3.171875], dtype=np.float32), wide, 1e-3, 1e-3, precision="bfloat16")
+   is None, "float32 has no ulp term; bfloat16 widened to float32 has (2 ulps pass)")
+ok(rc.FERRY_HALF_ULPS == int(open(os.path.join(here, "..", "..", "oracle", "compare.h")).read()
+                              .split("#define COMPARE_HALF_ULPS")[1].split()[0]),
+   "runtime_compare and compare.h allow the same ulps")
+ok(all(f'{{ "{name}", {k}, {n} }}' in open(os.path.join(here, "..", "..", "oracle", "compare.c")).read()
+       for name, (k, n) in rc.FERRY_TIE_OPS.items()), "runtime_compare's tie table is compare.c's")
+if "torch" in RUNTIMES:
+    import torch
+
+    # A real tie: torch.topk on data with equal elements, and the equally right answer a frontend that
+    # scans from the other end gives (the reference's indices mirrored on the flipped data).
+    data = torch.tensor([[3.0, 1.0, 1.0, 0.0, 2.0], [5.0, 5.0, 2.0, 7.0, 7.0]])
+    want = torch.topk(data, 2, dim=1)
+    other = torch.topk(data.flip(1), 2, dim=1)
+    got_idx = (data.shape[1] - 1 - other.indices)
+    ok(not torch.equal(got_idx, want.indices) and torch.equal(other.values, want.values),
+       "torch: the mirrored topk picks other indices, the same values")
+    ok(rc.ferry_untie_outputs(("torch.topk", data.numpy()), [other.values.numpy(), got_idx.numpy()],
+                              [want.values.numpy(), want.indices.numpy()])[1].tolist() == want.indices.tolist(),
+       "torch.topk: indices at ties are accepted")
+    bad = got_idx.clone()
+    bad[0, 0] = 4  # the 2.0, not the 3.0
+    ok(rc.ferry_untie_outputs(("torch.topk", data.numpy()), [other.values.numpy(), bad.numpy()],
+                              [want.values.numpy(), want.indices.numpy()])[1][0, 0] == 4,
+       "an index pointing at a different value stays wrong")
+    am_want = torch.argmax(data, dim=1).numpy()
+    am_got = (data.shape[1] - 1 - torch.argmax(data.flip(1), dim=1)).numpy()
+    ok(rc.ferry_untie(am_got, am_want, data.numpy())[1] == 1, "torch.argmax: the tie in row 1 is accepted")
+    ok(rc.ferry_untie(np.array(9), np.array(8), data.numpy().reshape(-1))[1] == 1 and
+       rc.ferry_untie(np.array(4), np.array(8), data.numpy().reshape(-1))[1] == 0,
+       "a flat argmax: 7 at 9 for 7 at 8 is a tie, 2 at 4 is not")
+    ok(not rc.ferry_tie_output("torch.topk", 0, 2) and rc.ferry_tie_output("TopK", 1, 2)
+       and not rc.ferry_tie_output("torch.max", 0, 1), "values outputs and one-output max have no tie rule")
+
 for k, (good, name) in enumerate(results, 1):
     if name.startswith("#"):
         print(name)

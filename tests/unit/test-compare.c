@@ -252,11 +252,11 @@ static void test_bool(void)
 static void test_float16(void)
 {
 	int64_t s6[] = { 6 }, s2[] = { 2 };
-	/* 1.0, 1.5, 65504 (largest), 2^-24 (smallest subnormal), NaN, -2.0 */
-	uint16_t w[] = { 0x3c00, 0x3e00, 0x7bff, 0x0001, 0x7e00, 0xc000 };
+	/* 1.0, 1.5, 65504 (largest), 3 * 2^-24 (three subnormal steps: beyond the 2 ulps), NaN, -2.0 */
+	uint16_t w[] = { 0x3c00, 0x3e00, 0x7bff, 0x0003, 0x7e00, 0xc000 };
 	uint16_t g[] = { 0x3c00, 0x3e00, 0x7bff, 0x0000, 0x7e01, 0xc000 };
 	uint16_t wi[] = { 0xfc00, 0x3c00 }, gi[] = { 0x7c00, 0x3c00 };
-	uint16_t bw[] = { 0x3f80, 0x4049 }, bg[] = { 0x3f80, 0x4048 };
+	uint16_t bw[] = { 0x3f80, 0x4049 }, bg[] = { 0x3f80, 0x4046 };
 	struct tolerance exact = { 0, 0 };
 	struct array_view gv = view(DTYPE_FLOAT16, 1, s6, g), wv = view(DTYPE_FLOAT16, 1, s6, w);
 	struct compare_result r;
@@ -266,8 +266,8 @@ static void test_float16(void)
 	is_int(cmp(&gv, &wv, &exact, &r, &d), COMPARE_VALUE, "float16: the subnormal differs");
 	ok(r.mismatches == 1 && r.nan_mismatches == 0 && r.worst_index[0] == 3,
 	   "only at [3]: the decoded largest value, NaN payloads and -2.0 match");
-	is_dbl(r.max_abs, ldexp(1, -24), 0, "by exactly 2^-24");
-	ok(strcmp(r.worst_got, "0.0") == 0 && strcmp(r.worst_want, "5.9604645e-08") == 0,
+	is_dbl(r.max_abs, 3 * ldexp(1, -24), 0, "by exactly 3 * 2^-24");
+	ok(strcmp(r.worst_got, "0.0") == 0 && strcmp(r.worst_want, "1.7881393e-07") == 0,
 	   "values printed (%s, %s)", r.worst_got, r.worst_want);
 
 	gv = view(DTYPE_FLOAT16, 1, s2, gi);
@@ -278,11 +278,120 @@ static void test_float16(void)
 
 	gv = view(DTYPE_BFLOAT16, 1, s2, bg);
 	wv = view(DTYPE_BFLOAT16, 1, s2, bw);
-	is_int(cmp(&gv, &wv, &deflt, &r, &d), COMPARE_VALUE, "bfloat16: 3.125 vs 3.140625");
-	ok(r.worst_index[0] == 1 && r.max_abs == 0.015625 && strcmp(r.worst_want, "3.140625") == 0,
+	is_int(cmp(&gv, &wv, &deflt, &r, &d), COMPARE_VALUE, "bfloat16: 3.09375 vs 3.140625, 3 ulps");
+	ok(r.worst_index[0] == 1 && r.max_abs == 0.046875 && strcmp(r.worst_want, "3.140625") == 0,
 	   "decoded exactly (%s, %s)", r.worst_got, r.worst_want);
 	compare_result_release(&r);
 	buf_release(&d);
+}
+
+/* Half precision: COMPARE_HALF_ULPS ulps of want pass, one more does not. */
+static void test_half_ulps(void)
+{
+	int64_t s3[] = { 3 };
+	/* float16: 8.0 vs 8.015625 (2 ulp: 0.0078125 each, beyond atol + rtol = 0.009), -9.1171875 vs
+	 * -9.125 (1 ulp: poisson_nll_loss's float16 "mismatch" in a real store), 2^-24 vs 0 */
+	uint16_t w[] = { 0x4800, 0xc88f, 0x0001 }, g[] = { 0x4802, 0xc890, 0x0000 };
+	uint16_t w3[] = { 0x4800, 0x4800, 0x4800 }, g3[] = { 0x4803, 0x4800, 0x4800 };
+	/* bfloat16 widened to float32 for storage: 3.140625 and 3.171875 (2 ulps of 2^-6 apart) */
+	float fw[] = { 3.140625f, 1.0f, 1.0f }, fg[] = { 3.171875f, 1.0f, 1.0f };
+	float fg3[] = { 3.1875f, 1.0f, 1.0f };
+	struct tolerance exact = { 0, 0 };
+	struct array_view gv = view(DTYPE_FLOAT16, 1, s3, g), wv = view(DTYPE_FLOAT16, 1, s3, w);
+	struct compare_result r;
+	struct buf d = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	compare_result_init(&r);
+	is_int(cmp(&gv, &wv, &deflt, &r, &d), COMPARE_OK, "float16 values 2 ulp and 1 ulp apart pass: %s", d.data);
+	ok(strstr(d.data, "or 2 ulp of float16") != NULL, "the description names the ulp term");
+	is_int(cmp(&gv, &wv, &exact, &r, &d), COMPARE_OK, "even with atol and rtol 0");
+	gv = view(DTYPE_FLOAT16, 1, s3, g3);
+	wv = view(DTYPE_FLOAT16, 1, s3, w3);
+	is_int(cmp(&gv, &wv, &deflt, &r, &d), COMPARE_VALUE, "3 ulps apart is a mismatch");
+
+	gv = view(DTYPE_FLOAT32, 1, s3, fg);
+	wv = view(DTYPE_FLOAT32, 1, s3, fw);
+	is_int(cmp(&gv, &wv, &deflt, &r, &d), COMPARE_VALUE, "float32 has no ulp term (3.171875 vs 3.140625)");
+	ok(compare_arrays_as(&gv, &wv, DTYPE_BFLOAT16, &deflt, &r, &e) == 0 && r.outcome == COMPARE_OK,
+	   "the same values as bfloat16 widened to float32: 2 ulps pass");
+	gv = view(DTYPE_FLOAT32, 1, s3, fg3);
+	ok(compare_arrays_as(&gv, &wv, DTYPE_BFLOAT16, &deflt, &r, &e) == 0 && r.outcome == COMPARE_VALUE,
+	   "3 ulps of bfloat16 do not");
+	ok(compare_arrays_as(&gv, &wv, DTYPE_INT64, &deflt, &r, &e) == 0 && r.outcome == COMPARE_VALUE && !r.ulps,
+	   "a real dtype that is no half type adds nothing");
+	compare_result_release(&r);
+	buf_release(&d);
+	err_release(&e);
+}
+
+/* Untie an indices output against data; returns the number untied, -1 when not applicable. The
+ * fixed copy must equal want exactly where untied. */
+static long untie(const struct array_view *g, const struct array_view *w, const struct array_view *data,
+		  struct compare_result *r)
+{
+	struct err e = ERR_INIT;
+	void *fixed = NULL;
+	uint64_t n = 0;
+	long ret = -1;
+
+	if (compare_untie(g, w, data, &fixed, &n) == 1) {
+		struct array_view f = *g;
+
+		f.data = fixed;
+		ret = compare_arrays(&f, w, &deflt, r, &e) == 0 && r->outcome == COMPARE_OK ? (long)n : -2 - (long)n;
+	}
+	free(fixed);
+	err_release(&e);
+	return ret;
+}
+
+static void test_ties(void)
+{
+	/* topk(k=2, dim=1) of [[3, 1, 1, 0], [5, 5, 2, 7]]: values [[3, 1], [7, 5]]; the reference's
+	 * indices [[0, 1], [3, 0]]; a frontend's [[0, 2], [3, 1]] picks the other 1 and the other 5. */
+	int64_t sd[] = { 2, 4 }, si[] = { 2, 2 }, s1[] = { 2 }, s0[] = { 1 };
+	float data[] = { 3, 1, 1, 0, 5, 5, 2, 7 };
+	int64_t want[] = { 0, 1, 3, 0 }, tie[] = { 0, 2, 3, 1 }, wrong[] = { 0, 3, 3, 0 };
+	int64_t oob[] = { 0, 9, 3, 0 };
+	/* argmax(dim=1) keepdim=False: [0, 0] against [0, 1] (row 1: 5 at 0 and 1) */
+	int64_t am_want[] = { 0, 0 }, am_got[] = { 0, 1 };
+	/* argmax over all: a single index into the flattened data; 4 and 5 are both 5 */
+	int64_t flat_want[] = { 7 }, flat_tie[] = { 7 }, flat_wrong[] = { 4 };
+	int32_t i32[] = { 0, 2, 3, 1 };
+	struct array_view d = view(DTYPE_FLOAT32, 2, sd, data), w = view(DTYPE_INT64, 2, si, want);
+	struct array_view g = view(DTYPE_INT64, 2, si, tie);
+	struct compare_result r;
+
+	compare_result_init(&r);
+	ok(compare_tie_output("torch.topk", 1, 2) && compare_tie_output("torch.Tensor.topk", 1, 2) &&
+	   compare_tie_output("TopK", 1, 2) && compare_tie_output("ArgMax", 0, 1) &&
+	   compare_tie_output("torch.Tensor.sort", 1, 2) && compare_tie_output("torch.max", 1, 2),
+	   "topk, TopK, ArgMax, sort and max with dim name their indices output");
+	ok(!compare_tie_output("torch.topk", 0, 2) && !compare_tie_output("torch.max", 0, 1) &&
+	   !compare_tie_output("torch.add", 0, 1) && !compare_tie_output("torch.nn.functional.max_pool2d", 1, 2) &&
+	   !compare_tie_output(NULL, 0, 1),
+	   "values outputs, max without dim, other operators: no tie rule");
+	is_int((int)untie(&g, &w, &d, &r), 2, "indices at ties (the other 1, the other 5) are accepted");
+	g = view(DTYPE_INT64, 2, si, wrong);
+	is_int((int)untie(&g, &w, &d, &r), -2, "an index pointing at a different value (0 for 1) is not");
+	is_int(r.outcome, COMPARE_VALUE, "and stays a mismatch");
+	g = view(DTYPE_INT64, 2, si, oob);
+	is_int((int)untie(&g, &w, &d, &r), -2, "an index out of range is not a tie");
+	g = view(DTYPE_INT32, 2, si, i32);
+	is_int((int)untie(&g, &w, &d, &r), -1, "other dtypes than the reference's: not applicable");
+	g = view(DTYPE_INT64, 1, s1, am_got);
+	w = view(DTYPE_INT64, 1, s1, am_want);
+	is_int((int)untie(&g, &w, &d, &r), 1, "argmax along a removed axis: the tie in row 1 is accepted");
+	g = view(DTYPE_INT64, 1, s0, flat_tie);
+	w = view(DTYPE_INT64, 1, s0, flat_want);
+	is_int((int)untie(&g, &w, &d, &r), 0, "a flat argmax that agrees: nothing to untie");
+	flat_want[0] = 5;
+	g = view(DTYPE_INT64, 1, s0, flat_wrong);
+	is_int((int)untie(&g, &w, &d, &r), 1, "a flat argmax at the other 5 (index 4 for 5) is accepted");
+	flat_wrong[0] = 7;
+	is_int((int)untie(&g, &w, &d, &r), -2, "index 7 (the value 7) for 5 is not");
+	compare_result_release(&r);
 }
 
 static void test_shape_dtype(void)
@@ -396,7 +505,7 @@ static void test_worst_and_errors(void)
 
 int main(void)
 {
-	plan(81);
+	plan(100);
 	test_formats();
 	test_equal_and_brief_example();
 	test_tolerance_edges();
@@ -404,6 +513,8 @@ int main(void)
 	test_integers();
 	test_bool();
 	test_float16();
+	test_half_ulps();
+	test_ties();
 	test_shape_dtype();
 	test_empty_scalar_strided();
 	test_worst_and_errors();

@@ -87,7 +87,7 @@ int main(void)
 	long long run = 0;
 	const char *rec = "{\"op\":\"Relu\",\"library\":\"onnx\"}";
 
-	plan(31);
+	plan(34);
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof(path), "%s/results.db", dir);
@@ -125,6 +125,18 @@ int main(void)
 	db_close(&again);
 
 	is_int(count(&d, "SELECT atol = 0.25 AND rtol = 1e-5 FROM results"), 1, "a result keeps the tolerance that judged it");
+	/* ferry's own error is kept, but does not count as a result: the run command run again retries
+	 * it, and it is a failure yet never a bug of the frontend. */
+	r.outcome = OUTCOME_ERROR;
+	ok(db_put_result(&d, &r, &e) == 0, "an error replaces the crash");
+	is_int(db_has_result(&d, "ort", in.id, &e), 0, "an errored pair has no result: a run retries it");
+	{
+		long long n = 0, nb = 0;
+
+		ok(db_failures(&d, "ort", DB_BY_ID, count_row, &n, &e) == 0 && n == 1 &&
+		   db_bug_failures(&d, "ort", DB_BY_ID, count_row, &nb, &e) == 0 && nb == 0,
+		   "the error is a failure (%lld) but not a possible bug (%lld)", n, nb);
+	}
 	r.outcome = OUTCOME_PASS;
 	r.stage = NULL;
 	r.max_abs = 0.25;

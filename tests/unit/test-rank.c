@@ -140,13 +140,55 @@ static void test_hand(void)
 	ok(rank_run(&s, &o, &q, &st, &e) == 0, "rank without counts");
 	is(order_str(&s, &q), "a2 a3 b3 b2 a4 a1 b1 a5 c1 u1", "the hand-computed order without counts");
 
-	/* Random is the seeded order, tier by tier. */
+	/* Random is a seeded order of its own (seed rank_random_seed(1)), tier by tier. */
+	is(seeded_str(&s, rank_random_seed(1)), "a3 u1 b2 a2 a1 b3 c1 a4 b1 a5", "the random order for seed 1");
 	o.strategy = RANK_RANDOM;
 	ok(rank_run(&s, &o, &q, &st, &e) == 0, "rank at random");
-	is(order_str(&s, &q), "a2 a3 a4 a1 b3 b2 b1 a5 c1 u1", "random: the seeded order, invalid and unmigratable last");
+	is(order_str(&s, &q), "a3 b2 a2 a1 b3 a4 b1 a5 c1 u1", "random: its seeded order, invalid and unmigratable last");
 
 	counts_release(&c);
 	rank_queue_release(&q);
+	rank_set_release(&s);
+}
+
+/* The random baseline is independent of OPERA's tie-breaking: on a corpus where OPERA's order is all
+ * ties (2,000 instances of one usage), the tops of the two queues share about what chance gives
+ * (200 x 200 / 2,000 = 20), for the default seed and another; with the same order they shared all. */
+static void test_random_independent(void)
+{
+	struct rank_set s;
+	struct rank_queue qo = RANK_QUEUE_INIT, qr = RANK_QUEUE_INIT;
+	struct rank_opts o = RANK_OPTS_INIT;
+	struct err e = ERR_INIT;
+	char id[32];
+	enum { N = 2000, TOP = 200 };
+
+	rank_set_init(&s);
+	for (int i = 0; i < N; i++) {
+		struct subspace_param p[1] = { param("k", int_code(1)) };
+
+		snprintf(id, sizeof(id), "t%d", i);
+		rank_set_add(&s, id, "T", RANK_TIER_OK, p, 1);
+	}
+	for (uint64_t seed = 1; seed <= 2; seed++) {
+		unsigned char in_top[N] = { 0 };
+		int shared = 0;
+
+		o.seed = seed;
+		o.strategy = RANK_OPERA;
+		ok(rank_run(&s, &o, &qo, NULL, &e) == 0, "opera, seed %d", (int)seed);
+		o.strategy = RANK_RANDOM;
+		ok(rank_run(&s, &o, &qr, NULL, &e) == 0, "random, seed %d", (int)seed);
+		for (int k = 0; k < TOP; k++)
+			in_top[qo.order[k]] = 1;
+		for (int k = 0; k < TOP; k++)
+			shared += in_top[qr.order[k]];
+		diag("seed %d: the top %d of opera and random share %d", (int)seed, TOP, shared);
+		ok(shared <= 40, "seed %d: the tops share %d of %d, no more than twice chance (20)", (int)seed, shared,
+		   TOP);
+	}
+	rank_queue_release(&qo);
+	rank_queue_release(&qr);
 	rank_set_release(&s);
 }
 
@@ -418,9 +460,10 @@ static void test_no_params(void)
 
 int main(void)
 {
-	plan(27);
+	plan(34);
 	test_hand();
 	test_defaults();
+	test_random_independent();
 	test_no_params();
 	test_properties();
 	return done();
