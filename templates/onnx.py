@@ -124,7 +124,7 @@ def _lowest_opsets(op_type, domain, opsets, graphs):
     need = {d: 1 for d in source}
 
     def use(op, dom, version):
-        dom = "" if dom == "ai.onnx" else dom
+        dom = "" if dom == "ai.onnx" and dom not in source else dom
         if dom not in source:
             return  # a domain the model does not import: the checker says so, lowering changes nothing
         try:
