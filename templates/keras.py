@@ -6,9 +6,10 @@ in_0, in_1, ... in order: the positional arguments' tensors, then those of the k
 name) and the call's tensors as outputs (output_0, ...). Every argument that is not a tensor is fixed:
 the layer's configuration (its constructor is called with it; initializers, regularizers, nested layers
 are rebuilt with their class's from_config), an op's axes and flags. Shapes are concrete: a dimension
-the record leaves unknown (None: the call was symbolic, in a functional model) is 2 for the batch (the
-first dimension) and 8 elsewhere, the same for every input, so that inputs that share an unknown
-dimension still agree.
+the record leaves unknown (None: the call was symbolic, in a functional model) is resolved across the
+inputs (_resolve: the size another input has at the same position from the right, or its batch),
+else 2 for the batch (the first dimension) and 8 elsewhere, so that inputs that share an unknown
+dimension still agree; meta.json's "filled_shapes" says which input shapes were so fixed.
 
 wrap() writes a test directory:
     record.json     the instance
@@ -33,6 +34,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import warnings
 
@@ -96,7 +98,13 @@ class _Plan:
             self.params = {}
             kwargs = record.get("params", {})
         self.kwargs = {k: self._lift(kwargs[k]) for k in sorted(kwargs)}
-        self.specs = [(_concrete(body["shape"]), body["dtype"]) for body in self.tensors]
+        self.recorded_policy = None
+        policy = _input_policy(self.kind, self.params, self.tensors, record.get("outputs", []))
+        if policy is not None:
+            self.recorded_policy = self.params["dtype"]["str"]
+            self.params["dtype"] = {"str": policy}
+        self.specs = [(shape, body["dtype"]) for shape, body in
+                      zip(_resolve([body["shape"] for body in self.tensors]), self.tensors)]
 
     def _lift(self, tagged):
         tag, body = next(iter(tagged.items()))
@@ -135,6 +143,28 @@ class _Plan:
         return ferry_model(self.seed, self.make(), self.args, self.kwargs, self.specs)
 
 
+def _input_policy(kind, params, tensors, outputs):
+    """The dtype policy a layer is built with instead of its recorded one, or None to keep it. Keras 3
+    keeps an integer input's dtype (its DTypePolicy casts floats only), yet a layer of a float policy
+    declares float outputs: its functional model says float32 where the layer gives int16, and the
+    layers that cast to their compute dtype compute in float. Where the layer's inputs are all of one
+    non-float dtype and the record's outputs are of that dtype too (the user's layer computed in it),
+    the layer is built with that dtype as its policy, so the model keeps the integer path end to end."""
+    if kind != "layer" or not tensors:
+        return None
+    recorded = params.get("dtype", {}).get("str") if isinstance(params.get("dtype"), dict) else None
+    if recorded not in ("float16", "float32", "float64", "bfloat16"):
+        return None
+    dtypes = {body["dtype"] for body in tensors}
+    out = {next(iter(v.values())).get("dtype") for v in outputs if "tensor" in v}
+    if len(dtypes) != 1 or out != dtypes:
+        return None
+    dtype = dtypes.pop()
+    if ferry_values.dtype_category(dtype) not in ("int", "bool") and not dtype.startswith("uint"):
+        return None
+    return dtype
+
+
 def _operator(op, kind):
     """The layer class (kind "layer", a keras.layers name) or op function (kind "op", a keras.ops
     name) a record names, from the allow-list only; Unmigratable for any other name, which makes the
@@ -155,6 +185,37 @@ def _operator(op, kind):
 
 def _concrete(shape):
     return [(BATCH if i == 0 else UNKNOWN) if d is None else d for i, d in enumerate(shape)]
+
+
+def _resolve(shapes):
+    """Concrete shapes for the model's inputs, their unknown (None) dimensions resolved together, not
+    one by one: (None, 3) with (2, None) is (2, 3) with (2, 3), not (2, 3) with (2, 8), which do not
+    broadcast. A dimension the record leaves unknown takes the size another input has at the same
+    position from the right (where an operator that broadcasts ties them; the largest such size, as
+    a size of 1 broadcasts to it), the batch (the first dimension) the batch another input has, and
+    only where no input knows it BATCH for the batch and UNKNOWN elsewhere, the same for every input."""
+    by_right, batches = {}, []
+    for shape in shapes:
+        for j, d in enumerate(shape):
+            if d is not None:
+                by_right.setdefault(len(shape) - 1 - j, []).append(d)
+        if len(shape) > 1 and shape[0] is not None:
+            batches.append(shape[0])
+    out = []
+    for shape in shapes:
+        filled = []
+        for j, d in enumerate(shape):
+            known = by_right.get(len(shape) - 1 - j, [])
+            if d is not None:
+                filled.append(d)
+            elif known:
+                filled.append(max(known))
+            elif j == 0:
+                filled.append(batches[0] if batches else BATCH)
+            else:
+                filled.append(UNKNOWN)
+        out.append(filled)
+    return out
 
 
 def _special_dict(body):
@@ -218,12 +279,24 @@ def wrap(record_json, outdir):
             model = plan.model()
             refs = ferry_call(model, inputs)
             random = any(not _same(refs, ferry_call(model, inputs)) for _ in range(2))
+            policy = plan.params.get("dtype", {}).get("str") if plan.recorded_policy else None
+            wrong = [r.dtype.name for r in refs if policy and r.dtype.name != policy]
+            if wrong:
+                raise TypeError(f"a {plan.op} of dtype policy {policy} computes {wrong[0]}: Keras casts the input")
     except Exception as e:  # a bad record or a rejection by Keras: either way the instance is invalid
-        return {"status": "invalid", "reason": _one_line(e)}
+        return {"status": "invalid", "reason": _message(e)}
     os.makedirs(outdir, exist_ok=True)
     meta = {"id": record.get("id"), "op": record["op"], "kind": record["kind"], "random": random,
             "inputs": [_save(outdir, "input", f"in_{k}", k, x) for k, x in enumerate(inputs)],
             "outputs": [_save(outdir, "ref", f"output_{k}", k, r) for k, r in enumerate(refs)]}
+    if plan.recorded_policy:
+        # the layer's dtype policy is its input's, not the recorded one (a deviation from the record)
+        meta["dtype_policy"] = {"recorded": plan.recorded_policy, "built": plan.params["dtype"]["str"]}
+    filled = {f"in_{k}": list(shape) for k, (body, (shape, _)) in enumerate(zip(plan.tensors, plan.specs))
+              if None in body["shape"]}
+    if filled:
+        # the record's unknown dimensions, as the template fixed them (a deviation from the record)
+        meta["filled_shapes"] = filled
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _serialize(outdir, model, inputs, meta)
@@ -282,6 +355,14 @@ def _undefined_domain(plan, inputs):
 def _one_line(e):
     text = f"{type(e).__name__}: {e}".strip().splitlines()
     return text[0][:300] if text else type(e).__name__
+
+
+def _message(e):
+    """Keras's whole message on one line, its ANSI escapes left out: the first line of a Keras error
+    ("Exception encountered when calling Conv1D.call().") never holds the cause."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(e).__name__}: {e}")
+    text = " ".join(line.strip() for line in text.splitlines() if line.strip())
+    return text[:2000] if text else type(e).__name__
 
 
 def _same(a, b):

@@ -8,7 +8,10 @@ wrap() writes a test directory:
                         graph input or output: {"name", "kind": "tensor"|"sequence", "dtype", "files"},
                         and "stored": the dtype the files hold when numpy cannot save the real one
                         (bfloat16, float8, int4, ... are stored as float32, int8 or uint8, which hold
-                        their values exactly; strings as numpy unicode, so no file needs pickle)
+                        their values exactly; strings as numpy unicode, so no file needs pickle);
+                        "opset" is the node's domain's version the model is stamped with, the lowest
+                        in which the operator has the schema of the source test's opset (the source's
+                        own in the record's context), "opset_imports" all of them, with "ir_version"
 reproducer_test() gives the same model and inputs as lines of a standalone script for a bug report
 (ferry/oracle/reproducer.py assembles it; this module imports nothing of ferry.oracle).
 
@@ -49,12 +52,14 @@ class _Plan:
         self.opset = ferry_values.decode(context["opset"])
         op = record["op"]
         self.op_type = _operator(op, self.domain, self.opset)
-        self.opsets = _opsets(self.domain, self.opset)
-        try:
-            self.ir_version = helper.find_min_ir_version_for(
-                [helper.make_opsetid(d, v) for d, v in self.opsets], ignore_unknown=True)
-        except ValueError:  # an opset newer than this onnx's version table
-            self.ir_version = onnx.IR_VERSION
+        params = record.get("params", {})
+        self.attributes = _attribute_kinds(self.op_type, self.domain, self.opset, params)
+        # The source test's opset stamps the model only where the operator (or a node of its
+        # subgraphs) needs it: a Conv node of an opset-27 test is the Conv of opset 22.
+        self.opsets = _lowest_opsets(self.op_type, self.domain, _opsets(self.domain, self.opset),
+                                     [_attribute_value(k, v) for _, k, v in self.attributes
+                                      if k in ("GRAPH", "GRAPHS")])
+        self.ir_version = _ir_version(self.opsets)
         self.seed = _seed(record)
         self.node_inputs, self.graph_inputs, self.input_values = [], [], []
         for value in record["inputs"]:
@@ -73,7 +78,7 @@ class _Plan:
             name = f"out_{len(self.graph_outputs)}"
             self.node_outputs.append(name)
             self.graph_outputs.append((name, *_declared(value, with_shape=False)))
-        self.attributes = _attribute_kinds(self.op_type, self.domain, self.opset, record.get("params", {}))
+        self.stamped = dict(self.opsets).get(self.domain, self.opset)
 
     def model_args(self, attribute_values):
         return (self.op_type, self.domain, self.opsets, self.ir_version, self.node_inputs,
@@ -106,6 +111,51 @@ def _opsets(domain, version):
         default = next((row[2] for row in helper.VERSION_TABLE
                         if len(row) > column and row[column] == version), default)
     return [(domain, version), ("", default)]
+
+
+def _lowest_opsets(op_type, domain, opsets, graphs):
+    """The opset imports lowered, domain by domain, to the lowest version in which every node of
+    the model (the operator, and the nodes of its subgraphs, graphs: serialized GraphProtos or lists
+    of them) has the schema it has at the source test's version: what onnx's version converter
+    would stamp. A node whose schema onnx does not know keeps its domain at the source version; the
+    default domain of a node of another domain (opsets' second entry) goes down with that domain's
+    release (_opsets), or to what its subgraphs need."""
+    source = dict(opsets)
+    need = {d: 1 for d in source}
+
+    def use(op, dom, version):
+        dom = "" if dom == "ai.onnx" and dom not in source else dom
+        if dom not in source:
+            return  # a domain the model does not import: the checker says so, lowering changes nothing
+        try:
+            since = onnx.defs.get_schema(op, source[dom], dom).since_version
+        except onnx.defs.SchemaError:
+            since = source[dom]
+        need[dom] = max(need[dom], min(since, source[dom]))
+
+    def walk(data):
+        for node in onnx.GraphProto.FromString(data).node:
+            use(node.op_type, node.domain, None)
+            for a in node.attribute:
+                for g in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
+                    walk(g.SerializeToString())
+
+    use(op_type, domain, None)
+    for g in graphs:
+        for data in (g if isinstance(g, list) else [g]):
+            walk(data)
+    if domain:
+        lowered = _opsets(domain, need[domain])
+        base = dict(lowered).get("", source.get("", 1))
+        need[""] = min(source.get("", base), max(need.get("", 1), base))
+    return [(d, need[d]) for d, _ in opsets]
+
+
+def _ir_version(opsets):
+    try:
+        return helper.find_min_ir_version_for([helper.make_opsetid(d, v) for d, v in opsets], ignore_unknown=True)
+    except ValueError:  # an opset newer than this onnx's version table
+        return onnx.IR_VERSION
 
 
 def _seed(record):
@@ -216,7 +266,7 @@ def wrap(record_json, outdir):
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip().splitlines()[0]}
     _write(outdir, record, plan, model, feeds, refs, random)
     result = {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
-    undefined = _undefined_domain(plan.op_type, plan.domain, plan.opset,
+    undefined = _undefined_domain(plan.op_type, plan.domain, plan.stamped,
                                   [feeds[name] for name, *_ in plan.graph_inputs])
     if undefined:
         result["undefined"] = undefined
@@ -268,7 +318,8 @@ def _write(outdir, record, plan, model, feeds, refs, random):
     with open(os.path.join(outdir, "model.onnx"), "wb") as f:
         f.write(model.SerializeToString())
     meta = {
-        "id": record.get("id"), "op": record["op"], "opset": plan.opset, "random": random,
+        "id": record.get("id"), "op": record["op"], "opset": plan.stamped, "random": random,
+        "opset_imports": {d or "ai.onnx": v for d, v in plan.opsets}, "ir_version": plan.ir_version,
         "inputs": [_save(outdir, "input", k, name, kind, dtype, feeds[name])
                    for k, (name, kind, dtype, _) in enumerate(plan.graph_inputs)],
         "outputs": [_save(outdir, "ref", k, name, kind, dtype, ref)
@@ -396,7 +447,7 @@ if not problems:
     print(f"no bug: {{FRONTEND}} agrees with onnx.reference")
 sys.exit(1 if problems else 0)
 '''
-    return {"what": f"{record['op']} (opset {plan.opset})", "instance": record.get("id", "-"),
+    return {"what": f"{record['op']} (opset {plan.stamped})", "instance": record.get("id", "-"),
             "source": " ".join(str(source[k]) for k in ("suite", "test", "node") if k in source),
             "reference": "onnx.reference", "name": "ONNX",
             "imports": f"{base64}import sys\nimport traceback\n\nimport onnx.reference\n", "test": test}
