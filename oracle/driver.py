@@ -71,7 +71,7 @@ except ImportError:  # the driver used outside ferry (bench/runner/floor.py): th
     _ferry = None
     _words = type("_words", (), {"VERDICT_OK": "ok", "VERDICT_MISMATCH": "mismatch", "VERDICT_CRASH": "crash",
                                  "VERDICT_ERROR": "error", "STAGE_LOAD": "load", "STAGE_COMPILE": "compile",
-                                 "STAGE_EXECUTE": "execute"})
+                                 "STAGE_EXECUTE": "execute", "STAGE_WRAP": "wrap"})
 
 
 def _stage(name):
@@ -156,7 +156,10 @@ def run(adapter, testdir):
         outputs = adapter.execute(compiled, inputs)
     except BaseException as e:  # anything from the frontend, sys.exit too, is the crash oracle's to judge
         verdict = _crash(adapter, stage, e)
-        if _ferrys(e, testdir):
+        ferrys = _ferrys(e, testdir)
+        if ferrys == "wrap":  # the template said at wrap that it could not make this format
+            return (_words.VERDICT_ERROR, _words.STAGE_WRAP) + verdict[2:]
+        if ferrys:
             return (_words.VERDICT_ERROR,) + verdict[1:]
         return verdict
     refs = [_read(testdir, entry, as_input=False) for entry in meta["outputs"]]
@@ -248,10 +251,12 @@ def _comparable(where, out, ref, entry):
 
 
 def _ferrys(e, testdir):
-    """Whether the exception is ferry's own failure, not the frontend's (see the module's doc)."""
+    """Whether the exception is ferry's own failure, not the frontend's (see the module's doc): "wrap"
+    when the template could not make the model in this frontend's format (its "ferry: " message, from
+    what it recorded at wrap: the same every time), True for another failure of ferry's, else False."""
     try:
         if str(e).startswith("ferry: "):
-            return True
+            return "wrap"
     except Exception:  # an exception whose str() itself fails is the frontend's
         return False
     if isinstance(e, FileNotFoundError) and e.filename is not None:

@@ -14,7 +14,7 @@
  * The driver (oracle/driver.py) answers the worker's run() with a tuple tagged by a verdict:
  *   (VERDICT_OK, outputs, refs, context), (VERDICT_MISMATCH, message), (VERDICT_CRASH, stage, ...)
  *   or (VERDICT_ERROR, stage, ...) (ferry's own failure, as a crash's fields), the stage one of
- *   STAGE_LOAD, STAGE_COMPILE, STAGE_EXECUTE.
+ *   STAGE_LOAD, STAGE_COMPILE, STAGE_EXECUTE (an error's also STAGE_WRAP).
  *
  * The harvest channel (extract/channel.py -> src/cmd-harvest.c): one line per message, a word
  * and a JSON value: CH_EMIT record, CH_SKIP [reason, where], CH_PROGRESS [done, total, label],
@@ -60,6 +60,10 @@
 #define PROTO_STAGE_LOAD "load"
 #define PROTO_STAGE_COMPILE "compile"
 #define PROTO_STAGE_EXECUTE "execute"
+/* An error's stage when the model in the frontend's format was never made: the template recorded at
+ * wrap why it could not (a converter that refused, an export PyTorch cannot do). Deterministic: the
+ * test is not built for that frontend, which ferry check says without failing. */
+#define PROTO_STAGE_WRAP "wrap"
 
 /* The harvest channel's words. */
 #define PROTO_CH_EMIT "emit"
@@ -77,7 +81,7 @@
 	X(KEY_FRAME) X(KEY_MAX_ABS) X(KEY_STATUS) X(KEY_REASON) X(KEY_UNDEFINED) \
 	X(EVENT_READY) X(EVENT_FATAL) X(EVENT_TAKEN) X(EVENT_STAGE) X(EVENT_RESULT) X(TASK_RUN) X(TASK_WRAP) \
 	X(VERDICT_OK) X(VERDICT_MISMATCH) X(VERDICT_CRASH) X(VERDICT_ERROR) \
-	X(STAGE_LOAD) X(STAGE_COMPILE) X(STAGE_EXECUTE) \
+	X(STAGE_LOAD) X(STAGE_COMPILE) X(STAGE_EXECUTE) X(STAGE_WRAP) \
 	X(CH_EMIT) X(CH_SKIP) X(CH_PROGRESS) X(CH_TEST) X(CH_DONE) X(CH_END) X(CH_FAIL)
 
 #endif

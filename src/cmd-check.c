@@ -4,8 +4,11 @@
  * shard of them) exactly as ferry run does, then judges: a failing test that the baseline does not
  * list is new, and makes the check fail (exit 1); a listed test that now passes is newly fixed. Writes
  * JUnit XML, one testcase per migrated test grouped by frontend and operator, for CI systems.
- * ferry's own errors (a test ferry could not build or run) are never known and always fail the check,
- * said as ferry's, not the compiler's: a broken test must not pass CI unnoticed. */
+ * ferry's own errors (a test ferry could not run) are never known and always fail the check, said as
+ * ferry's, not the compiler's: a broken test must not pass CI unnoticed. Except a test that was never
+ * built for the frontend's format (stage "wrap": the template recorded at wrap that it could not make
+ * that model, e.g. the TFLite converter refused the layer): it is the same every time, no run can fix
+ * it, and it says nothing of the frontend, so the check counts it as not built and does not fail. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include "cmd.h"
 #include "esc.h"
 #include "fsutil.h"
+#include "protocol.h"
 #include "runopts.h"
 #include "xalloc.h"
 
@@ -41,7 +45,7 @@ static const struct opt options[] = {
 struct verdict {
 	char *op, *id, *name, *outcome, *stage, *message, *detail;
 	double seconds;
-	int failing, known, fixed, ferrys;
+	int failing, known, fixed, ferrys, unbuilt;
 };
 
 struct check {
@@ -97,6 +101,9 @@ static int judge_result(void *ctx, const struct db_row *row, struct err *e)
 	known = c->baseline ? strmap_find(c->baseline, key) : NULL;
 	free(key);
 	v->ferrys = outcome_from_name(v->outcome) == OUTCOME_ERROR;
+	v->unbuilt = v->ferrys && v->stage && !strcmp(v->stage, PROTO_STAGE_WRAP);
+	if (v->unbuilt)
+		v->failing = v->ferrys = 0;
 	v->known = v->failing && known && !v->ferrys;
 	v->fixed = !v->failing && known;
 	return 0;
@@ -225,13 +232,14 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 static void print_verdicts(const char *fe, const struct verdict *v, size_t n, size_t not_run,
 			   size_t *new_failures, size_t *ferry_errors)
 {
-	size_t fails = 0, known = 0, fixed = 0, news = 0, ferrys = 0;
+	size_t fails = 0, known = 0, fixed = 0, news = 0, ferrys = 0, unbuilt = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		fails += v[i].failing;
 		known += v[i].known;
 		fixed += v[i].fixed;
 		ferrys += v[i].ferrys;
+		unbuilt += v[i].unbuilt;
 	}
 	news = fails - known;
 	printf("check %s: %zu tests judged, %zu failing (%zu known, %zu new), %zu newly fixed", esc_str(fe), n, fails,
@@ -240,6 +248,8 @@ static void print_verdicts(const char *fe, const struct verdict *v, size_t n, si
 		printf(", %zu not run (limit or budget)", not_run);
 	if (ferrys)
 		printf(", %zu ferry could not run (ferry's error, not the frontend's)", ferrys);
+	if (unbuilt)
+		printf(", %zu not built in its format (see 'ferry report')", unbuilt);
 	putchar('\n');
 	for (size_t i = 0; i < n; i++)
 		if (v[i].failing && !v[i].known)

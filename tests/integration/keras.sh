@@ -49,8 +49,9 @@ check "the TFLite converter took (nearly) every model ($tfl of $valid)" -- [ "$t
 
 list=$(echo $fes | tr ' ' ',')
 expect_exit 0 "run through $list" -- "$FERRY" run wrapped --frontend "$list" -o results.db -j 2 -q
-# The only errors: models the TFLite converter could not make for tvm-tflite (ferry's, not TVM's).
-errors=$(sql results.db "SELECT count(*) FROM results WHERE outcome = 'error' AND message NOT LIKE 'ferry: the TFLite converter made no model:%'")
+# The only errors: models the TFLite converter could not make for tvm-tflite (ferry's, not TVM's,
+# stage wrap: not built in that format).
+errors=$(sql results.db "SELECT count(*) FROM results WHERE outcome = 'error' AND stage IS NOT 'wrap'")
 check "ferry itself failed on no test ($errors)" -- [ "$errors" -eq 0 ]
 for fe in $fes; do
 	got=$(sql results.db "SELECT count(*) FROM results WHERE frontend = '$fe'")
