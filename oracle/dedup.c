@@ -283,7 +283,7 @@ void dedup_decisive(const char *msg, struct buf *out)
 				while (file > at && file[-1] != '/')
 					file--;
 				buf_reset(&fallback);
-				buf_addf(&fallback, "check %.*s failed in %.*s", (int)(strstr(l, "' failed at ") - l - 7), l + 7,
+				buf_addf(&fallback, "check %.*s failed in %.*s", (int)(at - 12 - (l + 7)), l + 7,
 					 (int)strcspn(file, ":"), file);
 			}
 			continue;
