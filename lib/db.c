@@ -530,6 +530,22 @@ int db_failures(struct db *d, const char *frontend, enum db_order order, db_row_
 	return r;
 }
 
+int db_results_with(struct db *d, const char *frontend, const char *outcome, db_row_fn fn, void *ctx, struct err *e)
+{
+	struct row_call c = { fn, ctx, 0 };
+	sqlite3_stmt *st = prepare(d, "SELECT " ROW_COLUMNS " FROM results r LEFT JOIN instances i USING(id)"
+				   " WHERE (?1 IS NULL OR r.frontend = ?1) AND r.outcome = ?2 ORDER BY r.frontend, r.id", e);
+	int r = -1;
+
+	if (st) {
+		bind_text(st, 1, frontend);
+		bind_text(st, 2, outcome);
+		r = each_row(d, st, call_row, &c, e);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
 int db_result(struct db *d, const char *frontend, const char *id, db_row_fn fn, void *ctx, struct err *e)
 {
 	struct row_call c = { fn, ctx, 0 };

@@ -121,6 +121,8 @@ enum db_order {
 
 /* The failing results (outcome.h), in order. */
 int db_failures(struct db *d, const char *frontend, enum db_order order, db_row_fn fn, void *ctx, struct err *e);
+/* The results with one outcome (by name), by frontend and id. */
+int db_results_with(struct db *d, const char *frontend, const char *outcome, db_row_fn fn, void *ctx, struct err *e);
 /* The result of one test: 1 (fn called), 0 when it has none, -1 on error. */
 int db_result(struct db *d, const char *frontend, const char *id, db_row_fn fn, void *ctx, struct err *e);
 
