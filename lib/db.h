@@ -121,6 +121,14 @@ enum db_order {
 
 /* The failing results (outcome.h), in order. */
 int db_failures(struct db *d, const char *frontend, enum db_order order, db_row_fn fn, void *ctx, struct err *e);
+/* A frontend whose release could not take its format at all: why (NULL: forget it), and the release.
+ * Kept until a later run of the frontend. */
+int db_set_unavailable(struct db *d, const char *frontend, const char *version, const char *why, struct err *e);
+/* Each frontend recorded unavailable (only: NULL for all), with its release (may be NULL) and why. */
+int db_unavailable(struct db *d, const char *only,
+		   int (*fn)(void *ctx, const char *frontend, const char *version, const char *why, struct err *e),
+		   void *ctx, struct err *e);
+
 /* The results with one outcome (by name), by frontend and id. */
 int db_results_with(struct db *d, const char *frontend, const char *outcome, db_row_fn fn, void *ctx, struct err *e);
 /* The result of one test: 1 (fn called), 0 when it has none, -1 on error. */

@@ -38,7 +38,11 @@ loaded by its path, ahead of ferry's), with:
                 out, having pasted those modules above it
 The declarations are read without importing the adapter (ferry/oracle/registry.py: the frontend
 list comes from them), and the whole interface is checked when a worker loads it.
-An exception from a stage is a crash in that stage, SystemExit (sys.exit) and KeyboardInterrupt included:
+An adapter whose frontend release cannot take the format at all (no model of it, not this one: a
+release without an ExportedProgram path, say) raises FormatUnavailable from any stage; the run then
+reports the frontend once as unavailable for the format, records it in the store, and leaves its
+tests to a later run (with another release).
+Any other exception from a stage is a crash in that stage, SystemExit (sys.exit) and KeyboardInterrupt included:
 a frontend that tries to end the worker has crashed in that stage, and the worker lives on. Messages
 meaning "the frontend does not support this" are told apart by the C side with the patterns in
 oracle/unsupported/<NAME>.txt.
@@ -65,7 +69,13 @@ try:
 except ImportError:  # the driver used outside ferry (bench/runner/floor.py): the same words, for itself
     _ferry = None
     _words = type("_words", (), {"VERDICT_OK": "ok", "VERDICT_MISMATCH": "mismatch", "VERDICT_CRASH": "crash",
+                                 "VERDICT_UNAVAILABLE": "unavailable",
                                  "STAGE_LOAD": "load", "STAGE_COMPILE": "compile", "STAGE_EXECUTE": "execute"})
+
+
+class FormatUnavailable(Exception):
+    """Raised by an adapter when this release of its frontend cannot take the adapter's FORMAT at all
+    (every test would fail the same way before the frontend sees the model): its message says why."""
 
 
 def _stage(name):
@@ -124,6 +134,7 @@ def run(adapter, testdir):
         ("ok", outputs, refs)       lists of C-contiguous numpy arrays, one per tensor output and one
                                     per element of a sequence output, in the same order, each of a
                                     dtype the buffer protocol can express (see _comparable)
+        ("unavailable", why)        the adapter raised FormatUnavailable: why is "FORMAT: message"
         ("mismatch", message)       outputs that cannot be put side by side with the references (a
                                     different count, a sequence of another length, another dtype
                                     where the stored references had to be converted, strings of
@@ -145,6 +156,8 @@ def run(adapter, testdir):
         stage = _words.STAGE_EXECUTE
         _stage(stage)
         outputs = adapter.execute(compiled, inputs)
+    except FormatUnavailable as e:
+        return (_words.VERDICT_UNAVAILABLE, f"{adapter.FORMAT}: {e}")
     except BaseException as e:  # anything from the frontend, sys.exit too, is the crash oracle's to judge
         return _crash(adapter, stage, e)
     refs = [_read(testdir, entry, as_input=False) for entry in meta["outputs"]]

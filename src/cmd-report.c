@@ -3,8 +3,10 @@
  * Summarises a results store on the terminal: outcomes per frontend, the reasons the frontend gave
  * for what it does not support (grouped, with counts), the operators with failures, and the
  * failures themselves, each line led by what decides it (a crash's decisive line, a mismatch's
- * NaN/Inf and out-of-tolerance counts before its largest difference). With -o, writes one standalone reproducer script per failure (made by
- * the source library's template: it needs only the library and the compiler, not ferry). */
+ * NaN/Inf and out-of-tolerance counts before its largest difference), and the frontends whose
+ * release could not take their format at all. With -o, writes one standalone reproducer script per
+ * failure (made by the source library's template: it needs only the library and the compiler, not
+ * ferry). */
 #include "py.h"
 
 #include <math.h>
@@ -161,7 +163,8 @@ static int print_reasons(struct report *r, const char *fe, struct err *e)
 			buf_addf(&line, "%s%s", k ? ", " : "", ops[k]->key);
 		if (list[i]->ops.len > k)
 			buf_addf(&line, " +%zu", list[i]->ops.len - k);
-		printf("  %6lld  %.110s  (%s)\n", list[i]->n, esc_str(list[i]->text), esc_str(line.data ? line.data : ""));
+		printf("  %6lld  %.110s  (%s)\n", list[i]->n, esc_str(list[i]->text),
+		       esc_str(line.data ? line.data : ""));
 		free(ops);
 		buf_release(&line);
 	}
@@ -297,6 +300,20 @@ static int print_frontend(void *ctx, const char *fe, struct err *e)
 	return 0;
 }
 
+/* "frontend X (release): unavailable for FORMAT: why", once: its tests were left for another run. */
+static int print_unavailable(void *ctx, const char *fe, const char *version, const char *why, struct err *e)
+{
+	struct report *r = ctx;
+
+	(void)e;
+	printf("\nfrontend %s", esc_str(fe));
+	if (version)
+		printf(" (%s)", esc_str(version));
+	printf(": %s\n", esc_str(why));
+	r->any = 1;
+	return 0;
+}
+
 /* One reproducer: ferry.oracle.reproducer.reproducer(library, record, testdir, frontend, atol, rtol), with
  * the tolerance that judged the result (the default for a result stored before results kept one). */
 static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
@@ -371,7 +388,8 @@ static int cmd_report(int argc, char **argv)
 	}
 	if (db_open(&r.db, argv[optind], DB_READ, &e) < 0 || print_instances(&r, &e) < 0)
 		goto fail;
-	if (db_frontends(&r.db, r.frontend, print_frontend, &r, &e) < 0)
+	if (db_frontends(&r.db, r.frontend, print_frontend, &r, &e) < 0 ||
+	    db_unavailable(&r.db, r.frontend, print_unavailable, &r, &e) < 0)
 		goto fail;
 	if (!r.any)
 		printf("\nno results%s%s yet\n", r.frontend ? " for frontend " : "",
