@@ -252,8 +252,12 @@ static int print_failure(void *ctx, const struct db_row *row, struct err *e)
 	{
 		struct buf line = BUF_INIT;
 
-		if (!strcmp(row->outcome, "crash"))
+		if (!strcmp(row->outcome, "crash") && row->message) {
+			/* The decisive line, then (if it is not all) the whole message as it came. */
 			dedup_decisive(row->message, &line);
+			if (line.data && strcmp(line.data, row->message))
+				buf_addf(&line, " -- %s", row->message);
+		}
 		else if (!strcmp(row->outcome, "mismatch") && row->message)
 			order_mismatch(row->message, &line);
 		else
