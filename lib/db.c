@@ -548,6 +548,69 @@ int db_bug_failures(struct db *d, const char *frontend, enum db_order order, db_
 	return failures(d, frontend, order, 1, fn, ctx, e);
 }
 
+/* In the meta table as "unavailable:FRONTEND" = "VERSION\tWHY": no schema change for old stores. */
+int db_set_unavailable(struct db *d, const char *frontend, const char *version, const char *why, struct err *e)
+{
+	char *key = xasprintf("unavailable:%s", frontend);
+	char *value = why ? xasprintf("%s\t%s", version ? version : "", why) : NULL;
+	sqlite3_stmt *st = prepare(d, why ? "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)"
+				   : "DELETE FROM meta WHERE key = ?1", e);
+	int r = -1;
+
+	if (st) {
+		bind_text(st, 1, key);
+		if (why)
+			bind_text(st, 2, value);
+		r = step_done(d, st, e, "cannot record an unavailable frontend");
+	}
+	free(key);
+	free(value);
+	return r;
+}
+
+int db_unavailable(struct db *d, const char *only,
+		   int (*fn)(void *ctx, const char *frontend, const char *version, const char *why, struct err *e),
+		   void *ctx, struct err *e)
+{
+	sqlite3_stmt *st = prepare(d, "SELECT substr(key, 13), value FROM meta WHERE key LIKE 'unavailable:%'"
+				   " AND (?1 IS NULL OR key = 'unavailable:' || ?1) ORDER BY key", e);
+	int r = 0, rc;
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, only);
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *fe = (const char *)sqlite3_column_text(st, 0);
+		const char *value = (const char *)sqlite3_column_text(st, 1);
+		const char *tab = value ? strchr(value, '\t') : NULL;
+		char *version = tab && tab > value ? xstrndup(value, (size_t)(tab - value)) : NULL;
+
+		r = fn(ctx, fe ? fe : "?", version, tab ? tab + 1 : value ? value : "", e);
+		free(version);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_error(d, e, "cannot read the unavailable frontends");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_results_with(struct db *d, const char *frontend, const char *outcome, db_row_fn fn, void *ctx, struct err *e)
+{
+	struct row_call c = { fn, ctx, 0 };
+	sqlite3_stmt *st = prepare(d, "SELECT " ROW_COLUMNS " FROM results r LEFT JOIN instances i USING(id)"
+				   " WHERE (?1 IS NULL OR r.frontend = ?1) AND r.outcome = ?2"
+				   " ORDER BY r.frontend, r.id", e);
+	int r = -1;
+
+	if (st) {
+		bind_text(st, 1, frontend);
+		bind_text(st, 2, outcome);
+		r = each_row(d, st, call_row, &c, e);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
 int db_result(struct db *d, const char *frontend, const char *id, db_row_fn fn, void *ctx, struct err *e)
 {
 	struct row_call c = { fn, ctx, 0 };

@@ -126,6 +126,16 @@ int db_failures(struct db *d, const char *frontend, enum db_order order, db_row_
  * what unique bugs and baselines are made of. */
 int db_bug_failures(struct db *d, const char *frontend, enum db_order order, db_row_fn fn, void *ctx,
 		    struct err *e);
+/* A frontend whose release could not take its format at all: why (NULL: forget it), and the release.
+ * Kept until a later run of the frontend. */
+int db_set_unavailable(struct db *d, const char *frontend, const char *version, const char *why, struct err *e);
+/* Each frontend recorded unavailable (only: NULL for all), with its release (may be NULL) and why. */
+int db_unavailable(struct db *d, const char *only,
+		   int (*fn)(void *ctx, const char *frontend, const char *version, const char *why, struct err *e),
+		   void *ctx, struct err *e);
+
+/* The results with one outcome (by name), by frontend and id. */
+int db_results_with(struct db *d, const char *frontend, const char *outcome, db_row_fn fn, void *ctx, struct err *e);
 /* The result of one test: 1 (fn called), 0 when it has none, -1 on error. */
 int db_result(struct db *d, const char *frontend, const char *id, db_row_fn fn, void *ctx, struct err *e);
 

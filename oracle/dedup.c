@@ -5,6 +5,7 @@
 #include "xalloc.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,232 @@ static const char *mismatch_kind(const char *message)
 	return "values";
 }
 
+/* --- the decisive line of a crash message ------------------------------------------------------ */
+
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static bool ends(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len >= n && !memcmp(s + len - n, suffix, n);
+}
+
+/* Skip a C++ location and signature that native errors put before their text:
+ * "/onnxruntime_src/.../conv_integer.cc:52 virtual onnxruntime::common::Status
+ * onnxruntime::ConvInteger::Compute(onnxruntime::OpKernelContext*) const IsScalar... was false. Non
+ * per-tensor quantization is not supported now." keeps "IsScalar... was false. Non per-tensor...". */
+static const char *skip_cpp_location(const char *p)
+{
+	const char *q = p, *paren;
+	int depth = 0;
+
+	if (*q != '/' && !starts(q, "src/"))
+		return p;
+	while (*q && !isspace((unsigned char)*q) && *q != ':')
+		q++;
+	if (*q != ':' || !isdigit((unsigned char)q[1]))
+		return p;
+	for (q++; isdigit((unsigned char)*q); q++)
+		;
+	while (*q == ' ')
+		q++;
+	/* A function signature: a qualified name (with its return type) and a parameter list. */
+	paren = strchr(q, '(');
+	if (!paren || !strstr(q, "::") || strstr(q, "::") > paren)
+		return q;
+	for (const char *c = q; c < paren; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("_:<>~,*& []=", *c))
+			return q;
+	for (q = paren; *q; q++) {
+		depth += *q == '(' || *q == '[';
+		depth -= *q == ')' || *q == ']';
+		if (!depth)
+			break;
+	}
+	if (!*q)
+		return p;
+	q++;
+	for (;;) {
+		if (starts(q, " const"))
+			q += 6;
+		else if (starts(q, " [with ") && strchr(q, ']'))
+			q = strchr(q, ']') + 1;
+		else if (starts(q, "::"))
+			q += strcspn(q, " ");
+		else
+			break;
+	}
+	while (*q == ' ')
+		q++;
+	return q;
+}
+
+/* A line that says where or how a failure was reported, not what failed: OpenVINO's check and
+ * exception locations and conversion-report headings, torch.onnx's step banners and their advice,
+ * traceback frames. */
+static bool generic_line(const char *l, size_t len, bool banner)
+{
+	static const char *const heads[] = {
+		"Exception from ", "FrontEnd API failed with ", "Model wasn't fully converted", "Summary:",
+		"Exception happened during conversion of operation ", "While validating node ",
+		"Shape inference input shapes ", "-- Conversion is failed for:", "To facilitate the conversion",
+		"## Exception summary", "(Refer to the full stack trace above", "Traceback (most recent call last)",
+		"File \"", "Failed to export the model with torch.export.", "Failed to convert the exported program",
+		"Failed to decompose the FX graph", "For more information about this error",
+		"\xe2\xac\x86", /* torch.onnx's arrow between the exceptions of a chain */
+		NULL,
+	};
+
+	if (!len)
+		return true;
+	for (size_t i = 0; heads[i]; i++)
+		if (starts(l, heads[i]))
+			return true;
+	/* "Check 'cond' failed at src/x.cpp:12:" and nothing more (the text, if any, is on the next line). */
+	if (starts(l, "Check '") && strstr(l, "' failed at ") && !strchr(strstr(l, "' failed at ") + 12, ' '))
+		return true;
+	if (starts(l, "-- ") && ends(l, len, " with a message:"))
+		return true;
+	/* A constant left behind by the operation that failed to consume it: a consequence. */
+	if (strstr(l, "constant cannot be converted to OpenVINO opset and should be removed by consuming"))
+		return true;
+	if (banner && starts(l, "- "))
+		return true;
+	return false;
+}
+
+/* Append l without MLIR's "loc(...)" locations (the TFLite converter's, nested and long) and its
+ * "<unknown>:0: " prefixes. */
+static void add_without_locations(struct buf *out, const char *l)
+{
+	while (*l) {
+		if (starts(l, "loc(")) {
+			int depth = 0;
+			const char *q = l + 3;
+
+			for (; *q; q++) {
+				depth += *q == '(';
+				depth -= *q == ')';
+				if (!depth)
+					break;
+			}
+			if (*q) {
+				l = q + 1;
+				l += starts(l, ": ") ? 2 : 0;
+				continue;
+			}
+		}
+		if (starts(l, "<unknown>:0: ")) {
+			l += 13;
+			continue;
+		}
+		buf_addc(out, *l++);
+	}
+}
+
+void dedup_decisive(const char *msg, struct buf *out)
+{
+	struct buf clean = BUF_INIT, line = BUF_INIT, fallback = BUF_INIT;
+	const char *p = msg ? msg : "";
+	bool banner = false, frame = false, found = false;
+
+	/* ANSI escapes (torch.onnx colours its banners) say nothing. */
+	while (*p) {
+		if (*p == '\x1b' && p[1] == '[') {
+			for (p += 2; *p && !isalpha((unsigned char)*p); p++)
+				;
+			if (*p)
+				p++;
+		} else {
+			buf_addc(&clean, *p++);
+		}
+	}
+	for (p = clean.data ? clean.data : ""; *p && !found;) {
+		size_t n = strcspn(p, "\n");
+		const char *raw = p, *l = p;
+		bool indented = n && isspace((unsigned char)*raw);
+		size_t len;
+
+		p += n + (p[n] == '\n');
+		/* The source line under a traceback frame, and a native backtrace's "  12: tvm::..." */
+		if (frame && indented) {
+			frame = false;
+			continue;
+		}
+		while (l < raw + n && isspace((unsigned char)*l))
+			l++;
+		len = (size_t)(raw + n - l);
+		while (len && isspace((unsigned char)l[len - 1]))
+			len--;
+		frame = starts(l, "File \"");
+		if (indented && len && isdigit((unsigned char)*l) && memchr(l, ':', len) &&
+		    strspn(l, "0123456789") == (size_t)((const char *)memchr(l, ':', len) - l))
+			continue;
+		if (strstr(l, " of exporting the model to ONNX") && strstr(l, "This is step "))
+			banner = true;
+		buf_reset(&line);
+		buf_add(&line, l, len);
+		l = line.data;
+		/* ONNX Runtime's status prefix, the node it ran, and the C++ location before the text. */
+		if (starts(l, "[ONNXRuntimeError] : ")) {
+			/* "[ONNXRuntimeError] : 1 : FAIL : text": the code is the exception type already. */
+			const char *c = l + 21 + strspn(l + 21, "0123456789");
+
+			if (starts(c, " : ") && strspn(c + 3, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") &&
+			    starts(c + 3 + strspn(c + 3, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_"), " : "))
+				l = c + 6 + strspn(c + 3, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
+		}
+		if (starts(l, "Non-zero status code returned while running ") && strstr(l, "Status Message: "))
+			l = strstr(l, "Status Message: ") + 16;
+		if (starts(l, "Exception during initialization: "))
+			l += 33;
+		l = skip_cpp_location(l);
+		len = strlen(l);
+		if (generic_line(l, len, banner)) {
+			if (starts(l, "Check '") && strstr(l, "' failed at ")) {
+				/* Kept in case nothing follows it: the condition and the file, unquoted. */
+				const char *at = strstr(l, "' failed at ") + 12, *file = at + strcspn(at, ":");
+
+				while (file > at && file[-1] != '/')
+					file--;
+				buf_reset(&fallback);
+				buf_addf(&fallback, "check %.*s failed in %.*s", (int)(at - 12 - (l + 7)), l + 7,
+					 (int)strcspn(file, ":"), file);
+			}
+			continue;
+		}
+		if (starts(l, "-- "))
+			l += 3;
+		/* ONNX Runtime's checker prints the whole node before its error. */
+		if (starts(l, "This is an invalid model. In Node, ") && strstr(l, " , Error "))
+			l = strstr(l, " , Error ") + 3;
+		/* torch.onnx's chain names each exception as "<class 'pkg.Error'>: ": keep the type's name. */
+		if (starts(l, "<class '") && strstr(l, "'>")) {
+			const char *end = strstr(l, "'>"), *name = end;
+
+			while (name > l + 8 && name[-1] != '.' && name[-1] != '\'')
+				name--;
+			buf_add(out, name, (size_t)(end - name));
+			l = end + 2;
+		}
+		add_without_locations(out, l);
+		found = true;
+	}
+	if (!found) {
+		if (fallback.len)
+			buf_add(out, fallback.data, fallback.len);
+		else
+			buf_add(out, clean.data ? clean.data : "", strcspn(clean.data ? clean.data : "", "\n"));
+	}
+	buf_release(&clean);
+	buf_release(&line);
+	buf_release(&fallback);
+}
+
 void dedup_signature(const struct failure *f, struct buf *out)
 {
 	const char *stage = f->stage ? f->stage : "-";
@@ -100,14 +327,14 @@ void dedup_signature(const struct failure *f, struct buf *out)
 	} else if (o == OUTCOME_CRASH && f->exc_type && !strncmp(f->exc_type, "signal ", 7)) {
 		buf_addf(out, "%s|%s", f->exc_type, f->op);
 	} else if (o == OUTCOME_CRASH) {
-		/* The first line of the message says what failed; later lines are stack dumps. */
-		const char *m = f->message ? f->message : "";
-		size_t first = strcspn(m, "\n");
-		char *line = xstrndup(m, first);
+		/* What decides: the operator, the exception and the message's decisive line (not its first:
+		 * OpenVINO opens most errors with a generic check location, torch.onnx with a step banner). */
+		struct buf decisive = BUF_INIT;
 
-		buf_addf(out, "%s|%s|", f->exc_type ? f->exc_type : "-", f->frame ? f->frame : "-");
-		dedup_normalize(line, out);
-		free(line);
+		dedup_decisive(f->message, &decisive);
+		buf_addf(out, "%s|%s|%s|", f->exc_type ? f->exc_type : "-", f->frame ? f->frame : "-", f->op);
+		dedup_normalize(decisive.data ? decisive.data : "", out);
+		buf_release(&decisive);
 	} else {
 		buf_addf(out, "%s", f->op);
 	}

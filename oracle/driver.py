@@ -38,13 +38,17 @@ loaded by its path, ahead of ferry's), with:
                 out, having pasted those modules above it
 The declarations are read without importing the adapter (ferry/oracle/registry.py: the frontend
 list comes from them), and the whole interface is checked when a worker loads it.
-An exception from a stage is a crash in that stage, SystemExit (sys.exit) and KeyboardInterrupt included:
-a frontend that tries to end the worker has crashed in that stage, and the worker lives on.
+An adapter whose frontend release cannot take the format at all (no model of it, not this one: a
+release without an ExportedProgram path, say) raises FormatUnavailable from any stage; the run then
+reports the frontend once as unavailable for the format, records it in the store, and leaves its
+tests to a later run (with another release).
+Any other exception from a stage is a crash in that stage, SystemExit (sys.exit) and KeyboardInterrupt
+included: a frontend that tries to end the worker has crashed in that stage, and the worker lives on.
 Except ferry's own failures, which are never the frontend's bugs (outcome "error", retried when the run
 is run again): an exception whose message begins "ferry: " (how a template or adapter says that ferry
 could not make what the frontend takes, e.g. templates/torch.py's NotSerialized, "ferry: PyTorch could
-not make the export model: ..."), and a missing file of the test directory (FileNotFoundError naming a
-path inside it). An exception outside the stages (an unreadable meta.json or input) is ferry's too. Messages
+not make the export model: ..."; its stage is "wrap": what the template recorded at wrap, the same on
+every run), and a missing file of the test directory (FileNotFoundError naming a path inside it). An exception outside the stages (an unreadable meta.json or input) is ferry's too. Messages
 meaning "the frontend does not support this" are told apart by the C side with the patterns in
 oracle/unsupported/<NAME>.txt.
 """
@@ -70,8 +74,14 @@ try:
 except ImportError:  # the driver used outside ferry (bench/runner/floor.py): the same words, for itself
     _ferry = None
     _words = type("_words", (), {"VERDICT_OK": "ok", "VERDICT_MISMATCH": "mismatch", "VERDICT_CRASH": "crash",
-                                 "VERDICT_ERROR": "error", "STAGE_LOAD": "load", "STAGE_COMPILE": "compile",
+                                 "VERDICT_ERROR": "error", "VERDICT_UNAVAILABLE": "unavailable",
+                                 "STAGE_LOAD": "load", "STAGE_COMPILE": "compile",
                                  "STAGE_EXECUTE": "execute", "STAGE_WRAP": "wrap"})
+
+
+class FormatUnavailable(Exception):
+    """Raised by an adapter when this release of its frontend cannot take the adapter's FORMAT at all
+    (every test would fail the same way before the frontend sees the model): its message says why."""
 
 
 def _stage(name):
@@ -133,6 +143,7 @@ def run(adapter, testdir):
                                     dtype the buffer protocol can express (see _comparable); context
                                     {"op", "data", "dtypes"}: the operator's name, its first input (None
                                     unless a numeric array) and the real dtype of each output
+        ("unavailable", why)        the adapter raised FormatUnavailable: why is "FORMAT: message"
         ("mismatch", message)       outputs that cannot be put side by side with the references (a
                                     different count, a sequence of another length, another dtype
                                     where the stored references had to be converted, strings of
@@ -154,6 +165,8 @@ def run(adapter, testdir):
         stage = _words.STAGE_EXECUTE
         _stage(stage)
         outputs = adapter.execute(compiled, inputs)
+    except FormatUnavailable as e:
+        return (_words.VERDICT_UNAVAILABLE, f"{adapter.FORMAT}: {e}")
     except BaseException as e:  # anything from the frontend, sys.exit too, is the crash oracle's to judge
         verdict = _crash(adapter, stage, e)
         ferrys = _ferrys(e, testdir)

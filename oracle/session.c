@@ -118,6 +118,7 @@ struct session {
 	size_t cursor;
 	size_t failed;
 	int out_of_time;
+	char *format_why;         /* the frontend's release cannot take the format: why */
 };
 
 static double now(void)
@@ -327,6 +328,7 @@ void session_close(struct session *s)
 	free(s->order);
 	strmap_release(&s->index);
 	tolerance_rules_release(&s->tol);
+	free(s->format_why);
 	free(s);
 }
 
@@ -425,6 +427,13 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	res.max_abs = NAN;
 	res.seconds = o->seconds;
 	res.detail = o->stderr_text && *o->stderr_text ? o->stderr_text : NULL;
+	/* A frontend that cannot take the format at all: no result, the run of it stops (the tests are
+	 * left to a later run, with another release), and the session says so once. */
+	if (o->end == RUNNER_REPLY && json_str(o->reply, PROTO_KEY_UNAVAILABLE)) {
+		if (!s->format_why)
+			s->format_why = xstrdup(json_str(o->reply, PROTO_KEY_UNAVAILABLE));
+		return err_set(e, EXIT_ENV, "frontend '%s' is unavailable for %s", s->fe->name, s->format_why);
+	}
 	switch (o->end) {
 	case RUNNER_REPLY: {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_MAX_ABS);
@@ -524,6 +533,7 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 	struct runner_opts ro = s->o->runner;
 	struct runner_callbacks cb = { s, next_job, job_done, tick };
 	const char *wargv[5];
+	struct buf why = BUF_INIT;
 	char *self = fs_self_exe();
 	int ret;
 
@@ -538,7 +548,11 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 	s->cursor = 0;
 	s->failed = 0;
 	s->out_of_time = 0;
+	free(s->format_why);
+	s->format_why = NULL;
 	ret = db_start_run(&s->db, fe->name, NULL, s->o->command, &s->run_id, e);
+	if (ret == 0)
+		ret = db_set_unavailable(&s->db, fe->name, NULL, NULL, e);
 	if (ret == 0) {
 		if (s->o->started)
 			s->o->started(s->o->ctx, fe, remaining(s));
@@ -546,8 +560,18 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 		if (s->o->finished)
 			s->o->finished(s->o->ctx, ret == 0);
 	}
+	if (ret < 0 && s->format_why && e->code == EXIT_ENV) {
+		/* Recorded for report, and no test of it counted as run. */
+		err_release(e);
+		res->unavailable = 1;
+		res->why = xasprintf("this release cannot take %s", s->format_why);
+		res->ran = 0;
+		buf_addf(&why, "unavailable for %s", s->format_why);
+		ret = db_set_unavailable(&s->db, fe->name, res->version, why.data, e);
+	}
 	if (ret == 0)
 		ret = db_finish_run(&s->db, s->run_id, res->version, e);
+	buf_release(&why);
 	free(self);
 	return ret;
 }
@@ -568,8 +592,10 @@ int session_run(struct session *s, const struct frontend *fes, size_t nfes, stru
 
 	memset(results, 0, nfes * sizeof(*results));
 	for (size_t i = 0; i < nfes; i++) {
-		if (run_frontend(s, &fes[i], &results[i], e) == 0)
+		if (run_frontend(s, &fes[i], &results[i], e) == 0) {
+			unavailable += results[i].unavailable;
 			continue;
+		}
 		/* A worker that cannot start before any result: the frontend's package is missing or broken. */
 		if (e->code != EXIT_ENV || results_of(&results[i]) > 0)
 			return -1;

@@ -56,8 +56,9 @@ struct session_opts {
 /* What one frontend's run did. */
 struct session_result {
 	char *version;              /* as the frontend's worker said, or NULL */
-	int unavailable;            /* the frontend's worker could not start */
-	char *why;                  /* then: why */
+	int unavailable;            /* the frontend's worker could not start, or its release cannot take
+				     * the format (the adapter raised FormatUnavailable: no test of it ran) */
+	char *why;                  /* then: why ("unavailable for FORMAT: ..." in the second case) */
 	size_t ran, already, invalid, budget_left_out;
 	size_t counts[OUTCOME_COUNT];  /* by enum outcome */
 };

@@ -303,6 +303,14 @@ static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 		judge(res, PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2),
 		      PyTuple_GET_SIZE(t) == 4 ? PyTuple_GET_ITEM(t, 3) : NULL,
 		      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_RANDOM)), &tol);
+	} else if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_UNAVAILABLE)) {
+		/* Not this test's result: the frontend cannot take the format (the runner stops it). */
+		char *why = PyTuple_GET_SIZE(t) > 1 ? py_str(PyTuple_GET_ITEM(t, 1)) : xstrdup("?");
+
+		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
+		cJSON_AddStringToObject(res, PROTO_KEY_UNAVAILABLE, why);
+		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, why);
+		free(why);
 	} else if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_MISMATCH)) {
 		/* Outputs that cannot even be put beside the references (count, sequence length). */
 		char *msg = PyTuple_GET_SIZE(t) > 1 ? py_str(PyTuple_GET_ITEM(t, 1)) : xstrdup("?");

@@ -29,11 +29,18 @@ static const struct opt options[] = {
 
 static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 {
-	char *message = xstrdup(b->message ? b->message : "");
+	struct buf line = BUF_INIT;
+	char *message;
 
 	(void)ctx;
 	(void)e;
-	/* One line per bug: the message's newlines become spaces. */
+	/* One line per bug: a crash's decisive line (what grouped it), a mismatch's description, their
+	 * newlines as spaces. */
+	if (!strcmp(b->outcome, "crash"))
+		dedup_decisive(b->message, &line);
+	else
+		buf_adds(&line, b->message ? b->message : "");
+	message = buf_detach(&line);
 	for (char *c = message; *c; c++)
 		if (*c == '\n')
 			*c = ' ';
@@ -63,7 +70,7 @@ static int cmd_bugs(int argc, char **argv)
 	printf("%zu unique bugs from %zu failures in %s\n", nbugs, nfail, esc_str(argv[optind]));
 	if (nbugs)
 		printf("\n  %-12s %-10s %-9s %-8s %7s  %-24s %s\n", "bug", "frontend", "symptom", "stage", "tests",
-		       "operators", "message of the simplest test");
+		       "operators", "what failed in the simplest test");
 	if (db_bugs(&db, frontend, print_bug, NULL, &e) < 0)
 		goto fail;
 	goto out;

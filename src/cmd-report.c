@@ -1,8 +1,12 @@
 /* cmd-report.c: ferry report STORE [-o DIR]
  *
- * Summarises a results store on the terminal: outcomes per frontend, the operators with failures,
- * and the failures themselves. With -o, writes one standalone reproducer script per failure (made by
- * the source library's template: it needs only the library and the compiler, not ferry). */
+ * Summarises a results store on the terminal: outcomes per frontend, the reasons the frontend gave
+ * for what it does not support (grouped, with counts), the operators with failures, and the
+ * failures themselves, each line led by what decides it (a crash's decisive line, a mismatch's
+ * NaN/Inf and out-of-tolerance counts before its largest difference), and the frontends whose
+ * release could not take their format at all. With -o, writes one standalone reproducer script per
+ * failure (made by the source library's template: it needs only the library and the compiler, not
+ * ferry). */
 #include "py.h"
 
 #include <math.h>
@@ -12,7 +16,9 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "dedup.h"
 #include "esc.h"
+#include "strmap.h"
 #include "fsutil.h"
 #include "tolerance.h"
 #include "xalloc.h"
@@ -37,6 +43,7 @@ static const struct opt options[] = {
 };
 
 #define FAILURES_SHOWN 40
+#define REASONS_SHOWN 12
 
 struct report {
 	struct db db;
@@ -81,6 +88,153 @@ static int print_op(void *ctx, const struct db_op_failures *f, struct err *e)
 	return 0;
 }
 
+/* --- unsupported reasons ------------------------------------------------------------------------- */
+
+struct reason {
+	char *text;          /* the decisive line of its first test */
+	struct strmap ops;   /* operator -> tests */
+	long long n;
+};
+
+/* One unsupported result joins the reason its decisive line, normalised, names. */
+static int add_unsupported(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct strmap *reasons = ctx;
+	struct buf decisive = BUF_INIT, key = BUF_INIT;
+	struct strmap_entry *ent;
+	struct reason *r;
+	int created;
+
+	(void)e;
+	dedup_decisive(row->message, &decisive);
+	dedup_normalize(decisive.data ? decisive.data : "", &key);
+	ent = strmap_get(reasons, key.data ? key.data : "", &created);
+	if (created) {
+		r = xcalloc(1, sizeof(*r));
+		r->text = buf_detach(&decisive);
+		ent->ptr = r;
+	}
+	r = ent->ptr;
+	r->n++;
+	strmap_get(&r->ops, row->op ? row->op : "?", NULL)->count++;
+	buf_release(&decisive);
+	buf_release(&key);
+	return 0;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct reason *x = *(struct reason *const *)a, *y = *(struct reason *const *)b;
+
+	return x->n != y->n ? (x->n < y->n ? 1 : -1) : strcmp(x->text, y->text);
+}
+
+/* "unsupported reasons": each reason once, with its tests and operators, the commonest first. */
+static int print_reasons(struct report *r, const char *fe, struct err *e)
+{
+	struct strmap reasons = STRMAP_INIT;
+	struct reason **list;
+	size_t n = 0;
+	int ret = -1;
+
+	if (db_results_with(&r->db, fe, "unsupported", add_unsupported, &reasons, e) < 0)
+		goto out;
+	list = xcalloc(reasons.len + 1, sizeof(*list));
+	for (size_t i = 0; i < reasons.cap; i++)
+		if (reasons.slots[i].key)
+			list[n++] = reasons.slots[i].ptr;
+	qsort(list, n, sizeof(*list), by_count);
+	if (n)
+		printf("\n  unsupported: %zu reason%s    tests  (operators)\n", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		struct strmap_entry **ops;
+		struct buf line = BUF_INIT;
+		size_t k;
+
+		if (!r->all && i >= REASONS_SHOWN) {
+			printf("  ... and %zu more reasons (ferry report --all)\n", n - REASONS_SHOWN);
+			break;
+		}
+		for (char *c = list[i]->text; *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+		ops = strmap_sorted(&list[i]->ops);
+		for (k = 0; ops[k] && k < 3; k++)
+			buf_addf(&line, "%s%s", k ? ", " : "", ops[k]->key);
+		if (list[i]->ops.len > k)
+			buf_addf(&line, " +%zu", list[i]->ops.len - k);
+		printf("  %6lld  %.110s  (%s)\n", list[i]->n, esc_str(list[i]->text),
+		       esc_str(line.data ? line.data : ""));
+		free(ops);
+		buf_release(&line);
+	}
+	free(list);
+	ret = 0;
+out:
+	for (size_t i = 0; i < reasons.cap; i++) {
+		struct reason *x = reasons.slots[i].key ? reasons.slots[i].ptr : NULL;
+
+		if (x) {
+			free(x->text);
+			strmap_release(&x->ops);
+			free(x);
+		}
+	}
+	strmap_release(&reasons);
+	return ret;
+}
+
+/* --- failures ----------------------------------------------------------------------------------- */
+
+/* How much a part of a mismatch's description decides: NaN/Inf placement, shape and dtype first, then
+ * how many elements are out of tolerance, then the largest difference; "0 of N beyond" last. */
+static int part_rank(const char *p, size_t n)
+{
+	char *s = xstrndup(p, n);
+	int rank = 2;
+
+	if (strstr(s, "NaN") || strstr(s, "Inf") || strstr(s, "shape") || strstr(s, "dtype"))
+		rank = 0;
+	else if (strstr(s, " elements beyond "))
+		rank = s[0] == '0' && s[1] == ' ' ? 3 : 1;
+	free(s);
+	return rank;
+}
+
+/* A mismatch's "output K: a, b, c" with its comma-separated parts (outside brackets) ordered by what
+ * decides (part_rank), the order otherwise kept. */
+static void order_mismatch(const char *msg, struct buf *out)
+{
+	const char *start[16], *p = msg, *colon = strstr(msg, ": ");
+	size_t len[16];
+	int n = 0, depth = 0;
+
+	if (!strncmp(msg, "output ", 7) && colon) {
+		buf_add(out, msg, (size_t)(colon + 2 - msg));
+		p = colon + 2;
+	}
+	start[0] = p;
+	for (const char *c = p;; c++) {
+		if (*c == '(' || *c == '[' || *c == '{')
+			depth++;
+		else if ((*c == ')' || *c == ']' || *c == '}') && depth > 0)
+			depth--;
+		if (!*c || (*c == ',' && !depth && c[1] == ' ' && n < 15)) {
+			len[n] = (size_t)(c - start[n]);
+			n++;
+			if (!*c)
+				break;
+			start[n] = c + 2;
+		}
+	}
+	for (int rank = 0, first = 1; rank <= 3; rank++)
+		for (int i = 0; i < n; i++)
+			if (part_rank(start[i], len[i]) == rank) {
+				buf_addf(out, "%s%.*s", first ? "" : ", ", (int)len[i], start[i]);
+				first = 0;
+			}
+}
+
 static int print_failure(void *ctx, const struct db_row *row, struct err *e)
 {
 	struct report *r = ctx;
@@ -94,8 +248,22 @@ static int print_failure(void *ctx, const struct db_row *row, struct err *e)
 		r->shown++;
 		return 0;
 	}
-	/* One line per failure: the message's newlines become spaces. */
-	message = xstrdup(row->message ? row->message : "");
+	/* One line per failure, led by what decides it; newlines become spaces. */
+	{
+		struct buf line = BUF_INIT;
+
+		if (!strcmp(row->outcome, "crash") && row->message) {
+			/* The decisive line, then (if it is not all) the whole message as it came. */
+			dedup_decisive(row->message, &line);
+			if (line.data && strcmp(line.data, row->message))
+				buf_addf(&line, " -- %s", row->message);
+		}
+		else if (!strcmp(row->outcome, "mismatch") && row->message)
+			order_mismatch(row->message, &line);
+		else
+			buf_adds(&line, row->message ? row->message : "");
+		message = buf_detach(&line);
+	}
 	for (char *c = message; *c; c++)
 		if (*c == '\n')
 			*c = ' ';
@@ -124,6 +292,8 @@ static int print_frontend(void *ctx, const char *fe, struct err *e)
 	if (db_outcome_counts(&r->db, fe, print_count, &total, e) < 0)
 		return -1;
 	printf("  %-12s %6lld\n", "total", total);
+	if (print_reasons(r, fe, e) < 0)
+		return -1;
 	if (db_failing_ops(&r->db, fe, 25, print_op, &first, e) < 0)
 		return -1;
 	r->shown = 0;
@@ -131,6 +301,20 @@ static int print_frontend(void *ctx, const char *fe, struct err *e)
 		return -1;
 	if (!r->all && r->shown > FAILURES_SHOWN)
 		printf("  ... and %lld more (ferry report --all)\n", r->shown - FAILURES_SHOWN);
+	return 0;
+}
+
+/* "frontend X (release): unavailable for FORMAT: why", once: its tests were left for another run. */
+static int print_unavailable(void *ctx, const char *fe, const char *version, const char *why, struct err *e)
+{
+	struct report *r = ctx;
+
+	(void)e;
+	printf("\nfrontend %s", esc_str(fe));
+	if (version)
+		printf(" (%s)", esc_str(version));
+	printf(": %s\n", esc_str(why));
+	r->any = 1;
 	return 0;
 }
 
@@ -208,7 +392,8 @@ static int cmd_report(int argc, char **argv)
 	}
 	if (db_open(&r.db, argv[optind], DB_READ, &e) < 0 || print_instances(&r, &e) < 0)
 		goto fail;
-	if (db_frontends(&r.db, r.frontend, print_frontend, &r, &e) < 0)
+	if (db_frontends(&r.db, r.frontend, print_frontend, &r, &e) < 0 ||
+	    db_unavailable(&r.db, r.frontend, print_unavailable, &r, &e) < 0)
 		goto fail;
 	if (!r.any)
 		printf("\nno results%s%s yet\n", r.frontend ? " for frontend " : "",

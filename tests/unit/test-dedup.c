@@ -1,9 +1,11 @@
 /* test-dedup.c: what groups failures into one bug and what keeps them apart. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dedup.h"
 #include "tap.h"
+#include "xalloc.h"
 
 static char *norm(const char *msg)
 {
@@ -23,13 +25,111 @@ static char *sig(const char *outcome, const char *stage, const char *exc, const 
 	return buf_detach(&b);
 }
 
+static char *decisive(const char *msg)
+{
+	struct buf b = BUF_INIT;
+
+	dedup_decisive(msg, &b);
+	return buf_detach(&b);
+}
+
+static void unescape(const char *s, struct buf *out)
+{
+	for (; *s; s++) {
+		if (*s != '\\' || !s[1]) {
+			buf_addc(out, *s);
+			continue;
+		}
+		s++;
+		buf_addc(out, *s == 'n' ? '\n' : *s == 't' ? '\t' : *s == 'r' ? '\r' : *s);
+	}
+}
+
+struct member {
+	char *label, *sig, *where;
+};
+
+/* tests/data/messages/groups.txt: one label, one bug; two labels, two bugs. */
+static void check_groups(void)
+{
+	char *path = xasprintf("%s/tests/data/messages/groups.txt", ABS_TOP_SRCDIR);
+	struct member *m = NULL;
+	size_t n = 0, cap = 0, wrong = 0, labels = 0;
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t len;
+	int lineno = 0;
+	FILE *f = fopen(path, "r");
+
+	while (f && (len = getline(&line, &lcap, f)) > 0) {
+		char *field[7] = { NULL }, *save = NULL, *tok;
+		struct buf msg = BUF_INIT, sig = BUF_INIT;
+		int k = 0;
+
+		lineno++;
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (!*line || *line == '#')
+			continue;
+		/* strsep, not strtok: a field may be empty (no frame). */
+		save = line;
+		while (k < 7 && (tok = strsep(&save, "\t")))
+			field[k++] = tok;
+		if (k != 7) {
+			diag("%s:%d: %d fields, not 7", path, lineno, k);
+			wrong++;
+			continue;
+		}
+		unescape(field[6], &msg);
+		{
+			struct failure fl = { field[1], field[2], "crash", *field[3] ? field[3] : NULL,
+					      *field[4] ? field[4] : NULL, *field[5] ? field[5] : NULL, msg.data };
+
+			dedup_signature(&fl, &sig);
+		}
+		XGROW(m, cap, n + 1);
+		m[n].label = xstrdup(field[0]);
+		m[n].sig = buf_detach(&sig);
+		m[n].where = xasprintf("line %d", lineno);
+		n++;
+		buf_release(&msg);
+	}
+	if (f)
+		fclose(f);
+	for (size_t i = 0; i < n; i++) {
+		int first = 1;
+
+		for (size_t j = 0; j < n; j++) {
+			int same_label = !strcmp(m[i].label, m[j].label), same_sig = !strcmp(m[i].sig, m[j].sig);
+
+			first &= !(j < i && same_label);
+			if (j > i && same_label != same_sig) {
+				diag("%s (%s) and %s (%s) %s one bug: %s | %s", m[i].where, m[i].label, m[j].where, m[j].label,
+				     same_label ? "must be" : "must not be", m[i].sig, m[j].sig);
+				wrong++;
+			}
+		}
+		labels += first;
+	}
+	ok(n >= 20 && labels >= 10, "groups.txt: %zu real messages of %zu bugs", n, labels);
+	ok(wrong == 0, "groups.txt: each pair of messages is one bug exactly where their label is one (%zu wrong)", wrong);
+	for (size_t i = 0; i < n; i++) {
+		free(m[i].label);
+		free(m[i].sig);
+		free(m[i].where);
+	}
+	free(m);
+	free(line);
+	free(path);
+}
+
 #define CHECK_STR(got_expr, want, ...) do { char *g_ = (got_expr); is(g_, want, __VA_ARGS__); free(g_); } while (0)
 
 int main(void)
 {
 	char *a, *b;
 
-	plan(11);
+	plan(19);
 	CHECK_STR(norm("node Conv_3 at 0x7ffd1234abcd failed: shape (1, 3, 224, 224) vs [2]"),
 		  "node Conv_3 at 0x# failed: shape (#, #, #, #) vs [#]",
 		  "numbers and addresses go; digits inside names stay");
@@ -41,7 +141,10 @@ int main(void)
 
 	a = sig("crash", "compile", "Fail", "onnxruntime/capi/x.py:run", "Type Error: T bound to float and int64 in node 'n1'", "Add");
 	b = sig("crash", "compile", "Fail", "onnxruntime/capi/x.py:run", "Type Error: T bound to float and int64 in node 'n9'", "Mul");
-	is(a, b, "crashes that differ in names and operators only are one bug");
+	ok(strcmp(a, b) != 0, "the operator is part of what decides: another operator, another bug");
+	free(b);
+	b = sig("crash", "compile", "Fail", "onnxruntime/capi/x.py:run", "Type Error: T bound to float and int64 in node 'n9'", "Add");
+	is(a, b, "crashes that differ in names only are one bug");
 	free(b);
 	b = sig("crash", "execute", "Fail", "onnxruntime/capi/x.py:run", "Type Error: T bound to float and int64 in node 'n1'", "Add");
 	ok(strcmp(a, b) != 0, "another stage is another bug");
@@ -50,6 +153,33 @@ int main(void)
 	ok(strcmp(a, b) != 0, "another message is another bug");
 	free(a);
 	free(b);
+	CHECK_STR(decisive("Check 'false' failed at src/frontends/common_translators/src/unconverted_ops_report.cpp:151:\n"
+			   "FrontEnd API failed with OpConversionFailure:\nModel wasn't fully converted. Failed operations "
+			   "detailed log:\n-- aten::searchsorted with a message:\nException happened during conversion of "
+			   "operation aten::searchsorted with schema aten::searchsorted.Tensor(Tensor sorted_sequence)\n"
+			   "Check 'context.input_is_none(i)' failed at src/frontends/pytorch/src/utils.cpp:70:\n"
+			   "FrontEnd API failed with OpConversionFailure:\nGot more inputs than expected: 6\n"),
+		  "Got more inputs than expected: 6", "OpenVINO: check locations and report headings are skipped");
+	CHECK_STR(decisive("Failed to convert the exported program to an ONNX model. \x1b[96mThis is step 3/3\x1b[0m of "
+			   "exporting the model to ONNX. Next steps:\n- If there is a missing ONNX function, implement it.\n"
+			   "\n## Exception summary\n\n<class 'AssertionError'>: unique_consecutive not implemented\n"
+			   "\xe2\xac\x86\xef\xb8\x8f\n<class 'torch.onnx._internal.exporter._errors.ConversionError'>: Error\n"),
+		  "AssertionError: unique_consecutive not implemented",
+		  "torch.onnx: banner, ANSI escapes and advice skipped; the root exception keeps its type");
+	CHECK_STR(decisive("[ONNXRuntimeError] : 1 : FAIL : Non-zero status code returned while running ConvInteger node. "
+			   "Name:'' Status Message: /onnxruntime_src/onnxruntime/core/providers/cpu/quantization/"
+			   "conv_integer.cc:52 virtual onnxruntime::common::Status onnxruntime::ConvInteger::Compute("
+			   "onnxruntime::OpKernelContext*) const IsScalarOr1ElementVector(W_Zero_Point) was false. Non "
+			   "per-tensor quantization is not supported now."),
+		  "IsScalarOr1ElementVector(W_Zero_Point) was false. Non per-tensor quantization is not supported now.",
+		  "ONNX Runtime: status prefix, node and C++ signature skipped");
+	CHECK_STR(decisive("Traceback (most recent call last):\n  File \"x.py\", line 3, in f\n    g()\n"
+			   "  1: tvm::relax::Foo()\nInternalError: Check failed: (a == b) is false: bad axis"),
+		  "InternalError: Check failed: (a == b) is false: bad axis", "traceback frames and a native backtrace skipped");
+	CHECK_STR(decisive("Exception from src/inference/src/cpp/core.cpp:117:\n"
+			   "Check 'inputDesc.isCompatible(outputDesc)' failed at src/plugins/intel_cpu/src/edge.cpp:305:\n"),
+		  "check inputDesc.isCompatible(outputDesc) failed in edge.cpp", "nothing but checks: the last one's condition");
+	check_groups();
 	a = sig("crash", "compile", "signal 11", NULL, "the worker was killed by signal 11 (SIGSEGV)", "Conv");
 	b = sig("crash", "compile", "signal 11", NULL, "the worker was killed by signal 11 (SIGSEGV)", "Gemm");
 	ok(strcmp(a, b) != 0, "signal deaths leave no frame, so the operator tells them apart");
