@@ -10,11 +10,10 @@ ov_convert(), ov_compile() and ov_run(), shared with the other OpenVINO PyTorch 
 _run_openvino_torch.py, the frontend module a reproducer inlines whole.
 """
 
-import openvino
 import torch
 
 from ferry.oracle.adapters import _openvino as ferry_openvino
-from ferry.oracle.adapters._run_openvino_torch import ov_compile, ov_convert, ov_run, ov_trace_reproduce
+from ferry.oracle.adapters._run_openvino_torch import ov_compile, ov_convert, ov_run, ov_trace_reproduce, ov_version
 from ferry.templates import torch as template_torch
 
 ferry_openvino.off()  # no telemetry process per conversion
@@ -29,7 +28,7 @@ torch.set_num_threads(1)
 
 
 def version():
-    return openvino.__version__
+    return ov_version()
 
 
 def load(testdir):
