@@ -1,4 +1,5 @@
-"""ferry.oracle.adapters._openvino: what an adapter of an OpenVINO frontend does before it converts anything.
+"""ferry.oracle.adapters._openvino: what an adapter of an OpenVINO frontend does before it converts anything,
+and the release's version.
 
 openvino.convert_model sends usage telemetry: each call starts a process (a fork of the worker, which
 holds the frontend and the whole interpreter) that tries to reach the network. In a worker that
@@ -22,3 +23,13 @@ def off():
             return
     convert_impl.tm = telemetry_stub
     telemetry_utils.tm = telemetry_stub
+
+
+def version():
+    """The release's version string: openvino.__version__ came with 2023.1; get_version() is in every
+    release (under openvino.runtime, where 2023.0 has it)."""
+    import openvino
+    if hasattr(openvino, "__version__"):
+        return openvino.__version__
+    from openvino.runtime import get_version
+    return get_version()

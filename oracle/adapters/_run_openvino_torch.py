@@ -6,7 +6,6 @@ in ferry (below), the runtime's names; ov_trace_reproduce() and ov_export_reprod
 reproducer calls."""
 
 import numpy as np
-import openvino
 import torch
 
 # OpenVINO 2023.1 put the converter and the runtime's classes at the package's top level. Before it
@@ -31,14 +30,6 @@ def ov_convert(model, inputs):
 def ov_convert_exported(exported):
     """OpenVINO's model of an ExportedProgram (a release without that path says so as it refuses it)."""
     return convert_model(exported)
-
-
-def ov_version():
-    """The release's version: openvino.__version__ came with 2023.1, get_version() is in every one."""
-    if hasattr(openvino, "__version__"):
-        return openvino.__version__
-    from openvino.runtime import get_version
-    return get_version()
 
 
 def ov_compile(ov_model):

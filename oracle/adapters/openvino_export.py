@@ -12,7 +12,7 @@ _run_openvino_torch.py, the frontend module a reproducer inlines whole.
 import torch
 
 from ferry.oracle.adapters import _openvino as ferry_openvino
-from ferry.oracle.adapters._run_openvino_torch import ov_compile, ov_convert_exported, ov_export_reproduce, ov_run, ov_version
+from ferry.oracle.adapters._run_openvino_torch import ov_compile, ov_convert_exported, ov_export_reproduce, ov_run
 from ferry.templates import torch as template_torch
 
 ferry_openvino.off()  # no telemetry process per conversion
@@ -27,7 +27,7 @@ torch.set_num_threads(1)
 
 
 def version():
-    return ov_version()
+    return ferry_openvino.version()
 
 
 def load(testdir):

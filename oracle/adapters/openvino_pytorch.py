@@ -13,7 +13,7 @@ _run_openvino_torch.py, the frontend module a reproducer inlines whole.
 import torch
 
 from ferry.oracle.adapters import _openvino as ferry_openvino
-from ferry.oracle.adapters._run_openvino_torch import ov_compile, ov_convert, ov_run, ov_trace_reproduce, ov_version
+from ferry.oracle.adapters._run_openvino_torch import ov_compile, ov_convert, ov_run, ov_trace_reproduce
 from ferry.templates import torch as template_torch
 
 ferry_openvino.off()  # no telemetry process per conversion
@@ -28,7 +28,7 @@ torch.set_num_threads(1)
 
 
 def version():
-    return ov_version()
+    return ferry_openvino.version()
 
 
 def load(testdir):
