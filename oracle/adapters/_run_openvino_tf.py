@@ -7,7 +7,16 @@ names; ov_reproduce() is what a reproducer calls. In ferry, TensorFlow is import
 import tempfile
 
 import numpy as np
-import openvino
+
+# OpenVINO 2023.1 put the converter and the runtime's classes at the package's top level. Before it
+# (2023.0, the oldest release with a wheel for Python 3.11) Core lives in openvino.runtime and the
+# converter is the Model Optimizer's convert_model, in the openvino-dev package; it takes the same
+# SavedModel directory.
+try:
+    from openvino import Core, convert_model
+except ImportError:
+    from openvino.runtime import Core
+    from openvino.tools.mo import convert_model
 
 if __name__ != "__main__":  # in ferry; a reproducer has the runtime inlined above this module
     from ferry.templates.runtime_keras import ferry_export
@@ -15,8 +24,8 @@ if __name__ != "__main__":  # in ferry; a reproducer has the runtime inlined abo
 
 def ov_compile(saved_model):
     """The SavedModel directory converted by OpenVINO's TensorFlow frontend, compiled for the CPU."""
-    core = openvino.Core()
-    return core.compile_model(openvino.convert_model(saved_model), "CPU",
+    core = Core()
+    return core.compile_model(convert_model(saved_model), "CPU",
                               {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
 
 

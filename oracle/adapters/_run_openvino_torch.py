@@ -6,8 +6,17 @@ in ferry (below), the runtime's names; ov_trace_reproduce() and ov_export_reprod
 reproducer calls."""
 
 import numpy as np
-import openvino
 import torch
+
+# OpenVINO 2023.1 put the converter and the runtime's classes at the package's top level. Before it
+# (2023.0, the oldest release with a wheel for Python 3.11) the classes live in openvino.runtime and
+# the PyTorch converter is the Model Optimizer's convert_model, in the openvino-dev package; it takes
+# the same model and example_input. Nothing else differs for ferry's two PyTorch paths.
+try:
+    from openvino import Core, Tensor, Type, convert_model
+except ImportError:
+    from openvino.runtime import Core, Tensor, Type
+    from openvino.tools.mo import convert_model
 
 if __name__ != "__main__":  # in ferry; a reproducer has the runtime inlined above this module
     from ferry.templates.runtime_torch import ferry_feed, ferry_script
@@ -15,11 +24,16 @@ if __name__ != "__main__":  # in ferry; a reproducer has the runtime inlined abo
 
 def ov_convert(model, inputs):
     """OpenVINO's model of a TorchScript module (or of a module, which OpenVINO traces itself)."""
-    return openvino.convert_model(model, example_input=tuple(inputs))
+    return convert_model(model, example_input=tuple(inputs))
+
+
+def ov_convert_exported(exported):
+    """OpenVINO's model of an ExportedProgram (a release without that path says so as it refuses it)."""
+    return convert_model(exported)
 
 
 def ov_compile(ov_model):
-    core = openvino.Core()
+    core = Core()
     return core.compile_model(ov_model, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
 
 
@@ -30,7 +44,7 @@ def ov_run(compiled, inputs):
     for t in inputs:
         array = ferry_feed(t)
         if array.dtype.name == "bfloat16":
-            tensor = openvino.Tensor(openvino.Type.bf16, list(array.shape))
+            tensor = Tensor(Type.bf16, list(array.shape))
             np.copyto(tensor.data, array.view(np.uint16).view(np.float16))
             array = tensor
         feeds.append(array)
@@ -38,7 +52,7 @@ def ov_run(compiled, inputs):
     outputs = []
     for k, port in enumerate(compiled.outputs):
         array = np.asarray(result[k])
-        if port.get_element_type() == openvino.Type.bf16:
+        if port.get_element_type() == Type.bf16:
             import ml_dtypes
             array = array.view(np.uint16).view(ml_dtypes.bfloat16)
         outputs.append(array)
@@ -55,4 +69,4 @@ def ov_trace_reproduce(module, inputs):
 def ov_export_reproduce(module, inputs):
     """openvino-export: the module exported (torch.export), converted, compiled and run on inputs."""
     exported = torch.export.export(module, tuple(inputs))
-    return ov_run(ov_compile(openvino.convert_model(exported)), inputs)
+    return ov_run(ov_compile(ov_convert_exported(exported)), inputs)

@@ -9,11 +9,10 @@ ov_compile() and ov_run(), shared with the other OpenVINO PyTorch adapter, live 
 _run_openvino_torch.py, the frontend module a reproducer inlines whole.
 """
 
-import openvino
 import torch
 
 from ferry.oracle.adapters import _openvino as ferry_openvino
-from ferry.oracle.adapters._run_openvino_torch import ov_compile, ov_export_reproduce, ov_run
+from ferry.oracle.adapters._run_openvino_torch import ov_compile, ov_convert_exported, ov_export_reproduce, ov_run
 from ferry.templates import torch as template_torch
 
 ferry_openvino.off()  # no telemetry process per conversion
@@ -28,7 +27,7 @@ torch.set_num_threads(1)
 
 
 def version():
-    return openvino.__version__
+    return ferry_openvino.version()
 
 
 def load(testdir):
@@ -37,7 +36,7 @@ def load(testdir):
 
 def compile(loaded):
     exported, meta = loaded
-    return ov_compile(openvino.convert_model(exported)), meta
+    return ov_compile(ov_convert_exported(exported)), meta
 
 
 def execute(compiled, inputs):

@@ -11,7 +11,6 @@ ov_convert(), ov_compile() and ov_run(), shared with the other OpenVINO PyTorch 
 _run_openvino_torch.py, the frontend module a reproducer inlines whole.
 """
 
-import openvino
 import torch
 
 from ferry.oracle.adapters import _openvino as ferry_openvino
@@ -30,7 +29,7 @@ torch.set_num_threads(1)
 
 
 def version():
-    return openvino.__version__
+    return ferry_openvino.version()
 
 
 def load(testdir):

@@ -14,7 +14,6 @@ from ferry.extract import tfload
 
 tfload.load()  # first: TensorFlow as ferry imports it, before openvino
 
-import openvino  # noqa: E402
 
 from ferry.oracle.adapters import _openvino as ferry_openvino  # noqa: E402
 from ferry.oracle.adapters._run_openvino_tf import ov_compile, ov_reproduce, ov_run  # noqa: E402
@@ -30,7 +29,7 @@ SUMMARY = "OpenVINO's TensorFlow frontend on the Keras model's SavedModel, CPU"
 
 
 def version():
-    return openvino.__version__
+    return ferry_openvino.version()
 
 
 def load(testdir):
