@@ -3,7 +3,9 @@ interface is in ferry/oracle/driver.py).
 
 The template exported the module with torch.export (model.pt2); "load" reads it back, "compile"
 hands it to openvino.convert_model (OpenVINO's torch.export path) and compiles the result for the
-CPU in f32, one thread. A module PyTorch could not export is unsupported here, not a bug.
+CPU in f32, one thread. A module PyTorch could not export is ferry's error here, never a bug. A
+release whose converter has no ExportedProgram path at all (OpenVINO 2023.0: "Unknown model type:
+<class 'torch.export.exported_program.ExportedProgram'>") is unavailable for the format, said once.
 
 ov_compile() and ov_run(), shared with the other OpenVINO PyTorch adapter, live in
 _run_openvino_torch.py, the frontend module a reproducer inlines whole.
@@ -11,6 +13,7 @@ _run_openvino_torch.py, the frontend module a reproducer inlines whole.
 
 import torch
 
+from ferry.oracle import driver
 from ferry.oracle.adapters import _openvino as ferry_openvino
 from ferry.oracle.adapters._run_openvino_torch import ov_compile, ov_convert_exported, ov_export_reproduce, ov_run
 from ferry.templates import torch as template_torch
@@ -36,7 +39,20 @@ def load(testdir):
 
 def compile(loaded):
     exported, meta = loaded
-    return ov_compile(ov_convert_exported(exported)), meta
+    try:
+        ov_model = ov_convert_exported(exported)
+    except Exception as e:
+        if _no_exported_path(e):
+            raise driver.FormatUnavailable(f"{type(e).__name__}: {e}") from e
+        raise
+    return ov_compile(ov_model), meta
+
+
+def _no_exported_path(e):
+    """Whether the converter refused the ExportedProgram by its type, before reading it: it knows no
+    such model at all (a converter that read it and failed has a bug to report instead)."""
+    text = str(e)
+    return "Unknown model type" in text and "ExportedProgram" in text
 
 
 def execute(compiled, inputs):
