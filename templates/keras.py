@@ -33,6 +33,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shutil
 import warnings
 
@@ -219,7 +220,7 @@ def wrap(record_json, outdir):
             refs = ferry_call(model, inputs)
             random = any(not _same(refs, ferry_call(model, inputs)) for _ in range(2))
     except Exception as e:  # a bad record or a rejection by Keras: either way the instance is invalid
-        return {"status": "invalid", "reason": _one_line(e)}
+        return {"status": "invalid", "reason": _whole(e)}
     os.makedirs(outdir, exist_ok=True)
     meta = {"id": record.get("id"), "op": record["op"], "kind": record["kind"], "random": random,
             "inputs": [_save(outdir, "input", f"in_{k}", k, x) for k, x in enumerate(inputs)],
@@ -277,6 +278,13 @@ def _undefined_domain(plan, inputs):
     if not np.isfinite(x).all() or (x < info.min).any() or (x >= info.max + 1.0).any():
         return f"a cast of non-finite or out-of-range floats to {target.name}"
     return None
+
+
+def _whole(e):
+    """Keras's message whole, its terminal escapes taken out: its first line ("Exception
+    encountered when calling Dense.call().") never holds the cause; a report may shorten it."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(e).__name__}: {e}").strip()
+    return text or type(e).__name__
 
 
 def _one_line(e):
