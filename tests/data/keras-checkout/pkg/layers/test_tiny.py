@@ -3,7 +3,6 @@
 import unittest
 
 from conftest import ones
-
 from keras import layers
 
 

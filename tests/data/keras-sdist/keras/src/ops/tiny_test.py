@@ -1,7 +1,6 @@
 """An ops test: the set-up calls (convert_to_tensor, convert_to_numpy, shape) are not operators."""
 
 import numpy as np
-
 from keras import ops
 
 

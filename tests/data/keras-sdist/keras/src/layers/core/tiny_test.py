@@ -2,7 +2,6 @@
 
 import numpy as np
 from conftest import skip_if_backend
-
 from keras import layers
 
 
