@@ -73,10 +73,13 @@ _TF_DIR = os.path.dirname(os.path.abspath(tf.__file__))
 # Keras code whose calls are model code (test knowledge), not machinery.
 _KNOWLEDGE_DIRS = tuple(os.path.join(_KERAS_DIR, "src", d) + os.sep for d in ("applications",))
 # keras.ops functions that tests call to build, convert or inspect values, not as operators: never
-# recorded (a model converter meets them as no operator, or as an identity).
-SETUP = frozenset(f"keras.ops.{n}" for n in (
-    "convert_to_tensor", "convert_to_numpy", "array", "copy", "shape", "ndim", "size", "dtype", "is_tensor"))
-SETUP_REASON = "set-up call (builds, converts or inspects a value)"
+# recorded (a model converter meets them as no operator, or as an identity); counted by reason, in
+# the words instrument_torch uses for the same kinds of call.
+SETUP = {f"keras.ops.{n}": why for why, names in (
+    ("set-up: tensor construction", ("convert_to_tensor", "array")),
+    ("set-up: copy or detach", ("copy",)),
+    ("set-up: conversion out of Keras", ("convert_to_numpy",)),
+    ("shape query", ("shape", "ndim", "size", "dtype", "is_tensor"))) for n in names}
 # The instrumentation's own files.
 _HERE = (os.path.abspath(__file__), recorder.FILE)
 
@@ -192,7 +195,7 @@ class Recorder(recorder.Recorder):
             if site is None:
                 return None
             if op in SETUP:
-                return self.drop(SETUP_REASON)
+                return self.drop(SETUP[op])
             return self.guard(self._encode_op_call, op, args, kwargs, site)
         wrapper = self.wrap(original, intercept)
         wrapper.__ferry_original__ = original

@@ -46,8 +46,8 @@ FERRY_PYPI="file://$work/index" expect_exit 0 "the layer and ops tests from a sd
 contains "the summary has a row for the layer tests" "$out" "layer-tests "
 contains "... and one for the ops tests" "$out" "ops-tests "
 contains "a test file that fails to import is said, with why" "$out" \
-	"test file not imported: keras/src/layers/core/broken_test.py: ModuleNotFoundError: No module named 'ferry_no_such_module'"
-contains "... and counted" "$out" "test files not imported 1"
+	"test file failed to import: keras/src/layers/core/broken_test.py: ModuleNotFoundError: No module named 'ferry_no_such_module'"
+contains "... and counted" "$out" "test files that failed to import 1"
 check "a test that imports the root conftest.py was harvested" -- \
 	grep -q '"op":"keras.layers.Dense".*"suite":"layer-tests"' own.jsonl
 check "keras.ops.add is an instance of the ops tests" -- grep -q '"op":"keras.ops.add".*"suite":"ops-tests"' own.jsonl
