@@ -29,24 +29,7 @@ NOT_RECORDED = "calls not recorded"
 NOT_RECORDED_BY = "not recorded: "      # + reason: the calls not recorded for that reason
 FILTERED = "instances left out by --filter"
 IMPORT_FAILED = "test files that failed to import"
-IMPORT_ERROR = "test file failed to import: "  # + the error: a skip reason
-
-# What to call with (where, error) for each collection error of the pytest run under way
-# (pytest_collectreport below): this module is also the pytest plugin that sees them, loaded by name
-# ("-p"), since pytests.run takes no hooks of ours.
-_on_collect_error = None
-
-
-def pytest_collectreport(report):
-    if report.failed and _on_collect_error is not None:
-        _on_collect_error(report.nodeid, _last_error_line(report.longreprtext))
-
-
-def _last_error_line(text):
-    """The line of a collection error's text that says what failed (pytest's "E   " lines)."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    errors = [line[1:].strip() for line in lines if line.startswith("E ")]
-    return (errors or lines or ["(no message)"])[-1][:300]
+IMPORT_ERROR = "test file failed to import: "  # + "FILE: error": a skip reason
 
 
 def suites(library, known, given, pytest):
@@ -118,18 +101,19 @@ class Harvest:
         if done % self.progress_every == 0 or done == total:
             self.ferry.progress(done, total, label)
 
-    def pytest(self, path, seed, import_mode=None):
-        """Run the tests of a pytest path, each test's call phase recorded after seed(); see
-        pytests.run for import_mode."""
+    def pytest(self, path, seed, import_mode=None, suite="pytest"):
+        """Run the tests of a pytest path, each test's call phase recorded after seed() under
+        source.suite suite; see pytests.run for import_mode. A test file that cannot be imported
+        is said (ferry.skip, with the file and the exception whole) and counted."""
         @contextlib.contextmanager
         def around(item):
             seed()
-            self.recorder.source = {"suite": "pytest", "test": item.nodeid}
+            self.recorder.source = {"suite": suite, "test": item.nodeid}
             with self.recorder.recording():
                 yield
 
         def progress(done, total):
-            self.progress(done, total, "pytest")
+            self.progress(done, total, suite)
 
         def stop():
             return f"the harvest stopped: {self.error}" if self.error is not None else None
@@ -143,20 +127,13 @@ class Harvest:
             self.tests, self.failed[PYTEST_FAILED] = tests_before + done, failed_before + failed
             self.finish()
 
+        def not_imported(file, why):
+            self.import_failed += 1
+            self.ferry.skip(f"{IMPORT_ERROR}{file}: {why}", file)
+
         skip, collected = channel.span(self.ferry)
-
-        def collect_error(where, error):
-            if not skip:  # a process that resumes has had them said by the one that collected first
-                self.import_failed += 1
-                self.ferry.skip(IMPORT_ERROR + error, where)
-
-        global _on_collect_error
-        _on_collect_error = collect_error
-        try:
-            tests, failed, n = pytests.run(path, around, progress, stop, import_mode=import_mode, skip=skip,
-                                           started=started, finished=finished, extra_args=("-p", __name__))
-        finally:
-            _on_collect_error = None
+        tests, failed, n = pytests.run(path, around, progress, stop, import_mode=import_mode, skip=skip,
+                                       started=started, finished=finished, not_imported=not_imported)
         collected(n)
         self.tests, self.failed[PYTEST_FAILED] = tests_before + tests, failed_before + failed
         self.check()

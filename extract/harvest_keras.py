@@ -7,8 +7,11 @@ Suites (source.suite of each record):
                   that fails is counted and the docstring's next one runs
     applications  every architecture of keras.applications, built with weights=None (nothing is
                   downloaded): the layers as real models use them, called symbolically (batch None)
-    pytest        test files or directories (a checkout of Keras's own layer tests, which build each
-                  layer through keras.src.testing's run_layer_test; a user's own tests), run by pytest
+    layer-tests   Keras's own layer tests (keras/src/layers/**/*_test.py, which build each layer
+                  through keras.src.testing's run_layer_test) and ops tests (keras/src/ops/*_test.py),
+    ops-tests     of the installed version, from its source distribution: ferry harvest fetched them
+                  into the cache before this process started (keras_tests.py); run like pytest paths
+    pytest        test files or directories (a checkout of Keras's own tests; a user's own tests), run by pytest
                   in this process; a test that fails or errors is counted and the run goes on
                   (ferry harvest runs this process as a child of its own, in a scratch directory
                   and a sandbox: a test that exits, crashes or hangs is counted there, and a new
@@ -32,7 +35,7 @@ import warnings
 
 import numpy as np
 
-from ferry.extract import harvest_common, tfload
+from ferry.extract import harvest_common, keras_tests, tfload
 
 tf = tfload.load()  # first: before keras, which imports it too
 
@@ -40,7 +43,7 @@ import keras  # noqa: E402
 
 from ferry.extract import instrument_keras  # noqa: E402
 
-SUITES = ("docstrings", "applications")
+SUITES = ("docstrings", "applications", "layer-tests", "ops-tests")
 PROGRESS_EVERY = 10
 
 _FENCE = re.compile(r"```python\n(.*?)```", re.S)
@@ -59,13 +62,24 @@ def harvest(ferry, patterns, suites=None, pytest=None):
         warnings.simplefilter("ignore")
         h.recorder = recorder
         for suite in suites or ():
-            {"docstrings": _docstrings, "applications": _applications}[suite](h)
+            if suite in keras_tests.SUITES:
+                _keras_tests(h, suite)
+            else:
+                {"docstrings": _docstrings, "applications": _applications}[suite](h)
         for path in pytest or ():
             # importlib: a checkout of Keras's source tree holds a "keras" package that must not
             # shadow the installed one the instrumentation is in
             h.pytest(path, _seed, import_mode="importlib")
         h.check()
     return h.counts()
+
+
+def _keras_tests(h, suite):
+    files = keras_tests.files(suite)
+    if not files:  # not fetched: ferry harvest has said why
+        h.ferry.skip(f"Keras's {suite} are not in the cache {keras_tests.cache_dir()!r}", suite)
+        return
+    h.pytest(files, _seed, import_mode="importlib", suite=suite)
 
 
 def _seed():

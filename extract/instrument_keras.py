@@ -17,7 +17,9 @@ Each record (lib/record.h's form, without "id") goes to sink(record) as a dict:
   mask, training=...) when there are any.
 - keras.ops functions, kind "op": op is the public name ("keras.ops.matmul"); inputs are the
   positional arguments, params the keyword arguments. Only calls given a tensor (or array) are
-  recorded: keras.ops.ones((2, 3)) makes a test's input, it is not a usage of an operator.
+  recorded: keras.ops.ones((2, 3)) makes a test's input, it is not a usage of an operator; nor are
+  the SETUP functions, with which tests build, convert and inspect their inputs and outputs
+  (convert_to_tensor, convert_to_numpy, shape, ...): they are counted under their own reason.
 - outputs are the dtypes and shapes of what the call returned; library_version is Keras's version;
   source is the recorder's current source with "file" and "line" of the call site (the first frame
   outside Keras's own plumbing) unless the source names them.
@@ -70,6 +72,14 @@ _KERAS_PARENT = os.path.dirname(_KERAS_DIR)
 _TF_DIR = os.path.dirname(os.path.abspath(tf.__file__))
 # Keras code whose calls are model code (test knowledge), not machinery.
 _KNOWLEDGE_DIRS = tuple(os.path.join(_KERAS_DIR, "src", d) + os.sep for d in ("applications",))
+# keras.ops functions that tests call to build, convert or inspect values, not as operators: never
+# recorded (a model converter meets them as no operator, or as an identity); counted by reason, in
+# the words instrument_torch uses for the same kinds of call.
+SETUP = {f"keras.ops.{n}": why for why, names in (
+    ("set-up: tensor construction", ("convert_to_tensor", "array")),
+    ("set-up: copy or detach", ("copy",)),
+    ("set-up: conversion out of Keras", ("convert_to_numpy",)),
+    ("shape query", ("shape", "ndim", "size", "dtype", "is_tensor"))) for n in names}
 # The instrumentation's own files.
 _HERE = (os.path.abspath(__file__), recorder.FILE)
 
@@ -184,6 +194,8 @@ class Recorder(recorder.Recorder):
             site = recorder.call_site(frame, _in_keras_for_op)
             if site is None:
                 return None
+            if op in SETUP:
+                return self.drop(SETUP[op])
             return self.guard(self._encode_op_call, op, args, kwargs, site)
         wrapper = self.wrap(original, intercept)
         wrapper.__ferry_original__ = original

@@ -14,6 +14,8 @@
  * which the engine (extract/harvest.h) starts, sandboxes, watches and restarts after a test that
  * takes its process down. This file parses the options, shows progress and prints the summary; a
  * harvest that ends early says so and exits non-zero. */
+#include "py.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +41,12 @@ static const char usage[] =
 	"                 inputs of every module) and nn (common_nn's module and criterion tests);\n"
 	"                 and pytest files or directories, run under the instrumentation\n"
 	"  keras          Keras's layer and keras.ops instances: the suites docstrings (the examples in\n"
-	"                 the documentation of every public layer and op) and applications (every\n"
-	"                 keras.applications architecture, built with weights=None); and pytest files\n"
-	"                 or directories (a checkout of Keras's own layer tests), run under the\n"
+	"                 the documentation of every public layer and op), applications (every\n"
+	"                 keras.applications architecture, built with weights=None), layer-tests and\n"
+	"                 ops-tests (Keras's own tests of the installed version, from its source\n"
+	"                 distribution on the package index, downloaded once into $FERRY_CACHE, default\n"
+	"                 ~/.cache/ferry, and checked by hash; offline, the rest is harvested); and\n"
+	"                 pytest files or directories (a checkout of Keras's tests), run under the\n"
 	"                 instrumentation\n";
 
 static const char more[] =
@@ -53,7 +58,7 @@ static const char more[] =
 	"in CORPUS.partial and exits non-zero (130 on Ctrl-C).\n";
 
 
-static const char *output;
+static const char *output, *keras_tests;
 static struct opts_list patterns, suites, pytest;
 static double timeout;
 static int no_sandbox, quiet;
@@ -67,12 +72,50 @@ static const struct opt options[] = {
 	OPT_LIST('p', "pytest", "PATH",
 		 "torch, keras: run the pytest tests of PATH, a file or a directory, and record\n"
 		 "what they call (repeatable); a test that fails does not stop the harvest", &pytest),
+	OPT_STRING(0, "keras-tests", "SET", "keras: which of Keras's own test files layer-tests and ops-tests\n"
+		   "run: default, all, or comma-separated globs under keras/src ('layers/core/*')",
+		   &keras_tests),
 	OPT_SECONDS('t', "timeout", "SECS", "a test that runs longer is stopped and counted as crashed (default 300)",
 		    &timeout),
 	OPT_FLAG(0, "no-sandbox", "run the tests without bubblewrap's read-only sandbox", &no_sandbox),
 	OPT_FLAG('q', "quiet", "no progress line", &quiet),
 	OPT_END(),
 };
+
+/* keras: Keras's own tests come from its source distribution, fetched here (extract/keras_tests.py),
+ * in this process, before any child runs: the sandboxed children have no business reaching the
+ * network. Where they cannot be had, one line says why and the rest is harvested. */
+static int fetch_keras_tests(struct err *e)
+{
+	struct buf names = BUF_INIT;
+	const char *args[2];
+	char *msg = NULL;
+	int r = -1;
+
+	/* the suites as a JSON list; a suite name with a quote or a backslash is no known suite */
+	buf_addc(&names, '[');
+	for (size_t i = 0; i < suites.n; i++)
+		if (!strpbrk(suites.v[i], "\"\\"))
+			buf_addf(&names, "%s\"%s\"", names.len > 1 ? "," : "", suites.v[i]);
+	buf_addc(&names, ']');
+	args[0] = names.data;
+	args[1] = pytest.n ? "1" : "0";
+	if (keras_tests && setenv("FERRY_KERAS_TESTS", keras_tests, 1) < 0) {
+		err_errno(e, EXIT_ENV, "setenv");
+		goto out;
+	}
+	if (py_start(cmd_python(), 0, e) < 0 ||
+	    !(msg = py_call_strings("ferry.extract.keras_tests", "prepare", args, 2,
+				    "cannot prepare Keras's tests", e)))
+		goto out;
+	if (*msg)
+		cmd_warn("%s", msg);
+	r = 0;
+out:
+	free(msg);
+	buf_release(&names);
+	return r;
+}
 
 /* The progress line, and the label of the suite it is about. */
 struct show {
@@ -215,6 +258,10 @@ static int cmd_harvest(int argc, char **argv)
 		code = cmd_usage_error(&cmd_harvest_entry, "unknown source '%s' (known: onnx, torch, keras)", source);
 		goto out;
 	}
+	if (keras_tests && strcmp(source, "keras")) {
+		code = cmd_usage_error(&cmd_harvest_entry, "--keras-tests is for source 'keras'");
+		goto out;
+	}
 	if (!has_suites && (suites.n || pytest.n)) {
 		code = cmd_usage_error(&cmd_harvest_entry, "source '%s' takes no --suite or --pytest", source);
 		goto out;
@@ -233,6 +280,10 @@ static int cmd_harvest(int argc, char **argv)
 	if (!fs_exists(cmd_python())) {
 		err_set(&e, EXIT_ENV, "no Python interpreter at '%s' (run scripts/setup, or set FERRY_PYTHON)",
 			cmd_python());
+		code = cmd_error(&e);
+		goto out;
+	}
+	if (!strcmp(source, "keras") && fetch_keras_tests(&e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}

@@ -284,7 +284,7 @@ def wrap(record_json, outdir):
             if wrong:
                 raise TypeError(f"a {plan.op} of dtype policy {policy} computes {wrong[0]}: Keras casts the input")
     except Exception as e:  # a bad record or a rejection by Keras: either way the instance is invalid
-        return {"status": "invalid", "reason": _message(e)}
+        return {"status": "invalid", "reason": _whole(e)}
     os.makedirs(outdir, exist_ok=True)
     meta = {"id": record.get("id"), "op": record["op"], "kind": record["kind"], "random": random,
             "inputs": [_save(outdir, "input", f"in_{k}", k, x) for k, x in enumerate(inputs)],
@@ -352,17 +352,16 @@ def _undefined_domain(plan, inputs):
     return None
 
 
+def _whole(e):
+    """Keras's message whole, its terminal escapes taken out: its first line ("Exception
+    encountered when calling Dense.call().") never holds the cause; a report may shorten it."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(e).__name__}: {e}").strip()
+    return text or type(e).__name__
+
+
 def _one_line(e):
     text = f"{type(e).__name__}: {e}".strip().splitlines()
     return text[0][:300] if text else type(e).__name__
-
-
-def _message(e):
-    """Keras's whole message on one line, its ANSI escapes left out: the first line of a Keras error
-    ("Exception encountered when calling Conv1D.call().") never holds the cause."""
-    text = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(e).__name__}: {e}")
-    text = " ".join(line.strip() for line in text.splitlines() if line.strip())
-    return text[:2000] if text else type(e).__name__
 
 
 def _same(a, b):

@@ -30,7 +30,7 @@ contains "... and shape queries among them" "$out" "shape query"
 expect_exit 4 "a test file that fails to import: no instance" -- "$FERRY" harvest torch -q --no-sandbox \
 	--pytest "$data/test_broken_import.py" -o broken.jsonl
 contains "... because it failed to import, with the error" "$err" \
-	"1 test file failed to import (ModuleNotFoundError: No module named 'ferry_no_such_module_for_the_test')"
+	"1 test file failed to import (test_broken_import.py: ModuleNotFoundError: No module named 'ferry_no_such_module_for_the_test')"
 
 expect_exit 4 "tests that made instances none of the patterns keep: no instance" -- "$FERRY" harvest torch -q \
 	--no-sandbox --pytest "$top_srcdir/tests/data/torch/test_small.py" -f 'torch.no_such_op' -o small.jsonl
