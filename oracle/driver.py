@@ -49,7 +49,8 @@ is run again): an exception whose message begins "ferry: " (how a template or ad
 could not make what the frontend takes, e.g. templates/torch.py's NotSerialized, "ferry: PyTorch could
 not make the export model: ..."; its stage is "wrap": what the template recorded at wrap, the same on
 every run), and a missing file of the test directory (FileNotFoundError naming a path inside it). An
-exception outside the stages (an unreadable meta.json or input) is ferry's too. Messages meaning "the frontend does not support this" are told apart by the C side with the patterns in
+exception outside the stages (an unreadable meta.json or input) is ferry's too. Messages meaning "the
+frontend does not support this" are told apart by the C side with the patterns in
 oracle/unsupported/<NAME>.txt.
 """
 
