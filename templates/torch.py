@@ -375,7 +375,8 @@ def _first_guess(shapes, outputs, values):
 
 def _assignments(guess, sizes):
     """The assignments of the unknown dimensions to try, the first guess first, then each dimension
-    over the call's known sizes (its guess first), at most RESOLVE_TRIES in all."""
+    over the call's known sizes (its tensors' and outputs' sizes, its positive integer arguments;
+    its guess first), at most RESOLVE_TRIES in all."""
     import itertools
 
     choices = [[g] + [s for s in sizes if s != g] for g in guess]
@@ -430,6 +431,29 @@ def _fits(record, weights, outputs):
                for t, shape in zip(got, outputs))
 
 
+def _int_arguments(record):
+    """The positive integers among the call's arguments (an nn.Linear's in_features, a view's sizes):
+    sizes an unknown dimension may have to take that no tensor shows."""
+    found = set()
+
+    def walk(tagged):
+        tag, body = next(iter(tagged.items()))
+        if tag == "int" and isinstance(body, int) and 0 < body <= 1 << 16:
+            found.add(body)
+        elif tag in ("list", "tuple"):
+            for v in body:
+                walk(v)
+        elif tag == "dict" and isinstance(body, dict):
+            for v in body.values():
+                if isinstance(v, dict) and len(v) == 1:
+                    walk(v)
+    for v in record.get("inputs", []):
+        walk(v)
+    for v in record.get("params", {}).values():
+        walk(v)
+    return found
+
+
 def resolve_shapes(record, weights="constant"):
     """(record, filled): the record with every unknown dimension of the call's tensors resolved
     together, and {place: shape} of the tensors that had one ({} and the record itself where none
@@ -444,7 +468,8 @@ def resolve_shapes(record, weights="constant"):
     values = [len(body["values"]) if "values" in body else None for _, body in places]
     outputs = [body["shape"] for _, body in _tensor_places({"list": record.get("outputs", [])}, "", [])]
     guess = _first_guess(shapes, outputs, values)
-    sizes = sorted({d for shape in shapes + outputs for d in shape if d is not None} | {BATCH, UNKNOWN})
+    sizes = sorted({d for shape in shapes + outputs for d in shape if d is not None} | {BATCH, UNKNOWN}
+                   | _int_arguments(record))
     chosen = guess
     for assignment in _assignments(guess, sizes):
         if _fits(_substitute(record, assignment), weights, outputs):

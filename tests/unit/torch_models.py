@@ -233,6 +233,13 @@ got, meta, d = wrap(r)
 ok(got["status"] == "ok" and saved(d, meta) == [(4, 6), (6,)],
    f"sizes no input knows come from the recorded output's shape ({got}, {saved(d, meta)})")
 
+r = record("torch.nn.Linear", [t("float32", [None, None])], {"in_features": {"int": 3}, "out_features": {"int": 4}},
+           kind="module")
+r["outputs"] = [t("float32", [5, 4])]
+got, meta, d = wrap(r)
+ok(got["status"] == "ok" and saved(d, meta) == [(5, 3)] and saved(d, meta, "outputs") == [(5, 4)],
+   f"nn.Linear: the features its weight wants (an int argument), the batch of its recorded output ({got}, {saved(d, meta)})")
+
 got, meta, d = wrap(record("torch.add", [t("float32", [2, 3]), t("float32", [3])]))
 ok(got["status"] == "ok" and "filled_shapes" not in meta, "a record with every dimension known: no filled_shapes")
 
