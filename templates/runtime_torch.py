@@ -136,8 +136,10 @@ def ferry_tensor(seed, key, dtype, shape, bounds):
     """Deterministic data for a tensor whose values the record did not keep: uniform in bounds
     ([lo, hi]) when given, else standard normal floats, small integers, random bools. seed comes from
     the instance id; key (a list of small integers) tells the tensors of an instance apart."""
+    if any(not isinstance(d, int) for d in shape):
+        # an unknown dimension is the template's to resolve, with the call's other tensors
+        raise ValueError(f"a tensor of shape {shape}: every dimension must be known")
     rng = np.random.default_rng([seed, *key])
-    shape = [1 if d is None else d for d in shape]
     target = ferry_dtype(dtype)
     if target == torch.bool:
         array = rng.integers(0, 2, size=shape).astype(bool)

@@ -23,7 +23,8 @@ wrap() writes a test directory:
                     names), "inputs", "outputs"} in the form ferry.oracle.driver
                     reads ("stored" where numpy cannot hold the dtype: bfloat16 and float8 as
                     float32, complex32 as complex64), and "torchscript" and "export": the file, or
-                    null with "torchscript_error" / "export_error" saying why it is missing
+                    null with "torchscript_error" / "export_error" saying why it is missing;
+                    "filled_shapes" where the record left dimensions unknown (resolve_shapes)
 reproducer_test() gives the same module and inputs as lines of a standalone script for a bug report
 (ferry/oracle/reproducer.py assembles it; this module imports nothing of ferry.oracle).
 
@@ -78,9 +79,13 @@ class _Plan:
     constructor arguments and state. weights is "constant" (a weight is a buffer of the module, as
     in a real model) or "input" (every tensor is a forward input, --weights input)."""
 
-    def __init__(self, record, weights="constant"):
+    def __init__(self, record, weights="constant", resolve=True):
         if weights not in WEIGHTS:
             raise ValueError(f"weights must be one of {WEIGHTS}, not {weights!r}")
+        # the record with concrete shapes: its unknown dimensions resolved together (resolve_shapes)
+        self.filled = {}
+        if resolve:
+            record, self.filled = resolve_shapes(record, weights)
         self.record = record
         self.op = record["op"]
         self.kind = record["kind"]
@@ -133,7 +138,11 @@ class _Plan:
     def meta(self):
         """How the module was made, for meta.json: which arguments are data (positions, keyword
         names) and whether the others' tensors are constants or inputs."""
-        return {"weights": self.weights, "data": sorted(self.data, key=lambda k: (isinstance(k, str), k))}
+        meta = {"weights": self.weights, "data": sorted(self.data, key=lambda k: (isinstance(k, str), k))}
+        if self.filled:
+            # the record's unknown dimensions, as the template fixed them (a deviation from the record)
+            meta["filled_shapes"] = self.filled
+        return meta
 
     def build(self):
         """The module (FerryCall), made as ferry_build does in a reproducer."""
@@ -283,6 +292,193 @@ def _seed(record):
     identity = {k: record.get(k) for k in ("library", "op", "kind", "context", "params", "inputs", "outputs")}
     text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
     return int(hashlib.sha256(text.encode()).hexdigest()[:32], 16)
+
+
+# --- unknown dimensions ----------------------------------------------------------------------------------
+#
+# A record may leave a dimension unknown (None: a shape recorded without its sizes, a hand-written
+# record). Filling each such dimension alone (with 1) made (None, 3) with (2, None) into (1, 3) and
+# (2, 1): elementwise operators broadcast them, but those that tie dimensions (cat, matmul's inner
+# dimension, bmm, a convolution's channels against its weight) fail, and sizes are degenerate. So
+# the dimensions are resolved together, at wrap time, over every tensor of the call (data and
+# weights), and the record that builds the module holds the concrete shapes: the test directory, the
+# adapters (build) and a reproducer's literals make the same tensors. meta.json's "filled_shapes"
+# says which tensors were so fixed (a deviation from the record).
+
+BATCH = 2     # an unknown first dimension no other tensor knows (as the Keras template)
+UNKNOWN = 8   # any other unknown dimension no tensor knows
+RESOLVE_TRIES = 64  # assignments of the unknown dimensions tried on eager PyTorch at most
+
+
+def _tensor_places(tagged, where, out):
+    """Append (where, body) for each tagged tensor inside tagged (lists, tuples, plain dicts)."""
+    tag, body = next(iter(tagged.items()))
+    if tag == "tensor":
+        out.append((where, body))
+    elif tag in ("list", "tuple"):
+        for i, v in enumerate(body):
+            _tensor_places(v, f"{where}[{i}]", out)
+    elif tag == "dict" and not _special_dict(body):
+        for k, v in body.items():
+            _tensor_places(v, f"{where}[{k!r}]", out)
+    return out
+
+
+def _call_places(record):
+    """(where, body) of every tensor the module is made with: positional arguments, keywords (a
+    module's forward keywords in its context), a module's constructor arguments."""
+    out = []
+    for i, v in enumerate(record.get("inputs", [])):
+        _tensor_places(v, f"inputs[{i}]", out)
+    for k, v in sorted(record.get("context", {}).get("kwargs", {"dict": {}}).get("dict", {}).items()):
+        _tensor_places(v, f"kwargs[{k!r}]", out)
+    for k, v in sorted(record.get("params", {}).items()):
+        _tensor_places(v, f"params[{k!r}]", out)
+    return out
+
+
+def _first_guess(shapes, outputs, values):
+    """Each unknown dimension's most likely size, in the order of _unknowns: a tensor with kept values
+    whose one unknown dimension the number of values fixes; else the size another tensor of the call
+    has at the same position from the right (where an operator that broadcasts ties them; the
+    largest, as a size of 1 broadcasts to it); else the first dimension the first dimension
+    (batch) another tensor has; else what a recorded output has at that position from the right;
+    else BATCH or UNKNOWN, the same for every tensor."""
+    by_right, batches, out_right, out_batches = {}, [], {}, []
+    for source, right, batch in ((shapes, by_right, batches), (outputs, out_right, out_batches)):
+        for shape in source:
+            for j, d in enumerate(shape):
+                if d is not None:
+                    right.setdefault(len(shape) - 1 - j, []).append(d)
+            if len(shape) > 1 and shape[0] is not None:
+                batch.append(shape[0])
+    guess = []
+    for shape, count in zip(shapes, values):
+        missing = [j for j, d in enumerate(shape) if d is None]
+        known = math.prod(d for d in shape if d is not None)
+        for j in missing:
+            r = len(shape) - 1 - j
+            if count is not None and len(missing) == 1 and known and count % known == 0:
+                guess.append(count // known)
+            elif by_right.get(r):
+                guess.append(max(by_right[r]))
+            elif j == 0 and len(shape) > 1 and batches:
+                guess.append(batches[0])
+            elif out_right.get(r):
+                guess.append(max(out_right[r]))
+            elif j == 0 and len(shape) > 1 and out_batches:
+                guess.append(out_batches[0])
+            else:
+                guess.append(BATCH if j == 0 and len(shape) > 1 else UNKNOWN)
+    return guess
+
+
+def _assignments(guess, sizes):
+    """The assignments of the unknown dimensions to try, the first guess first, then each dimension
+    over the call's known sizes (its tensors' and outputs' sizes, its positive integer arguments;
+    its guess first), at most RESOLVE_TRIES in all."""
+    import itertools
+
+    choices = [[g] + [s for s in sizes if s != g] for g in guess]
+    return itertools.islice(itertools.product(*choices), RESOLVE_TRIES)
+
+
+def _with_shapes(tagged, fill):
+    """A copy of a tagged value whose tensors' shapes are fill(body)'s."""
+    tag, body = next(iter(tagged.items()))
+    if tag == "tensor":
+        return {"tensor": {**body, "shape": fill(body)}}
+    if tag in ("list", "tuple"):
+        return {tag: [_with_shapes(v, fill) for v in body]}
+    if tag == "dict" and not _special_dict(body):
+        return {"dict": {k: _with_shapes(v, fill) for k, v in body.items()}}
+    return tagged
+
+
+def _substitute(record, assignment):
+    """A copy of record whose tensors' unknown dimensions take assignment's sizes, in _call_places
+    order (that of _tensor_places over inputs, forward keywords, constructor arguments)."""
+    sizes = iter(assignment)
+
+    def fill(body):
+        return [next(sizes) if d is None else d for d in body["shape"]]
+    out = dict(record)
+    out["inputs"] = [_with_shapes(v, fill) for v in record.get("inputs", [])]
+    context = record.get("context", {})
+    if "kwargs" in context:
+        kwargs = context["kwargs"].get("dict", {})
+        filled = {k: _with_shapes(kwargs[k], fill) for k in sorted(kwargs)}
+        out["context"] = {**context, "kwargs": {"dict": {k: filled[k] for k in kwargs}}}
+    if "params" in record:
+        params = record["params"]
+        filled = {k: _with_shapes(params[k], fill) for k in sorted(params)}
+        out["params"] = {k: filled[k] for k in params}
+    return out
+
+
+def _fits(record, weights, outputs):
+    """Whether eager PyTorch runs the record's module on its inputs, giving tensors of the recorded
+    outputs' shapes where the record knows them."""
+    try:
+        plan = _Plan(record, weights, resolve=False)
+        with torch.no_grad():
+            got = ferry_flatten(plan.build()(*plan.inputs()))
+    except Exception:
+        return False
+    if len(got) != len(outputs):
+        return True  # the outputs cannot be matched up: the run alone decides
+    return all(len(t.shape) == len(shape) and all(d is None or d == e for d, e in zip(shape, t.shape))
+               for t, shape in zip(got, outputs))
+
+
+def _int_arguments(record):
+    """The positive integers among the call's arguments (an nn.Linear's in_features, a view's sizes):
+    sizes an unknown dimension may have to take that no tensor shows."""
+    found = set()
+
+    def walk(tagged):
+        tag, body = next(iter(tagged.items()))
+        if tag == "int" and isinstance(body, int) and 0 < body <= 1 << 16:
+            found.add(body)
+        elif tag in ("list", "tuple"):
+            for v in body:
+                walk(v)
+        elif tag == "dict" and isinstance(body, dict):
+            for v in body.values():
+                if isinstance(v, dict) and len(v) == 1:
+                    walk(v)
+    for v in record.get("inputs", []):
+        walk(v)
+    for v in record.get("params", {}).values():
+        walk(v)
+    return found
+
+
+def resolve_shapes(record, weights="constant"):
+    """(record, filled): the record with every unknown dimension of the call's tensors resolved
+    together, and {place: shape} of the tensors that had one ({} and the record itself where none
+    had). The first guess (_first_guess) is kept when eager PyTorch runs the operator on it with the
+    recorded outputs' shapes; else the first assignment that does; else the first guess, for eager
+    PyTorch to reject with its own message."""
+    places = _call_places(record)
+    unknown = [(where, body) for where, body in places if None in body["shape"]]
+    if not unknown:
+        return record, {}
+    shapes = [body["shape"] for _, body in places]
+    values = [len(body["values"]) if "values" in body else None for _, body in places]
+    outputs = [body["shape"] for _, body in _tensor_places({"list": record.get("outputs", [])}, "", [])]
+    guess = _first_guess(shapes, outputs, values)
+    sizes = sorted({d for shape in shapes + outputs for d in shape if d is not None} | {BATCH, UNKNOWN}
+                   | _int_arguments(record))
+    chosen = guess
+    for assignment in _assignments(guess, sizes):
+        if _fits(_substitute(record, assignment), weights, outputs):
+            chosen = list(assignment)
+            break
+    resolved = _substitute(record, chosen)
+    filled = {where: body["shape"] for where, body in _call_places(resolved)
+              if where in {w for w, _ in unknown}}
+    return resolved, filled
 
 
 def build(record, weights="constant"):
@@ -672,6 +868,7 @@ def reproducer_test(record_json, testdir):
             meta = json.load(f)
     random = meta.get("random", False)
     plan = _Plan(record, meta.get("weights", "input"))
+    record = plan.record  # its unknown dimensions resolved: the literals hold the shapes the test has
 
     if plan.kind == "module":
         params = "{" + ", ".join(f"{k!r}: {_lit(v, [1000 + i])}" for i, (k, v) in enumerate(plan.params.items())) + "}"

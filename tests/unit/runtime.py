@@ -164,6 +164,11 @@ if "torch" in RUNTIMES:
     u = runtime_torch.ferry_tensor(seed, [1], "int64", [3], [0, 9])
     ok(np.array_equal(u.numpy(), np.load(os.path.join(out, "input_1.npy"))) and int(u.min()) >= 0 and int(u.max()) <= 9,
        "torch: an integer tensor, in its bounds, as the template wrote it")
+    try:  # the template resolves unknown dimensions with the call's other tensors; the runtime never guesses
+        runtime_torch.ferry_tensor(seed, [0], "float32", [None, 3], None)
+        ok(False, "torch: a tensor with an unknown dimension is refused, not filled with 1")
+    except ValueError:
+        ok(True, "torch: a tensor with an unknown dimension is refused, not filled with 1")
     problems = runtime_torch.ferry_compare([torch.tensor([1.0, 2.0])], [torch.tensor([1.0, 3.0])], 1e-3, 1e-3)
     ok(len(problems) == 1 and problems[0].splitlines()[2].split()[:3] == ["[1]", "2.0", "3.0"],
        f"torch: compare shows got and want {problems}")

@@ -10,6 +10,7 @@ import shutil
 import tempfile
 import warnings
 
+import numpy as np
 import torch
 
 warnings.simplefilter("ignore")
@@ -180,6 +181,67 @@ for op, inputs in (("torch.empty", [{"int": 3}, {"int": 4}]), ("torch.empty_like
        f"{op}: compared by shape and dtype only, with the reason ({got}, {meta.get('random_reason')})")
 got, meta, _ = wrap(record("torch.zeros_like", [t("float32", [2, 3])]))
 ok(got.get("random") is False and "random_reason" not in meta, "zeros_like is compared by value")
+
+# --- unknown dimensions, resolved together ---------------------------------------------------------------
+# A record may leave dimensions unknown (None). They are resolved across the call's tensors at wrap
+# time, not each alone as 1 ((None, 3) with (2, None) was (1, 3) with (2, 1), which cat, matmul's
+# inner dimension and a convolution's channels reject), and the test directory, build() and the
+# reproducer's literals hold the same concrete shapes.
+
+
+def saved(d, meta, which="inputs"):
+    return [tuple(np.load(os.path.join(d, e["files"][0])).shape) for e in meta.get(which, [])]
+
+
+got, meta, d = wrap(record("torch.add", [t("float32", [None, 3]), t("float32", [2, None])]))
+ok(got["status"] == "ok" and saved(d, meta) == [(2, 3), (2, 3)],
+   f"torch.add (None, 3) with (2, None): both (2, 3), each size from the other ({got}, {saved(d, meta)})")
+ok(meta.get("filled_shapes") == {"inputs[0]": [2, 3], "inputs[1]": [2, 3]},
+   f"meta.json's filled_shapes names the tensors so fixed ({meta.get('filled_shapes')})")
+test = template_torch.reproducer_test(open(os.path.join(d, "record.json")).read(), d)["test"]
+ok("ferry_tensor(SEED, [0], 'float32', [2, 3], None)" in test and "None, 3]" not in test and "2, None]" not in test,
+   "the reproducer's literals hold the resolved shapes")
+module, inputs = template_torch.load_testdir(d)
+ok([tuple(x.shape) for x in inputs] == [(2, 3), (2, 3)], "build() (the adapters' path) makes the same shapes")
+
+got, meta, d = wrap(record("torch.cat", [{"list": [t("float32", [None, 3]), t("float32", [2, None])]}]))
+ok(got["status"] == "ok" and saved(d, meta) == [(2, 3), (2, 3)] and saved(d, meta, "outputs") == [(4, 3)],
+   f"torch.cat of (None, 3) and (2, None): (2, 3) twice, concatenated to (4, 3) ({got}, {saved(d, meta)})")
+
+got, meta, d = wrap(record("torch.matmul", [t("float32", [3, None]), t("float32", [None, 5])]))
+shapes = saved(d, meta)
+ok(got["status"] == "ok" and len(shapes) == 2 and shapes[0][1] == shapes[1][0] and shapes[0][1] > 1
+   and saved(d, meta, "outputs") == [(3, 5)],
+   f"torch.matmul (3, None) @ (None, 5): the inner dimensions agree, not degenerate ({got}, {shapes})")
+
+got, meta, d = wrap(record("torch.bmm", [t("float32", [None, 3, None]), t("float32", [4, None, 5])]))
+shapes = saved(d, meta)
+ok(got["status"] == "ok" and len(shapes) == 2 and shapes[0][0] == shapes[1][0] == 4 and shapes[0][2] == shapes[1][1],
+   f"torch.bmm: the batch from the other operand, the inner dimensions agree ({got}, {shapes})")
+
+got, meta, d = wrap(record("torch.nn.functional.conv2d", [t("float32", [1, None, 8, 8]), t("float32", [4, 3, 3, 3])]))
+ok(got["status"] == "ok" and saved(d, meta) == [(1, 3, 8, 8)],
+   f"F.conv2d: the input's unknown channels are the constant weight's ({got}, {saved(d, meta)})")
+
+got, meta, d = wrap(record("torch.reshape", [t("int64", [None, 2], [1, 2, 3, 4, 5, 6]), {"tuple": [{"int": -1}]}]))
+ok(got["status"] == "ok" and saved(d, meta) == [(3, 2)],
+   f"a tensor with kept values: its number of values fixes the unknown dimension ({got}, {saved(d, meta)})")
+
+r = record("torch.add", [t("float32", [None, None]), t("float32", [None])])
+r["outputs"] = [t("float32", [4, 6])]
+got, meta, d = wrap(r)
+ok(got["status"] == "ok" and saved(d, meta) == [(4, 6), (6,)],
+   f"sizes no input knows come from the recorded output's shape ({got}, {saved(d, meta)})")
+
+r = record("torch.nn.Linear", [t("float32", [None, None])], {"in_features": {"int": 3}, "out_features": {"int": 4}},
+           kind="module")
+r["outputs"] = [t("float32", [5, 4])]
+got, meta, d = wrap(r)
+ok(got["status"] == "ok" and saved(d, meta) == [(5, 3)] and saved(d, meta, "outputs") == [(5, 4)],
+   f"nn.Linear: the features its weight wants (an int argument), the batch of its recorded output ({got}, {saved(d, meta)})")
+
+got, meta, d = wrap(record("torch.add", [t("float32", [2, 3]), t("float32", [3])]))
+ok(got["status"] == "ok" and "filled_shapes" not in meta, "a record with every dimension known: no filled_shapes")
 
 shutil.rmtree(work, ignore_errors=True)
 print(f"1..{len(results)}")
