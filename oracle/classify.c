@@ -1,6 +1,7 @@
 /* classify.c: the per-frontend "unsupported" patterns (see classify.h). */
 #include "classify.h"
 #include "buf.h"
+#include "fsutil.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -137,4 +138,54 @@ bool classify_match(const struct classify *c, const char *message, const struct 
 		}
 	}
 	return false;
+}
+
+int classify_load_frontend(struct classify *c, const char *frontend, struct err *e)
+{
+	char *dir = fs_python_dir(), *path = xasprintf("%s/ferry/oracle/unsupported/%s.txt", dir, frontend);
+	int r = 0;
+
+	if (fs_exists(path))
+		r = classify_load(c, path, e);
+	free(path);
+	free(dir);
+	if (r == 0 && getenv("FERRY_ADAPTERS")) {
+		char *dirs = xstrdup(getenv("FERRY_ADAPTERS")), *save = NULL;
+
+		for (char *d = strtok_r(dirs, ":", &save); d && r == 0; d = strtok_r(NULL, ":", &save)) {
+			path = xasprintf("%s/unsupported/%s.txt", d, frontend);
+			if (fs_exists(path))
+				r = classify_load(c, path, e);
+			free(path);
+		}
+		free(dirs);
+	}
+	return r;
+}
+
+int classify_matched_line(const struct classify *c, const char *type, const char *message, struct buf *out)
+{
+	struct buf line = BUF_INIT;
+	const char *p = message;
+	int first = 1, found = 0;
+
+	while (p && *p && !found) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		buf_reset(&line);
+		if (first && type && *type)
+			buf_addf(&line, "%s: ", type);
+		buf_add(&line, p, len);
+		if (!blank(line.data) && classify_match(c, line.data, NULL)) {
+			size_t lead = strspn(p, " \t-*"); /* a list's bullet ("-- No conversion rule ...") */
+
+			buf_add(out, p + (lead < len ? lead : 0), lead < len ? len - lead : len);
+			found = 1;
+		}
+		first = 0;
+		p = nl ? nl + 1 : NULL;
+	}
+	buf_release(&line);
+	return found;
 }

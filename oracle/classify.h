@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "buf.h"
 #include "err.h"
 
 struct classify_pattern {
@@ -48,5 +49,15 @@ int classify_load(struct classify *c, const char *path, struct err *e);
  * *which points to the first that matches (borrowed from c), for a report to name its file and
  * line. */
 bool classify_match(const struct classify *c, const char *message, const struct classify_pattern **which);
+
+/* A frontend's patterns: ferry's own (ferry/oracle/unsupported/FRONTEND.txt) and those beside an
+ * adapter of the user's ($FERRY_ADAPTERS/unsupported/FRONTEND.txt). A file that is missing is fine. */
+int classify_load_frontend(struct classify *c, const char *frontend, struct err *e);
+
+/* The line of message (type: the exception type, prefixed to the first line as the worker matched
+ * it) that a pattern matches, into out without its newline: what the frontend said it lacks, which a
+ * cascade of failures after it (a later translator that then fails) must not hide. 0 when no single
+ * line matches. */
+int classify_matched_line(const struct classify *c, const char *type, const char *message, struct buf *out);
 
 #endif

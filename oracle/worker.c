@@ -389,8 +389,6 @@ static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
 static int start(struct worker *w, const char *frontend, char **version, struct err *e)
 {
 	PyObject *v;
-	char *dir, *path;
-	int r = 0;
 
 	if (!frontend) {
 		w->templates = PyDict_New(); /* new */
@@ -410,24 +408,7 @@ static int start(struct worker *w, const char *frontend, char **version, struct 
 	PyErr_Clear();
 	Py_XDECREF(v);
 	/* The frontend's "unsupported" patterns: ferry's own, and those beside an adapter of the user's. */
-	dir = fs_python_dir();
-	path = xasprintf("%s/ferry/oracle/unsupported/%s.txt", dir, frontend);
-	if (fs_exists(path))
-		r = classify_load(&w->unsupported, path, e);
-	free(path);
-	free(dir);
-	if (r == 0 && getenv("FERRY_ADAPTERS")) {
-		char *dirs = xstrdup(getenv("FERRY_ADAPTERS")), *save = NULL;
-
-		for (char *d = strtok_r(dirs, ":", &save); d && r == 0; d = strtok_r(NULL, ":", &save)) {
-			path = xasprintf("%s/unsupported/%s.txt", d, frontend);
-			if (fs_exists(path))
-				r = classify_load(&w->unsupported, path, e);
-			free(path);
-		}
-		free(dirs);
-	}
-	return r;
+	return classify_load_frontend(&w->unsupported, frontend, e);
 }
 
 int worker_serve(const char *frontend, struct err *e)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify.h"
 #include "cmd.h"
 #include "db.h"
 #include "dedup.h"
@@ -91,22 +92,35 @@ static int print_op(void *ctx, const struct db_op_failures *f, struct err *e)
 /* --- unsupported reasons ------------------------------------------------------------------------- */
 
 struct reason {
-	char *text;          /* the decisive line of its first test */
+	char *text;          /* the line a pattern matched (else the decisive line) of its first test */
 	struct strmap ops;   /* operator -> tests */
 	long long n;
 };
 
-/* One unsupported result joins the reason its decisive line, normalised, names. */
+struct reasons {
+	struct strmap by_key;       /* normalised reason -> struct reason */
+	struct classify patterns;   /* the frontend's, to find the line that earned "unsupported" */
+};
+
+/* One unsupported result joins the reason named by the line of its message that a pattern matches
+ * (what the frontend said it lacks: in OpenVINO's report, "No conversion rule found for aten.x" can
+ * come after a later translator's failure that it caused), normalised; else by its decisive line. */
 static int add_unsupported(void *ctx, const struct db_row *row, struct err *e)
 {
-	struct strmap *reasons = ctx;
+	struct reasons *all = ctx;
+	struct strmap *reasons = &all->by_key;
 	struct buf decisive = BUF_INIT, key = BUF_INIT;
 	struct strmap_entry *ent;
 	struct reason *r;
 	int created;
 
 	(void)e;
-	dedup_decisive(row->message, &decisive);
+	if (classify_matched_line(&all->patterns, row->exc_type, row->message, &key)) {
+		dedup_decisive(key.data, &decisive); /* the line, its status prefixes and locations dropped */
+		buf_reset(&key);
+	} else {
+		dedup_decisive(row->message, &decisive);
+	}
 	dedup_normalize(decisive.data ? decisive.data : "", &key);
 	ent = strmap_get(reasons, key.data ? key.data : "", &created);
 	if (created) {
@@ -132,13 +146,21 @@ static int by_count(const void *a, const void *b)
 /* "unsupported reasons": each reason once, with its tests and operators, the commonest first. */
 static int print_reasons(struct report *r, const char *fe, struct err *e)
 {
-	struct strmap reasons = STRMAP_INIT;
+	struct reasons all = { STRMAP_INIT, CLASSIFY_INIT };
+	struct strmap reasons;
 	struct reason **list;
+	struct err ignored = ERR_INIT;
 	size_t n = 0;
 	int ret = -1;
 
-	if (db_results_with(&r->db, fe, "unsupported", add_unsupported, &reasons, e) < 0)
+	/* Patterns that no longer load (a frontend gone, a user's file moved) only cost the matched line. */
+	if (classify_load_frontend(&all.patterns, fe, &ignored) < 0)
+		classify_release(&all.patterns);
+	if (db_results_with(&r->db, fe, "unsupported", add_unsupported, &all, e) < 0) {
+		reasons = all.by_key;
 		goto out;
+	}
+	reasons = all.by_key;
 	list = xcalloc(reasons.len + 1, sizeof(*list));
 	for (size_t i = 0; i < reasons.cap; i++)
 		if (reasons.slots[i].key)
@@ -181,6 +203,7 @@ out:
 		}
 	}
 	strmap_release(&reasons);
+	classify_release(&all.patterns);
 	return ret;
 }
 
