@@ -316,6 +316,30 @@ void dedup_decisive(const char *msg, struct buf *out)
 	buf_release(&fallback);
 }
 
+/* The operator as a bug names it: one operation however a library spells it. PyTorch offers the same
+ * ATen operation as torch.X, torch.Tensor.X, torch.functional.X and the in-place X_, which reach the
+ * frontend as one translator (a dunder such as __add__ keeps its underscores). Other libraries' names
+ * are left as they are. */
+static void canonical_op(const char *op, struct buf *out)
+{
+	static const char *const spellings[] = { "torch.Tensor.", "torch.functional.", "torch." };
+	size_t len;
+
+	for (size_t i = 0; op && i < sizeof(spellings) / sizeof(*spellings); i++) {
+		size_t n = strlen(spellings[i]);
+
+		if (!strncmp(op, spellings[i], n) && !strchr(op + n, '.')) {
+			op += n;
+			len = strlen(op);
+			if (len > 1 && op[len - 1] == '_' && op[len - 2] != '_')
+				len--;
+			buf_addf(out, "torch.%.*s", (int)len, op);
+			return;
+		}
+	}
+	buf_addf(out, "%s", op ? op : "?");
+}
+
 void dedup_signature(const struct failure *f, struct buf *out)
 {
 	const char *stage = f->stage ? f->stage : "-";
@@ -323,20 +347,24 @@ void dedup_signature(const struct failure *f, struct buf *out)
 
 	buf_addf(out, "%s|%s|%s|", f->frontend, f->outcome, stage);
 	if (o == OUTCOME_MISMATCH) {
-		buf_addf(out, "%s|%s", f->op, mismatch_kind(f->message));
+		canonical_op(f->op, out);
+		buf_addf(out, "|%s", mismatch_kind(f->message));
 	} else if (o == OUTCOME_CRASH && f->exc_type && !strncmp(f->exc_type, "signal ", 7)) {
-		buf_addf(out, "%s|%s", f->exc_type, f->op);
+		buf_addf(out, "%s|", f->exc_type);
+		canonical_op(f->op, out);
 	} else if (o == OUTCOME_CRASH) {
 		/* What decides: the operator, the exception and the message's decisive line (not its first:
 		 * OpenVINO opens most errors with a generic check location, torch.onnx with a step banner). */
 		struct buf decisive = BUF_INIT;
 
 		dedup_decisive(f->message, &decisive);
-		buf_addf(out, "%s|%s|%s|", f->exc_type ? f->exc_type : "-", f->frame ? f->frame : "-", f->op);
+		buf_addf(out, "%s|%s|", f->exc_type ? f->exc_type : "-", f->frame ? f->frame : "-");
+		canonical_op(f->op, out);
+		buf_addc(out, '|');
 		dedup_normalize(decisive.data ? decisive.data : "", out);
 		buf_release(&decisive);
 	} else {
-		buf_addf(out, "%s", f->op);
+		canonical_op(f->op, out);
 	}
 }
 

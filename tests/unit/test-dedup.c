@@ -129,7 +129,7 @@ int main(void)
 {
 	char *a, *b;
 
-	plan(19);
+	plan(22);
 	CHECK_STR(norm("node Conv_3 at 0x7ffd1234abcd failed: shape (1, 3, 224, 224) vs [2]"),
 		  "node Conv_3 at 0x# failed: shape (#, #, #, #) vs [#]",
 		  "numbers and addresses go; digits inside names stay");
@@ -151,6 +151,21 @@ int main(void)
 	free(b);
 	b = sig("crash", "compile", "Fail", "onnxruntime/capi/x.py:run", "Shape mismatch in node 'n1'", "Add");
 	ok(strcmp(a, b) != 0, "another message is another bug");
+	free(a);
+	free(b);
+	a = sig("crash", "compile", "OpConversionFailure", "-", "Slice `data` input can't be a scalar.", "torch.scatter_reduce");
+	b = sig("crash", "compile", "OpConversionFailure", "-", "Slice `data` input can't be a scalar.",
+		"torch.Tensor.scatter_reduce_");
+	is(a, b, "torch.X, torch.Tensor.X and the in-place X_ are one operation: one bug");
+	free(b);
+	b = sig("crash", "compile", "OpConversionFailure", "-", "Slice `data` input can't be a scalar.",
+		"torch.nn.functional.scatter_reduce");
+	ok(strcmp(a, b) != 0, "a torch.nn.functional name is another operation");
+	free(a);
+	free(b);
+	a = sig("crash", "compile", "E", "-", "bad", "torch.Tensor.__add__");
+	b = sig("crash", "compile", "E", "-", "bad", "torch.Tensor.__iadd__");
+	ok(strcmp(a, b) != 0, "a dunder keeps its underscores: __iadd__ is not __add__");
 	free(a);
 	free(b);
 	CHECK_STR(decisive("Check 'false' failed at src/frontends/common_translators/src/unconverted_ops_report.cpp:151:\n"
