@@ -151,12 +151,16 @@ def run(path, around, progress, stop=lambda: None, import_mode=None, extra_args=
     args += list(extra_args)
     saved_stdout, saved_argv = sys.stdout, sys.argv
     conftests = {name for name in sys.modules if name == "conftest" or name.endswith(".conftest")}
-    sys.stdout = sys.stderr
+    # pytest's own reporter (a dot per test, a line per file) would break ferry's progress line on the
+    # terminal: what ferry needs of it comes through the hooks above (counts, import failures)
+    quiet = open(os.devnull, "w")
+    sys.stdout = quiet
     sys.argv = paths[:1]
     try:
         pytest.main(args, plugins=[counter, Wrap()])
     finally:
         sys.stdout, sys.argv = saved_stdout, saved_argv
+        quiet.close()
         # a later path's "conftest" is its own project's, not this one's
         for name in [n for n in sys.modules if (n == "conftest" or n.endswith(".conftest")) and n not in conftests]:
             del sys.modules[name]
