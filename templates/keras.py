@@ -327,7 +327,7 @@ def _export_disagrees(outdir, meta, inputs, refs, random):
         out = loaded.serve([tf.constant(x.astype(bytes) if x.dtype == object else x) for x in inputs])
         got = [np.asarray(t) for t in keras.tree.flatten(out)]
     except Exception as e:  # the SavedModel does not even run in TensorFlow
-        return _one_line(e)
+        return _whole(e)
     problems = runtime_keras.ferry_compare(got, refs, ATOL, RTOL, random)
     return problems[0] if problems else None
 
@@ -354,14 +354,15 @@ def _undefined_domain(plan, inputs):
 
 def _whole(e):
     """Keras's message whole, its terminal escapes taken out: its first line ("Exception
-    encountered when calling Dense.call().") never holds the cause; a report may shorten it."""
+    encountered when calling Dense.call().") never holds the cause; a report may shorten it. Only a
+    message past WHOLE_MAX characters (a graph dump) is cut, and says so."""
     text = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(e).__name__}: {e}").strip()
+    if len(text) > WHOLE_MAX:
+        text = text[:WHOLE_MAX] + f" [... {len(text) - WHOLE_MAX} more characters]"
     return text or type(e).__name__
 
 
-def _one_line(e):
-    text = f"{type(e).__name__}: {e}".strip().splitlines()
-    return text[0][:300] if text else type(e).__name__
+WHOLE_MAX = 8000
 
 
 def _same(a, b):
@@ -403,7 +404,7 @@ def _serialize(outdir, model, inputs, meta):
         meta["saved_model"] = "saved_model"
     except Exception as e:  # Keras cannot export this layer: the frontends that read it skip it
         meta["saved_model"] = None
-        meta["saved_model_error"] = _one_line(e)
+        meta["saved_model_error"] = _whole(e)
         meta["tflite_error"] = "no SavedModel"
         return
     try:
@@ -412,7 +413,7 @@ def _serialize(outdir, model, inputs, meta):
             f.write(flatbuffer)
         meta["tflite"] = "model.tflite"
     except Exception as e:  # the converter rejects it: TVM's TFLite frontend has nothing to read
-        meta["tflite_error"] = _one_line(e)
+        meta["tflite_error"] = _whole(e)
 
 
 # --- what the adapters share ---------------------------------------------------------------------------

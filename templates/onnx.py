@@ -263,7 +263,7 @@ def wrap(record_json, outdir):
             warnings.simplefilter("ignore")
             record, plan, model, feeds, refs, random = _build(record_json)
     except Exception as e:  # a bad record or a rejection by onnx: either way the instance is invalid
-        return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip().splitlines()[0]}
+        return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     _write(outdir, record, plan, model, feeds, refs, random)
     result = {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
     undefined = _undefined_domain(plan.op_type, plan.domain, plan.stamped,

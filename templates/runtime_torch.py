@@ -254,7 +254,7 @@ def ferry_script(module, inputs):
     try:
         return torch.jit.freeze(traced.eval(), optimize_numerics=False), None
     except Exception as e:  # some traced graphs do not freeze: the unfrozen one is still a model
-        return traced, f"{type(e).__name__}: {e}".strip().splitlines()[0][:300]
+        return traced, f"{type(e).__name__}: {e}".strip()[:8000]
 
 
 def ferry_flatten(out):

@@ -38,6 +38,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import warnings
 
 import numpy as np
@@ -528,7 +529,7 @@ def wrap(record_json, outdir):
             except Exception:  # a guard that cannot judge these arguments leaves the test as it is
                 undefined = None
     except Exception as e:  # a bad record or a rejection by PyTorch: either way the instance is invalid
-        return {"status": "invalid", "reason": _one_line(e)}
+        return {"status": "invalid", "reason": _whole(e)}
     os.makedirs(outdir, exist_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -694,9 +695,17 @@ def _overflowed(plan, inputs, refs):
     return False
 
 
-def _one_line(e):
-    text = f"{type(e).__name__}: {e}".strip().splitlines()
-    return text[0][:300] if text else type(e).__name__
+def _whole(e):
+    """PyTorch's message whole, its terminal escapes taken out (torch.export puts the cause after a
+    first line of context); a report may shorten it. Only a message past WHOLE_MAX characters (a graph
+    dump) is cut, and says so."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(e).__name__}: {e}").strip()
+    if len(text) > WHOLE_MAX:
+        text = text[:WHOLE_MAX] + f" [... {len(text) - WHOLE_MAX} more characters]"
+    return text or type(e).__name__
+
+
+WHOLE_MAX = 8000
 
 
 def _clones(inputs):
@@ -767,7 +776,7 @@ def _serialize(outdir, plan, inputs, meta):
     except Exception as e:  # PyTorch cannot trace this operator: the TorchScript frontends skip it
         _remove(os.path.join(outdir, "model.ts"))
         meta["torchscript"] = None
-        meta["torchscript_error"] = _one_line(e)
+        meta["torchscript_error"] = _whole(e)
     try:
         exported = torch.export.export(plan.build(), tuple(_clones(inputs)))
         torch.export.save(exported, os.path.join(outdir, "model.pt2"))
@@ -776,7 +785,7 @@ def _serialize(outdir, plan, inputs, meta):
     except Exception as e:  # PyTorch cannot export this operator: the export frontends skip it
         _remove(os.path.join(outdir, "model.pt2"))
         meta["export"] = None
-        meta["export_error"] = _one_line(e)
+        meta["export_error"] = _whole(e)
 
 
 def _remove(path):

@@ -243,6 +243,11 @@ ok(got["status"] == "ok" and saved(d, meta) == [(5, 3)] and saved(d, meta, "outp
 got, meta, d = wrap(record("torch.add", [t("float32", [2, 3]), t("float32", [3])]))
 ok(got["status"] == "ok" and "filled_shapes" not in meta, "a record with every dimension known: no filled_shapes")
 
+# a library's message is kept whole: torch.export and Keras put the cause after a first line of context
+cause = ValueError("Exception encountered when calling X.call().\n\n\x1b[1mthe real cause\x1b[0m")
+ok("the real cause" in template_torch._whole(cause) and "\x1b" not in template_torch._whole(cause),
+   f"torch: a message kept whole ({template_torch._whole(cause)!r})")
+
 shutil.rmtree(work, ignore_errors=True)
 print(f"1..{len(results)}")
 for k, (good, name) in enumerate(results, 1):
