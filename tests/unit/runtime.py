@@ -254,6 +254,30 @@ if "torch" in RUNTIMES:
     ok(not rc.ferry_tie_output("torch.topk", 0, 2) and rc.ferry_tie_output("TopK", 1, 2)
        and not rc.ferry_tie_output("torch.max", 0, 1), "values outputs and one-output max have no tie rule")
 
+# an SVD's singular vectors are unique up to sign (a phase when complex): aligned, and nothing else
+if "torch" in RUNTIMES:
+    import torch
+
+    from ferry.templates import runtime_compare as rc_svd
+
+    torch.manual_seed(0)
+    a = torch.randn(2, 5, 3, dtype=torch.float64)
+    U, S, V = torch.svd(a)
+    ref = [U.numpy(), S.numpy(), V.numpy()]
+    flip = torch.tensor([1.0, -1.0, 1.0], dtype=torch.float64)
+    aligned = rc_svd.ferry_align_vectors("torch.svd", [(U * flip).numpy(), S.numpy(), (V * flip).numpy()], ref)
+    ok(all(np.allclose(x, y) for x, y in zip(aligned, ref)), "svd: vectors of the other sign are agreement")
+    aligned = rc_svd.ferry_align_vectors("torch.svd", [U[..., [1, 0, 2]].numpy(), S.numpy(), V.numpy()], ref)
+    ok(not np.allclose(aligned[0], ref[0]), "svd: vectors in another order still differ")
+    U2, S2, Vh = torch.linalg.svd(a)
+    ref2 = [U2.numpy(), S2.numpy(), Vh.numpy()]
+    got2 = [(U2 * torch.tensor([1.0, -1.0, 1.0, 1.0, -1.0], dtype=torch.float64)).numpy(), S2.numpy(),
+            (Vh * torch.tensor([-1.0, 1.0, 1.0], dtype=torch.float64)[:, None]).numpy()]
+    aligned = rc_svd.ferry_align_vectors("torch.linalg.svd", got2, ref2)
+    ok(all(np.allclose(x, y) for x, y in zip(aligned, ref2)), "linalg.svd: Vh's rows and a full U's completion")
+    got3 = [U.numpy().astype(np.float32), S.numpy(), V.numpy()]
+    ok(rc_svd.ferry_align_vectors("torch.svd", got3, ref)[0].dtype == np.float32, "svd: another dtype is left to the oracle")
+
 for k, (good, name) in enumerate(results, 1):
     if name.startswith("#"):
         print(name)
