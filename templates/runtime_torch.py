@@ -198,6 +198,22 @@ class FerryConst:
         return f"FerryConst({self.name or 'tensor'})"
 
 
+def ferry_fill(v, inputs, const):
+    """v with each FerrySlot k replaced by inputs[k] and each FerryConst c by const(c), through lists,
+    tuples and dicts: a call's arguments with its tensors in place."""
+    if isinstance(v, FerrySlot):
+        return inputs[v.k]
+    if isinstance(v, FerryConst):
+        return const(v)
+    if isinstance(v, list):
+        return [ferry_fill(x, inputs, const) for x in v]
+    if isinstance(v, tuple):
+        return tuple(ferry_fill(x, inputs, const) for x in v)
+    if isinstance(v, dict):
+        return {k: ferry_fill(x, inputs, const) for k, x in v.items()}
+    return v
+
+
 class FerryCall(torch.nn.Module):
     """One operator call: op(*args, **kwargs), with forward's inputs in the args' FerrySlots and the
     module's buffers in their FerryConsts; returns the tensors of the result, flattened, as a tuple."""
@@ -229,17 +245,7 @@ class FerryCall(torch.nn.Module):
 
     def forward(self, *inputs):
         def fill(v):
-            if isinstance(v, FerrySlot):
-                return inputs[v.k]
-            if isinstance(v, FerryConst):
-                return self._buffers[v.name]
-            if isinstance(v, list):
-                return [fill(x) for x in v]
-            if isinstance(v, tuple):
-                return tuple(fill(x) for x in v)
-            if isinstance(v, dict):
-                return {k: fill(x) for k, x in v.items()}
-            return v
+            return ferry_fill(v, inputs, lambda c: self._buffers[c.name])
         op = self.module if self.fn is None else self.fn
         return tuple(ferry_flatten(op(*fill(self.args), **fill(self.kwargs))))
 

@@ -54,6 +54,7 @@ from ferry.templates.runtime_torch import (  # noqa: F401
     ferry_build_module,
     ferry_dtype,
     ferry_feed,
+    ferry_fill,
     ferry_flatten,
     ferry_from_numpy,
     ferry_numpy,
@@ -603,19 +604,8 @@ def _uninitialised(op):
 
 def _call_tensors(plan, inputs):
     """The call's arguments with its tensors in place: (positional list, keyword dict)."""
-    def fill(v):
-        if isinstance(v, FerrySlot):
-            return inputs[v.k]
-        if isinstance(v, FerryConst):
-            return v.tensor
-        if isinstance(v, list):
-            return [fill(x) for x in v]
-        if isinstance(v, tuple):
-            return tuple(fill(x) for x in v)
-        if isinstance(v, dict):
-            return {k: fill(x) for k, x in v.items()}
-        return v
-    return fill(plan.args), fill(plan.kwargs)
+    return (ferry_fill(plan.args, inputs, lambda c: c.tensor),
+            ferry_fill(plan.kwargs, inputs, lambda c: c.tensor))
 
 
 def _is_int(v):
