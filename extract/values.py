@@ -143,7 +143,9 @@ def tensor(array, keep=None):
             category == "float" and array.size <= KEEP_INT and _whole(array.reshape(-1)))
     if keep:
         flat = array.reshape(-1)
-        if category == "bool":
+        if not flat.size:  # nothing to keep, whatever the dtype (an empty complex tensor too)
+            out["values"] = []
+        elif category == "bool":
             out["values"] = [bool(x) for x in flat]
         elif category == "int":
             out["values"] = [_int_json(x) for x in flat.tolist()]
