@@ -149,18 +149,18 @@ static void on_progress(void *ctx, long done, long total, const char *label)
 /* The counts: "tests" first as "tests read", then the others under their own names, the calls not
  * recorded last with their reasons, most frequent first; then the tests that took their process
  * down, each with its reason. */
-static void print_counts(FILE *fp, const struct harvest *h, const struct harvest_counts *counts)
+static void print_counts(FILE *fp, const struct harvest *h, const struct harvest_counts *counts, int w)
 {
 	size_t *idx, n, plen = strlen(HARVEST_NOT_RECORDED_BY);
 
 	for (size_t i = 0; i < counts->n; i++)
 		if (!strcmp(counts->keys[i], "tests"))
-			fprintf(fp, "  %-20s %ld\n", "tests read", counts->vals[i]);
+			fprintf(fp, "  %-*s %ld\n", w, "tests read", counts->vals[i]);
 	for (size_t i = 0; i < counts->n; i++)
 		if (strcmp(counts->keys[i], "tests") && strcmp(counts->keys[i], HARVEST_NOT_RECORDED) &&
 		    strncmp(counts->keys[i], HARVEST_NOT_RECORDED_BY, plen))
-			fprintf(fp, "  %-20s %ld\n", esc_str(counts->keys[i]), counts->vals[i]);
-	fprintf(fp, "  %-20s %ld\n", HARVEST_NOT_RECORDED, harvest_count(counts, HARVEST_NOT_RECORDED));
+			fprintf(fp, "  %-*s %ld\n", w, esc_str(counts->keys[i]), counts->vals[i]);
+	fprintf(fp, "  %-*s %ld\n", w, HARVEST_NOT_RECORDED, harvest_count(counts, HARVEST_NOT_RECORDED));
 	n = harvest_not_recorded(counts, &idx);
 	for (size_t i = 0; i < n && i < 15; i++)
 		fprintf(fp, "    %6ld  %s\n", counts->vals[idx[i]], esc_str(counts->keys[idx[i]] + plen));
@@ -169,7 +169,7 @@ static void print_counts(FILE *fp, const struct harvest *h, const struct harvest
 	free(idx);
 	if (!h->ncrashed)
 		return;
-	fprintf(fp, "  %-20s %zu\n", "tests crashed", h->ncrashed);
+	fprintf(fp, "  %-*s %zu\n", w, "tests crashed", h->ncrashed);
 	for (size_t i = 0; i < h->ncrashed; i++)
 		fprintf(fp, "    %s\n", esc_str(h->crashed[i]));
 }
@@ -211,16 +211,22 @@ static void print_summary(FILE *fp, const struct harvest *h, const char *source,
 {
 	struct strmap_entry **v = strmap_sorted(&h->skipped);
 	size_t skipped = 0;
+	int w = 20;
 
 	for (size_t i = 0; v[i]; i++)
 		skipped += v[i]->count;
+	/* One column of numbers: as wide as the longest label ("test files that failed to import") */
+	for (size_t i = 0; i < counts->n; i++)
+		if (strncmp(counts->keys[i], HARVEST_NOT_RECORDED_BY, strlen(HARVEST_NOT_RECORDED_BY)) &&
+		    strlen(counts->keys[i]) > (size_t)w && strlen(counts->keys[i]) < 60)
+			w = (int)strlen(counts->keys[i]);
 	fprintf(fp, "harvest %s:\n", source);
-	print_counts(fp, h, counts);
-	fprintf(fp, "  instances            %zu\n", h->instances);
-	fprintf(fp, "  distinct operators   %zu\n", h->ops.len);
-	fprintf(fp, "  duplicates merged    %zu\n", h->merged);
-	fprintf(fp, "  unmigratable         %zu\n", h->unmigratable);
-	fprintf(fp, "  skipped              %zu\n", skipped);
+	print_counts(fp, h, counts, w);
+	fprintf(fp, "  %-*s %zu\n", w, "instances", h->instances);
+	fprintf(fp, "  %-*s %zu\n", w, "distinct operators", h->ops.len);
+	fprintf(fp, "  %-*s %zu\n", w, "duplicates merged", h->merged);
+	fprintf(fp, "  %-*s %zu\n", w, "unmigratable", h->unmigratable);
+	fprintf(fp, "  %-*s %zu\n", w, "skipped", skipped);
 	for (size_t i = 0; v[i] && i < 15; i++)
 		fprintf(fp, "    %6zu  %s\n", v[i]->count, esc_str(v[i]->key));
 	if (h->skipped.len > 15)
