@@ -96,9 +96,10 @@ rows.sort(key=lambda r: (r["op"] == "Abs", r["op"] in ("Relu", "Sqrt", "Neg"), r
 print("\n".join(json.dumps({"id": r["id"]}) for r in rows))' wrapped/wrapped.jsonl > hang-last.jsonl
 "$FERRY" run wrapped -F fault:onnx -o int.db -q -j 1 --timeout 600 --queue hang-last.jsonl >/dev/null 2>int.err &
 pid=$!
-for _ in $(seq 1 1200); do
+while kill -0 $pid 2>/dev/null; do  # results, not a time: however busy the machine
 	n=$(sql int.db "SELECT count(*) FROM results" 2>/dev/null || echo 0)
-	[ "${n:-0}" -ge 3 ] && break
+	case $n in '' | *[!0-9]*) n=0 ;; esac
+	[ "$n" -ge 3 ] && break
 	sleep 0.1
 done
 kill -INT $pid
