@@ -271,9 +271,11 @@ def _comparable(where, out, ref, entry):
 def _ferrys(e, testdir):
     """Whether the exception is ferry's own failure, not the frontend's (see the module's doc): "wrap"
     when the template could not make the model in this frontend's format (its "ferry: " message, from
-    what it recorded at wrap: the same every time), True for another failure of ferry's, else False."""
+    what it recorded at wrap: the same every time), True for another failure of ferry's, else False.
+    The message alone decides nothing: a frontend's exception that happens to begin "ferry: " is still
+    the frontend's crash; only one raised by ferry's own templates (their NotSerialized) is ferry's."""
     try:
-        if str(e).startswith("ferry: "):
+        if type(e).__module__.startswith("ferry.templates.") and str(e).startswith("ferry: "):
             return "wrap"
     except Exception:  # an exception whose str() itself fails is the frontend's
         return False

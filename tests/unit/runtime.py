@@ -278,6 +278,15 @@ if "torch" in RUNTIMES:
     got3 = [U.numpy().astype(np.float32), S.numpy(), V.numpy()]
     ok(rc_svd.ferry_align_vectors("torch.svd", got3, ref)[0].dtype == np.float32, "svd: another dtype is left to the oracle")
 
+# ferry's own failure is told by who raised it, never by a message a frontend could write
+from ferry.oracle import driver as ferry_driver  # noqa: E402
+
+NotSerialized = type("NotSerialized", (Exception,), {"__module__": "ferry.templates.torch"})
+ok(ferry_driver._ferrys(NotSerialized("ferry: PyTorch could not make the export model: x"), here) == "wrap",
+   "a template's NotSerialized is ferry's error at stage wrap")
+ok(ferry_driver._ferrys(RuntimeError("ferry: looks like ferry's"), here) is False,
+   "a frontend's exception whose message begins 'ferry: ' is still the frontend's crash")
+
 for k, (good, name) in enumerate(results, 1):
     if name.startswith("#"):
         print(name)
