@@ -80,8 +80,8 @@ check "... and no process a test left behind outlives the harvest (${left:-none}
 # Ctrl-C: exit 130, and what was harvested stays in CORPUS.partial.
 "$FERRY" harvest torch -q --timeout 600 --pytest "$hostile/test_hostile.py" -o int.jsonl >/dev/null 2>&1 &
 pid=$!
-# the instance, not a time: however busy the machine, as long as the harvest lives
-while kill -0 $pid 2>/dev/null && ! grep -q '"op":"torch.maximum"' int.jsonl.partial 2>/dev/null; do sleep 0.1; done
+i=0
+while ! grep -q '"op":"torch.maximum"' int.jsonl.partial 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 sleep 0.5
 kill -INT $pid
 set +e; wait $pid; got=$?; set -e
