@@ -63,6 +63,7 @@ import traceback
 
 import numpy as np
 
+from ferry.extract import values as ferry_values
 from ferry.oracle import registry
 from ferry.templates import runtime_compare
 
@@ -205,14 +206,11 @@ def _read(testdir, entry, as_input):
 
 
 def _dtype(name):
-    if name == "string":
-        return np.dtype(object)
+    """The numpy dtype of a meta.json dtype name, or None for a name that is none."""
     try:
-        return np.dtype(name)
-    except TypeError:
-        import ml_dtypes
-        found = getattr(ml_dtypes, str(name), None)  # a dtype of ml_dtypes, not any attribute of it
-        return np.dtype(found) if isinstance(found, type) and issubclass(found, np.generic) else None
+        return ferry_values.dtype_from_name(str(name))
+    except (TypeError, ValueError):
+        return None
 
 
 def _pair(outputs, refs, entries):
