@@ -430,8 +430,11 @@ static int follow_values(cJSON *t, const struct tensor *old, enum follow how, in
 			return -1;
 		}
 		for (int64_t o = 0; o < outer && dk; o++)
-			for (int64_t i = 0; i < inner; i++)
-				cJSON_AddItemToArray(nv, cJSON_Duplicate(cJSON_GetArrayItem(vals, (int)(o * dk * inner + i)), 1));
+			for (int64_t i = 0; i < inner; i++) {
+				const cJSON *c = cJSON_GetArrayItem(vals, (int)(o * dk * inner + i));
+
+				cJSON_AddItemToArray(nv, cJSON_Duplicate(c, 1));
+			}
 	}
 	set_member(t, "values", nv);
 	return 0;
@@ -553,6 +556,15 @@ static void spatial(const struct instance *p, struct rules_cands *out)
 		}
 		if (which == 3 && n < 2)
 			continue;
+		/* With stride 1, kernel+stride-1 is the kernel itself. */
+		if (which == 2) {
+			int ones = 1;
+
+			for (int i = 0; i < n; i++)
+				ones &= stride[i] == 1;
+			if (ones)
+				continue;
+		}
 		for (int i = 0; i < t0->rank && same == 1; i++)
 			same = ns[i] == t0->shape[i];
 		if (!same)
@@ -827,8 +839,10 @@ void rules_param(const struct instance *p, const struct rules_pools *pools, uint
 				 params.v[b].name, params.v[b].text);
 			j = parent_json(p);
 			pj = cJSON_GetObjectItemCaseSensitive(j, "params");
-			cJSON_ReplaceItemInObjectCaseSensitive(pj, params.v[a].name, cJSON_Duplicate(params.v[a].value, 1));
-			cJSON_ReplaceItemInObjectCaseSensitive(pj, params.v[b].name, cJSON_Duplicate(params.v[b].value, 1));
+			cJSON_ReplaceItemInObjectCaseSensitive(pj, params.v[a].name,
+							       cJSON_Duplicate(params.v[a].value, 1));
+			cJSON_ReplaceItemInObjectCaseSensitive(pj, params.v[b].name,
+							       cJSON_Duplicate(params.v[b].value, 1));
 			/* The same pair drawn twice is one candidate. */
 			for (size_t k = 0; k < mine.n && j; k++)
 				if (!strcmp(mine.v[k].label, label)) {
@@ -908,9 +922,11 @@ void rules_scalar(const struct instance *p, uint64_t seed, struct rules_cands *o
 			cJSON_AddStringToObject(t, "dtype", v->type == V_INT ? "int64" : "float32");
 			cJSON_AddItemToObject(t, "shape", cJSON_CreateArray());
 			vals = cJSON_AddArrayToObject(t, "values");
-			cJSON_AddItemToArray(vals, v->type == V_INT ? int_json((double)v->u.i, "int64") : float_json(v->u.f));
+			cJSON_AddItemToArray(vals, v->type == V_INT ? int_json((double)v->u.i, "int64")
+					     : float_json(v->u.f));
 			j = parent_json(p);
-			cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(j, "inputs"), (int)i, tagged("tensor", t));
+			cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(j, "inputs"), (int)i,
+						 tagged("tensor", t));
 			snprintf(label, sizeof(label), "scalar:in:%zu=tensor", i);
 			emit(&mine, j, RULES_SCALAR, label);
 		} else if (v->type == V_TENSOR && v->u.t.values && cJSON_GetArraySize(v->u.t.values) == 1 &&
@@ -927,7 +943,8 @@ void rules_scalar(const struct instance *p, uint64_t seed, struct rules_cands *o
 			if (k == 'b')
 				t = tagged("bool", cJSON_CreateBool(d != 0));
 			else if (k == 'i')
-				t = tagged("int", cJSON_IsString(c) ? cJSON_CreateString(c->valuestring) : cJSON_CreateNumber(d));
+				t = tagged("int", cJSON_IsString(c) ? cJSON_CreateString(c->valuestring)
+					   : cJSON_CreateNumber(d));
 			else
 				t = tagged("float", float_json(d));
 			j = parent_json(p);
