@@ -13,7 +13,8 @@
  *       run:  outcome (lib/outcome.h), stage, exc_type, message, detail, frame, max_abs; or
  *             unavailable (why) when this release of the frontend cannot take the format at all
  *       wrap: status (ok|invalid), reason, random, undefined
- *       validate: status (ok|invalid), reason, outputs (an array of tagged values), undefined
+ *       validate: status (ok|invalid|error), reason, outputs (an array of tagged values), undefined;
+ *             error: the template cannot validate at all (no validate())
  * The driver (oracle/driver.py) answers the worker's run() with a tuple tagged by a verdict:
  *   (VERDICT_OK, outputs, refs, context), (VERDICT_MISMATCH, message), (VERDICT_UNAVAILABLE, why),
  *   (VERDICT_CRASH, stage, ...) or (VERDICT_ERROR, stage, ...) (ferry's own failure, as a crash's

@@ -399,8 +399,13 @@ static void validate_task(struct worker *w, const cJSON *req, cJSON *res)
 		cJSON_AddStringToObject(res, PROTO_KEY_REASON, "the request lacks library or record");
 		return;
 	}
-	if (!(tmpl = template_for(w, lib->valuestring, &e)) ||
-	    !(d = PyObject_CallMethod(tmpl, "validate", "s", rec->valuestring))) { /* new */
+	/* A template without validate() cannot judge any candidate: not the candidate's fault. */
+	if ((tmpl = template_for(w, lib->valuestring, &e)) && !PyObject_HasAttrString(tmpl, "validate")) {
+		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "error");
+		cJSON_AddStringToObject(res, PROTO_KEY_REASON, "the template has no validate()");
+		return;
+	}
+	if (!tmpl || !(d = PyObject_CallMethod(tmpl, "validate", "s", rec->valuestring))) { /* new */
 		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
 		if (PyErr_Occurred()) {
 			py_error(&e, EXIT_ENV, "the template failed");

@@ -464,6 +464,12 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 		const cJSON *u = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_UNDEFINED);
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_MESSAGE);
 
+		/* Nothing the library said: the candidate is not logged, so a later run tries it. */
+		if (cJSON_IsString(s) && !strcmp(s->valuestring, "error")) {
+			pending_free(p);
+			return err_set(e, EXIT_ENV, "cannot validate candidates of the library: %s",
+				       cJSON_IsString(rs) ? rs->valuestring : "?");
+		}
 		if (cJSON_IsString(u))
 			undefined = u->valuestring;
 		/* The outputs as an array, or as the JSON text of one. */

@@ -10,7 +10,7 @@ if PYTHONPATH="$top_builddir/python" "$py" -c 'import ferry.templates.onnx as t;
 	plan 22
 else
 	validate=0
-	plan 12
+	plan 14
 fi
 
 cat > corpus.jsonl <<'JSON'
@@ -52,5 +52,9 @@ if [ "$validate" = 1 ]; then
 	check "every kept candidate is a line of the variants ($kept kept, $lines lines)" -- [ "$kept" -eq "$lines" ]
 	check "a variant names its parent and what changed" -- grep -q '"variant":{"parent":"[0-9a-f]\{32\}","vary":"' v.jsonl
 	expect_exit 0 "the variants are a corpus that wrap takes" -- "$FERRY" wrap v.jsonl -o wrapped -j 1 -q
+else
+	# A template without validate() is ferry's environment, not the candidates' fault.
+	expect_exit 3 "without validate() in the template vary stops" -- "$FERRY" vary corpus.jsonl -o v.jsonl -j 1 -q
+	check "... and logs no candidate as tried" -- test ! -s v.jsonl.log
 fi
 finish
