@@ -6,12 +6,15 @@
  *   runner -> worker  a request: {task: run|wrap, id, ...}
  *     run:  dir (the test directory), random, atol, rtol
  *     wrap: library, record, dir
+ *     validate: library, record (ferry vary's candidate: the library's reference run only)
  *   worker -> runner  events: {event: ready, version} once started, or {event: fatal, message};
  *     then per request {event: taken}, {event: stage, stage} as the test moves on, and
  *     {event: result, id, ...}:
  *       run:  outcome (lib/outcome.h), stage, exc_type, message, detail, frame, max_abs; or
  *             unavailable (why) when this release of the frontend cannot take the format at all
  *       wrap: status (ok|invalid), reason, random, undefined
+ *       validate: status (ok|invalid|error), reason, outputs (an array of tagged values), undefined;
+ *             error: the template cannot validate at all (no validate())
  * The driver (oracle/driver.py) answers the worker's run() with a tuple tagged by a verdict:
  *   (VERDICT_OK, outputs, refs, context), (VERDICT_MISMATCH, message), (VERDICT_UNAVAILABLE, why),
  *   (VERDICT_CRASH, stage, ...) or (VERDICT_ERROR, stage, ...) (ferry's own failure, as a crash's
@@ -46,6 +49,7 @@
 #define PROTO_KEY_REASON "reason"
 #define PROTO_KEY_UNDEFINED "undefined"
 #define PROTO_KEY_UNAVAILABLE "unavailable"
+#define PROTO_KEY_OUTPUTS "outputs"
 
 /* Events, tasks, verdicts and stages. */
 #define PROTO_EVENT_READY "ready"
@@ -55,6 +59,7 @@
 #define PROTO_EVENT_RESULT "result"
 #define PROTO_TASK_RUN "run"
 #define PROTO_TASK_WRAP "wrap"
+#define PROTO_TASK_VALIDATE "validate"
 #define PROTO_VERDICT_OK "ok"
 #define PROTO_VERDICT_MISMATCH "mismatch"
 #define PROTO_VERDICT_CRASH "crash"
@@ -81,8 +86,9 @@
 #define PROTO_EXPORTS(X) \
 	X(KEY_EVENT) X(KEY_TASK) X(KEY_ID) X(KEY_DIR) X(KEY_RANDOM) X(KEY_ATOL) X(KEY_RTOL) X(KEY_LIBRARY) \
 	X(KEY_RECORD) X(KEY_VERSION) X(KEY_MESSAGE) X(KEY_STAGE) X(KEY_OUTCOME) X(KEY_EXC_TYPE) X(KEY_DETAIL) \
-	X(KEY_FRAME) X(KEY_MAX_ABS) X(KEY_STATUS) X(KEY_REASON) X(KEY_UNDEFINED) X(KEY_UNAVAILABLE) \
-	X(EVENT_READY) X(EVENT_FATAL) X(EVENT_TAKEN) X(EVENT_STAGE) X(EVENT_RESULT) X(TASK_RUN) X(TASK_WRAP) \
+	X(KEY_FRAME) X(KEY_MAX_ABS) X(KEY_STATUS) X(KEY_REASON) X(KEY_UNDEFINED) X(KEY_UNAVAILABLE) X(KEY_OUTPUTS) \
+	X(EVENT_READY) X(EVENT_FATAL) X(EVENT_TAKEN) X(EVENT_STAGE) X(EVENT_RESULT) \
+	X(TASK_RUN) X(TASK_WRAP) X(TASK_VALIDATE) \
 	X(VERDICT_OK) X(VERDICT_MISMATCH) X(VERDICT_CRASH) X(VERDICT_ERROR) X(VERDICT_UNAVAILABLE) \
 	X(STAGE_LOAD) X(STAGE_COMPILE) X(STAGE_EXECUTE) X(STAGE_WRAP) \
 	X(CH_EMIT) X(CH_SKIP) X(CH_PROGRESS) X(CH_TEST) X(CH_DONE) X(CH_END) X(CH_FAIL)

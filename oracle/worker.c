@@ -384,6 +384,52 @@ static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
 	Py_DECREF(d);
 }
 
+/* ferry vary's candidate: the template's validate(record) runs the library's reference run only
+ * and returns {status, reason, outputs (JSON text), undefined}; the outputs go back parsed. */
+static void validate_task(struct worker *w, const cJSON *req, cJSON *res)
+{
+	const cJSON *lib = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_LIBRARY);
+	const cJSON *rec = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_RECORD);
+	struct err e = ERR_INIT;
+	PyObject *tmpl, *d, *v;
+	cJSON *outputs;
+
+	if (!cJSON_IsString(lib) || !cJSON_IsString(rec)) {
+		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
+		cJSON_AddStringToObject(res, PROTO_KEY_REASON, "the request lacks library or record");
+		return;
+	}
+	/* A template without validate() cannot judge any candidate: not the candidate's fault. */
+	if ((tmpl = template_for(w, lib->valuestring, &e)) && !PyObject_HasAttrString(tmpl, "validate")) {
+		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "error");
+		cJSON_AddStringToObject(res, PROTO_KEY_REASON, "the template has no validate()");
+		return;
+	}
+	if (!tmpl || !(d = PyObject_CallMethod(tmpl, "validate", "s", rec->valuestring))) { /* new */
+		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
+		if (PyErr_Occurred()) {
+			py_error(&e, EXIT_ENV, "the template failed");
+			cJSON_AddStringToObject(res, PROTO_KEY_DETAIL, e.detail ? e.detail : "");
+		}
+		cJSON_AddStringToObject(res, PROTO_KEY_REASON, e.msg);
+		err_release(&e);
+		return;
+	}
+	v = PyDict_Check(d) ? PyDict_GetItemString(d, "status") : NULL; /* borrowed */
+	cJSON_AddStringToObject(res, PROTO_KEY_STATUS, v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : "invalid");
+	v = PyDict_Check(d) ? PyDict_GetItemString(d, "reason") : NULL; /* borrowed */
+	if (v && PyUnicode_Check(v))
+		cJSON_AddStringToObject(res, PROTO_KEY_REASON, PyUnicode_AsUTF8(v));
+	v = PyDict_Check(d) ? PyDict_GetItemString(d, "outputs") : NULL; /* borrowed */
+	if (v && PyUnicode_Check(v) && (outputs = cJSON_Parse(PyUnicode_AsUTF8(v))))
+		cJSON_AddItemToObject(res, PROTO_KEY_OUTPUTS, outputs);
+	v = PyDict_Check(d) ? PyDict_GetItemString(d, "undefined") : NULL; /* borrowed */
+	if (v && PyUnicode_Check(v))
+		cJSON_AddStringToObject(res, PROTO_KEY_UNDEFINED, PyUnicode_AsUTF8(v));
+	PyErr_Clear();
+	Py_DECREF(d);
+}
+
 /* --- start-up and the loop ---------------------------------------------------------------------- */
 
 static int start(struct worker *w, const char *frontend, char **version, struct err *e)
@@ -462,6 +508,8 @@ int worker_serve(const char *frontend, struct err *e)
 			run_task(&w, req, res);
 		} else if (cJSON_IsString(task) && !strcmp(task->valuestring, PROTO_TASK_WRAP) && w.templates) {
 			wrap_task(&w, req, res);
+		} else if (cJSON_IsString(task) && !strcmp(task->valuestring, PROTO_TASK_VALIDATE) && w.templates) {
+			validate_task(&w, req, res);
 		} else {
 			cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
 			cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, "a request this worker cannot serve");

@@ -6,6 +6,7 @@
  * found bug becomes a regression test. */
 #include "py.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,21 @@
 #include "fsutil.h"
 #include "tolerance.h"
 #include "xalloc.h"
+
+/* A test made by ferry vary says whose variant it is and what changed. */
+static void print_variant(const char *record)
+{
+	cJSON *j = cJSON_Parse(record);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "variant");
+	const cJSON *parent = cJSON_GetObjectItemCaseSensitive(v, "parent");
+	const cJSON *vary = cJSON_GetObjectItemCaseSensitive(v, "vary");
+
+	if (cJSON_IsString(parent) && cJSON_IsString(vary)) {
+		printf("variant of %s", esc_str(parent->valuestring));
+		printf(" (%s)\n", esc_str(vary->valuestring));
+	}
+	cJSON_Delete(j);
+}
 
 static const char usage[] =
 	"usage: ferry show STORE BUG [-o DIR]\n"
@@ -75,6 +91,7 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		printf("detail:\n%s%s", detail, detail[strlen(detail) - 1] == '\n' ? "" : "\n");
 	}
 	printf("record: %s\n", esc_str(s->record));
+	print_variant(s->record);
 	return 0;
 }
 

@@ -1,0 +1,311 @@
+/* test-vary.c: the variation rules of ferry vary (vary/rules.h) on small hand-written records, one
+ * per library and kind: the exact labels each makes, the exact record of chosen candidates, the
+ * same order under the same seed, and the pre-id that lets the engine skip a candidate already
+ * in the corpus. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules.h"
+#include "tap.h"
+#include "vary.h"
+#include "xalloc.h"
+
+static const char *const records[] = {
+	"{\"library\":\"torch\",\"op\":\"torch.add\",\"kind\":\"function\",\"context\":{},\"params\":{\"alpha\":{\"int\":2}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2],\"values\":[1.5,-2.5,300,0]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2],\"range\":[-9,9]}}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2]}}],\"source\":{\"suite\":\"t\"},\"seen\":2}",
+	"{\"library\":\"torch\",\"op\":\"torch.nn.MaxPool2d\",\"kind\":\"module\",\"context\":{},\"params\":{\"kernel_size\":{\"int\":3},\"stride\":{\"tuple\":[{\"int\":2},{\"int\":2}]}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,8,8],\"range\":[-1,1]}}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,3,3]}}]}",
+	"{\"library\":\"keras\",\"op\":\"keras.layers.Dense\",\"kind\":\"layer\",\"context\":{},\"params\":{\"dtype\":{\"str\":\"float32\"},\"units\":{\"int\":4}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[null,3]}}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[null,4]}}]}",
+	"{\"library\":\"onnx\",\"op\":\"Conv\",\"kind\":\"node\",\"context\":{\"opset\":{\"int\":13}},\"params\":{\"kernel_shape\":{\"list\":[{\"int\":3},{\"int\":3}]},\"auto_pad\":{\"str\":\"NOTSET\"}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,1,5,5],\"range\":[-3,3]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,1,3,3],\"range\":[-1,1]}},{\"none\":null}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,1,3,3]}}]}",
+	"{\"library\":\"torch\",\"op\":\"torch.pow\",\"kind\":\"function\",\"context\":{},\"params\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"int64\",\"shape\":[1],\"values\":[2]}},{\"float\":0.5}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}]}",
+};
+
+static const struct expect { int rec; const char *label, *json; } expects[] = {
+	{ 0, "dtype:int8",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"int8\",\"shape\":[2,2],\"values\":[1,-2,127,0]}},{\"tensor\":{\"dtype\":\"int8\",\"range\":[-9,9],\"shape\":[2,2]}}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.add\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2]}}],\"params\":{\"alpha\":{\"int\":2}}}" },
+	{ 0, "dtype:uint8",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"uint8\",\"shape\":[2,2],\"values\":[1,0,255,0]}},{\"tensor\":{\"dtype\":\"uint8\",\"range\":[0,9],\"shape\":[2,2]}}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.add\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2]}}],\"params\":{\"alpha\":{\"int\":2}}}" },
+	{ 0, "dtype:bool",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"bool\",\"shape\":[2,2],\"values\":[true,true,true,false]}},{\"tensor\":{\"dtype\":\"bool\",\"range\":[0,1],\"shape\":[2,2]}}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.add\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2]}}],\"params\":{\"alpha\":{\"int\":2}}}" },
+	{ 0, "dtype:complex64",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"complex64\",\"range\":[-2.5,300],\"shape\":[2,2]}},{\"tensor\":{\"dtype\":\"complex64\",\"range\":[-9,9],\"shape\":[2,2]}}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.add\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2]}}],\"params\":{\"alpha\":{\"int\":2}}}" },
+	{ 0, "rank:+1",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2,2],\"values\":[1.5,-2.5,300,0,1.5,-2.5,300,0]}},{\"tensor\":{\"dtype\":\"float32\",\"range\":[-9,9],\"shape\":[2,2,2]}}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.add\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2]}}],\"params\":{\"alpha\":{\"int\":2}}}" },
+	{ 0, "rank:-1",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2],\"values\":[1.5,-2.5]}},{\"tensor\":{\"dtype\":\"float32\",\"range\":[-9,9],\"shape\":[2]}}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.add\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2]}}],\"params\":{\"alpha\":{\"int\":2}}}" },
+	{ 0, "dim:0=1",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,2],\"values\":[1.5,-2.5]}},{\"tensor\":{\"dtype\":\"float32\",\"range\":[-9,9],\"shape\":[1,2]}}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.add\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2]}}],\"params\":{\"alpha\":{\"int\":2}}}" },
+	{ 0, "dim:1=0",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,0],\"values\":[]}},{\"tensor\":{\"dtype\":\"float32\",\"range\":[-9,9],\"shape\":[2,0]}}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.add\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2]}}],\"params\":{\"alpha\":{\"int\":2}}}" },
+	{ 0, "param:alpha=-1",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2],\"values\":[1.5,-2.5,300,0]}},{\"tensor\":{\"dtype\":\"float32\",\"range\":[-9,9],\"shape\":[2,2]}}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.add\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2]}}],\"params\":{\"alpha\":{\"int\":-1}}}" },
+	{ 1, "spatial:kernel",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-1,1],\"shape\":[1,3,3,3]}}],\"kind\":\"module\",\"library\":\"torch\",\"op\":\"torch.nn.MaxPool2d\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,3,3]}}],\"params\":{\"kernel_size\":{\"int\":3},\"stride\":{\"tuple\":[{\"int\":2},{\"int\":2}]}}}" },
+	{ 1, "spatial:kernel-1",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-1,1],\"shape\":[1,3,2,2]}}],\"kind\":\"module\",\"library\":\"torch\",\"op\":\"torch.nn.MaxPool2d\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,3,3]}}],\"params\":{\"kernel_size\":{\"int\":3},\"stride\":{\"tuple\":[{\"int\":2},{\"int\":2}]}}}" },
+	{ 1, "spatial:kernel+stride-1",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-1,1],\"shape\":[1,3,4,4]}}],\"kind\":\"module\",\"library\":\"torch\",\"op\":\"torch.nn.MaxPool2d\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,3,3]}}],\"params\":{\"kernel_size\":{\"int\":3},\"stride\":{\"tuple\":[{\"int\":2},{\"int\":2}]}}}" },
+	{ 1, "spatial:nonsquare",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-1,1],\"shape\":[1,3,8,9]}}],\"kind\":\"module\",\"library\":\"torch\",\"op\":\"torch.nn.MaxPool2d\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,3,3]}}],\"params\":{\"kernel_size\":{\"int\":3},\"stride\":{\"tuple\":[{\"int\":2},{\"int\":2}]}}}" },
+	{ 1, "param:stride=(2,3)",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-1,1],\"shape\":[1,3,8,8]}}],\"kind\":\"module\",\"library\":\"torch\",\"op\":\"torch.nn.MaxPool2d\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,3,3]}}],\"params\":{\"kernel_size\":{\"int\":3},\"stride\":{\"tuple\":[{\"int\":2},{\"int\":3}]}}}" },
+	{ 1, "pair:kernel_size=0,stride=(1,1)",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-1,1],\"shape\":[1,3,8,8]}}],\"kind\":\"module\",\"library\":\"torch\",\"op\":\"torch.nn.MaxPool2d\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,3,3]}}],\"params\":{\"kernel_size\":{\"int\":0},\"stride\":{\"tuple\":[{\"int\":1},{\"int\":1}]}}}" },
+	{ 2, "dtype:int32",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"int32\",\"shape\":[null,3]}}],\"kind\":\"layer\",\"library\":\"keras\",\"op\":\"keras.layers.Dense\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[null,4]}}],\"params\":{\"dtype\":{\"str\":\"int32\"},\"units\":{\"int\":4}}}" },
+	{ 2, "rank:+1",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,null,3]}}],\"kind\":\"layer\",\"library\":\"keras\",\"op\":\"keras.layers.Dense\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[null,4]}}],\"params\":{\"dtype\":{\"str\":\"float32\"},\"units\":{\"int\":4}}}" },
+	{ 2, "dim:1=1",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[null,1]}}],\"kind\":\"layer\",\"library\":\"keras\",\"op\":\"keras.layers.Dense\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[null,4]}}],\"params\":{\"dtype\":{\"str\":\"float32\"},\"units\":{\"int\":4}}}" },
+	{ 3, "dtype:uint8",
+	  "{\"context\":{\"opset\":{\"int\":13}},\"inputs\":[{\"tensor\":{\"dtype\":\"uint8\",\"range\":[0,3],\"shape\":[1,1,5,5]}},{\"tensor\":{\"dtype\":\"uint8\",\"range\":[0,1],\"shape\":[1,1,3,3]}},{\"none\":null}],\"kind\":\"node\",\"library\":\"onnx\",\"op\":\"Conv\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,1,3,3]}}],\"params\":{\"auto_pad\":{\"str\":\"NOTSET\"},\"kernel_shape\":{\"list\":[{\"int\":3},{\"int\":3}]}}}" },
+	{ 3, "spatial:kernel",
+	  "{\"context\":{\"opset\":{\"int\":13}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-3,3],\"shape\":[1,1,3,3]}},{\"tensor\":{\"dtype\":\"float32\",\"range\":[-1,1],\"shape\":[1,1,3,3]}},{\"none\":null}],\"kind\":\"node\",\"library\":\"onnx\",\"op\":\"Conv\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,1,3,3]}}],\"params\":{\"auto_pad\":{\"str\":\"NOTSET\"},\"kernel_shape\":{\"list\":[{\"int\":3},{\"int\":3}]}}}" },
+	{ 3, "param:kernel_shape=[4,3]",
+	  "{\"context\":{\"opset\":{\"int\":13}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-3,3],\"shape\":[1,1,5,5]}},{\"tensor\":{\"dtype\":\"float32\",\"range\":[-1,1],\"shape\":[1,1,3,3]}},{\"none\":null}],\"kind\":\"node\",\"library\":\"onnx\",\"op\":\"Conv\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,1,3,3]}}],\"params\":{\"auto_pad\":{\"str\":\"NOTSET\"},\"kernel_shape\":{\"list\":[{\"int\":4},{\"int\":3}]}}}" },
+	{ 3, "rank:-1",
+	  "{\"context\":{\"opset\":{\"int\":13}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-3,3],\"shape\":[1,5,5]}},{\"tensor\":{\"dtype\":\"float32\",\"range\":[-1,1],\"shape\":[1,1,3,3]}},{\"none\":null}],\"kind\":\"node\",\"library\":\"onnx\",\"op\":\"Conv\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,1,3,3]}}],\"params\":{\"auto_pad\":{\"str\":\"NOTSET\"},\"kernel_shape\":{\"list\":[{\"int\":3},{\"int\":3}]}}}" },
+	{ 4, "scalar:in:1=tensor",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"int64\",\"shape\":[1],\"values\":[2]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[],\"values\":[0.5]}}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.pow\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}],\"params\":{}}" },
+	{ 4, "tensor:in:0=number",
+	  "{\"context\":{},\"inputs\":[{\"int\":2},{\"float\":0.5}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.pow\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}],\"params\":{}}" },
+	{ 4, "in:1=nan",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"int64\",\"shape\":[1],\"values\":[2]}},{\"float\":\"nan\"}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.pow\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}],\"params\":{}}" },
+	{ 4, "dtype:complex64",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"complex64\",\"range\":[2,2],\"shape\":[1]}},{\"float\":0.5}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.pow\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}],\"params\":{}}" },
+};
+
+/* Every label of each record, sorted. */
+static const char *const all_labels[] = {
+	"dim:0=1 dim:1=0 dtype:bfloat16 dtype:bool dtype:complex64 dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint8 param:alpha=-1 param:alpha=-2 param:alpha=0 param:alpha=1 param:alpha=1024 rank:+1 rank:-1",
+	"dim:1=1 dim:3=0 dtype:bfloat16 dtype:bool dtype:complex64 dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint8 pair:kernel_size=0,stride=(1,1) pair:kernel_size=0,stride=(1024,1024) pair:kernel_size=1024,stride=(-1,-1) param:kernel_size=-1 param:kernel_size=-2 param:kernel_size=0 param:kernel_size=1 param:kernel_size=1024 param:stride=(-1,-1) param:stride=(-2,-2) param:stride=(0,0) param:stride=(1,1) param:stride=(1024,1024) param:stride=(2,3) rank:+1 rank:-1 spatial:kernel spatial:kernel+stride-1 spatial:kernel-1 spatial:nonsquare",
+	"dim:1=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint8 param:units=-1 param:units=-2 param:units=0 param:units=1 param:units=1024 rank:+1",
+	"dim:2=0 dim:2=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:kernel_shape=[-1,-1] param:kernel_shape=[-2,-2] param:kernel_shape=[0,0] param:kernel_shape=[1,1] param:kernel_shape=[1024,1024] param:kernel_shape=[4,3] rank:+1 rank:-1 spatial:kernel spatial:kernel-1 spatial:nonsquare",
+	"dim:0=0 dtype:bfloat16 dtype:bool dtype:complex64 dtype:float16 dtype:float32 dtype:float64 dtype:int16 dtype:int32 dtype:int8 dtype:uint8 in:1=-1.5 in:1=0 in:1=1e-30 in:1=1e30 in:1=inf in:1=nan rank:+1 rank:-1 scalar:in:1=tensor tensor:in:0=number",
+};
+
+#define NRECORDS (sizeof(records) / sizeof(records[0]))
+#define NEXPECTS (sizeof(expects) / sizeof(expects[0]))
+
+static struct rules_pools pools;
+static struct instance ins[NRECORDS];
+
+static int label_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The labels of c, sorted, joined by spaces (caller frees). */
+static char *labels(const struct rules_cands *c)
+{
+	const char **v = xcalloc(c->n + 1, sizeof(*v));
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; i < c->n; i++)
+		v[i] = c->v[i].label;
+	qsort(v, c->n, sizeof(*v), label_cmp);
+	for (size_t i = 0; i < c->n; i++)
+		buf_addf(&b, "%s%s", i ? " " : "", v[i]);
+	free(v);
+	return b.data ? buf_detach(&b) : xstrdup("");
+}
+
+/* The canonical form of the candidate labelled label, or NULL (caller frees). */
+static char *find(const struct rules_cands *c, const char *label)
+{
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].label, label)) {
+			record_canonical(&c->v[i].in, &b);
+			return buf_detach(&b);
+		}
+	return NULL;
+}
+
+/* The labels in the order made, joined (caller frees). */
+static char *sequence(const struct instance *in, uint64_t seed)
+{
+	struct rules_cands c = { NULL, 0, 0 };
+	struct buf b = BUF_INIT;
+
+	rules_all(in, &pools, seed, &c);
+	for (size_t i = 0; i < c.n; i++)
+		buf_addf(&b, "%s ", c.v[i].label);
+	rules_cands_release(&c);
+	return b.data ? buf_detach(&b) : xstrdup("");
+}
+
+int main(void)
+{
+	struct rules_cands all[NRECORDS];
+	struct err e = ERR_INIT;
+
+	plan((int)(NRECORDS * 2 + NEXPECTS + 10));
+	rules_pools_init(&pools);
+	for (size_t i = 0; i < NRECORDS; i++) {
+		if (record_parse(&ins[i], records[i], strlen(records[i]), &e) < 0) {
+			printf("Bail out! record %zu: %s\n", i, e.msg);
+			return 1;
+		}
+		rules_pools_add(&pools, &ins[i]);
+	}
+	for (size_t i = 0; i < NRECORDS; i++) {
+		char *l;
+		int valid = 1;
+
+		memset(&all[i], 0, sizeof(all[i]));
+		rules_all(&ins[i], &pools, 1, &all[i]);
+		l = labels(&all[i]);
+		is(l, all_labels[i], "%s: the labels", ins[i].op);
+		free(l);
+		/* Every candidate reads back as a record, and carries no "seen" of its parent. */
+		for (size_t k = 0; k < all[i].n; k++) {
+			struct buf b = BUF_INIT;
+			struct instance back;
+
+			record_write(&all[i].v[k].in, &b);
+			if (record_parse(&back, b.data, b.len, &e) < 0 || strstr(b.data, "\"seen\"")) {
+				valid = 0;
+				err_release(&e);
+			} else {
+				record_release(&back);
+			}
+			buf_release(&b);
+		}
+		ok(valid && all[i].n > 0, "%s: %zu candidates, each a valid record", ins[i].op, all[i].n);
+	}
+	for (size_t i = 0; i < NEXPECTS; i++) {
+		char *got = find(&all[expects[i].rec], expects[i].label);
+
+		is(got, expects[i].json, "%s: %s", ins[expects[i].rec].op, expects[i].label);
+		free(got);
+	}
+
+	/* The provenance the candidate keeps: its parent's source, not its count of sightings. */
+	{
+		struct buf b = BUF_INIT;
+
+		record_write(&all[0].v[0].in, &b);
+		ok(strstr(b.data, "\"source\":{\"suite\":\"t\"}") && !strstr(b.data, "seen"),
+		   "a candidate keeps the parent's source and drops seen");
+		buf_release(&b);
+	}
+
+	/* A nan value has no integer: no integer dtype is made of it. */
+	{
+		const char *t = "{\"library\":\"torch\",\"op\":\"torch.neg\",\"kind\":\"function\","
+			"\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2],\"values\":[\"nan\",1]}}]}";
+		struct instance in;
+		struct rules_cands c = { NULL, 0, 0 };
+		char *l;
+
+		record_parse(&in, t, strlen(t), &e);
+		rules_dtype(&in, 1, &c);
+		l = labels(&c);
+		is(l, "dtype:bfloat16 dtype:bool dtype:complex64 dtype:float16 dtype:float64", "nan: no integer dtype");
+		free(l);
+		rules_cands_release(&c);
+		record_release(&in);
+	}
+
+	/* Determinism: the same seed, the same order; another seed, another order of the same set. */
+	{
+		char *a = sequence(&ins[1], 7), *b = sequence(&ins[1], 7), *c = sequence(&ins[1], 8);
+		struct rules_cands x = { NULL, 0, 0 }, y = { NULL, 0, 0 };
+		char *lx, *ly;
+
+		is(a, b, "the same seed gives the same candidates in the same order");
+		ok(strcmp(a, c) != 0, "another seed gives another order");
+		/* The dtypes tried depend on no draw: the same set under any seed. */
+		rules_dtype(&ins[1], 7, &x);
+		rules_dtype(&ins[1], 8, &y);
+		lx = labels(&x);
+		ly = labels(&y);
+		is(lx, ly, "the same dtypes under another seed");
+		rules_cands_release(&x);
+		rules_all(&ins[1], &pools, 7, &x);
+		/* Round-robin across dimensions: the first four are one of each. */
+		ok(x.n > 4 && x.v[0].dim == RULES_DTYPE && x.v[1].dim == RULES_SHAPE && x.v[2].dim == RULES_PARAM,
+		   "candidates alternate dtype, shape, param");
+		free(a);
+		free(b);
+		free(c);
+		free(lx);
+		free(ly);
+		rules_cands_release(&x);
+		rules_cands_release(&y);
+	}
+
+	/* Pre-id: the identity without outputs. A candidate equal to a corpus instance but for its
+	 * (stale) outputs has that instance's pre-id, so the engine does not try it. */
+	{
+		char p0[33], p1[33], pc[33];
+		struct instance other;
+		struct buf b = BUF_INIT;
+		const char *t = "{\"library\":\"torch\",\"op\":\"torch.add\",\"kind\":\"function\",\"context\":{},"
+			"\"params\":{\"alpha\":{\"int\":2}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2],"
+			"\"values\":[1.5,-2.5,300,0]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2],\"range\":[-9,9]}}],"
+			"\"outputs\":[{\"tensor\":{\"dtype\":\"float64\",\"shape\":[9]}}]}";
+
+		record_parse(&other, t, strlen(t), &e);
+		vary_pre_id(&ins[0], p0);
+		vary_pre_id(&other, p1);
+		ok(!strcmp(p0, p1) && strcmp(ins[0].id, other.id), "other outputs: the same pre-id, another id");
+		vary_pre_id(&all[0].v[0].in, pc);
+		ok(strcmp(p0, pc) != 0, "a candidate's pre-id is not its parent's");
+		/* rank:+1 then rank:-1 comes back to the parent: the same pre-id. */
+		{
+			struct rules_cands up = { NULL, 0, 0 }, down = { NULL, 0, 0 };
+			struct instance *u = NULL;
+
+			rules_shape(&ins[0], 1, &up);
+			for (size_t i = 0; i < up.n; i++)
+				if (!strcmp(up.v[i].label, "rank:+1"))
+					u = &up.v[i].in;
+			rules_shape(u, 1, &down);
+			for (size_t i = 0; i < down.n; i++)
+				if (!strcmp(down.v[i].label, "rank:-1"))
+					vary_pre_id(&down.v[i].in, pc);
+			is(pc, p0, "rank:+1 then rank:-1: the parent's pre-id");
+			rules_cands_release(&up);
+			rules_cands_release(&down);
+		}
+		record_release(&other);
+		buf_release(&b);
+	}
+
+	/* Pools: a str parameter takes the values other instances of the op had. */
+	{
+		const char *t[] = {
+			"{\"library\":\"torch\",\"op\":\"torch.nn.Pad\",\"kind\":\"module\",\"params\":{\"mode\":{\"str\":\"zeros\"}},"
+			"\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2]}}]}",
+			"{\"library\":\"torch\",\"op\":\"torch.nn.Pad\",\"kind\":\"module\",\"params\":{\"mode\":{\"str\":\"reflect\"},"
+			"\"value\":{\"float\":0.5}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2]}}]}",
+		};
+		struct rules_pools p;
+		struct instance a, b;
+		struct rules_cands c = { NULL, 0, 0 };
+		char *l;
+
+		rules_pools_init(&p);
+		record_parse(&a, t[0], strlen(t[0]), &e);
+		record_parse(&b, t[1], strlen(t[1]), &e);
+		rules_pools_add(&p, &a);
+		rules_pools_add(&p, &b);
+		rules_param(&a, &p, 1, &c);
+		l = labels(&c);
+		is(l, "param:+value=0.5 param:mode=reflect", "a str param's other values; a param the parent lacks");
+		free(l);
+		rules_cands_release(&c);
+		record_release(&a);
+		record_release(&b);
+		rules_pools_release(&p);
+	}
+
+	for (size_t i = 0; i < NRECORDS; i++) {
+		rules_cands_release(&all[i]);
+		record_release(&ins[i]);
+	}
+	rules_pools_release(&pools);
+	return done();
+}

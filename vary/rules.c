@@ -1,0 +1,1057 @@
+/* rules.c: the variation rules (rules.h). A rule reads the parent as a struct instance, and writes
+ * each candidate as JSON (the parent's record with one thing changed), which record_from_json then
+ * checks and turns back into an instance: a candidate that would not read back is never made. */
+#include "rules.h"
+#include "xalloc.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How many distinct values a pool keeps per key: enough for every enum a signature allows,
+ * few enough that a free-form string parameter (a layer's name) does not flood the candidates. */
+#define POOL_CAP 16
+/* Alternatives tried per str/dtype parameter, values per added parameter, pairs per parent. */
+#define STR_ALTS 8
+#define ADDED_VALUES 3
+#define PAIRS 3
+
+#define EXACT 9007199254740992.0 /* 2^53 */
+
+/* --- the seeded order --------------------------------------------------------------------------- */
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A generator for one parent and one purpose: the same seed, parent and purpose, the same draws. */
+static uint64_t rng_for(uint64_t seed, const struct instance *p, const char *purpose)
+{
+	uint64_t s = seed * 0x100000001b3ULL;
+
+	for (const char *c = p->id; *c; c++)
+		s = (s ^ (unsigned char)*c) * 0x100000001b3ULL;
+	for (const char *c = purpose; *c; c++)
+		s = (s ^ (unsigned char)*c) * 0x100000001b3ULL;
+	return s;
+}
+
+static size_t draw(uint64_t *s, size_t n)
+{
+	return n ? (size_t)(splitmix(s) % n) : 0;
+}
+
+/* --- candidate lists ---------------------------------------------------------------------------- */
+
+void rules_cands_release(struct rules_cands *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].label);
+		record_release(&c->v[i].in);
+	}
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The parent's record as JSON to change: without its id (recomputed), "seen" (a count of the
+ * parent's harvest) and any earlier "variant" or "wrap" annotation. */
+static cJSON *parent_json(const struct instance *p)
+{
+	struct buf b = BUF_INIT;
+	cJSON *j;
+
+	record_write(p, &b);
+	j = cJSON_Parse(b.data);
+	buf_release(&b);
+	cJSON_DeleteItemFromObjectCaseSensitive(j, "id");
+	cJSON_DeleteItemFromObjectCaseSensitive(j, "seen");
+	cJSON_DeleteItemFromObjectCaseSensitive(j, "variant");
+	cJSON_DeleteItemFromObjectCaseSensitive(j, "wrap");
+	cJSON_DeleteItemFromObjectCaseSensitive(j, "wrap_options");
+	return j;
+}
+
+/* Take j (consumed) as a candidate, if it reads back as a record. */
+static void emit(struct rules_cands *out, cJSON *j, enum rules_dim dim, const char *label)
+{
+	struct instance in;
+	struct err e = ERR_INIT;
+
+	if (j && record_from_json(&in, j, &e) == 0) {
+		if (out->n == out->cap) {
+			out->cap = out->cap ? 2 * out->cap : 16;
+			out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
+		}
+		out->v[out->n].label = xstrdup(label);
+		out->v[out->n].dim = dim;
+		out->v[out->n].in = in;
+		out->n++;
+	}
+	err_release(&e);
+	cJSON_Delete(j);
+}
+
+/* Move src's candidates to the end of out in an order drawn from s. */
+static void shuffle_into(struct rules_cands *out, struct rules_cands *src, uint64_t s)
+{
+	for (size_t i = src->n; i > 1; i--) {
+		size_t k = draw(&s, i);
+		struct rules_cand t = src->v[i - 1];
+
+		src->v[i - 1] = src->v[k];
+		src->v[k] = t;
+	}
+	for (size_t i = 0; i < src->n; i++) {
+		if (out->n == out->cap) {
+			out->cap = out->cap ? 2 * out->cap : 16;
+			out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
+		}
+		out->v[out->n++] = src->v[i];
+	}
+	free(src->v);
+	memset(src, 0, sizeof(*src));
+}
+
+/* --- JSON helpers ------------------------------------------------------------------------------- */
+
+static cJSON *tensor_of(cJSON *rec, size_t i)
+{
+	cJSON *in = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "inputs"), (int)i);
+
+	return cJSON_GetObjectItemCaseSensitive(in, "tensor");
+}
+
+static cJSON *float_json(double d)
+{
+	if (isnan(d))
+		return cJSON_CreateString("nan");
+	if (isinf(d))
+		return cJSON_CreateString(d > 0 ? "inf" : "-inf");
+	return cJSON_CreateNumber(d);
+}
+
+static double elem_double(const cJSON *c)
+{
+	if (cJSON_IsBool(c))
+		return cJSON_IsTrue(c) ? 1 : 0;
+	if (cJSON_IsNumber(c))
+		return c->valuedouble;
+	if (cJSON_IsString(c)) {
+		if (!strcmp(c->valuestring, "nan"))
+			return NAN;
+		if (!strcmp(c->valuestring, "inf"))
+			return INFINITY;
+		if (!strcmp(c->valuestring, "-inf"))
+			return -INFINITY;
+		return strtod(c->valuestring, NULL);
+	}
+	return NAN;
+}
+
+static void set_member(cJSON *obj, const char *name, cJSON *v)
+{
+	if (cJSON_GetObjectItemCaseSensitive(obj, name))
+		cJSON_ReplaceItemInObjectCaseSensitive(obj, name, v);
+	else
+		cJSON_AddItemToObject(obj, name, v);
+}
+
+static cJSON *shape_json(const int64_t *shape, int rank)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int i = 0; i < rank; i++)
+		cJSON_AddItemToArray(a, shape[i] == TENSOR_DIM_UNKNOWN ? cJSON_CreateNull()
+				     : cJSON_CreateNumber((double)shape[i]));
+	return a;
+}
+
+/* Replace a tensor's values by the range they span (nan left out), where a shape change leaves no
+ * way for them to follow. */
+static void values_to_range(cJSON *t)
+{
+	cJSON *vals = cJSON_GetObjectItemCaseSensitive(t, "values"), *c, *r;
+	double lo = INFINITY, hi = -INFINITY;
+
+	if (!vals)
+		return;
+	cJSON_ArrayForEach(c, vals) {
+		double d = elem_double(c);
+
+		if (isnan(d))
+			continue;
+		lo = fmin(lo, d);
+		hi = fmax(hi, d);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(t, "values");
+	if (lo <= hi) {
+		r = cJSON_CreateArray();
+		cJSON_AddItemToArray(r, float_json(lo));
+		cJSON_AddItemToArray(r, float_json(hi));
+		set_member(t, "range", r);
+	}
+}
+
+/* The first tensor input, or -1. */
+static int first_tensor(const struct instance *p)
+{
+	for (size_t i = 0; i < p->ninputs; i++)
+		if (p->inputs[i].type == V_TENSOR)
+			return (int)i;
+	return -1;
+}
+
+static int same_shape(const struct tensor *a, const struct tensor *b)
+{
+	if (a->rank != b->rank)
+		return 0;
+	for (int i = 0; i < a->rank; i++)
+		if (a->shape[i] != b->shape[i])
+			return 0;
+	return 1;
+}
+
+/* --- dtype -------------------------------------------------------------------------------------- */
+
+static const char *const torch_dtypes[] = {
+	"float16", "bfloat16", "float32", "float64", "complex64", "int8", "int16", "int32", "int64",
+	"uint8", "bool", NULL,
+};
+static const char *const keras_dtypes[] = {
+	"float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", NULL,
+};
+static const char *const onnx_dtypes[] = {
+	"float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint16",
+	"uint32", "uint64", "bool", NULL,
+};
+static const char *const no_dtypes[] = { NULL };
+
+const char *const *rules_dtypes(const char *library)
+{
+	if (!strcmp(library, "torch"))
+		return torch_dtypes;
+	if (!strcmp(library, "keras"))
+		return keras_dtypes;
+	if (!strcmp(library, "onnx"))
+		return onnx_dtypes;
+	return no_dtypes;
+}
+
+/* 'f' floating, 'c' complex, 'b' bool, 'i' integer (lo, hi its range), 0 unknown. */
+static char dtype_class(const char *d, double *lo, double *hi)
+{
+	static const struct { const char *name; double lo, hi; } ints[] = {
+		{ "int8", -128, 127 }, { "int16", -32768, 32767 }, { "int32", -2147483648.0, 2147483647.0 },
+		{ "int64", -9223372036854775808.0, 9223372036854775807.0 }, { "uint8", 0, 255 },
+		{ "uint16", 0, 65535 }, { "uint32", 0, 4294967295.0 }, { "uint64", 0, 18446744073709551615.0 },
+	};
+
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (!strcmp(d, ints[i].name)) {
+			*lo = ints[i].lo;
+			*hi = ints[i].hi;
+			return 'i';
+		}
+	if (!strcmp(d, "bool")) {
+		*lo = 0;
+		*hi = 1;
+		return 'b';
+	}
+	if (!strncmp(d, "complex", 7))
+		return 'c';
+	if (!strncmp(d, "float", 5) || !strcmp(d, "bfloat16"))
+		return 'f';
+	return 0;
+}
+
+/* An integer value of a tensor: exact as a number up to 2^53, as a decimal string beyond, and the
+ * 64-bit bounds spelled exactly (the doubles nearest them are out of range). */
+static cJSON *int_json(double t, const char *dtype)
+{
+	char s[32];
+
+	if (fabs(t) <= EXACT)
+		return cJSON_CreateNumber(t);
+	if (!strcmp(dtype, "uint64") && t >= 18446744073709551615.0)
+		return cJSON_CreateString("18446744073709551615");
+	if (t >= 9223372036854775807.0 && strcmp(dtype, "uint64"))
+		return cJSON_CreateString("9223372036854775807");
+	if (t <= -9223372036854775808.0)
+		return cJSON_CreateString("-9223372036854775808");
+	snprintf(s, sizeof(s), "%.0f", t);
+	return cJSON_CreateString(s);
+}
+
+/* Convert tensor t (JSON) to dtype to: its values, its range. 0, or -1 where a value cannot be
+ * had in the new dtype (nan or inf to an integer). */
+static int convert_tensor(cJSON *t, const char *to)
+{
+	cJSON *vals = cJSON_GetObjectItemCaseSensitive(t, "values"), *range, *c, *nv;
+	double lo = 0, hi = 0;
+	char k = dtype_class(to, &lo, &hi);
+
+	set_member(t, "dtype", cJSON_CreateString(to));
+	if (vals && k == 'c') {
+		values_to_range(t);
+	} else if (vals) {
+		nv = cJSON_CreateArray();
+		cJSON_ArrayForEach(c, vals) {
+			double d = elem_double(c);
+
+			if (k == 'b') {
+				cJSON_AddItemToArray(nv, cJSON_CreateBool(d != 0));
+			} else if (k == 'i') {
+				if (!isfinite(d)) {
+					cJSON_Delete(nv);
+					return -1;
+				}
+				cJSON_AddItemToArray(nv, int_json(fmin(fmax(trunc(d), lo), hi), to));
+			} else if (cJSON_IsString(c) && (isnan(d) || isinf(d))) {
+				cJSON_AddItemToArray(nv, cJSON_Duplicate(c, 1));
+			} else {
+				cJSON_AddItemToArray(nv, float_json(d));
+			}
+		}
+		set_member(t, "values", nv);
+	}
+	range = cJSON_GetObjectItemCaseSensitive(t, "range");
+	if (range && (k == 'i' || k == 'b')) {
+		double r0 = elem_double(cJSON_GetArrayItem(range, 0)), r1 = elem_double(cJSON_GetArrayItem(range, 1));
+
+		r0 = fmin(fmax(r0, lo), hi);
+		r1 = fmin(fmax(r1, lo), hi);
+		if (r1 < r0)
+			r1 = r0;
+		cJSON_ReplaceItemInArray(range, 0, float_json(r0));
+		cJSON_ReplaceItemInArray(range, 1, float_json(r1));
+	}
+	return 0;
+}
+
+void rules_dtype(const struct instance *p, uint64_t seed, struct rules_cands *out)
+{
+	struct rules_cands mine = { NULL, 0, 0 };
+	int f = first_tensor(p);
+	const char *old;
+
+	if (f < 0)
+		return;
+	old = p->inputs[f].u.t.dtype;
+	for (const char *const *d = rules_dtypes(p->library); *d; d++) {
+		cJSON *j, *params, *dt;
+		char label[64];
+		int ok = 1;
+
+		if (!strcmp(*d, old))
+			continue;
+		j = parent_json(p);
+		for (size_t i = 0; i < p->ninputs && ok; i++)
+			if (p->inputs[i].type == V_TENSOR && !strcmp(p->inputs[i].u.t.dtype, old))
+				ok = convert_tensor(tensor_of(j, i), *d) == 0;
+		/* A Keras layer's dtype policy: Keras casts the inputs to it, so it moves with them. */
+		params = cJSON_GetObjectItemCaseSensitive(j, "params");
+		dt = cJSON_GetObjectItemCaseSensitive(params, "dtype");
+		if (!strcmp(p->library, "keras") && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(dt, "str")) &&
+		    !strcmp(cJSON_GetObjectItemCaseSensitive(dt, "str")->valuestring, old))
+			cJSON_ReplaceItemInObjectCaseSensitive(dt, "str", cJSON_CreateString(*d));
+		snprintf(label, sizeof(label), "dtype:%s", *d);
+		if (ok)
+			emit(&mine, j, RULES_DTYPE, label);
+		else
+			cJSON_Delete(j);
+	}
+	shuffle_into(out, &mine, rng_for(seed, p, "dtype"));
+}
+
+/* --- rank and shape ----------------------------------------------------------------------------- */
+
+/* How a shape change moves kept values. */
+enum follow { F_REPEAT, F_FIRST_SLICE, F_INDEX0, F_EMPTY, F_RANGE };
+
+static int64_t product(const int64_t *s, int from, int to)
+{
+	int64_t n = 1;
+
+	for (int i = from; i < to; i++)
+		n *= s[i];
+	return n;
+}
+
+/* The values of a tensor of shape old (rank r) after the change: 0, or -1 where they cannot follow
+ * (values that do not fill the shape). k: the dimension set to 1 (F_INDEX0). */
+static int follow_values(cJSON *t, const struct tensor *old, enum follow how, int k)
+{
+	cJSON *vals = cJSON_GetObjectItemCaseSensitive(t, "values"), *nv;
+	int64_t n = vals ? cJSON_GetArraySize(vals) : 0;
+
+	if (!vals)
+		return 0;
+	for (int i = 0; i < old->rank; i++)
+		if (old->shape[i] == TENSOR_DIM_UNKNOWN)
+			return -1;
+	if (how == F_RANGE) {
+		values_to_range(t);
+		return 0;
+	}
+	if (how == F_EMPTY) {
+		set_member(t, "values", cJSON_CreateArray());
+		return 0;
+	}
+	if (n != product(old->shape, 0, old->rank))
+		return -1;
+	nv = cJSON_CreateArray();
+	if (how == F_REPEAT) {
+		for (int r = 0; r < 2; r++)
+			for (int64_t i = 0; i < n; i++)
+				cJSON_AddItemToArray(nv, cJSON_Duplicate(cJSON_GetArrayItem(vals, (int)i), 1));
+	} else if (how == F_FIRST_SLICE) {
+		int64_t m = product(old->shape, 1, old->rank);
+
+		if (old->shape[0] == 0 && m) {
+			cJSON_Delete(nv);
+			return -1;
+		}
+		for (int64_t i = 0; i < m && i < n; i++)
+			cJSON_AddItemToArray(nv, cJSON_Duplicate(cJSON_GetArrayItem(vals, (int)i), 1));
+	} else {
+		int64_t outer = product(old->shape, 0, k), dk = old->shape[k];
+		int64_t inner = product(old->shape, k + 1, old->rank);
+
+		if (dk == 0 && outer && inner) {
+			cJSON_Delete(nv);
+			return -1;
+		}
+		for (int64_t o = 0; o < outer && dk; o++)
+			for (int64_t i = 0; i < inner; i++) {
+				const cJSON *c = cJSON_GetArrayItem(vals, (int)(o * dk * inner + i));
+
+				cJSON_AddItemToArray(nv, cJSON_Duplicate(c, 1));
+			}
+	}
+	set_member(t, "values", nv);
+	return 0;
+}
+
+/* A candidate with every tensor input of the first one's shape given shape ns (rank nr). */
+static void reshape(const struct instance *p, const int64_t *ns, int nr, enum follow how, int k,
+		    const char *label, struct rules_cands *out)
+{
+	const struct tensor *t0 = &p->inputs[first_tensor(p)].u.t;
+	cJSON *j = parent_json(p);
+
+	for (size_t i = 0; i < p->ninputs; i++) {
+		cJSON *t;
+
+		if (p->inputs[i].type != V_TENSOR || !same_shape(&p->inputs[i].u.t, t0))
+			continue;
+		t = tensor_of(j, i);
+		if (follow_values(t, &p->inputs[i].u.t, how, k) < 0) {
+			cJSON_Delete(j);
+			return;
+		}
+		set_member(t, "shape", shape_json(ns, nr));
+	}
+	emit(out, j, RULES_SHAPE, label);
+}
+
+/* A parameter's integers (an int, or a tuple or list of ints): how many, into v (up to 8). */
+static int ints_of(const struct value *v, int64_t *out)
+{
+	if (!v)
+		return 0;
+	if (v->type == V_INT) {
+		out[0] = v->u.i;
+		return 1;
+	}
+	if ((v->type == V_TUPLE || v->type == V_LIST) && v->u.seq.n && v->u.seq.n <= 8) {
+		for (size_t i = 0; i < v->u.seq.n; i++) {
+			if (v->u.seq.items[i].type != V_INT)
+				return 0;
+			out[i] = v->u.seq.items[i].u.i;
+		}
+		return (int)v->u.seq.n;
+	}
+	return 0;
+}
+
+/* The spatial rank an operator's name says ("Conv2d", "MaxPooling3D"), or 0. */
+static int name_rank(const char *op)
+{
+	const char *s = strrchr(op, '.');
+
+	s = s ? s + 1 : op;
+	for (; *s; s++)
+		if (s[0] >= '1' && s[0] <= '3' && tolower((unsigned char)s[1]) == 'd')
+			return s[0] - '0';
+	return 0;
+}
+
+static void spatial(const struct instance *p, struct rules_cands *out)
+{
+	const struct tensor *t0 = &p->inputs[first_tensor(p)].u.t;
+	const char *kname = !strcmp(p->library, "onnx") ? "kernel_shape" : "kernel_size";
+	const struct value *kv = record_param(p, kname), *sv, *fmt;
+	int64_t kern[8], stride[8], ns[64];
+	int n, ns_n, first, pool = strstr(p->op, "Pool") != NULL;
+
+	if (!kv && !strcmp(p->library, "keras"))
+		kv = record_param(p, "pool_size");
+	if (!(n = ints_of(kv, kern)))
+		return;
+	if (n == 1 && kv->type == V_INT && name_rank(p->op) > 1) {
+		n = name_rank(p->op);
+		for (int i = 1; i < n; i++)
+			kern[i] = kern[0];
+	}
+	sv = record_param(p, !strcmp(p->library, "torch") ? "stride" : "strides");
+	ns_n = ints_of(sv, stride);
+	if (ns_n == 1 && n > 1)
+		for (int i = 1; i < n; i++)
+			stride[i] = stride[0];
+	else if (ns_n != n)
+		for (int i = 0; i < n; i++)
+			stride[i] = pool && strcmp(p->library, "onnx") ? kern[i] : 1;
+	if (t0->rank < n + 1 || t0->rank > 64)
+		return;
+	fmt = record_param(p, "data_format");
+	first = t0->rank - n;
+	if (!strcmp(p->library, "keras") && !(fmt && fmt->type == V_STR && !strcmp(fmt->u.s, "channels_first")))
+		first = 1;
+	if (first + n > t0->rank)
+		return;
+	for (int i = first; i < first + n; i++)
+		if (t0->shape[i] == TENSOR_DIM_UNKNOWN)
+			return;
+	for (int which = 0; which < 4; which++) {
+		static const char *const labels[] = {
+			"spatial:kernel", "spatial:kernel-1", "spatial:kernel+stride-1", "spatial:nonsquare",
+		};
+		int same = 1;
+
+		memcpy(ns, t0->shape, (size_t)t0->rank * sizeof(ns[0]));
+		for (int i = 0; i < n; i++) {
+			int64_t *d = &ns[first + i];
+
+			switch (which) {
+			case 0: *d = kern[i]; break;
+			case 1: *d = kern[i] - 1; break;
+			case 2: *d = kern[i] + stride[i] - 1; break;
+			default:
+				if (t0->shape[first + i] != t0->shape[first])
+					same = 2;
+				if (i == n - 1)
+					*d += 1;
+				break;
+			}
+			if (*d < 0)
+				same = 2;
+		}
+		if (which == 3 && n < 2)
+			continue;
+		/* With stride 1, kernel+stride-1 is the kernel itself. */
+		if (which == 2) {
+			int ones = 1;
+
+			for (int i = 0; i < n; i++)
+				ones &= stride[i] == 1;
+			if (ones)
+				continue;
+		}
+		for (int i = 0; i < t0->rank && same == 1; i++)
+			same = ns[i] == t0->shape[i];
+		if (!same)
+			reshape(p, ns, t0->rank, F_RANGE, 0, labels[which], out);
+	}
+}
+
+void rules_shape(const struct instance *p, uint64_t seed, struct rules_cands *out)
+{
+	struct rules_cands mine = { NULL, 0, 0 };
+	int f = first_tensor(p);
+	const struct tensor *t0;
+	int64_t ns[65];
+	uint64_t s = rng_for(seed, p, "dim");
+	char label[64];
+
+	if (f < 0 || p->inputs[f].u.t.rank > 63)
+		return;
+	t0 = &p->inputs[f].u.t;
+	ns[0] = 2;
+	memcpy(ns + 1, t0->shape, (size_t)t0->rank * sizeof(ns[0]));
+	reshape(p, ns, t0->rank + 1, F_REPEAT, 0, "rank:+1", &mine);
+	if (t0->rank >= 1 && t0->shape[0] != TENSOR_DIM_UNKNOWN)
+		reshape(p, t0->shape + 1, t0->rank - 1, F_FIRST_SLICE, 0, "rank:-1", &mine);
+	for (int to = 1; to >= 0; to--) {
+		int dims[64], nd = 0, k;
+
+		for (int i = 0; i < t0->rank; i++)
+			if (t0->shape[i] != TENSOR_DIM_UNKNOWN && t0->shape[i] != to)
+				dims[nd++] = i;
+		if (!nd)
+			continue;
+		k = dims[draw(&s, (size_t)nd)];
+		memcpy(ns, t0->shape, (size_t)t0->rank * sizeof(ns[0]));
+		ns[k] = to;
+		snprintf(label, sizeof(label), "dim:%d=%d", k, to);
+		reshape(p, ns, t0->rank, to ? F_INDEX0 : F_EMPTY, k, label, &mine);
+	}
+	spatial(p, &mine);
+	shuffle_into(out, &mine, rng_for(seed, p, "shape"));
+}
+
+/* --- parameter values --------------------------------------------------------------------------- */
+
+static const int64_t int_points[] = { -2, -1, 0, 1, 2, 1024 };
+static const double float_points[] = { 0, -1.5, 1e-30, 1e30, INFINITY, NAN };
+static const char *const float_texts[] = { "0", "-1.5", "1e-30", "1e30", "inf", "nan" };
+
+/* The ranker's integer subspaces, with "large" apart: <-1, -1, 0, 1, >1, large. */
+static int int_subspace(int64_t v)
+{
+	if (v < -1) return 0;
+	if (v <= 1) return (int)v + 2;
+	return v < 1024 ? 4 : 5;
+}
+
+/* One parameter changed: its name, the new tagged value (owned), and its text for a label. */
+struct single {
+	char *name;
+	cJSON *value;
+	char *text;
+};
+
+struct singles {
+	struct single *v;
+	size_t n, cap;
+};
+
+static void singles_add(struct singles *s, const char *name, cJSON *value, const char *text)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+	}
+	s->v[s->n].name = xstrdup(name);
+	s->v[s->n].value = value;
+	s->v[s->n].text = xstrdup(text);
+	s->n++;
+}
+
+static void singles_release(struct singles *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].name);
+		cJSON_Delete(s->v[i].value);
+		free(s->v[i].text);
+	}
+	free(s->v);
+}
+
+static cJSON *tagged(const char *tag, cJSON *body)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, tag, body);
+	return o;
+}
+
+/* An int sequence of the parent's kind (tuple or list) from ints. */
+static cJSON *int_seq(enum vtype type, const int64_t *v, int n, struct buf *text)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	buf_addc(text, type == V_TUPLE ? '(' : '[');
+	for (int i = 0; i < n; i++) {
+		cJSON_AddItemToArray(a, tagged("int", cJSON_CreateNumber((double)v[i])));
+		buf_addf(text, "%s%lld", i ? "," : "", (long long)v[i]);
+	}
+	buf_addc(text, type == V_TUPLE ? ')' : ']');
+	return tagged(type == V_TUPLE ? "tuple" : "list", a);
+}
+
+/* A short text of a canonical value for a label: the scalar itself, else its type. */
+static void value_text(const cJSON *v, struct buf *out)
+{
+	const cJSON *b = v ? v->child : NULL;
+
+	if (!b)
+		buf_adds(out, "?");
+	else if (cJSON_IsString(b) && (!strcmp(b->string, "str") || !strcmp(b->string, "dtype")))
+		buf_adds(out, b->valuestring);
+	else if (!strcmp(b->string, "int") || !strcmp(b->string, "float") || !strcmp(b->string, "bool") ||
+		 !strcmp(b->string, "none")) {
+		char *s = cJSON_PrintUnformatted(b);
+
+		buf_adds(out, cJSON_IsString(b) ? b->valuestring : s);
+		cJSON_free(s);
+	} else {
+		buf_adds(out, b->string);
+	}
+}
+
+/* The alternatives of a value v (not consumed): each appended to s under name. seed: for the
+ * non-square element. pools: str and dtype values seen for the op (key_op) and the library. */
+static void alternatives(const struct value *v, const char *name, const struct rules_pools *pools,
+			 const char *key_op, const char *key_lib, uint64_t *seed, struct singles *s)
+{
+	struct buf text = BUF_INIT, cur = BUF_INIT;
+	int64_t ints[8];
+	cJSON *seq;
+	int n;
+
+	switch (v->type) {
+	case V_INT:
+		for (size_t i = 0; i < sizeof(int_points) / sizeof(int_points[0]); i++) {
+			if (int_subspace(int_points[i]) == int_subspace(v->u.i))
+				continue;
+			buf_reset(&text);
+			buf_addf(&text, "%lld", (long long)int_points[i]);
+			singles_add(s, name, tagged("int", cJSON_CreateNumber((double)int_points[i])), text.data);
+		}
+		break;
+	case V_FLOAT:
+		for (size_t i = 0; i < sizeof(float_points) / sizeof(float_points[0]); i++)
+			if (!(float_points[i] == v->u.f || (isnan(float_points[i]) && isnan(v->u.f))))
+				singles_add(s, name, tagged("float", float_json(float_points[i])), float_texts[i]);
+		break;
+	case V_BOOL:
+		singles_add(s, name, tagged("bool", cJSON_CreateBool(!v->u.b)), v->u.b ? "false" : "true");
+		break;
+	case V_STR: case V_DTYPE: {
+		size_t taken = 0;
+
+		value_canonical(v, &cur);
+		for (int pass = 0; pass < 2 && pools; pass++) {
+			struct strmap_entry *e = strmap_find(pass ? &pools->lib_param : &pools->op_param,
+							     pass ? key_lib : key_op);
+			struct rules_list *l = e ? e->ptr : NULL;
+
+			for (size_t i = 0; l && i < l->n && taken < STR_ALTS; i++) {
+				cJSON *alt;
+				int dup = !strcmp(l->items[i], cur.data);
+
+				/* Not the parent's own value, not one already taken from the op's pool. */
+				for (size_t k = s->n - taken; k < s->n && !dup; k++) {
+					char *t = cJSON_PrintUnformatted(s->v[k].value);
+
+					dup = !strcmp(t, l->items[i]);
+					cJSON_free(t);
+				}
+				alt = dup ? NULL : cJSON_Parse(l->items[i]);
+				if (!alt || !alt->child || strcmp(alt->child->string, vtype_name(v->type))) {
+					cJSON_Delete(alt);
+					continue;
+				}
+				buf_reset(&text);
+				value_text(alt, &text);
+				singles_add(s, name, alt, text.data);
+				taken++;
+			}
+		}
+		break;
+	}
+	case V_TUPLE: case V_LIST:
+		if (!(n = ints_of(v, ints)))
+			break;
+		for (size_t i = 0; i < sizeof(int_points) / sizeof(int_points[0]); i++) {
+			int64_t all[8];
+			int already = 1;
+
+			for (int k = 0; k < n; k++) {
+				all[k] = int_points[i];
+				already &= int_subspace(ints[k]) == int_subspace(int_points[i]);
+			}
+			if (already)
+				continue;
+			buf_reset(&text);
+			seq = int_seq(v->type, all, n, &text);
+			singles_add(s, name, seq, text.data);
+		}
+		if (n >= 2) {
+			size_t k = draw(seed, (size_t)n);
+
+			ints[k] += 1;
+			buf_reset(&text);
+			seq = int_seq(v->type, ints, n, &text);
+			singles_add(s, name, seq, text.data);
+		}
+		break;
+	default:
+		break;
+	}
+	buf_release(&text);
+	buf_release(&cur);
+}
+
+static char *pool_key(const char *a, const char *b)
+{
+	return xasprintf("%s\x1f%s", a, b);
+}
+
+void rules_param(const struct instance *p, const struct rules_pools *pools, uint64_t seed,
+		 struct rules_cands *out)
+{
+	struct rules_cands mine = { NULL, 0, 0 };
+	struct singles params = { NULL, 0, 0 };
+	uint64_t s = rng_for(seed, p, "param");
+	char label[512];
+
+	for (size_t i = 0; i < p->nparams; i++) {
+		char *ko = pool_key(p->op, p->params[i].name), *kl = pool_key(p->library, p->params[i].name);
+
+		alternatives(p->params[i].value, p->params[i].name, pools, ko, kl, &s, &params);
+		free(ko);
+		free(kl);
+	}
+	for (size_t i = 0; i < params.n; i++) {
+		cJSON *j = parent_json(p);
+
+		cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"), params.v[i].name,
+						       cJSON_Duplicate(params.v[i].value, 1));
+		snprintf(label, sizeof(label), "param:%s=%s", params.v[i].name, params.v[i].text);
+		emit(&mine, j, RULES_PARAM, label);
+	}
+	/* Pairs: two parameters changed together, drawn from the single changes. */
+	if (params.n >= 2) {
+		size_t made = 0;
+
+		for (size_t tries = 0; tries < 8 * PAIRS && made < PAIRS; tries++) {
+			size_t a = draw(&s, params.n), b = draw(&s, params.n);
+			cJSON *j, *pj;
+
+			if (!strcmp(params.v[a].name, params.v[b].name))
+				continue;
+			if (strcmp(params.v[a].name, params.v[b].name) > 0) {
+				size_t t = a;
+
+				a = b;
+				b = t;
+			}
+			snprintf(label, sizeof(label), "pair:%s=%s,%s=%s", params.v[a].name, params.v[a].text,
+				 params.v[b].name, params.v[b].text);
+			j = parent_json(p);
+			pj = cJSON_GetObjectItemCaseSensitive(j, "params");
+			cJSON_ReplaceItemInObjectCaseSensitive(pj, params.v[a].name,
+							       cJSON_Duplicate(params.v[a].value, 1));
+			cJSON_ReplaceItemInObjectCaseSensitive(pj, params.v[b].name,
+							       cJSON_Duplicate(params.v[b].value, 1));
+			/* The same pair drawn twice is one candidate. */
+			for (size_t k = 0; k < mine.n && j; k++)
+				if (!strcmp(mine.v[k].label, label)) {
+					cJSON_Delete(j);
+					j = NULL;
+				}
+			if (j) {
+				emit(&mine, j, RULES_PARAM, label);
+				made++;
+			}
+		}
+	}
+	/* Parameters the parent lacks that other instances of its operator have. */
+	if (pools) {
+		struct strmap_entry *e = strmap_find(&pools->op_params, p->op);
+		struct rules_list *names = e ? e->ptr : NULL;
+
+		for (size_t i = 0; names && i < names->n; i++) {
+			char *ko;
+			struct rules_list *vals;
+
+			if (record_param(p, names->items[i]))
+				continue;
+			ko = pool_key(p->op, names->items[i]);
+			e = strmap_find(&pools->op_param, ko);
+			vals = e ? e->ptr : NULL;
+			for (size_t k = 0; vals && k < vals->n && k < ADDED_VALUES; k++) {
+				cJSON *j = parent_json(p), *v = cJSON_Parse(vals->items[k]), *pj;
+				struct buf text = BUF_INIT;
+
+				pj = cJSON_GetObjectItemCaseSensitive(j, "params");
+				if (!pj)
+					pj = cJSON_AddObjectToObject(j, "params");
+				cJSON_AddItemToObject(pj, names->items[i], v);
+				value_text(v, &text);
+				snprintf(label, sizeof(label), "param:+%s=%s", names->items[i], text.data);
+				buf_release(&text);
+				emit(&mine, j, RULES_PARAM, label);
+			}
+			free(ko);
+		}
+	}
+	/* Positional inputs that are not tensors. */
+	for (size_t i = 0; i < p->ninputs; i++) {
+		struct singles ins = { NULL, 0, 0 };
+
+		if (p->inputs[i].type == V_TENSOR || p->inputs[i].type == V_STR || p->inputs[i].type == V_DTYPE)
+			continue;
+		alternatives(&p->inputs[i], "", NULL, "", "", &s, &ins);
+		for (size_t k = 0; k < ins.n; k++) {
+			cJSON *j = parent_json(p);
+
+			cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(j, "inputs"), (int)i,
+						 cJSON_Duplicate(ins.v[k].value, 1));
+			snprintf(label, sizeof(label), "in:%zu=%s", i, ins.v[k].text);
+			emit(&mine, j, RULES_PARAM, label);
+		}
+		singles_release(&ins);
+	}
+	singles_release(&params);
+	shuffle_into(out, &mine, rng_for(seed, p, "params"));
+}
+
+/* --- scalar vs tensor --------------------------------------------------------------------------- */
+
+void rules_scalar(const struct instance *p, uint64_t seed, struct rules_cands *out)
+{
+	struct rules_cands mine = { NULL, 0, 0 };
+	char label[64];
+
+	for (size_t i = 0; i < p->ninputs; i++) {
+		const struct value *v = &p->inputs[i];
+		cJSON *j, *t, *vals;
+
+		if (v->type == V_INT || v->type == V_FLOAT) {
+			t = cJSON_CreateObject();
+			cJSON_AddStringToObject(t, "dtype", v->type == V_INT ? "int64" : "float32");
+			cJSON_AddItemToObject(t, "shape", cJSON_CreateArray());
+			vals = cJSON_AddArrayToObject(t, "values");
+			cJSON_AddItemToArray(vals, v->type == V_INT ? int_json((double)v->u.i, "int64")
+					     : float_json(v->u.f));
+			j = parent_json(p);
+			cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(j, "inputs"), (int)i,
+						 tagged("tensor", t));
+			snprintf(label, sizeof(label), "scalar:in:%zu=tensor", i);
+			emit(&mine, j, RULES_SCALAR, label);
+		} else if (v->type == V_TENSOR && v->u.t.values && cJSON_GetArraySize(v->u.t.values) == 1 &&
+			   !(i == 0 && !strcmp(p->kind, "method"))) {
+			const cJSON *c = cJSON_GetArrayItem(v->u.t.values, 0);
+			double lo, hi, d = elem_double(c);
+			char k = dtype_class(v->u.t.dtype, &lo, &hi);
+			int one = 1;
+
+			for (int r = 0; r < v->u.t.rank; r++)
+				one &= v->u.t.shape[r] == 1;
+			if (!one || !k || k == 'c')
+				continue;
+			if (k == 'b')
+				t = tagged("bool", cJSON_CreateBool(d != 0));
+			else if (k == 'i')
+				t = tagged("int", cJSON_IsString(c) ? cJSON_CreateString(c->valuestring)
+					   : cJSON_CreateNumber(d));
+			else
+				t = tagged("float", float_json(d));
+			j = parent_json(p);
+			cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(j, "inputs"), (int)i, t);
+			snprintf(label, sizeof(label), "tensor:in:%zu=number", i);
+			emit(&mine, j, RULES_SCALAR, label);
+		}
+	}
+	shuffle_into(out, &mine, rng_for(seed, p, "scalar"));
+}
+
+/* --- all of them -------------------------------------------------------------------------------- */
+
+void rules_all(const struct instance *p, const struct rules_pools *pools, uint64_t seed, struct rules_cands *out)
+{
+	struct rules_cands dims[RULES_NDIMS];
+	size_t at[RULES_NDIMS] = { 0 };
+	int more = 1;
+
+	memset(dims, 0, sizeof(dims));
+	rules_dtype(p, seed, &dims[RULES_DTYPE]);
+	rules_shape(p, seed, &dims[RULES_SHAPE]);
+	rules_param(p, pools, seed, &dims[RULES_PARAM]);
+	rules_scalar(p, seed, &dims[RULES_SCALAR]);
+	while (more) {
+		more = 0;
+		for (int d = 0; d < RULES_NDIMS; d++)
+			if (at[d] < dims[d].n) {
+				if (out->n == out->cap) {
+					out->cap = out->cap ? 2 * out->cap : 16;
+					out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
+				}
+				out->v[out->n++] = dims[d].v[at[d]++];
+				more = 1;
+			}
+	}
+	for (int d = 0; d < RULES_NDIMS; d++)
+		free(dims[d].v);
+}
+
+/* --- pools -------------------------------------------------------------------------------------- */
+
+void rules_pools_init(struct rules_pools *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+static void list_add(struct strmap *m, const char *key, const char *item)
+{
+	struct strmap_entry *e = strmap_get(m, key, NULL);
+	struct rules_list *l = e->ptr;
+
+	if (!l)
+		l = e->ptr = xcalloc(1, sizeof(*l));
+	if (l->n >= POOL_CAP)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->items[i], item))
+			return;
+	l->items = xrealloc(l->items, (l->n + 1) * sizeof(*l->items));
+	l->items[l->n++] = xstrdup(item);
+}
+
+void rules_pools_add(struct rules_pools *p, const struct instance *in)
+{
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; i < in->nparams; i++) {
+		const struct value *v = in->params[i].value;
+		char *ko = pool_key(in->op, in->params[i].name);
+
+		buf_reset(&b);
+		value_canonical(v, &b);
+		/* A tensor or a graph is no value to add to another instance; an opaque one cannot be. */
+		if (v->type != V_TENSOR && v->type != V_GRAPH && v->type != V_OPAQUE && b.len < 256) {
+			list_add(&p->op_param, ko, b.data);
+			list_add(&p->op_params, in->op, in->params[i].name);
+		}
+		if (v->type == V_STR || v->type == V_DTYPE) {
+			char *kl = pool_key(in->library, in->params[i].name);
+
+			list_add(&p->lib_param, kl, b.data);
+			free(kl);
+		}
+		free(ko);
+	}
+	buf_release(&b);
+}
+
+static void lists_release(struct strmap *m)
+{
+	for (size_t i = 0; i < m->cap; i++) {
+		struct rules_list *l = m->slots[i].key ? m->slots[i].ptr : NULL;
+
+		if (!l)
+			continue;
+		for (size_t k = 0; k < l->n; k++)
+			free(l->items[k]);
+		free(l->items);
+		free(l);
+	}
+	strmap_release(m);
+}
+
+void rules_pools_release(struct rules_pools *p)
+{
+	lists_release(&p->op_param);
+	lists_release(&p->lib_param);
+	lists_release(&p->op_params);
+}

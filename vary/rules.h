@@ -1,0 +1,70 @@
+/* rules.h: the variation rules of ferry vary (vary/vary.h): pure functions that, from a parent
+ * instance and the pools of the corpus, make labelled candidate instances, one list per dimension
+ * of variation (dtype, shape, parameter values, scalar vs tensor). A candidate is a whole record
+ * (record_from_json accepted it), whose outputs are still the parent's: only the library's run
+ * (the validate task) knows the real ones. Each list comes in an order drawn from the seed and
+ * the parent's id, so the same seed gives the same candidates in the same order.
+ *
+ * Labels name what changed: "dtype:int16", "rank:+1", "rank:-1", "dim:2=1", "dim:0=0",
+ * "spatial:kernel", "spatial:kernel-1", "spatial:kernel+stride-1", "spatial:nonsquare",
+ * "param:stride=-1", "param:+bias=false" (a param the parent lacks, added), "in:2=0",
+ * "pair:padding=1,stride=2", "scalar:in:1=tensor", "tensor:in:1=number".
+ *
+ * Ownership: the pools own copies of what they hold; a candidate list owns its candidates. */
+#ifndef FERRY_RULES_H
+#define FERRY_RULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+#include "strmap.h"
+
+enum rules_dim { RULES_DTYPE, RULES_SHAPE, RULES_PARAM, RULES_SCALAR, RULES_NDIMS };
+
+/* What pass 1 saw in the corpus: per (op, param) the distinct values (canonical text, any type),
+ * per (library, param) the distinct str and dtype values, each in first-seen order and capped. */
+struct rules_pools {
+	struct strmap op_param;    /* "op\x1fparam" -> struct rules_list * */
+	struct strmap lib_param;   /* "library\x1fparam" -> struct rules_list * */
+	struct strmap op_params;   /* "op" -> struct rules_list * of param names */
+};
+
+struct rules_list {
+	char **items;
+	size_t n;
+};
+
+struct rules_cand {
+	char *label;          /* owned */
+	enum rules_dim dim;
+	struct instance in;   /* owned; its id is over the stale outputs */
+};
+
+struct rules_cands {
+	struct rules_cand *v;
+	size_t n, cap;
+};
+
+void rules_pools_init(struct rules_pools *p);
+void rules_pools_add(struct rules_pools *p, const struct instance *in);
+void rules_pools_release(struct rules_pools *p);
+
+void rules_cands_release(struct rules_cands *c);
+
+/* The dtypes ferry tries for a library (NULL-terminated; an empty list for an unknown library). */
+const char *const *rules_dtypes(const char *library);
+
+/* Append each dimension's candidates to out (in seeded order within the dimension). pools may be
+ * NULL (no str/dtype alternatives, no added params). */
+void rules_dtype(const struct instance *parent, uint64_t seed, struct rules_cands *out);
+void rules_shape(const struct instance *parent, uint64_t seed, struct rules_cands *out);
+void rules_param(const struct instance *parent, const struct rules_pools *pools, uint64_t seed,
+		 struct rules_cands *out);
+void rules_scalar(const struct instance *parent, uint64_t seed, struct rules_cands *out);
+
+/* Every dimension's candidates, interleaved round-robin (dtype, shape, param, scalar, dtype, ...). */
+void rules_all(const struct instance *parent, const struct rules_pools *pools, uint64_t seed,
+	       struct rules_cands *out);
+
+#endif

@@ -1,0 +1,90 @@
+/* vary.h: the vary engine, what ferry vary (src/cmd-vary.c) drives. It grows every instance of a
+ * corpus along dtype, rank and shape, parameter values, and scalar vs tensor (the rules of
+ * vary/rules.h), and keeps the variants that the source library accepts: each candidate runs in
+ * the library's reference run (the template's validate(), in ferry's watched workers, task
+ * PROTO_TASK_VALIDATE), and a rejected one is dropped, counted by the library's reason.
+ *
+ * The corpus is read twice: pass 1 gathers the pools (the values each (op, param) and each
+ * (library, param) is seen with) and the ids of every instance, with and without outputs; pass 2
+ * takes the parents round-robin across operators, in order of first appearance, so that a budget
+ * reaches many operators. A candidate whose identity without outputs (its pre-id) is an
+ * instance's of the corpus or an earlier candidate's is not tried. A kept variant is the candidate
+ * with the outputs the library computed and its id recomputed, with
+ *   "variant": {"parent": ID, "vary": LABEL[, "undefined": WHY]}
+ * appended to OUTPUT (a corpus like any other). Every candidate tried is a line of OUTPUT.log
+ * ({"pre", "parent", "vary", "status": kept|duplicate|dropped|surplus, "reason"}), so that the
+ * same command run again goes on where an interrupted one stopped, and a user can see every drop.
+ *
+ * The engine prints nothing: it reports through the hooks of struct vary_opts, and the counts in
+ * struct vary are the caller's to print. */
+#ifndef FERRY_VARY_H
+#define FERRY_VARY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "jsonl.h"
+#include "rules.h"
+#include "strmap.h"
+
+struct vary_opts {
+	const char *corpus;     /* borrowed */
+	const char *output;     /* the variants' corpus; its log is OUTPUT.log (borrowed) */
+	int per_instance;       /* variants kept per parent at most */
+	uint64_t seed;
+	size_t budget;          /* candidates tried in all, earlier runs included; 0: no limit */
+	int jobs;
+	double timeout;         /* seconds one candidate may take */
+	unsigned long long mem_limit;
+
+	void *ctx;
+	/* A bad corpus line, skipped ("FILE:LINE: why"). */
+	void (*warn)(void *ctx, const char *msg);
+	/* Candidates tried so far in this run, of which dropped; about ten times a second. */
+	void (*progress)(void *ctx, size_t tried, size_t dropped);
+};
+
+struct vary_count {
+	size_t tried, kept;
+};
+
+struct vary {
+	size_t records, bad_lines;   /* pass 1: the corpus */
+	size_t parents;              /* parents whose candidates were looked at in this run */
+	size_t tried, kept, duplicates, undefined, dropped, surplus;
+	size_t resumed;              /* candidates an earlier run tried (OUTPUT.log) */
+	struct vary_count dims[RULES_NDIMS];
+	struct strmap reasons;       /* first line of the library's reason -> candidates dropped */
+	double seconds;              /* the validation's wall time */
+
+	/* The engine's own. */
+	const struct vary_opts *o;
+	struct rules_pools pools;
+	struct strmap ids;           /* ids of the corpus and of OUTPUT */
+	struct strmap pre;           /* pre-ids of the corpus, of OUTPUT.log and of candidates made */
+	struct strmap logged;        /* pre-ids of OUTPUT.log */
+	struct strmap parent_kept;   /* parent id -> variants OUTPUT.log says were kept */
+	struct strmap pending;       /* job key -> struct vary_pending * */
+	long *order;                 /* the parents' offsets in the corpus, in the order taken */
+	size_t *order_line;
+	size_t norder, next_parent, log_tried;
+	struct vary_active **active;
+	size_t nactive;
+	FILE *corpus, *out, *log;
+	char *log_path;
+};
+
+/* Pass 1, and what an earlier run left in OUTPUT and OUTPUT.log. 0, or -1 with e filled. */
+int vary_open(struct vary *v, const struct vary_opts *o, struct err *e);
+/* Pass 2. 0, or -1 with e filled (EXIT_INTERRUPTED on SIGINT or SIGTERM: what was kept stays). */
+int vary_run(struct vary *v, struct err *e);
+void vary_release(struct vary *v);
+
+/* The identity of in without its outputs (32 hex digits and a NUL into out). */
+void vary_pre_id(const struct instance *in, char out[33]);
+
+/* The dimension names, "dtype", "shape", "param", "scalar". */
+const char *vary_dim_name(enum rules_dim d);
+
+#endif
