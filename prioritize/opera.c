@@ -374,17 +374,23 @@ static void choose(struct op_tables *t, struct levels *l, uint32_t j, uint32_t f
 /* The greedy sequence of one operator: seq[k] is the seeded position (in idx) of the instance chosen
  * k-th, sc[k] its score; r2k maps the operator's seeded order to positions in idx. */
 static void op_sequence(const struct rank_set *s, uint32_t o, const struct op_rows *rw, const uint32_t *r2k,
-			uint32_t m, double opscore, uint32_t *seq, double *sc)
+			uint32_t m, double opscore, uint32_t *seq, double *sc, uint64_t *singles, uint64_t *features)
 {
 	struct op_tables t;
 	struct levels l;
 	uint32_t top, *r2j = xmalloc((size_t)m * sizeof(uint32_t));
+	uint64_t fresh = 0;
 
 	for (uint32_t j = 0; j < m; j++)
 		r2j[rw->j2r[j]] = j;
 	tables_build(&t, s, o, rw, m);
 	levels_init(&l, m, t.F);
 	top = t.F;
+	/* The coverage: a single is a non-empty list of (p, s); the features are counted as the greedy
+	 * sees them new, which is every distinct one of the operator's instances once the last is chosen. */
+	*singles = 0;
+	for (uint32_t f = 0; f < t.lbase[t.P]; f++)
+		*singles += t.lo[f + 1] > t.lo[f];
 	for (uint32_t k = 0; k < m; k++) {
 		uint32_t r, j;
 
@@ -395,11 +401,13 @@ static void op_sequence(const struct rank_set *s, uint32_t o, const struct op_ro
 		j = r2j[r];
 		seq[k] = r2k[r];
 		sc[k] = top ? opscore * ((double)top / t.F) : 0.0;
+		fresh += top;
 		if (top)
 			choose(&t, &l, j, top);
 		else
 			t.cnt[j] = DONE;
 	}
+	*features = fresh;
 	levels_release(&l);
 	tables_release(&t);
 	free(r2j);
@@ -437,6 +445,7 @@ struct seq_work {
 	const double *opscore;
 	uint32_t *seq;
 	double *sc;
+	uint64_t *singles, *features;   /* per operator */
 	size_t nops;
 	atomic_size_t next;
 };
@@ -451,7 +460,8 @@ static void *seq_worker(void *arg)
 		struct op_rows rw = { w->roff + a, w->slot, w->code, w->j2r + a };
 
 		if (m)
-			op_sequence(w->s, o, &rw, w->r2k + a, m, w->opscore[o], w->seq + a, w->sc + a);
+			op_sequence(w->s, o, &rw, w->r2k + a, m, w->opscore[o], w->seq + a, w->sc + a, &w->singles[o],
+				    &w->features[o]);
 	}
 	return NULL;
 }
@@ -467,11 +477,12 @@ static int u64_desc(const void *pa, const void *pb)
 
 static void run_sequences(const struct rank_set *s, const uint32_t *start, const size_t *roff, const uint32_t *slot,
 			  const uint64_t *code, const uint32_t *j2r, const uint32_t *r2k, const double *opscore,
-			  uint32_t *seq, double *sc, int jobs)
+			  uint32_t *seq, double *sc, uint64_t *singles, uint64_t *features, int jobs)
 {
 	size_t nops = s->ops.n;
 	uint32_t *by_size = xmalloc((nops ? nops : 1) * sizeof(uint32_t));
-	struct seq_work w = { s, start, j2r, r2k, slot, by_size, roff, code, opscore, seq, sc, nops, 0 };
+	struct seq_work w = { s, start, j2r, r2k, slot, by_size, roff, code, opscore, seq, sc, singles, features,
+			      nops, 0 };
 	pthread_t *th;
 	int started = 0;
 
@@ -503,7 +514,7 @@ static void run_sequences(const struct rank_set *s, const uint32_t *start, const
 }
 
 void opera_rank(const struct rank_set *s, const uint32_t *idx, size_t n, const double *opscore, int jobs,
-		uint32_t *out, double *score)
+		uint32_t *out, double *score, struct rank_cover *cover)
 {
 	size_t nops = s->ops.n, np = 0;
 	uint32_t *start = xcalloc(nops + 1, sizeof(uint32_t));
@@ -519,6 +530,8 @@ void opera_rank(const struct rank_set *s, const uint32_t *idx, size_t n, const d
 	double *sc = xmalloc(n * sizeof(double));
 	uint32_t *head = xmalloc((nops + 1) * sizeof(uint32_t));
 	unsigned char *in_tier = xcalloc(s->n, 1), *zero;
+	/* Zeroed: an operator with no instance here is never visited and covers nothing. */
+	uint64_t *singles = xcalloc(nops + 1, sizeof(uint64_t)), *features = xcalloc(nops + 1, sizeof(uint64_t));
 	struct merge mg = { seq, sc, start, head };
 	size_t done;
 	struct heap h;
@@ -571,7 +584,17 @@ void opera_rank(const struct rank_set *s, const uint32_t *idx, size_t n, const d
 	free(rloc);
 	free(in_tier);
 
-	run_sequences(s, start, roff, rslot, rcode, j2r, r2k, opscore, seq, sc, jobs);
+	run_sequences(s, start, roff, rslot, rcode, j2r, r2k, opscore, seq, sc, singles, features, jobs);
+	if (cover) {
+		memset(cover, 0, sizeof(*cover));
+		for (uint32_t o = 0; o < nops; o++) {
+			cover->ops += start[o + 1] > start[o];
+			cover->singles += singles[o];
+			cover->pairs += features[o] - singles[o];
+		}
+	}
+	free(singles);
+	free(features);
 	free(rslot);
 	free(rcode);
 	free(roff);

@@ -50,9 +50,10 @@ void opera_op_scores(const struct rank_set *s, const struct counts *c, double *o
 
 /* Order the instances idx[0..n), given in the seeded order: out[k] is the instance to run k-th and
  * score[k] its score when chosen. jobs: threads to use (0: one per online CPU); the result is the
- * same for any number. */
+ * same for any number. cover (may be NULL) gets the distinct features of idx[0..n) as the scores
+ * count them (struct rank_cover): the tables the ranking builds anyway give them, at no extra pass. */
 void opera_rank(const struct rank_set *s, const uint32_t *idx, size_t n, const double *opscore, int jobs,
-		uint32_t *out, double *score);
+		uint32_t *out, double *score, struct rank_cover *cover);
 
 /* The features of operator o as the ranking sees them: P parameters and F features per instance. */
 void opera_shape(const struct rank_set *s, uint32_t o, uint32_t *P, uint32_t *F);

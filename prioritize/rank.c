@@ -831,6 +831,8 @@ int rank_run(const struct rank_set *s, const struct rank_opts *o, struct rank_qu
 		st->ops = s->ops.n;
 	}
 	if (o->strategy == RANK_OPERA) {
+		if (st)
+			st->have_cover = 1;
 		opscore = xmalloc((s->ops.n ? s->ops.n : 1) * sizeof(*opscore));
 		opera_op_scores(s, o->counts, opscore, st);
 	}
@@ -847,7 +849,10 @@ int rank_run(const struct rank_set *s, const struct rank_opts *o, struct rank_qu
 			continue;
 		switch (o->strategy) {
 		case RANK_OPERA:
-			opera_rank(s, idx, n, opscore, o->jobs, q->order + done, q->score + done);
+			/* Coverage is counted over what can run: the invalid and unmigratable never reach a
+			 * frontend, so their parameters test nothing. */
+			opera_rank(s, idx, n, opscore, o->jobs, q->order + done, q->score + done,
+				   st && t == RANK_TIER_OK ? &st->cover : NULL);
 			break;
 		case RANK_RANDOM:
 			memcpy(q->order + done, idx, n * sizeof(*idx));

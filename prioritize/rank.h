@@ -154,9 +154,23 @@ struct rank_opts {
 
 #define RANK_OPTS_INIT { RANK_OPERA, 1, NULL, RANK_FAST_PW, 0 }
 
+/* The parameter coverage of a set of instances as the opera ranking counts it (prioritize/opera.h):
+ * a single is an (operator, parameter, subspace), a pair an (operator, two parameters, their two
+ * subspaces), both over the operator's P parameters with "default" the subspace of a parameter an
+ * instance leaves out, pairs among the first 64. The number of distinct ones is what a new instance
+ * can add: a corpus plus its variants covers more than the corpus alone by exactly the singles and
+ * pairs the variants bring. */
+struct rank_cover {
+	size_t ops;                       /* operators with at least one instance */
+	size_t singles;
+	size_t pairs;
+};
+
 /* What a ranking noticed, for the command to report. */
 struct rank_stats {
 	size_t tier[RANK_TIERS];          /* instances per tier */
+	int have_cover;                   /* the opera strategy: cover is filled */
+	struct rank_cover cover;          /* of the instances that can run (tier ok) */
 	size_t ops;                       /* operators in the corpus */
 	size_t ops_counted;               /* of which the counts name */
 	size_t counts_unknown;            /* operators in the counts that the corpus does not have */

@@ -5,7 +5,9 @@
  * one of the baselines it is measured against (random, FAST, total and additional coverage). Writes
  * the queue as JSON Lines, one line per instance, first to run first (prioritize/rank.h has the
  * format); instances marked invalid by wrap, or unmigratable, go last. The same corpus, counts, seed
- * and options always give the same queue. */
+ * and options always give the same queue. The opera strategy also reports the parameter coverage of
+ * the instances that can run, as its scores count it (struct rank_cover): --stats prints it alone, as
+ * one JSON line, which is how a corpus and the corpus plus its variants are compared. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +21,14 @@
 
 static const char usage[] =
 	"usage: ferry rank CORPUS -o QUEUE [options]\n"
+	"       ferry rank CORPUS --stats [-o QUEUE] [options]\n"
 	"\n"
 	"Order the instances of CORPUS (a JSON Lines corpus, or wrap's wrapped.jsonl) so that those most\n"
 	"likely to find new bugs run first. QUEUE gets one JSON line per instance, first to run first.\n";
 
 static const char *output, *counts_path, *coverage;
 static struct rank_opts o = RANK_OPTS_INIT;
-static int quiet, strict;
+static int quiet, strict, stats;
 
 static int parse_strategy(void *value, const char *arg, struct err *e)
 {
@@ -64,6 +67,8 @@ static const struct opt options[] = {
 	OPT_CALL(0, "seed", "N", "the seed of the order that breaks ties, and of the random strategy's own\n"
 		 "order, derived from it apart from the tie-breaking one (default 1)", &o.seed, parse_seed),
 	OPT_INT('j', "jobs", "N", "threads (default: the number of cores)", &o.jobs, 1, 256),
+	OPT_FLAG(0, "stats", "print only the coverage of the instances that can run, as the opera ranking\n"
+		 "counts it, as one JSON line on standard output (then -o is optional)", &stats),
 	OPT_FLAG(0, "strict", "refuse a corpus with bad lines (default: warn, skip them, rank the rest)", &strict),
 	OPT_FLAG('q', "quiet", "no summary on standard error", &quiet),
 	OPT_END(),
@@ -106,9 +111,21 @@ static int rank(int argc, char **argv)
 		goto out;
 	}
 	corpus = argv[optind];
-	if (!output) {
+	if (!output && !stats) {
 		code = cmd_usage_error(&cmd_rank_entry,
 			"no output: say where the queue goes with -o QUEUE ('-' for stdout)");
+		goto out;
+	}
+	if (stats && output && !strcmp(output, "-")) {
+		code = cmd_usage_error(&cmd_rank_entry,
+			"--stats prints on standard output: the queue cannot go there too");
+		goto out;
+	}
+	/* The coverage comes from the tables the opera ranking scores with, so that there is one
+	 * definition of a subspace; another strategy has none to give. */
+	if (stats && o.strategy != RANK_OPERA) {
+		code = cmd_usage_error(&cmd_rank_entry, "--stats counts coverage as the opera strategy does; "
+			"it takes no --strategy %s", rank_strategy_name(o.strategy));
 		goto out;
 	}
 	if ((o.strategy == RANK_TOTAL || o.strategy == RANK_ADDITIONAL) && !coverage) {
@@ -179,16 +196,23 @@ static int rank(int argc, char **argv)
 		code = cmd_error(&e);
 		goto out;
 	}
-	if (rank_queue_write(&s, &q, output, &e) < 0) {
+	if (output && rank_queue_write(&s, &q, output, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}
-	if (!quiet) {
+	if (stats) {
+		printf("{\"instances\":%zu,\"can_run\":%zu,\"operators\":%zu,\"singles\":%zu,\"pairs\":%zu}\n",
+		       s.n, st.tier[RANK_TIER_OK], st.cover.ops, st.cover.singles, st.cover.pairs);
+	} else if (!quiet) {
 		fflush(stdout);
 		fprintf(stderr, "ferry: ranked %zu instance%s of %zu operator%s with %s: %zu can run, %zu invalid, "
 			"%zu unmigratable\n", s.n, s.n == 1 ? "" : "s", st.ops, st.ops == 1 ? "" : "s",
 			rank_strategy_name(o.strategy), st.tier[RANK_TIER_OK], st.tier[RANK_TIER_INVALID],
 			st.tier[RANK_TIER_UNMIGRATABLE]);
+		if (st.have_cover)
+			fprintf(stderr, "ferry: the %zu that can run cover %zu (operator, parameter, subspace) singles "
+				"and %zu pairs, over %zu operator%s\n", st.tier[RANK_TIER_OK],
+				st.cover.singles, st.cover.pairs, st.cover.ops, st.cover.ops == 1 ? "" : "s");
 		if (nbad)
 			fprintf(stderr, "ferry: %zu bad line%s of '%s' left out of the queue\n", nbad,
 				nbad == 1 ? "" : "s",

@@ -1,11 +1,12 @@
-/* cmd-wrap.c: ferry wrap CORPUS -o DIR
+/* cmd-wrap.c: ferry wrap CORPUS... -o DIR
  *
- * Turns each instance of a corpus into a single-operator model with its inputs and the reference
- * outputs that the source library computes, in ferry's workers (the engine: templates/wrap.h). An
- * instance the library itself rejects is marked invalid, with the library's reason, and never
- * reaches a compiler. DIR gets one directory per instance under tests/, and DIR/wrapped.jsonl, so
- * running the command again picks up where an interrupted one stopped. This file parses the options,
- * shows progress and the first invalid instances, and prints the summary. */
+ * Turns each instance of one or more corpora (a corpus and its variants: ids merge across them) into
+ * a single-operator model with its inputs and the reference outputs that the source library
+ * computes, in ferry's workers (the engine: templates/wrap.h). An instance the library itself rejects
+ * is marked invalid, with the library's reason, and never reaches a compiler. DIR gets one directory
+ * per instance under tests/, and DIR/wrapped.jsonl, so running the command again picks up where an
+ * interrupted one stopped. This file parses the options, shows progress and the first invalid
+ * instances, and prints the summary. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +17,11 @@
 #include "wrap.h"
 
 static const char usage[] =
-	"usage: ferry wrap CORPUS -o DIR [options]\n"
+	"usage: ferry wrap CORPUS... -o DIR [options]\n"
 	"\n"
-	"Make a single-operator model, inputs and reference outputs for every instance of CORPUS.\n"
-	"Writes DIR/tests/ and DIR/wrapped.jsonl; an interrupted wrap resumes when run again.\n";
+	"Make a single-operator model, inputs and reference outputs for every instance of the corpora\n"
+	"(an id in several is wrapped once). Writes DIR/tests/ and DIR/wrapped.jsonl; an interrupted\n"
+	"wrap resumes when run again.\n";
 
 static const char *output, *weights;
 static int jobs, quiet;
@@ -40,7 +42,6 @@ static const struct opt options[] = {
 
 struct show {
 	struct progress progress;
-	const char *corpus;
 	size_t shown;
 };
 
@@ -52,13 +53,13 @@ static void on_warn(void *ctx, const char *msg)
 	cmd_warn("%s", msg);
 }
 
-static void on_invalid(void *ctx, size_t lineno, const char *op, const char *why)
+static void on_invalid(void *ctx, const char *corpus, size_t lineno, const char *op, const char *why)
 {
 	struct show *sh = ctx;
 
 	if (sh->shown++ < SHOW_INVALID) {
 		progress_clear(&sh->progress);
-		cmd_warn("%s:%zu: %s is invalid: %s", sh->corpus, lineno, op, why);
+		cmd_warn("%s:%zu: %s is invalid: %s", corpus, lineno, op, why);
 	}
 }
 
@@ -69,11 +70,14 @@ static void on_progress(void *ctx, size_t done, size_t invalid)
 	progress_update(&sh->progress, done, invalid);
 }
 
-static void print_summary(const struct wrap *w, const char *corpus, const char *dir)
+static void print_summary(const struct wrap *w, const struct wrap_opts *o)
 {
 	struct strmap_entry **v = strmap_sorted(&w->reasons);
 
-	printf("wrap %s -> %s:\n", esc_str(corpus), esc_str(dir));
+	printf("wrap");
+	for (size_t k = 0; k < o->ncorpora; k++)
+		printf("%s%s", k ? ", " : " ", esc_str(o->corpora[k]));
+	printf(" -> %s:\n", esc_str(o->dir));
 	printf("  wrapped now          %zu\n", w->ok + w->invalid);
 	printf("    valid              %zu\n", w->ok);
 	printf("    random outputs     %zu\n", w->random);
@@ -103,13 +107,14 @@ static int cmd_wrap(int argc, char **argv)
 	timeout = 60;
 	if (opts_parse(&cmd_wrap_entry, argc, argv) < 0)
 		return EXIT_USAGE;
-	if (optind + 1 != argc)
-		return cmd_usage_error(&cmd_wrap_entry, "wrap takes one CORPUS");
+	if (optind == argc)
+		return cmd_usage_error(&cmd_wrap_entry, "wrap takes a CORPUS (or several)");
 	if (!output)
 		return cmd_usage_error(&cmd_wrap_entry, "no output: say where the models go with -o DIR");
 	if (weights && strcmp(weights, "constant") && strcmp(weights, "input"))
 		return cmd_usage_error(&cmd_wrap_entry, "--weights takes 'constant' or 'input'");
-	o.corpus = sh.corpus = argv[optind];
+	o.corpora = (const char *const *)argv + optind;
+	o.ncorpora = (size_t)(argc - optind);
 	o.weights = weights;
 	o.dir = output;
 	o.jobs = jobs;
@@ -133,7 +138,7 @@ static int cmd_wrap(int argc, char **argv)
 		goto out;
 	}
 	progress_finish(&sh.progress);
-	print_summary(&w, o.corpus, o.dir);
+	print_summary(&w, &o);
 out:
 	wrap_release(&w);
 	err_release(&e);

@@ -1,4 +1,4 @@
-/* wrap.c: the wrap engine (wrap.h): the corpus read, instances handed to workers running the
+/* wrap.c: the wrap engine (wrap.h): the corpora read, instances handed to workers running the
  * templates, and each outcome appended to DIR/wrapped.jsonl. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -15,7 +15,8 @@
 /* An instance handed to a worker and not yet done. */
 struct pending {
 	char *line;      /* the record as written, without the annotation */
-	size_t lineno;   /* where it stands in the corpus */
+	const char *corpus;  /* where it stands: one of the options' corpora (borrowed), */
+	size_t lineno;       /* and its line */
 	char *op;
 };
 
@@ -75,8 +76,15 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 		cJSON *req;
 		int created;
 
-		if (st == JSONL_END)
-			return 0;
+		if (st == JSONL_END) {
+			/* The next corpus, as if the files were one. */
+			if (w->current + 1 == w->o->ncorpora)
+				return 0;
+			jsonl_close(&w->corpus);
+			if (jsonl_open(&w->corpus, w->o->corpora[++w->current], e) < 0)
+				return -1;
+			continue;
+		}
 		if (st == JSONL_FAIL) {
 			*e = bad;
 			return -1;
@@ -90,7 +98,8 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 		}
 		strmap_get(&w->done, in.id, &created);
 		if (!created) {
-			/* Wrapped by an earlier run, or a duplicate line of the corpus. */
+			/* Wrapped by an earlier run, or a duplicate line of a corpus (or of another: the
+			 * same usage harvested and derived as a variant is one test). */
 			w->resumed++;
 			record_release(&in);
 			continue;
@@ -116,8 +125,8 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 			buf_release(&b);
 			free(dir);
 			record_release(&in);
-			return err_set(e, EXIT_INPUT, "%s:%zu: the record cannot be read back", w->o->corpus,
-				       w->corpus.lineno);
+			return err_set(e, EXIT_INPUT, "%s:%zu: the record cannot be read back",
+				       w->o->corpora[w->current], w->corpus.lineno);
 		}
 		cJSON_AddStringToObject(req, PROTO_KEY_DIR, dir);
 		job->key = xstrdup(in.id);
@@ -127,6 +136,7 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 
 		p = xcalloc(1, sizeof(*p));
 		p->line = buf_detach(&b);
+		p->corpus = w->o->corpora[w->current];
 		p->lineno = w->corpus.lineno;
 		p->op = xstrdup(in.op);
 		strmap_get(&w->pending, in.id, NULL)->ptr = p;
@@ -214,7 +224,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 		w->invalid++;
 		strmap_get(&w->reasons, why, NULL)->count++;
 		if (w->o->invalid)
-			w->o->invalid(w->o->ctx, p->lineno, p->op, why);
+			w->o->invalid(w->o->ctx, p->corpus, p->lineno, p->op, why);
 	}
 	/* The record line ends with '}': the annotation goes in just before it. */
 	text = cJSON_PrintUnformatted(a);
@@ -241,7 +251,12 @@ int wrap_open(struct wrap *w, const struct wrap_opts *o, struct err *e)
 {
 	memset(w, 0, sizeof(*w));
 	w->o = o;
-	if (fs_input_file(o->corpus, e) < 0 || jsonl_open(&w->corpus, o->corpus, e) < 0)
+	if (!o->ncorpora)
+		return err_set(e, EXIT_USAGE, "no corpus to wrap");
+	for (size_t k = 0; k < o->ncorpora; k++)
+		if (fs_input_file(o->corpora[k], e) < 0)
+			return -1;
+	if (jsonl_open(&w->corpus, o->corpora[0], e) < 0)
 		return -1;
 	if (fs_exists(o->dir) && !fs_is_dir(o->dir))
 		return err_set(e, EXIT_INPUT, "cannot write into '%s': it is not a directory", o->dir);
@@ -271,8 +286,12 @@ int wrap_run(struct wrap *w, struct err *e)
 	if (runner_run(&ro, &cb, NULL, e) < 0)
 		goto out;
 	if (!w->out && !w->resumed) {
-		err_set(e, EXIT_INPUT, "'%s' holds no instance records%s", w->o->corpus,
-			w->bad_lines ? " (every line is bad)" : "");
+		if (w->o->ncorpora == 1)
+			err_set(e, EXIT_INPUT, "'%s' holds no instance records%s", w->o->corpora[0],
+				w->bad_lines ? " (every line is bad)" : "");
+		else
+			err_set(e, EXIT_INPUT, "none of the %zu corpora holds an instance record%s", w->o->ncorpora,
+				w->bad_lines ? " (every line is bad)" : "");
 		goto out;
 	}
 	r = 0;

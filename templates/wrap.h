@@ -1,7 +1,8 @@
-/* wrap.h: the wrap engine, what ferry wrap (src/cmd-wrap.c) drives. It turns each instance of a
- * corpus into a single-operator model with its inputs and the reference outputs that the source
- * library computes (templates/template_LIBRARY.py), run in ferry's watched workers (oracle/runner.h)
- * since a library can crash or hang on an odd usage too. An instance the library itself rejects is
+/* wrap.h: the wrap engine, what ferry wrap (src/cmd-wrap.c) drives. It turns each instance of one
+ * or more corpora (read one after the other, as if joined: a corpus and its variants) into a
+ * single-operator model with its inputs and the reference outputs that the source library computes
+ * (templates/template_LIBRARY.py), run in ferry's watched workers (oracle/runner.h) since a library
+ * can crash or hang on an odd usage too. An instance the library itself rejects is
  * marked invalid, with the library's reason. DIR gets one directory per instance under tests/, and
  * DIR/wrapped.jsonl: the records, each annotated with "wrap": {"status", "reason", "random", "dir"},
  * appended as each one is done, so that a wrap run again picks up where an interrupted one stopped.
@@ -18,7 +19,8 @@
 #include "strmap.h"
 
 struct wrap_opts {
-	const char *corpus;     /* the corpus to wrap (borrowed) */
+	const char *const *corpora;  /* the corpora to wrap, read in this order (borrowed) */
+	size_t ncorpora;        /* at least one */
 	const char *dir;        /* where the models go (borrowed) */
 	int jobs;               /* worker processes */
 	double timeout;         /* seconds one instance may take */
@@ -30,8 +32,9 @@ struct wrap_opts {
 	void *ctx;
 	/* A bad corpus line, skipped. */
 	void (*warn)(void *ctx, const char *msg);
-	/* An instance the library rejected: where it stands in the corpus, its operator and why. */
-	void (*invalid)(void *ctx, size_t lineno, const char *op, const char *why);
+	/* An instance the library rejected: where it stands (its corpus, one of o->corpora, and line),
+	 * its operator and why. */
+	void (*invalid)(void *ctx, const char *corpus, size_t lineno, const char *op, const char *why);
 	/* Instances done so far, of which invalid; about ten times a second while work goes on. */
 	void (*progress)(void *ctx, size_t done, size_t invalid);
 };
@@ -43,17 +46,21 @@ struct wrap {
 
 	/* The engine's own. */
 	const struct wrap_opts *o;
-	struct jsonl_reader corpus;
+	struct jsonl_reader corpus;   /* o->corpora[current] */
+	size_t current;
 	FILE *out;
 	char *out_path;
-	struct strmap done;      /* ids already in wrapped.jsonl, or taken from the corpus this time */
+	struct strmap done;      /* ids already in wrapped.jsonl, or taken from a corpus this time */
 	struct strmap pending;   /* id -> an instance handed to a worker and not yet done */
 };
 
-/* Open the corpus and read what an earlier wrap into o->dir did. 0, or -1 with e filled. */
+/* Open the first corpus (after checking that every one is a readable file, so that a mistake in the
+ * last is not found after wrapping the first) and read what an earlier wrap into o->dir did. 0, or
+ * -1 with e filled. */
 int wrap_open(struct wrap *w, const struct wrap_opts *o, struct err *e);
-/* Wrap every instance not yet wrapped. 0, or -1 with e filled (EXIT_INTERRUPTED on SIGINT or SIGTERM:
- * what was wrapped is kept; EXIT_INPUT when the corpus holds no instance record). */
+/* Wrap every instance not yet wrapped; an id met again (in the same corpus or another) is wrapped
+ * once. 0, or -1 with e filled (EXIT_INTERRUPTED on SIGINT or SIGTERM: what was wrapped is kept;
+ * EXIT_INPUT when no corpus holds an instance record). */
 int wrap_run(struct wrap *w, struct err *e);
 void wrap_release(struct wrap *w);
 

@@ -95,6 +95,14 @@ static void test_rank(void)
 	   "counts for an operator the corpus lacks: said in the summary, with its name");
 	ok(strstr(err_text, "ferry: ranked 9 instances of 4 operators with opera: 7 can run, 1 invalid, 1 unmigratable") != NULL,
 	   "a summary on stderr");
+	/* Counted by hand over the 7 that can run. Conv (group, pads, inputs[0]): group {1, >1}, pads
+	 * {[0,0], [1,1], default}, inputs[0] {float32, float16} of [1,3,8,8]: 7 singles, and each of the
+	 * 3 pairs of parameters takes 3 combinations over the 3 instances: 9 pairs. Relu (inputs[0]):
+	 * rank 2 with both sizes >1 ([2,3], [5,7]: one subspace) and rank 0: 2 singles. Reshape
+	 * (inputs[0], inputs[1], from both instances) can run once: 2 singles, 1 pair. Custom is
+	 * unmigratable and counts nothing. */
+	ok(strstr(err_text, "ferry: the 7 that can run cover 11 (operator, parameter, subspace) singles and 10 pairs, "
+			    "over 3 operators\n") != NULL, "the summary says the coverage, counted as the ranking does");
 
 	code = run("rank " DATA "corpus.jsonl --counts " DATA "counts.json -o q2.jsonl --quiet");
 	ok(code == 0 && !*err_text, "rank again, quietly");
@@ -134,6 +142,17 @@ static void test_rank(void)
 	ok(code == 2 && strstr(err_text, "needs --coverage"), "additional without coverage: exit 2");
 	code = run("rank " DATA "corpus.jsonl");
 	ok(code == 2 && strstr(err_text, "no output"), "no -o: exit 2");
+
+	code = run("rank " DATA "corpus.jsonl --stats");
+	is(out_text, "{\"instances\":9,\"can_run\":7,\"operators\":3,\"singles\":11,\"pairs\":10}\n",
+	   "--stats: the coverage alone, one JSON line on stdout");
+	ok(code == 0 && !*err_text, "--stats: no queue needed, no summary (exit %d)", code);
+	code = run("rank " DATA "corpus.jsonl --stats -o stats-q.jsonl");
+	ok(code == 0 && lines_of("stats-q.jsonl") == 9, "--stats with -o writes the queue too");
+	code = run("rank " DATA "corpus.jsonl --stats -o -");
+	ok(code == 2 && strstr(err_text, "cannot go there too"), "--stats with the queue on stdout: exit 2");
+	code = run("rank " DATA "corpus.jsonl --stats --strategy random");
+	ok(code == 2 && strstr(err_text, "as the opera strategy does"), "--stats with another strategy: exit 2");
 
 	code = run("rank " DATA "corpus.jsonl -o fast.jsonl --strategy fast");
 	ok(code == 0 && lines_of("fast.jsonl") == 9, "rank with fast");
@@ -216,7 +235,7 @@ int main(void)
 		printf("1..0 # SKIP $FERRY is not the built ferry binary\n");
 		return 0;
 	}
-	plan(32);
+	plan(38);
 	snprintf(dir, sizeof(dir), "/tmp/ferry-test-rank-cli-XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;

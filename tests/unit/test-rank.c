@@ -2,7 +2,8 @@
  * tiers, defaults, the properties (a permutation; the same seed gives the same order; the order of the
  * corpus's lines does not matter; ranking twice is stable), and a brute-force greedy that recounts
  * every instance at every step, which the fast incremental ranking must match exactly on random
- * corpora. */
+ * corpora. The coverage the ranking reports (distinct singles and pairs of the instances that can
+ * run) is counted by hand on the small corpora and by brute force on the random ones. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,13 @@ static void test_hand(void)
 	is_int((long long)st.ops_counted, 2, "both operators are in the counts");
 	is_int((long long)st.counts_unknown, 1, "the counts name one operator the corpus lacks");
 	is(st.unknown_example, "Nope", "and say which");
+	/* Coverage of the eight that can run. A: x in {0, >1} (a1..a5: 0, 0, 5, 5, 7), y in {true,
+	 * false}: 4 singles, and all 4 pairs of them occur. B: z in {p, q}: 2 singles, no pair (one
+	 * parameter). u1 (x=1) and c1 (x=-3) cannot run: with them x would have 4 subspaces. */
+	ok(st.have_cover, "opera reports coverage");
+	is_int((long long)st.cover.ops, 2, "coverage: two operators can run");
+	is_int((long long)st.cover.singles, 6, "coverage: 4 + 2 singles, the other tiers left out");
+	is_int((long long)st.cover.pairs, 4, "coverage: 4 pairs, all of A");
 
 	/* Without counts every operator scores 1: the ties at 1 (a2, a3, b3, b2) and at 1/3 (a4, a1)
 	 * go by the seeded order. */
@@ -144,6 +152,7 @@ static void test_hand(void)
 	is(seeded_str(&s, rank_random_seed(1)), "a3 u1 b2 a2 a1 b3 c1 a4 b1 a5", "the random order for seed 1");
 	o.strategy = RANK_RANDOM;
 	ok(rank_run(&s, &o, &q, &st, &e) == 0, "rank at random");
+	ok(!st.have_cover, "random counts no coverage: it has no subspaces");
 	is(order_str(&s, &q), "a3 b2 a2 a1 b3 a4 b1 a5 c1 u1", "random: its seeded order, invalid and unmigratable last");
 
 	counts_release(&c);
@@ -198,6 +207,7 @@ static void test_defaults(void)
 	struct rank_set s;
 	struct rank_queue q = RANK_QUEUE_INIT;
 	struct rank_opts o = RANK_OPTS_INIT;
+	struct rank_stats st;
 	struct err e = ERR_INIT;
 	struct subspace_param p[2];
 
@@ -214,9 +224,13 @@ static void test_defaults(void)
 	is(seeded_str(&s, 1), "d2 d3 d1", "the seeded order of the defaults corpus");
 	/* d2 first (k>1, m default, pair): then d3 and d1 both have m=true and its pair new (2 of 3):
 	 * d3 is first in seeded order; then d1 has nothing new. */
-	ok(rank_run(&s, &o, &q, NULL, &e) == 0, "rank the defaults corpus");
+	ok(rank_run(&s, &o, &q, &st, &e) == 0, "rank the defaults corpus");
 	is(order_str(&s, &q), "d2 d3 d1", "a parameter left out counts as its default subspace");
 	is_dbl(q.score[1], 2.0 / 3, 1e-12, "m=true and its pair are new against the default");
+	/* k: {>1}; m: {true, default}: 3 singles; pairs (>1, true), (>1, default). */
+	ok(st.cover.singles == 3 && st.cover.pairs == 2 && st.cover.ops == 1,
+	   "coverage counts the default as a subspace: 3 singles, 2 pairs (got %zu, %zu)", st.cover.singles,
+	   st.cover.pairs);
 	rank_queue_release(&q);
 	rank_set_release(&s);
 }
@@ -353,6 +367,61 @@ static void brute_force(const struct rank_set *s, const double *opscore, uint64_
 	free(seen);
 }
 
+static int tuple_cmp(const void *pa, const void *pb)
+{
+	const uint64_t *a = pa, *b = pb;
+
+	for (int k = 0; k < 3; k++)
+		if (a[k] != b[k])
+			return a[k] < b[k] ? -1 : 1;
+	return 0;
+}
+
+/* The distinct singles and pairs of the instances that can run, listed and sorted: the definition,
+ * with no tables. */
+static void brute_cover(const struct rank_set *s, struct rank_cover *c)
+{
+	uint64_t (*f)[3] = malloc((s->n * 64 + 1) * sizeof(*f));
+	unsigned char *has = calloc(s->ops.n + 1, 1);
+	size_t nf = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < s->n; i++) {
+		uint32_t o = s->op[i], P, Fi;
+		uint64_t sub[8];
+
+		if (s->tier[i] != RANK_TIER_OK)
+			continue;
+		has[o] = 1;
+		opera_shape(s, o, &P, &Fi);
+		for (uint32_t a = 0; a < P; a++)
+			sub[a] = UINT64_MAX;
+		for (size_t k = s->poff[i]; k < s->poff[i + 1]; k++)
+			sub[s->pslot[k]] = s->pcode[k];
+		for (uint32_t a = 0; a < P; a++)
+			for (uint32_t b = a; b < P; b++) {
+				f[nf][0] = (uint64_t)o << 32 | a << 8 | b;
+				f[nf][1] = sub[a];
+				f[nf++][2] = a == b ? 0 : sub[b];
+			}
+	}
+	qsort(f, nf, sizeof(*f), tuple_cmp);
+	for (size_t k = 0; k < nf; k++) {
+		uint64_t a = f[k][0] >> 8 & 0xff, b = f[k][0] & 0xff;
+
+		if (k && !tuple_cmp(f[k], f[k - 1]))
+			continue;
+		if (a == b)
+			c->singles++;
+		else
+			c->pairs++;
+	}
+	for (size_t o = 0; o < s->ops.n; o++)
+		c->ops += has[o];
+	free(f);
+	free(has);
+}
+
 static void test_properties(void)
 {
 	struct rank_set s, t;
@@ -360,7 +429,9 @@ static void test_properties(void)
 	struct rank_opts o = RANK_OPTS_INIT;
 	struct err e = ERR_INIT;
 	struct counts c;
-	int perm_ok = 1, same = 1, shuffled_same = 1, brute_ok = 1, seeds_differ = 0;
+	int perm_ok = 1, same = 1, shuffled_same = 1, brute_ok = 1, seeds_differ = 0, cover_ok = 1;
+	struct rank_stats st, st2;
+	struct rank_cover bc;
 
 	counts_init(&c);
 	for (int op = 0; op < 12; op += 2) {
@@ -379,7 +450,7 @@ static void test_properties(void)
 		random_corpus(&s, n, 4 + (uint32_t)seed, seed, 0);
 		o.seed = seed;
 		o.counts = seed % 2 ? &c : NULL;
-		rank_run(&s, &o, &q, NULL, &e);
+		rank_run(&s, &o, &q, &st, &e);
 		seen = calloc(n, 1);
 		for (size_t k = 0; k < q.n; k++) {
 			if (q.order[k] >= n || seen[q.order[k]])
@@ -389,8 +460,16 @@ static void test_properties(void)
 		}
 		perm_ok &= q.n == n;
 		free(seen);
+		brute_cover(&s, &bc);
+		if (st.cover.ops != bc.ops || st.cover.singles != bc.singles || st.cover.pairs != bc.pairs) {
+			diag("seed %llu: coverage %zu ops, %zu singles, %zu pairs; brute force %zu, %zu, %zu",
+			     (unsigned long long)seed, st.cover.ops, st.cover.singles, st.cover.pairs, bc.ops,
+			     bc.singles, bc.pairs);
+			cover_ok = 0;
+		}
 		o.jobs = (int)seed % 3 + 2;
-		rank_run(&s, &o, &q2, NULL, &e);
+		rank_run(&s, &o, &q2, &st2, &e);
+		cover_ok &= !memcmp(&st.cover, &st2.cover, sizeof(st.cover));
 		o.jobs = 1;
 		same &= !memcmp(q.order, q2.order, n * sizeof(*q.order));
 		rank_run(&s, &o, &q2, NULL, &e);
@@ -435,6 +514,7 @@ static void test_properties(void)
 	ok(shuffled_same, "the order of the corpus's lines does not change the queue");
 	ok(seeds_differ == 6, "another seed breaks ties another way");
 	ok(brute_ok, "the incremental ranking equals the brute-force greedy on random corpora");
+	ok(cover_ok, "the coverage equals the distinct singles and pairs counted by brute force, on any number of threads");
 	counts_release(&c);
 	rank_queue_release(&q);
 	rank_queue_release(&q2);
@@ -446,21 +526,23 @@ static void test_no_params(void)
 	struct rank_set s;
 	struct rank_queue q = RANK_QUEUE_INIT;
 	struct rank_opts o = RANK_OPTS_INIT;
+	struct rank_stats st;
 	struct err e = ERR_INIT;
 
 	rank_set_init(&s);
 	rank_set_add(&s, "n1", "Nullary", RANK_TIER_OK, NULL, 0);
 	rank_set_add(&s, "n2", "Nullary", RANK_TIER_OK, NULL, 0);
 	rank_set_add(&s, "n3", "Nullary", RANK_TIER_OK, NULL, 0);
-	rank_run(&s, &o, &q, NULL, &e);
+	rank_run(&s, &o, &q, &st, &e);
 	ok(q.score[0] == 1 && q.score[1] == 0 && q.score[2] == 0, "a parameterless operator: 1, then 0, 0");
+	ok(st.cover.singles == 1 && st.cover.pairs == 0, "a parameterless operator covers its one pseudo-single");
 	rank_queue_release(&q);
 	rank_set_release(&s);
 }
 
 int main(void)
 {
-	plan(34);
+	plan(42);
 	test_hand();
 	test_defaults();
 	test_random_independent();
