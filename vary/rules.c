@@ -911,13 +911,16 @@ void rules_param(const struct instance *p, const struct rules_pools *pools, uint
 void rules_scalar(const struct instance *p, uint64_t seed, struct rules_cands *out)
 {
 	struct rules_cands mine = { NULL, 0, 0 };
+	/* An ONNX node takes tensors only: a Python number is no input of it. */
+	int numbers = strcmp(p->library, "onnx") != 0;
 	char label[64];
 
 	for (size_t i = 0; i < p->ninputs; i++) {
 		const struct value *v = &p->inputs[i];
 		cJSON *j, *t, *vals;
+		int64_t one_dim = 1;
 
-		if (v->type == V_INT || v->type == V_FLOAT) {
+		if ((v->type == V_INT || v->type == V_FLOAT) && numbers) {
 			t = cJSON_CreateObject();
 			cJSON_AddStringToObject(t, "dtype", v->type == V_INT ? "int64" : "float32");
 			cJSON_AddItemToObject(t, "shape", cJSON_CreateArray());
@@ -929,16 +932,22 @@ void rules_scalar(const struct instance *p, uint64_t seed, struct rules_cands *o
 						 tagged("tensor", t));
 			snprintf(label, sizeof(label), "scalar:in:%zu=tensor", i);
 			emit(&mine, j, RULES_SCALAR, label);
-		} else if (v->type == V_TENSOR && v->u.t.values && cJSON_GetArraySize(v->u.t.values) == 1 &&
-			   !(i == 0 && !strcmp(p->kind, "method"))) {
-			const cJSON *c = cJSON_GetArrayItem(v->u.t.values, 0);
-			double lo, hi, d = elem_double(c);
+		} else if (v->type == V_TENSOR && !(i == 0 && !strcmp(p->kind, "method"))) {
+			const cJSON *c = v->u.t.values ? cJSON_GetArrayItem(v->u.t.values, 0) : NULL;
+			double lo, hi, d = c ? elem_double(c) : 0;
 			char k = dtype_class(v->u.t.dtype, &lo, &hi);
 			int one = 1;
 
 			for (int r = 0; r < v->u.t.rank; r++)
 				one &= v->u.t.shape[r] == 1;
-			if (!one || !k || k == 'c')
+			if (!one)
+				continue;
+			/* A scalar and a one-element tensor: the 0-d form becomes [1], any other the 0-d. */
+			j = parent_json(p);
+			set_member(tensor_of(j, i), "shape", shape_json(&one_dim, v->u.t.rank == 0));
+			snprintf(label, sizeof(label), "scalar:in:%zu=%s", i, v->u.t.rank ? "0-d" : "1-element");
+			emit(&mine, j, RULES_SCALAR, label);
+			if (!numbers || !c || !k || k == 'c')
 				continue;
 			if (k == 'b')
 				t = tagged("bool", cJSON_CreateBool(d != 0));

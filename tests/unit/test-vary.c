@@ -17,6 +17,7 @@ static const char *const records[] = {
 	"{\"library\":\"keras\",\"op\":\"keras.layers.Dense\",\"kind\":\"layer\",\"context\":{},\"params\":{\"dtype\":{\"str\":\"float32\"},\"units\":{\"int\":4}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[null,3]}}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[null,4]}}]}",
 	"{\"library\":\"onnx\",\"op\":\"Conv\",\"kind\":\"node\",\"context\":{\"opset\":{\"int\":13}},\"params\":{\"kernel_shape\":{\"list\":[{\"int\":3},{\"int\":3}]},\"auto_pad\":{\"str\":\"NOTSET\"}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,1,5,5],\"range\":[-3,3]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,1,3,3],\"range\":[-1,1]}},{\"none\":null}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,1,3,3]}}]}",
 	"{\"library\":\"torch\",\"op\":\"torch.pow\",\"kind\":\"function\",\"context\":{},\"params\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"int64\",\"shape\":[1],\"values\":[2]}},{\"float\":0.5}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}]}",
+	"{\"library\":\"onnx\",\"op\":\"Clip\",\"kind\":\"node\",\"context\":{\"opset\":{\"int\":13}},\"params\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,3],\"range\":[-3,3]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[],\"values\":[0]}}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,3]}}]}",
 };
 
 static const struct expect { int rec; const char *label, *json; } expects[] = {
@@ -72,6 +73,10 @@ static const struct expect { int rec; const char *label, *json; } expects[] = {
 	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"int64\",\"shape\":[1],\"values\":[2]}},{\"float\":\"nan\"}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.pow\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}],\"params\":{}}" },
 	{ 4, "dtype:complex64",
 	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"complex64\",\"range\":[2,2],\"shape\":[1]}},{\"float\":0.5}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.pow\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}],\"params\":{}}" },
+	{ 5, "scalar:in:1=1-element",
+	  "{\"context\":{\"opset\":{\"int\":13}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-3,3],\"shape\":[2,3]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1],\"values\":[0]}}],\"kind\":\"node\",\"library\":\"onnx\",\"op\":\"Clip\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,3]}}],\"params\":{}}" },
+	{ 4, "scalar:in:0=0-d",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"int64\",\"shape\":[],\"values\":[2]}},{\"float\":0.5}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.pow\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}],\"params\":{}}" },
 };
 
 /* Every label of each record, sorted. */
@@ -80,7 +85,8 @@ static const char *const all_labels[] = {
 	"dim:1=1 dim:3=0 dtype:bfloat16 dtype:bool dtype:complex64 dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint8 pair:kernel_size=0,stride=(1,1) pair:kernel_size=0,stride=(1024,1024) pair:kernel_size=1024,stride=(-1,-1) param:kernel_size=-1 param:kernel_size=-2 param:kernel_size=0 param:kernel_size=1 param:kernel_size=1024 param:stride=(-1,-1) param:stride=(-2,-2) param:stride=(0,0) param:stride=(1,1) param:stride=(1024,1024) param:stride=(2,3) rank:+1 rank:-1 spatial:kernel spatial:kernel+stride-1 spatial:kernel-1 spatial:nonsquare",
 	"dim:1=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint8 param:units=-1 param:units=-2 param:units=0 param:units=1 param:units=1024 rank:+1",
 	"dim:2=0 dim:2=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:kernel_shape=[-1,-1] param:kernel_shape=[-2,-2] param:kernel_shape=[0,0] param:kernel_shape=[1,1] param:kernel_shape=[1024,1024] param:kernel_shape=[4,3] rank:+1 rank:-1 spatial:kernel spatial:kernel-1 spatial:nonsquare",
-	"dim:0=0 dtype:bfloat16 dtype:bool dtype:complex64 dtype:float16 dtype:float32 dtype:float64 dtype:int16 dtype:int32 dtype:int8 dtype:uint8 in:1=-1.5 in:1=0 in:1=1e-30 in:1=1e30 in:1=inf in:1=nan rank:+1 rank:-1 scalar:in:1=tensor tensor:in:0=number",
+	"dim:0=0 dtype:bfloat16 dtype:bool dtype:complex64 dtype:float16 dtype:float32 dtype:float64 dtype:int16 dtype:int32 dtype:int8 dtype:uint8 in:1=-1.5 in:1=0 in:1=1e-30 in:1=1e30 in:1=inf in:1=nan rank:+1 rank:-1 scalar:in:0=0-d scalar:in:1=tensor tensor:in:0=number",
+	"dim:0=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 rank:+1 rank:-1 scalar:in:1=1-element",
 };
 
 #define NRECORDS (sizeof(records) / sizeof(records[0]))
