@@ -52,6 +52,7 @@ def reproducer(library, record_json, testdir, frontend, atol=None, rtol=None):
     return (f"#!/usr/bin/env python3\n"
             f"# ferry reproducer: {_comment(test['what'])} on {name} {_comment(adapter.version())}\n"
             f"# instance {_comment(test['instance'])}, from {_comment(test['source'])}\n"
+            f"{_variant_line(record_json)}"
             f"# Exit status 1: the bug shows ({name} raises, or its outputs differ from {test['reference']}\n"
             f"# beyond |got - want| <= {atol!r} + {rtol!r} * |want|, or NaN in other places); 0: it does not.\n"
             f"{test['imports']}\n{runtime}\n{frontend_text}\n"
@@ -69,6 +70,18 @@ def _op(record_json):
         return str(json.loads(record_json).get("op", ""))
     except (ValueError, AttributeError):
         return ""
+
+
+def _variant_line(record_json):
+    """A header line naming the parent a variant (ferry vary) was derived from and how, or ""."""
+    import json
+    try:
+        variant = json.loads(record_json).get("variant")
+    except (ValueError, AttributeError):
+        return ""
+    if not isinstance(variant, dict) or "parent" not in variant:
+        return ""
+    return f"# variant of {_comment(variant['parent'])} ({_comment(variant.get('vary', '?'))})\n"
 
 
 def export(library, record_json, testdir, outdir, frontend):

@@ -274,15 +274,8 @@ def wrap(record_json, outdir):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             record = json.loads(record_json)
-            plan = _Plan(record)
-            inputs = plan.inputs()
-            model = plan.model()
-            refs = ferry_call(model, inputs)
+            plan, inputs, model, refs = _reference(record)
             random = any(not _same(refs, ferry_call(model, inputs)) for _ in range(2))
-            policy = plan.params.get("dtype", {}).get("str") if plan.recorded_policy else None
-            wrong = [r.dtype.name for r in refs if policy and r.dtype.name != policy]
-            if wrong:
-                raise TypeError(f"a {plan.op} of dtype policy {policy} computes {wrong[0]}: Keras casts the input")
     except Exception as e:  # a bad record or a rejection by Keras: either way the instance is invalid
         return {"status": "invalid", "reason": _whole(e)}
     os.makedirs(outdir, exist_ok=True)
@@ -311,10 +304,119 @@ def wrap(record_json, outdir):
     with open(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     result = {"status": "ok", "random": random, "ninputs": len(inputs), "noutputs": len(refs)}
-    undefined = _undefined_domain(plan, inputs)
+    undefined = _undefined_domain(plan, inputs) or _variant_undefined(record)
     if undefined:
         result["undefined"] = undefined
     return result
+
+
+def _reference(record):
+    """(plan, inputs, model, reference outputs) of a record: Keras's run of the model, as wrap()
+    and validate() make it; raises where Keras rejects it."""
+    plan = _Plan(record)
+    inputs = plan.inputs()
+    model = plan.model()
+    refs = ferry_call(model, inputs)
+    policy = plan.params.get("dtype", {}).get("str") if plan.recorded_policy else None
+    wrong = [r.dtype.name for r in refs if policy and r.dtype.name != policy]
+    if wrong:
+        raise TypeError(f"a {plan.op} of dtype policy {policy} computes {wrong[0]}: Keras casts the input")
+    return plan, inputs, model, refs
+
+
+def _variant_undefined(record):
+    """The reason ferry vary found a variant's reference undefined (validate's "undefined", kept in
+    the record's provenance), or None."""
+    variant = record.get("variant")
+    why = variant.get("undefined") if isinstance(variant, dict) else None
+    return why if isinstance(why, str) and why else None
+
+
+# --- validate ------------------------------------------------------------------------------------------
+
+def validate(record_json):
+    """Whether Keras accepts a candidate record (ferry vary): the model, inputs and reference run of
+    wrap() alone, writing nothing. Returns {"status": "ok", "outputs": JSON text of the outputs as
+    the harvest records them (the candidate's own are its parent's), and "undefined" where the
+    reference lies in the undefined domain}, or {"status": "invalid", "reason": "<Type>: <message>"}.
+
+    The outputs are those of the layer or op called as the harvest saw it called: symbolically where
+    an input of the record has an unknown dimension (a functional model being built: None stays
+    None), else eagerly (the reference's dtypes and shapes), in the structure the call returns. The
+    record's outputs choose the layer's dtype policy (_input_policy): where the new ones would choose
+    another, the reference is run again with them, so that wrap() of the kept variant builds what
+    was validated."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            record = json.loads(record_json)
+            for _ in range(2):
+                plan, inputs, model, refs = _reference(record)
+                outputs = _harvested(plan, refs)
+                again = dict(record, outputs=outputs)
+                if _Plan(again).params == plan.params:
+                    break
+                record = again
+            else:
+                raise TypeError(f"the dtype policy of a {plan.op} changes with its outputs' dtypes")
+            undefined = _undefined_domain(plan, inputs) or _nan_everywhere(refs)
+    except Exception as e:  # a bad record or a rejection by Keras: either way the candidate is invalid
+        return {"status": "invalid", "reason": _whole(e)}
+    finally:
+        # Keras's global state, without its full garbage collection (seconds each, most of the time
+        # of a validation; Python's own collector runs all the same)
+        keras.utils.clear_session(free_memory=False)
+    result = {"status": "ok", "outputs": json.dumps(outputs, separators=(",", ":"))}
+    if undefined:
+        result["undefined"] = undefined
+    return result
+
+
+def _harvested(plan, refs):
+    """The call's outputs as instrument_keras records them: the layer or op called on keras.Input
+    tensors of the record's own shapes, unknown dimensions included, for the result's structure;
+    its tensors the reference's dtypes and shapes where the record's call was eager (no unknown
+    dimension), the symbolic call's where it was not."""
+    from keras.src.saving import serialization_lib
+
+    from ferry.extract import instrument_keras
+
+    symbolic = any(None in body["shape"] for body in plan.tensors)
+    try:
+        with serialization_lib.SafeModeScope(True):
+            op = plan.make()()
+        tensors = [keras.Input(batch_shape=tuple(body["shape"]), dtype=dtype)
+                   for body, (_, dtype) in zip(plan.tensors, plan.specs)]
+        result = op(*runtime_keras.ferry_fill(plan.args, tensors), **runtime_keras.ferry_fill(plan.kwargs, tensors))
+        flat = keras.tree.flatten(result)
+        if sum(isinstance(t, keras.KerasTensor) for t in flat) != len(refs):
+            raise ValueError("the symbolic call does not give the reference's tensors")
+    except Exception:  # Keras cannot call it symbolically: the reference's tensors, as a flat list
+        return [ferry_values.tensor(r, keep=False) for r in refs]
+    if not symbolic:
+        eager = iter(refs)
+        flat = [keras.KerasTensor(r.shape, dtype=ferry_values.dtype_name(r.dtype))
+                if isinstance(t, keras.KerasTensor) and (r := next(eager)) is not None else t for t in flat]
+        result = keras.tree.pack_sequence_as(result, flat)
+    # as the recorder lists a call's result: a tuple or list opened one level
+    outs = list(result) if isinstance(result, (tuple, list)) else [result]
+    return [instrument_keras._output(v) for v in outs]
+
+
+NAN_EVERYWHERE = "the reference is NaN everywhere"
+
+
+def _nan_everywhere(refs):
+    """NAN_EVERYWHERE where every element of every floating or complex output is NaN (one element at
+    least), else None."""
+    floating = [np.asarray(r) for r in refs if np.asarray(r).dtype.kind in "fc"
+                or ferry_values.dtype_name(np.asarray(r).dtype) == "bfloat16"]
+    if not sum(a.size for a in floating):
+        return None
+    for a in floating:
+        if a.size and not np.isnan(a.astype(np.complex128)).all():
+            return None
+    return NAN_EVERYWHERE
 
 
 def _export_disagrees(outdir, meta, inputs, refs, random):

@@ -266,11 +266,97 @@ def wrap(record_json, outdir):
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     _write(outdir, record, plan, model, feeds, refs, random)
     result = {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
-    undefined = _undefined_domain(plan.op_type, plan.domain, plan.stamped,
-                                  [feeds[name] for name, *_ in plan.graph_inputs])
+    undefined = _guard(plan, feeds) or _variant_undefined(record)
     if undefined:
         result["undefined"] = undefined
     return result
+
+
+def _guard(plan, feeds):
+    return _undefined_domain(plan.op_type, plan.domain, plan.stamped, [feeds[name] for name, *_ in plan.graph_inputs])
+
+
+def _variant_undefined(record):
+    """The reason ferry vary found a variant's reference undefined (validate's "undefined", kept in
+    the record's provenance), or None."""
+    variant = record.get("variant")
+    why = variant.get("undefined") if isinstance(variant, dict) else None
+    return why if isinstance(why, str) and why else None
+
+
+# --- validate ------------------------------------------------------------------------------------------
+
+def validate(record_json):
+    """Whether onnx accepts a candidate record (ferry vary): the model and inputs of wrap(), one run
+    of the reference evaluator, writing nothing. The candidate's outputs are its parent's: only their
+    number and which are omitted ({"none": null}) are taken from it; their types are what onnx's
+    type inference gives (which also rejects a dtype the operator's type constraints exclude) and
+    their values' own, and the model declaring them must pass the checker as wrap()'s does.
+    Returns {"status": "ok", "outputs": JSON text of the outputs as the harvest records them, and
+    "undefined" where the reference lies in the undefined domain}, or {"status": "invalid",
+    "reason": "<Type>: <message>"}."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            record = json.loads(record_json)
+            plan = _Plan(_untyped_outputs(record))
+            model = _model(plan)
+            for output in model.graph.output:
+                output.ClearField("type")  # inferred below, not declared
+            onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
+            feeds = _feeds(plan)
+            refs = ReferenceEvaluator(model).run(None, feeds)
+            present = iter(refs)
+            outputs = [v if "none" in v else _harvested(next(present)) for v in record["outputs"]]
+            # the model wrap() makes of the kept variant: its declared outputs must pass the checker
+            onnx.checker.check_model(_model(_Plan(dict(record, outputs=outputs))), full_check=True)
+            undefined = _guard(plan, feeds) or _nan_everywhere(refs)
+    except Exception as e:  # a bad record or a rejection by onnx: either way the candidate is invalid
+        return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
+    result = {"status": "ok", "outputs": json.dumps(outputs, separators=(",", ":"))}
+    if undefined:
+        result["undefined"] = undefined
+    return result
+
+
+def _untyped_outputs(record):
+    """The record with each present output a float tensor of its rank (or a sequence of them): a
+    stand-in for _Plan, whose declared output types validate does not use."""
+    def stand_in(v):
+        if "none" in v:
+            return v
+        if "list" in v:
+            return {"list": [{"tensor": {"dtype": "float32", "shape": []}}]}
+        shape = v["tensor"]["shape"] if "tensor" in v and isinstance(v["tensor"], dict) else []
+        return {"tensor": {"dtype": "float32", "shape": shape if isinstance(shape, list) else []}}
+    return dict(record, outputs=[stand_in(v) for v in record["outputs"]])
+
+
+def _harvested(value):
+    """An output value as harvest_onnx records it: a tensor's dtype and shape, a sequence as the
+    list of its tensors'."""
+    if isinstance(value, list):
+        if not value:
+            raise ValueError("the reference gives an empty sequence, whose element type a record cannot say")
+        return {"list": [_harvested(v) for v in value]}
+    return ferry_values.tensor(np.asarray(value), keep=False)
+
+
+NAN_EVERYWHERE = "the reference is NaN everywhere"
+
+
+def _nan_everywhere(refs):
+    """NAN_EVERYWHERE where every element of every floating or complex output is NaN (one element at
+    least), else None."""
+    arrays = [np.asarray(v) for r in refs for v in (r if isinstance(r, list) else [r]) if v is not None]
+    floating = [a for a in arrays
+                if ferry_values.dtype_category(ferry_values.dtype_name(a.dtype)) in ("float", "complex")]
+    if not sum(a.size for a in floating):
+        return None
+    for a in floating:
+        if a.size and not np.isnan(a.astype(np.complex128)).all():
+            return None
+    return NAN_EVERYWHERE
 
 
 def _undefined_domain(op_type, domain, opset, inputs):
@@ -300,9 +386,8 @@ def _build(record_json):
     is bad or onnx rejects the instance."""
     record = json.loads(record_json)
     plan = _Plan(record)
-    model = ferry_model(*plan.model_args([_attribute_value(k, v) for _, k, v in plan.attributes]))
-    feeds = {name: _input_value(plan, k, v)
-             for k, ((name, *_), v) in enumerate(zip(plan.graph_inputs, plan.input_values))}
+    model = _model(plan)
+    feeds = _feeds(plan)
     onnx.checker.check_model(model, full_check=True)
     reference = ReferenceEvaluator(model)
     refs = reference.run(None, feeds)
@@ -311,6 +396,14 @@ def _build(record_json):
     random = (any(not _same(refs, reference.run(None, feeds)) for _ in range(2))
               or _seed_matters(model, feeds, refs))
     return record, plan, model, feeds, refs, random
+
+
+def _model(plan):
+    return ferry_model(*plan.model_args([_attribute_value(k, v) for _, k, v in plan.attributes]))
+
+
+def _feeds(plan):
+    return {name: _input_value(plan, k, v) for k, ((name, *_), v) in enumerate(zip(plan.graph_inputs, plan.input_values))}
 
 
 def _write(outdir, record, plan, model, feeds, refs, random):

@@ -136,6 +136,19 @@ class FerrySlot:
         return f"FerrySlot({self.k})"
 
 
+def ferry_fill(v, inputs):
+    """v with each FerrySlot k replaced by inputs[k], through lists, tuples and dicts."""
+    if isinstance(v, FerrySlot):
+        return inputs[v.k]
+    if isinstance(v, list):
+        return [ferry_fill(x, inputs) for x in v]
+    if isinstance(v, tuple):
+        return tuple(ferry_fill(x, inputs) for x in v)
+    if isinstance(v, dict):
+        return {k: ferry_fill(x, inputs) for k, x in v.items()}
+    return v
+
+
 def ferry_model(seed, make, args, kwargs, specs):
     """The single-layer functional model: Keras seeded, the layer (or op function) made by make(),
     one keras.Input per spec ((shape, dtype), batch included) in the arguments' FerrySlots, the
@@ -147,18 +160,7 @@ def ferry_model(seed, make, args, kwargs, specs):
         op = make()
     inputs = [keras.Input(batch_shape=tuple(shape), dtype=dtype, name=f"in_{k}")
               for k, (shape, dtype) in enumerate(specs)]
-
-    def fill(v):
-        if isinstance(v, FerrySlot):
-            return inputs[v.k]
-        if isinstance(v, list):
-            return [fill(x) for x in v]
-        if isinstance(v, tuple):
-            return tuple(fill(x) for x in v)
-        if isinstance(v, dict):
-            return {k: fill(x) for k, x in v.items()}
-        return v
-    out = op(*fill(args), **fill(kwargs))
+    out = op(*ferry_fill(args, inputs), **ferry_fill(kwargs, inputs))
     outputs = [t for t in keras.tree.flatten(out) if isinstance(t, keras.KerasTensor)]
     if not outputs:
         raise ValueError("the call returns no tensor")

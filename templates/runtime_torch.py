@@ -244,10 +244,15 @@ class FerryCall(torch.nn.Module):
         self.kwargs = hold(kwargs)
 
     def forward(self, *inputs):
+        return tuple(ferry_flatten(self.call(*inputs)))
+
+    def call(self, *inputs):
+        """The operator's result as it returns it (forward flattens it): what a record's outputs
+        describe."""
         def fill(v):
             return ferry_fill(v, inputs, lambda c: self._buffers[c.name])
         op = self.module if self.fn is None else self.fn
-        return tuple(ferry_flatten(op(*fill(self.args), **fill(self.kwargs))))
+        return op(*fill(self.args), **fill(self.kwargs))
 
 
 def ferry_script(module, inputs):

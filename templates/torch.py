@@ -525,10 +525,7 @@ def wrap(record_json, outdir):
             if not refs:
                 raise ValueError("the operator returns no tensor")
             uninitialised = _uninitialised(plan.op)
-            try:
-                undefined = _undefined(plan, inputs, refs)
-            except Exception:  # a guard that cannot judge these arguments leaves the test as it is
-                undefined = None
+            undefined = _guard(plan, inputs, refs) or _variant_undefined(record)
     except Exception as e:  # a bad record or a rejection by PyTorch: either way the instance is invalid
         return {"status": "invalid", "reason": _whole(e)}
     os.makedirs(outdir, exist_ok=True)
@@ -554,6 +551,71 @@ def wrap(record_json, outdir):
     if undefined:
         result["undefined"] = undefined
     return result
+
+
+def _guard(plan, inputs, refs):
+    """_undefined's reason, or None (also where the guard cannot judge these arguments: the test
+    stays as it is)."""
+    try:
+        return _undefined(plan, inputs, refs)
+    except Exception:
+        return None
+
+
+def _variant_undefined(record):
+    """The reason ferry vary found a variant's reference undefined (validate's "undefined", kept in
+    the record's provenance), or None."""
+    variant = record.get("variant")
+    why = variant.get("undefined") if isinstance(variant, dict) else None
+    return why if isinstance(why, str) and why else None
+
+
+# --- validate ------------------------------------------------------------------------------------------
+
+def validate(record_json):
+    """Whether eager PyTorch accepts a candidate record (ferry vary): the reference run of wrap()
+    alone, on the same module and inputs, writing nothing. Returns {"status": "ok", "outputs": JSON
+    text of the outputs as the harvest records them (the candidate's own are its parent's), and
+    "undefined" where the reference lies in the undefined domain}, or {"status": "invalid",
+    "reason": "<Type>: <message>"} as wrap() says it."""
+    from ferry.extract import instrument_torch
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            record = json.loads(record_json)
+            plan = _Plan(record, _options(record))
+            inputs = plan.inputs()
+            refs, result = _reference(plan, inputs, random_check=False)
+            if not refs:
+                raise ValueError("the operator returns no tensor")
+            # as the recorder lists a call's result: a tuple or list opened one level
+            outs = list(result) if isinstance(result, (tuple, list)) else [result]
+            outputs = json.dumps([instrument_torch._output(v) for v in outs], separators=(",", ":"))
+            undefined = _guard(plan, inputs, refs) or (None if _uninitialised(plan.op) else _nan_everywhere(refs))
+    except Exception as e:  # a bad record or a rejection by PyTorch: either way the candidate is invalid
+        return {"status": "invalid", "reason": _whole(e)}
+    result = {"status": "ok", "outputs": outputs}
+    if undefined:
+        result["undefined"] = undefined
+    return result
+
+
+NAN_EVERYWHERE = "the reference is NaN everywhere"
+
+
+def _nan_everywhere(refs):
+    """NAN_EVERYWHERE where every element of every floating or complex output is NaN (one element at
+    least), else None."""
+    floating = [r for r in refs if r.is_floating_point() or r.is_complex()]
+    if not floating or sum(r.numel() for r in floating) == 0:
+        return None
+    for r in floating:
+        if r.dtype == torch.complex32:
+            r = r.to(torch.complex64)
+        if r.numel() and not bool(torch.isnan(r).all()):
+            return None
+    return NAN_EVERYWHERE
 
 
 # --- outputs a frontend may answer anything for -------------------------------------------------------
@@ -702,13 +764,17 @@ def _clones(inputs):
     return [t.clone() for t in inputs]
 
 
-def _reference(plan, inputs):
+def _reference(plan, inputs, random_check=True):
     """The outputs of a fresh module, and whether the operator is random: two more calls of the same
-    module (the generator going on, not reseeded) that give other values."""
+    module (the generator going on, not reseeded) that give other values. With random_check False
+    (validate) the first run alone: (its tensors, the result as the operator returned it)."""
     module = plan.build()
-    # an in-place operator on a constant changes the module's buffer: each run starts from the first's
-    state = {k: v.clone() for k, v in module.state_dict().items()}
     with torch.no_grad():
+        if not random_check:
+            result = module.call(*_clones(inputs))
+            return [r.detach() for r in ferry_flatten(result)], result
+        # an in-place operator on a constant changes the module's buffer: each run starts from the first's
+        state = {k: v.clone() for k, v in module.state_dict().items()}
         refs = list(module(*_clones(inputs)))
         if not refs:
             return [], False

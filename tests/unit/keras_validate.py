@@ -1,0 +1,102 @@
+"""Unit tests of the Keras template's validate() (ferry vary's validity oracle) and of wrap()'s
+passing a variant's undefined domain on. Prints TAP; run by tests/unit/test-keras-validate.sh."""
+
+import json
+import os
+import sys
+import tempfile
+import warnings
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+warnings.simplefilter("ignore")
+
+from ferry.templates import keras as template  # noqa: E402
+
+results = []
+
+
+def ok(cond, name):
+    results.append((bool(cond), name))
+
+
+def is_(got, want, name):
+    ok(got == want, name)
+    if got != want:
+        results.append((True, f"# got {json.dumps(got)[:300]}\n# want {json.dumps(want)[:300]}"))
+
+
+def tensor(dtype, shape, values=None):
+    body = {"dtype": dtype, "shape": shape}
+    if values is not None:
+        body["values"] = values
+    return {"tensor": body}
+
+
+def record(op, inputs, outputs, params=None, kind="op", **extra):
+    return dict({"library": "keras", "op": op, "kind": kind, "context": {}, "params": params or {},
+                 "inputs": inputs, "outputs": outputs}, **extra)
+
+
+def validate(rec):
+    return template.validate(json.dumps(rec))
+
+
+def wrap(rec):
+    with tempfile.TemporaryDirectory() as d:
+        return template.wrap(json.dumps(rec), os.path.join(d, "t"))
+
+
+F32 = tensor("float32", [2, 3])
+PARENT = "0123456789abcdef0123456789abcdef"
+
+# --- valid records: their own outputs, in the harvest's form (an unknown batch stays unknown)
+add = record("keras.ops.add", [F32, F32], [tensor("float32", [2, 3])])
+r = validate(add)
+is_(r.get("status"), "ok", "keras.ops.add validates")
+is_(json.loads(r.get("outputs", "null")), add["outputs"], "keras.ops.add: its recorded outputs, without values")
+ok("undefined" not in r, "keras.ops.add: not undefined")
+dense = record("keras.layers.Dense", [tensor("float32", [None, 4])], [tensor("float32", [None, 3])], kind="layer",
+               params={"units": {"int": 3}, "dtype": {"str": "float32"}})
+is_(json.loads(validate(dense).get("outputs", "null")), dense["outputs"],
+    "a Dense layer called on an unknown batch: its outputs' batch unknown, as recorded")
+
+# --- a dtype Keras rejects: invalid, the library's message
+invert = record("keras.ops.bitwise_invert", [tensor("float32", [3])], [tensor("int32", [3])])
+r = validate(invert)
+is_(r.get("status"), "invalid", "bitwise_invert of float32 is invalid")
+ok(r.get("reason", "").startswith("InvalidArgumentError: ") and "float" in r.get("reason", ""),
+   f"... for TensorFlow's reason ({' '.join(r.get('reason', '').split())[:90]})")
+
+# --- a dtype variant whose outputs are its parent's: validated with its own, and then it wraps
+variant = record("keras.ops.abs", [tensor("int16", [4])], [tensor("float32", [4])],
+                 variant={"parent": PARENT, "vary": "dtype:int16"})
+r = validate(variant)
+is_(json.loads(r.get("outputs", "null")), [tensor("int16", [4])], "abs of int16: outputs int16, not the parent's float32")
+kept = dict(variant, outputs=json.loads(r.get("outputs", "null")))
+is_(wrap(kept).get("status"), "ok", "the validated variant wraps")
+
+# --- NaN everywhere, and the guard's undefined domain
+log = record("keras.ops.log", [tensor("float32", [2], [-1.0, -2.0])], [tensor("float32", [2])])
+is_(validate(log).get("undefined"), "the reference is NaN everywhere", "log of negatives: NaN everywhere")
+some = record("keras.ops.log", [tensor("float32", [2], [-1.0, 2.0])], [tensor("float32", [2])])
+ok("undefined" not in validate(some), "log with one positive: not NaN everywhere")
+cast = record("keras.ops.cast", [tensor("float32", [2], ["nan", 1.0])], [tensor("int32", [2])],
+              params={"dtype": {"str": "int32"}})
+r = validate(cast)
+is_((r.get("status"), r.get("undefined")), ("ok", "a cast of non-finite or out-of-range floats to int32"),
+    "a cast of NaN to int32: valid, undefined by the guard")
+
+# --- wrap: the guard's reason, else the variant's
+nan_variant = dict(add, variant={"parent": PARENT, "vary": "in:1=nan", "undefined": "the reference is NaN everywhere"})
+is_(wrap(nan_variant).get("undefined"), "the reference is NaN everywhere", "wrap passes a variant's undefined on")
+ok("undefined" not in wrap(add), "wrap of a record that is no variant: no undefined")
+
+print(f"1..{sum(1 for passed, name in results if not name.startswith('#'))}")
+n = 0
+for passed, name in results:
+    if name.startswith("#"):
+        print(name)
+        continue
+    n += 1
+    print(f"{'ok' if passed else 'not ok'} {n} - {name}")
+sys.exit(0 if all(p for p, _ in results) else 1)

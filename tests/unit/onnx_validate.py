@@ -1,0 +1,119 @@
+"""Unit tests of the ONNX template's validate() (ferry vary's validity oracle), of wrap()'s passing a
+variant's undefined domain on, and of a variant's reproducer header. Prints TAP; run by
+tests/unit/test-onnx-validate.sh."""
+
+import json
+import os
+import sys
+import tempfile
+import warnings
+
+warnings.simplefilter("ignore")
+
+from ferry.templates import onnx as template  # noqa: E402
+
+results = []
+
+
+def ok(cond, name):
+    results.append((bool(cond), name))
+
+
+def is_(got, want, name):
+    ok(got == want, name)
+    if got != want:
+        results.append((True, f"# got {json.dumps(got)[:300]}\n# want {json.dumps(want)[:300]}"))
+
+
+def tensor(dtype, shape, values=None):
+    body = {"dtype": dtype, "shape": shape}
+    if values is not None:
+        body["values"] = values
+    return {"tensor": body}
+
+
+def record(op, inputs, outputs, params=None, opset=13, **extra):
+    return dict({"library": "onnx", "op": op, "kind": "node", "context": {"opset": {"int": opset}},
+                 "params": params or {}, "inputs": inputs, "outputs": outputs}, **extra)
+
+
+def validate(rec):
+    return template.validate(json.dumps(rec))
+
+
+def wrap(rec):
+    with tempfile.TemporaryDirectory() as d:
+        return template.wrap(json.dumps(rec), os.path.join(d, "t"))
+
+
+F32 = tensor("float32", [2, 3])
+PARENT = "0123456789abcdef0123456789abcdef"
+
+# --- a valid record: its own outputs, in the harvest's form; an omitted optional output stays omitted
+add = record("Add", [F32, F32], [tensor("float32", [2, 3])])
+r = validate(add)
+is_(r.get("status"), "ok", "Add validates")
+is_(json.loads(r.get("outputs", "null")), add["outputs"], "Add: its recorded outputs, without values")
+ok("undefined" not in r, "Add: not undefined")
+dropout = record("Dropout", [F32], [tensor("float32", [2, 3]), {"none": None}])
+is_(json.loads(validate(dropout).get("outputs", "null")), dropout["outputs"], "Dropout without its mask: the mask stays omitted")
+seq = record("SequenceConstruct", [F32, tensor("float32", [1, 3])], [{"list": [tensor("float32", [2, 3])]}], opset=11)
+is_(json.loads(validate(seq).get("outputs", "null")),
+    [{"list": [tensor("float32", [2, 3]), tensor("float32", [1, 3])]}], "a sequence output: the list of its tensors")
+
+# --- a dtype onnx's type constraints exclude: invalid, onnx's message
+sin = record("Sin", [tensor("int32", [3])], [tensor("float32", [3])], opset=7)
+r = validate(sin)
+is_(r.get("status"), "invalid", "Sin of int32 is invalid")
+ok(r.get("reason", "").startswith("InferenceError: ") and "tensor(int32)" in r.get("reason", ""),
+   f"... for onnx's reason ({r.get('reason', '')[:90]})")
+
+# --- a dtype variant whose outputs are its parent's: the checker rejects them, validate finds its own
+variant = record("Abs", [tensor("int16", [4])], [tensor("float32", [4])],
+                 variant={"parent": PARENT, "vary": "dtype:int16"})
+is_(wrap(variant).get("status"), "invalid", "the variant with its parent's float32 outputs does not wrap")
+r = validate(variant)
+is_(json.loads(r.get("outputs", "null")), [tensor("int16", [4])], "Abs of int16: outputs int16")
+kept = dict(variant, outputs=json.loads(r.get("outputs", "null")))
+is_(wrap(kept).get("status"), "ok", "the validated variant wraps")
+
+# --- NaN everywhere, and the guard's undefined domain
+log = record("Log", [tensor("float32", [2], [-1.0, -2.0])], [tensor("float32", [2])])
+is_(validate(log).get("undefined"), "the reference is NaN everywhere", "Log of negatives: NaN everywhere")
+some = record("Log", [tensor("float32", [2], [-1.0, 2.0])], [tensor("float32", [2])])
+ok("undefined" not in validate(some), "Log with one positive: not NaN everywhere")
+div = record("Div", [tensor("int32", [2], [1, 2]), tensor("int32", [2], [0, 1])], [tensor("int32", [2])])
+r = validate(div)
+is_((r.get("status"), r.get("undefined")), ("ok", "integer division by zero"),
+    "Div by an integer zero: valid, undefined by the guard")
+
+# --- wrap: the guard's reason, else the variant's
+nan_variant = dict(add, variant={"parent": PARENT, "vary": "in:1=nan", "undefined": "the reference is NaN everywhere"})
+is_(wrap(nan_variant).get("undefined"), "the reference is NaN everywhere", "wrap passes a variant's undefined on")
+ok("undefined" not in wrap(add), "wrap of a record that is no variant: no undefined")
+is_(wrap(dict(div, variant={"parent": PARENT, "vary": "in:1=0", "undefined": "else"})).get("undefined"),
+    "integer division by zero", "the guard's own reason comes first")
+
+# --- a variant's reproducer names its parent
+try:
+    from ferry.oracle import reproducer
+
+    with tempfile.TemporaryDirectory() as d:
+        template.wrap(json.dumps(kept), d)
+        script = reproducer.reproducer("onnx", json.dumps(kept), d, "ort")
+        plain = reproducer.reproducer("onnx", json.dumps(add), d, "ort")
+    ok(f"# variant of {PARENT} (dtype:int16)\n" in script.split("\nimport", 1)[0],
+       "a variant's reproducer says whose variant it is in its header")
+    ok("variant of" not in plain, "an instance's reproducer does not")
+except ImportError as e:  # no onnxruntime: the ort adapter cannot load
+    results.append((True, f"# skipped the reproducer header: {e}"))
+
+print(f"1..{sum(1 for passed, name in results if not name.startswith('#'))}")
+n = 0
+for passed, name in results:
+    if name.startswith("#"):
+        print(name)
+        continue
+    n += 1
+    print(f"{'ok' if passed else 'not ok'} {n} - {name}")
+sys.exit(0 if all(p for p, _ in results) else 1)
