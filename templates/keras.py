@@ -304,7 +304,7 @@ def wrap(record_json, outdir):
     with open(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     result = {"status": "ok", "random": random, "ninputs": len(inputs), "noutputs": len(refs)}
-    undefined = _undefined_domain(plan, inputs) or _variant_undefined(record)
+    undefined = _undefined_domain(plan, inputs) or _variant_undefined(record, refs)
     if undefined:
         result["undefined"] = undefined
     return result
@@ -324,12 +324,13 @@ def _reference(record):
     return plan, inputs, model, refs
 
 
-def _variant_undefined(record):
-    """The reason ferry vary found a variant's reference undefined (validate's "undefined", kept in
-    the record's provenance), or None."""
-    variant = record.get("variant")
-    why = variant.get("undefined") if isinstance(variant, dict) else None
-    return why if isinstance(why, str) and why else None
+def _variant_undefined(record, refs):
+    """For a variant (ferry vary), NAN_EVERYWHERE where wrap's own reference is NaN everywhere, else
+    None. Decided again here, on the inputs wrap made: ferry vary validated the candidate before its
+    id (which seeds generated inputs) was final, so its verdict may be about other values."""
+    if not isinstance(record.get("variant"), dict):
+        return None
+    return _nan_everywhere(refs)
 
 
 # --- validate ------------------------------------------------------------------------------------------

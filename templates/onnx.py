@@ -266,7 +266,7 @@ def wrap(record_json, outdir):
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     _write(outdir, record, plan, model, feeds, refs, random)
     result = {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
-    undefined = _guard(plan, feeds) or _variant_undefined(record)
+    undefined = _guard(plan, feeds) or _variant_undefined(record, refs)
     if undefined:
         result["undefined"] = undefined
     return result
@@ -276,12 +276,13 @@ def _guard(plan, feeds):
     return _undefined_domain(plan.op_type, plan.domain, plan.stamped, [feeds[name] for name, *_ in plan.graph_inputs])
 
 
-def _variant_undefined(record):
-    """The reason ferry vary found a variant's reference undefined (validate's "undefined", kept in
-    the record's provenance), or None."""
-    variant = record.get("variant")
-    why = variant.get("undefined") if isinstance(variant, dict) else None
-    return why if isinstance(why, str) and why else None
+def _variant_undefined(record, refs):
+    """For a variant (ferry vary), NAN_EVERYWHERE where wrap's own reference is NaN everywhere, else
+    None. Decided again here, on the inputs wrap made: ferry vary validated the candidate before its
+    id (which seeds generated inputs) was final, so its verdict may be about other values."""
+    if not isinstance(record.get("variant"), dict):
+        return None
+    return _nan_everywhere(refs)
 
 
 # --- validate ------------------------------------------------------------------------------------------

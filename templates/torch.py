@@ -525,7 +525,7 @@ def wrap(record_json, outdir):
             if not refs:
                 raise ValueError("the operator returns no tensor")
             uninitialised = _uninitialised(plan.op)
-            undefined = _guard(plan, inputs, refs) or _variant_undefined(record)
+            undefined = _guard(plan, inputs, refs) or (None if uninitialised else _variant_undefined(record, refs))
     except Exception as e:  # a bad record or a rejection by PyTorch: either way the instance is invalid
         return {"status": "invalid", "reason": _whole(e)}
     os.makedirs(outdir, exist_ok=True)
@@ -562,12 +562,13 @@ def _guard(plan, inputs, refs):
         return None
 
 
-def _variant_undefined(record):
-    """The reason ferry vary found a variant's reference undefined (validate's "undefined", kept in
-    the record's provenance), or None."""
-    variant = record.get("variant")
-    why = variant.get("undefined") if isinstance(variant, dict) else None
-    return why if isinstance(why, str) and why else None
+def _variant_undefined(record, refs):
+    """For a variant (ferry vary), NAN_EVERYWHERE where wrap's own reference is NaN everywhere, else
+    None. Decided again here, on the inputs wrap made: ferry vary validated the candidate before its
+    id (which seeds generated inputs) was final, so its verdict may be about other values."""
+    if not isinstance(record.get("variant"), dict):
+        return None
+    return _nan_everywhere(refs)
 
 
 # --- validate ------------------------------------------------------------------------------------------

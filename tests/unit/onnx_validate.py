@@ -88,8 +88,11 @@ is_((r.get("status"), r.get("undefined")), ("ok", "integer division by zero"),
     "Div by an integer zero: valid, undefined by the guard")
 
 # --- wrap: the guard's reason, else the variant's
-nan_variant = dict(add, variant={"parent": PARENT, "vary": "in:1=nan", "undefined": "the reference is NaN everywhere"})
-is_(wrap(nan_variant).get("undefined"), "the reference is NaN everywhere", "wrap passes a variant's undefined on")
+nan_variant = dict(log, variant={"parent": PARENT, "vary": "in:0=-1"})
+is_(wrap(nan_variant).get("undefined"), "the reference is NaN everywhere", "wrap of a variant whose reference is NaN everywhere: undefined")
+stale = dict(add, variant={"parent": PARENT, "vary": "in:1=nan", "undefined": "the reference is NaN everywhere"})
+ok("undefined" not in wrap(stale), "a variant's mark from ferry vary is not trusted: wrap decides on its own reference")
+ok("undefined" not in wrap(log), "NaN everywhere in a record that is no variant: not undefined (a harvested test of NaN)")
 ok("undefined" not in wrap(add), "wrap of a record that is no variant: no undefined")
 is_(wrap(dict(div, variant={"parent": PARENT, "vary": "in:1=0", "undefined": "else"})).get("undefined"),
     "integer division by zero", "the guard's own reason comes first")

@@ -96,10 +96,14 @@ is_((r.get("status"), r.get("undefined")), ("ok", "integer division overflow (th
     "floor_divide of the lowest int32 by -1: valid, undefined by the guard")
 
 # --- wrap: the guard's reason, else the variant's
-nan_variant = dict(add, variant={"parent": "0" * 32, "vary": "param:alpha=nan", "undefined": "the reference is NaN everywhere"})
+nan_variant = dict(log, variant={"parent": "0" * 32, "vary": "in:0=-1"})
 w, meta = wrap(nan_variant)
-is_(w.get("undefined"), "the reference is NaN everywhere", "wrap passes a variant's undefined on")
+is_(w.get("undefined"), "the reference is NaN everywhere", "wrap of a variant whose reference is NaN everywhere: undefined")
 is_(meta.get("undefined"), "the reference is NaN everywhere", "... into meta.json too")
+w, _ = wrap(dict(add, variant={"parent": "0" * 32, "vary": "param:alpha=nan", "undefined": "the reference is NaN everywhere"}))
+ok("undefined" not in w, "a variant's mark from ferry vary is not trusted: wrap decides on its own reference")
+w, _ = wrap(log)
+ok("undefined" not in w, "NaN everywhere in a record that is no variant: not undefined (a harvested test of NaN)")
 w, _ = wrap(add)
 ok("undefined" not in w, "wrap of a record that is no variant: no undefined")
 w, _ = wrap(dict(div, variant={"parent": "0" * 32, "vary": "in:1=0", "undefined": "something else"}))
