@@ -456,10 +456,19 @@ def _undefined_domain(plan, inputs):
 
 
 def _whole(e):
-    """Keras's message whole, its terminal escapes taken out: its first line ("Exception
-    encountered when calling Dense.call().") never holds the cause; a report may shorten it. Only a
-    message past WHOLE_MAX characters (a graph dump) is cut, and says so."""
-    text = re.sub(r"\x1b\[[0-9;]*m", "", f"{type(e).__name__}: {e}").strip()
+    """Keras's message whole, its terminal escapes taken out, with the cause first: Keras's own first
+    line ("Exception encountered when calling Dense.call().") never holds it, and summaries count
+    reasons by their first line, so the first line of what follows takes its place ("ValueError:
+    <cause> (calling Dense.call())"), the rest following as Keras wrote it. Only a message past
+    WHOLE_MAX characters (a graph dump) is cut, and says so."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(e)).strip()
+    wrapper = re.match(r"Exception encountered when calling ([\w.]+\(\))\.?\s*\n", text)
+    if wrapper:
+        rest = text[wrapper.end():].strip()
+        cause, _, after = rest.partition("\n")
+        if cause.strip():
+            text = f"{cause.strip()} (calling {wrapper.group(1)})\n{after}".strip()
+    text = f"{type(e).__name__}: {text}".strip()
     if len(text) > WHOLE_MAX:
         text = text[:WHOLE_MAX] + f" [... {len(text) - WHOLE_MAX} more characters]"
     return text or type(e).__name__

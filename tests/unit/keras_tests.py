@@ -152,9 +152,10 @@ record = {"library": "keras", "op": "keras.layers.Reshape", "kind": "layer",
 out = template_keras.wrap(json.dumps(record), os.path.join(tmp, "wrapped"))
 reason = out.get("reason", "")
 is_(out.get("status"), "invalid", "a Reshape to a size that is not the input's is invalid")
-ok(reason.startswith("ValueError: Exception encountered") and "size of the tensor must be unchanged" in reason
-   and "\x1b" not in reason,
-   f"... with Keras's message whole, the shapes that are the cause included ({reason[:300]!r})")
+ok(reason.startswith("ValueError: The total size of the tensor must be unchanged")
+   and reason.split("\n", 1)[0].endswith("(calling Reshape.call())")
+   and "Arguments received by Reshape.call()" in reason and "\x1b" not in reason,
+   f"... with Keras's message whole, its cause first: the shapes, then where ({reason[:300]!r})")
 
 print(f"1..{sum(1 for good, name in results if not name.startswith('#'))}")
 n = 0
