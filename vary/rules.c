@@ -697,10 +697,28 @@ static void value_text(const cJSON *v, struct buf *out)
 	}
 }
 
+/* Whether every value the corpus shows for (op, param) is the int 0 or 1: an ONNX attribute that
+ * is a flag (keepdims, align_corners, reverse, periodic, training_mode). ONNX has no bool attribute;
+ * its reference evaluator takes any int there as true, where the spec and every runtime take 0 and
+ * 1 only, so -2 or 1024 would make a variant the library accepts and no frontend can. */
+static int flag_pool(const struct rules_pools *pools, const char *key_op)
+{
+	struct strmap_entry *e = pools ? strmap_find(&pools->op_param, key_op) : NULL;
+	struct rules_list *l = e ? e->ptr : NULL;
+
+	if (!l || !l->n)
+		return 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->items[i], "{\"int\":0}") && strcmp(l->items[i], "{\"int\":1}"))
+			return 0;
+	return 1;
+}
+
 /* The alternatives of a value v (not consumed): each appended to s under name. seed: for the
- * non-square element. pools: str and dtype values seen for the op (key_op) and the library. */
+ * non-square element. pools: str and dtype values seen for the op (key_op) and the library.
+ * flag: an int that takes 0 and 1 only (flag_pool). */
 static void alternatives(const struct value *v, const char *name, const struct rules_pools *pools,
-			 const char *key_op, const char *key_lib, uint64_t *seed, struct singles *s)
+			 const char *key_op, const char *key_lib, int flag, uint64_t *seed, struct singles *s)
 {
 	struct buf text = BUF_INIT, cur = BUF_INIT;
 	int64_t ints[8];
@@ -709,6 +727,12 @@ static void alternatives(const struct value *v, const char *name, const struct r
 
 	switch (v->type) {
 	case V_INT:
+		if (flag) {
+			if (v->u.i == 0 || v->u.i == 1)
+				singles_add(s, name, tagged("int", cJSON_CreateNumber((double)!v->u.i)),
+					    v->u.i ? "0" : "1");
+			break;
+		}
 		for (size_t i = 0; i < sizeof(int_points) / sizeof(int_points[0]); i++) {
 			if (int_subspace(int_points[i]) == int_subspace(v->u.i))
 				continue;
@@ -807,7 +831,8 @@ void rules_param(const struct instance *p, const struct rules_pools *pools, uint
 	for (size_t i = 0; i < p->nparams; i++) {
 		char *ko = pool_key(p->op, p->params[i].name), *kl = pool_key(p->library, p->params[i].name);
 
-		alternatives(p->params[i].value, p->params[i].name, pools, ko, kl, &s, &params);
+		alternatives(p->params[i].value, p->params[i].name, pools, ko, kl,
+			     !strcmp(p->library, "onnx") && flag_pool(pools, ko), &s, &params);
 		free(ko);
 		free(kl);
 	}
@@ -891,7 +916,7 @@ void rules_param(const struct instance *p, const struct rules_pools *pools, uint
 
 		if (p->inputs[i].type == V_TENSOR || p->inputs[i].type == V_STR || p->inputs[i].type == V_DTYPE)
 			continue;
-		alternatives(&p->inputs[i], "", NULL, "", "", &s, &ins);
+		alternatives(&p->inputs[i], "", NULL, "", "", 0, &s, &ins);
 		for (size_t k = 0; k < ins.n; k++) {
 			cJSON *j = parent_json(p);
 

@@ -18,6 +18,7 @@ static const char *const records[] = {
 	"{\"library\":\"onnx\",\"op\":\"Conv\",\"kind\":\"node\",\"context\":{\"opset\":{\"int\":13}},\"params\":{\"kernel_shape\":{\"list\":[{\"int\":3},{\"int\":3}]},\"auto_pad\":{\"str\":\"NOTSET\"}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,1,5,5],\"range\":[-3,3]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,1,3,3],\"range\":[-1,1]}},{\"none\":null}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,1,3,3]}}]}",
 	"{\"library\":\"torch\",\"op\":\"torch.pow\",\"kind\":\"function\",\"context\":{},\"params\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"int64\",\"shape\":[1],\"values\":[2]}},{\"float\":0.5}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}]}",
 	"{\"library\":\"onnx\",\"op\":\"Clip\",\"kind\":\"node\",\"context\":{\"opset\":{\"int\":13}},\"params\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,3],\"range\":[-3,3]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[],\"values\":[0]}}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,3]}}]}",
+	"{\"library\":\"onnx\",\"op\":\"ReduceSum\",\"kind\":\"node\",\"context\":{\"opset\":{\"int\":13}},\"params\":{\"keepdims\":{\"int\":1}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,3],\"range\":[-3,3]}},{\"tensor\":{\"dtype\":\"int64\",\"shape\":[1],\"values\":[1]}}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,1]}}]}",
 };
 
 static const struct expect { int rec; const char *label, *json; } expects[] = {
@@ -87,6 +88,7 @@ static const char *const all_labels[] = {
 	"dim:2=0 dim:2=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:kernel_shape=[-1,-1] param:kernel_shape=[-2,-2] param:kernel_shape=[0,0] param:kernel_shape=[1,1] param:kernel_shape=[1024,1024] param:kernel_shape=[4,3] rank:+1 rank:-1 spatial:kernel spatial:kernel-1 spatial:nonsquare",
 	"dim:0=0 dtype:bfloat16 dtype:bool dtype:complex64 dtype:float16 dtype:float32 dtype:float64 dtype:int16 dtype:int32 dtype:int8 dtype:uint8 in:1=-1.5 in:1=0 in:1=1e-30 in:1=1e30 in:1=inf in:1=nan rank:+1 rank:-1 scalar:in:0=0-d scalar:in:1=tensor tensor:in:0=number",
 	"dim:0=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 rank:+1 rank:-1 scalar:in:1=1-element",
+	"dim:1=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:keepdims=0 rank:+1 rank:-1 scalar:in:1=0-d",
 };
 
 #define NRECORDS (sizeof(records) / sizeof(records[0]))
