@@ -307,6 +307,7 @@ def validate(record_json):
             onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
             feeds = _feeds(plan)
             refs = ReferenceEvaluator(model).run(None, feeds)
+            _agree(model, plan, feeds, refs)
             present = iter(refs)
             outputs = [v if "none" in v else _harvested(next(present)) for v in record["outputs"]]
             # the model wrap() makes of the kept variant: its declared outputs must pass the checker
@@ -318,6 +319,37 @@ def validate(record_json):
     if undefined:
         result["undefined"] = undefined
     return result
+
+
+class Inconsistent(Exception):
+    """onnx's shape inference and its reference evaluator disagree on a candidate's output."""
+
+
+def _agree(model, plan, feeds, refs):
+    """Raise Inconsistent where onnx disagrees with itself about the candidate: its shape inference,
+    given the inputs whose values the record keeps as constants (axes, pads, shapes, ...), gives an
+    output another rank or static shape than its reference evaluator computes. The reference
+    evaluator checks little (any int is a true flag, a negative size goes through), shape inference
+    holds more of the spec: where they differ, the reference cannot judge a frontend, and a
+    variant built on it would report the frontend for keeping to the spec."""
+    known = onnx.ModelProto()
+    known.CopyFrom(model)
+    for (name, kind, *_), value in zip(plan.graph_inputs, plan.input_values):
+        if kind == "tensor" and "values" in value.get("tensor", {}):
+            known.graph.initializer.append(onnx.numpy_helper.from_array(np.asarray(feeds[name]), name))
+    inferred = onnx.shape_inference.infer_shapes(known, check_type=True, strict_mode=True, data_prop=True)
+    types = {o.name: o.type for o in inferred.graph.output}
+    for (name, kind, *_), ref in zip(plan.graph_outputs, refs):
+        t = types.get(name)
+        if kind != "tensor" or t is None or not t.HasField("tensor_type") or not t.tensor_type.HasField("shape"):
+            continue
+        dims = t.tensor_type.shape.dim
+        got = list(np.asarray(ref).shape)
+        said = [d.dim_value if d.HasField("dim_value") else None for d in dims]
+        if len(said) != len(got) or any(d is not None and d != g for d, g in zip(said, got)):
+            shown = "[" + ", ".join("?" if d is None else str(d) for d in said) + "]"
+            raise Inconsistent(f"onnx's shape inference gives {name} the shape {shown}, its reference "
+                               f"evaluator {got}")
 
 
 def _untyped_outputs(record):

@@ -87,6 +87,16 @@ r = validate(div)
 is_((r.get("status"), r.get("undefined")), ("ok", "integer division by zero"),
     "Div by an integer zero: valid, undefined by the guard")
 
+# --- onnx disagreeing with itself: shape inference (with the kept axes as constants) and the reference
+axes = tensor("int64", [1], [1])
+keep = record("ReduceSum", [F32, axes], [tensor("float32", [2, 1])], params={"keepdims": {"int": 1}})
+is_(validate(keep).get("status"), "ok", "ReduceSum keepdims=1: valid")
+two = record("ReduceSum", [F32, axes], [tensor("float32", [2, 1])], params={"keepdims": {"int": 2}})
+r = validate(two)
+is_((r.get("status"), r.get("reason", "")[:80]),
+    ("invalid", "Inconsistent: onnx's shape inference gives out_0 the shape [2], its reference ev"),
+    "ReduceSum keepdims=2: the reference keeps the axis, shape inference drops it: invalid, and why")
+
 # --- wrap: the guard's reason, else the variant's
 nan_variant = dict(log, variant={"parent": PARENT, "vary": "in:0=-1"})
 is_(wrap(nan_variant).get("undefined"), "the reference is NaN everywhere", "wrap of a variant whose reference is NaN everywhere: undefined")
