@@ -99,7 +99,8 @@ is_((r.get("status"), r.get("reason", "")[:80]),
 
 # --- wrap: the guard's reason, else the variant's
 nan_variant = dict(log, variant={"parent": PARENT, "vary": "in:0=-1"})
-is_(wrap(nan_variant).get("undefined"), "the reference is NaN everywhere", "wrap of a variant whose reference is NaN everywhere: undefined")
+is_(wrap(nan_variant).get("undefined"), "the reference is NaN everywhere",
+    "wrap of a variant whose reference is NaN everywhere: undefined")
 stale = dict(add, variant={"parent": PARENT, "vary": "in:1=nan", "undefined": "the reference is NaN everywhere"})
 ok("undefined" not in wrap(stale), "a variant's mark from ferry vary is not trusted: wrap decides on its own reference")
 ok("undefined" not in wrap(log), "NaN everywhere in a record that is no variant: not undefined (a harvested test of NaN)")
