@@ -156,6 +156,14 @@ static double elem_double(const cJSON *c)
 	return NAN;
 }
 
+static cJSON *tagged(const char *tag, cJSON *body)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, tag, body);
+	return o;
+}
+
 static void set_member(cJSON *obj, const char *name, cJSON *v)
 {
 	if (cJSON_GetObjectItemCaseSensitive(obj, name))
@@ -336,6 +344,40 @@ static int convert_tensor(cJSON *t, const char *to)
 	return 0;
 }
 
+/* Emit j, a dtype candidate of p, labelled label. A torch module's weights are made in float32
+ * unless its constructor's dtype says otherwise, and a floating input of another dtype is then an
+ * error no real model makes: with a floating or complex target, the module is also tried with its
+ * weights in that dtype (params.dtype, "dtype:T+weights"). Both are tried, since a module without
+ * weights (ReLU) takes no dtype argument and one with them takes no other input dtype. */
+static void torch_module_dtype(const struct instance *p, cJSON *j, const char *to, const char *label,
+			       struct rules_cands *out)
+{
+	double lo, hi;
+	char k = dtype_class(to, &lo, &hi);
+	const struct value *had = record_param(p, "dtype");
+	cJSON *w, *params;
+	char wl[80];
+
+	if (strcmp(p->library, "torch") || strcmp(p->kind, "module") || (k != 'f' && k != 'c')) {
+		emit(out, j, RULES_DTYPE, label);
+		return;
+	}
+	w = cJSON_Duplicate(j, 1);
+	params = cJSON_GetObjectItemCaseSensitive(w, "params");
+	if (!params)
+		params = cJSON_AddObjectToObject(w, "params");
+	set_member(params, "dtype", tagged("dtype", cJSON_CreateString(to)));
+	if (had && had->type == V_DTYPE) {
+		/* The parent says its weights' dtype already: it moves with the inputs, alone. */
+		cJSON_Delete(j);
+		emit(out, w, RULES_DTYPE, label);
+		return;
+	}
+	emit(out, j, RULES_DTYPE, label);
+	snprintf(wl, sizeof(wl), "%s+weights", label);
+	emit(out, w, RULES_DTYPE, wl);
+}
+
 void rules_dtype(const struct instance *p, uint64_t seed, struct rules_cands *out)
 {
 	struct rules_cands mine = { NULL, 0, 0 };
@@ -363,10 +405,11 @@ void rules_dtype(const struct instance *p, uint64_t seed, struct rules_cands *ou
 		    !strcmp(cJSON_GetObjectItemCaseSensitive(dt, "str")->valuestring, old))
 			cJSON_ReplaceItemInObjectCaseSensitive(dt, "str", cJSON_CreateString(*d));
 		snprintf(label, sizeof(label), "dtype:%s", *d);
-		if (ok)
-			emit(&mine, j, RULES_DTYPE, label);
-		else
+		if (!ok) {
 			cJSON_Delete(j);
+			continue;
+		}
+		torch_module_dtype(p, j, *d, label, &mine);
 	}
 	shuffle_into(out, &mine, rng_for(seed, p, "dtype"));
 }
@@ -653,14 +696,6 @@ static void singles_release(struct singles *s)
 		free(s->v[i].text);
 	}
 	free(s->v);
-}
-
-static cJSON *tagged(const char *tag, cJSON *body)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddItemToObject(o, tag, body);
-	return o;
 }
 
 /* An int sequence of the parent's kind (tuple or list) from ints. */
