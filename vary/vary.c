@@ -16,6 +16,7 @@
 /* A parent whose candidates are being tried. */
 struct vary_active {
 	char id[33];
+	char *op;          /* the parent's operator, for the log */
 	struct rules_cands cands;
 	size_t next;       /* the next candidate to look at */
 	size_t kept;       /* variants kept, earlier runs included */
@@ -271,6 +272,7 @@ static struct vary_active *open_parent(struct vary *v)
 		free(line);
 		a = xcalloc(1, sizeof(*a));
 		memcpy(a->id, in.id, sizeof(a->id));
+		a->op = xstrdup(in.op);
 		rules_all(&in, &v->pools, v->o->seed, &a->cands);
 		k = strmap_find(&v->parent_kept, in.id);
 		a->kept = k ? k->count : 0;
@@ -286,6 +288,7 @@ static struct vary_active *open_parent(struct vary *v)
 static void active_free(struct vary_active *a)
 {
 	rules_cands_release(&a->cands);
+	free(a->op);
 	free(a);
 }
 
@@ -519,6 +522,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	log = cJSON_CreateObject();
 	cJSON_AddStringToObject(log, "pre", job->key);
 	cJSON_AddStringToObject(log, "parent", p->a->id);
+	cJSON_AddStringToObject(log, "op", p->a->op);
 	cJSON_AddStringToObject(log, "vary", p->label);
 	cJSON_AddStringToObject(log, "status", status);
 	if (why.len)

@@ -12,7 +12,7 @@
  * with the outputs the library computed and its id recomputed, with
  *   "variant": {"parent": ID, "vary": LABEL[, "undefined": WHY]}
  * appended to OUTPUT (a corpus like any other). Every candidate tried is a line of OUTPUT.log
- * ({"pre", "parent", "vary", "status": kept|duplicate|dropped|surplus, "reason"}), so that the
+ * ({"pre", "parent", "op", "vary", "status": kept|duplicate|dropped|surplus, "reason"}), so that the
  * same command run again goes on where an interrupted one stopped, and a user can see every drop.
  *
  * The engine prints nothing: it reports through the hooks of struct vary_opts, and the counts in
