@@ -749,6 +749,42 @@ static int flag_pool(const struct rules_pools *pools, const char *key_op)
 	return 1;
 }
 
+/* The other ints the corpus shows for (op, param), beside the subspace points: an int that is an
+ * enum (ONNX's Cast to, a mode) takes the values its operator's tests use, which -2 or 1024 are
+ * not. At most STR_ALTS, in the order the corpus shows them. */
+static void int_pool(int64_t own, const char *name, const struct rules_pools *pools, const char *key_op,
+		     struct singles *s)
+{
+	struct strmap_entry *e = pools ? strmap_find(&pools->op_param, key_op) : NULL;
+	struct rules_list *l = e ? e->ptr : NULL;
+	size_t taken = 0;
+	char text[32];
+
+	for (size_t i = 0; l && i < l->n && taken < STR_ALTS; i++) {
+		cJSON *j = cJSON_Parse(l->items[i]);
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "int");
+		int64_t x;
+		int dup;
+
+		if (!cJSON_IsNumber(n) || n->valuedouble != floor(n->valuedouble) ||
+		    fabs(n->valuedouble) > 9007199254740992.0) {
+			cJSON_Delete(j);
+			continue;
+		}
+		x = (int64_t)n->valuedouble;
+		dup = x == own;
+		for (size_t k = 0; k < sizeof(int_points) / sizeof(int_points[0]) && !dup; k++)
+			dup = x == int_points[k];
+		if (!dup) {
+			snprintf(text, sizeof(text), "%lld", (long long)x);
+			singles_add(s, name, j, text);
+			taken++;
+		} else {
+			cJSON_Delete(j);
+		}
+	}
+}
+
 /* The alternatives of a value v (not consumed): each appended to s under name. seed: for the
  * non-square element. pools: str and dtype values seen for the op (key_op) and the library.
  * flag: an int that takes 0 and 1 only (flag_pool). */
@@ -775,6 +811,7 @@ static void alternatives(const struct value *v, const char *name, const struct r
 			buf_addf(&text, "%lld", (long long)int_points[i]);
 			singles_add(s, name, tagged("int", cJSON_CreateNumber((double)int_points[i])), text.data);
 		}
+		int_pool(v->u.i, name, pools, key_op, s);
 		break;
 	case V_FLOAT:
 		for (size_t i = 0; i < sizeof(float_points) / sizeof(float_points[0]); i++)

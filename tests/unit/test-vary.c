@@ -19,6 +19,8 @@ static const char *const records[] = {
 	"{\"library\":\"torch\",\"op\":\"torch.pow\",\"kind\":\"function\",\"context\":{},\"params\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"int64\",\"shape\":[1],\"values\":[2]}},{\"float\":0.5}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}]}",
 	"{\"library\":\"onnx\",\"op\":\"Clip\",\"kind\":\"node\",\"context\":{\"opset\":{\"int\":13}},\"params\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,3],\"range\":[-3,3]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[],\"values\":[0]}}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,3]}}]}",
 	"{\"library\":\"onnx\",\"op\":\"ReduceSum\",\"kind\":\"node\",\"context\":{\"opset\":{\"int\":13}},\"params\":{\"keepdims\":{\"int\":1}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,3],\"range\":[-3,3]}},{\"tensor\":{\"dtype\":\"int64\",\"shape\":[1],\"values\":[1]}}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,1]}}]}",
+	"{\"library\":\"onnx\",\"op\":\"Cast\",\"kind\":\"node\",\"context\":{\"opset\":{\"int\":13}},\"params\":{\"to\":{\"int\":1}},\"inputs\":[{\"tensor\":{\"dtype\":\"int32\",\"shape\":[3],\"range\":[-3,3]}}],\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[3]}}]}",
+	"{\"library\":\"onnx\",\"op\":\"Cast\",\"kind\":\"node\",\"context\":{\"opset\":{\"int\":13}},\"params\":{\"to\":{\"int\":7}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[3],\"range\":[-3,3]}}],\"outputs\":[{\"tensor\":{\"dtype\":\"int64\",\"shape\":[3]}}]}",
 };
 
 static const struct expect { int rec; const char *label, *json; } expects[] = {
@@ -91,6 +93,8 @@ static const char *const all_labels[] = {
 	"dim:0=0 dtype:bfloat16 dtype:bool dtype:complex64 dtype:float16 dtype:float32 dtype:float64 dtype:int16 dtype:int32 dtype:int8 dtype:uint8 in:1=-1.5 in:1=0 in:1=1e-30 in:1=1e30 in:1=inf in:1=nan rank:+1 rank:-1 scalar:in:0=0-d scalar:in:1=tensor tensor:in:0=number",
 	"dim:0=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 rank:+1 rank:-1 scalar:in:1=1-element",
 	"dim:1=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:keepdims=0 rank:+1 rank:-1 scalar:in:1=0-d",
+	"dim:0=0 dim:0=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float32 dtype:float64 dtype:int16 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:to=-1 param:to=-2 param:to=0 param:to=1024 param:to=2 param:to=7 rank:+1 rank:-1",
+	"dim:0=0 dim:0=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:to=-1 param:to=-2 param:to=0 param:to=1 param:to=1024 rank:+1 rank:-1",
 };
 
 #define NRECORDS (sizeof(records) / sizeof(records[0]))
