@@ -378,15 +378,11 @@ static void torch_module_dtype(const struct instance *p, cJSON *j, const char *t
 	emit(out, w, RULES_DTYPE, wl);
 }
 
-void rules_dtype(const struct instance *p, uint64_t seed, struct rules_cands *out)
+/* The dtype candidates of one group: the tensor inputs of dtype old all change to each other dtype
+ * of the library. first: the group's first input; the first group's labels are "dtype:T", another's
+ * "dtype:in:K:T". */
+static void dtype_group(const struct instance *p, size_t first, const char *old, struct rules_cands *out)
 {
-	struct rules_cands mine = { NULL, 0, 0 };
-	int f = first_tensor(p);
-	const char *old;
-
-	if (f < 0)
-		return;
-	old = p->inputs[f].u.t.dtype;
 	for (const char *const *d = rules_dtypes(p->library); *d; d++) {
 		cJSON *j, *params, *dt;
 		char label[64];
@@ -398,18 +394,42 @@ void rules_dtype(const struct instance *p, uint64_t seed, struct rules_cands *ou
 		for (size_t i = 0; i < p->ninputs && ok; i++)
 			if (p->inputs[i].type == V_TENSOR && !strcmp(p->inputs[i].u.t.dtype, old))
 				ok = convert_tensor(tensor_of(j, i), *d) == 0;
-		/* A Keras layer's dtype policy: Keras casts the inputs to it, so it moves with them. */
-		params = cJSON_GetObjectItemCaseSensitive(j, "params");
-		dt = cJSON_GetObjectItemCaseSensitive(params, "dtype");
-		if (!strcmp(p->library, "keras") && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(dt, "str")) &&
-		    !strcmp(cJSON_GetObjectItemCaseSensitive(dt, "str")->valuestring, old))
-			cJSON_ReplaceItemInObjectCaseSensitive(dt, "str", cJSON_CreateString(*d));
-		snprintf(label, sizeof(label), "dtype:%s", *d);
 		if (!ok) {
 			cJSON_Delete(j);
 			continue;
 		}
-		torch_module_dtype(p, j, *d, label, &mine);
+		if ((int)first == first_tensor(p)) {
+			/* A Keras layer's dtype policy: Keras casts the inputs to it, so it moves with them. */
+			params = cJSON_GetObjectItemCaseSensitive(j, "params");
+			dt = cJSON_GetObjectItemCaseSensitive(params, "dtype");
+			if (!strcmp(p->library, "keras") &&
+			    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(dt, "str")) &&
+			    !strcmp(cJSON_GetObjectItemCaseSensitive(dt, "str")->valuestring, old))
+				cJSON_ReplaceItemInObjectCaseSensitive(dt, "str", cJSON_CreateString(*d));
+			snprintf(label, sizeof(label), "dtype:%s", *d);
+			torch_module_dtype(p, j, *d, label, out);
+		} else {
+			snprintf(label, sizeof(label), "dtype:in:%zu:%s", first, *d);
+			emit(out, j, RULES_DTYPE, label);
+		}
+	}
+}
+
+/* Each group of tensor inputs that share a dtype is varied apart: Where's condition (bool) and its
+ * data, Gather's data and its int64 indices, a loss's input and its target. */
+void rules_dtype(const struct instance *p, uint64_t seed, struct rules_cands *out)
+{
+	struct rules_cands mine = { NULL, 0, 0 };
+
+	for (size_t i = 0; i < p->ninputs; i++) {
+		int seen = 0;
+
+		if (p->inputs[i].type != V_TENSOR)
+			continue;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = p->inputs[k].type == V_TENSOR && !strcmp(p->inputs[k].u.t.dtype, p->inputs[i].u.t.dtype);
+		if (!seen)
+			dtype_group(p, i, p->inputs[i].u.t.dtype, &mine);
 	}
 	shuffle_into(out, &mine, rng_for(seed, p, "dtype"));
 }

@@ -80,6 +80,8 @@ static const struct expect { int rec; const char *label, *json; } expects[] = {
 	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"int64\",\"shape\":[],\"values\":[2]}},{\"float\":0.5}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.pow\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}],\"params\":{}}" },
 	{ 1, "dtype:float64+weights",
 	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float64\",\"range\":[-1,1],\"shape\":[1,3,8,8]}}],\"kind\":\"module\",\"library\":\"torch\",\"op\":\"torch.nn.MaxPool2d\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,3,3]}}],\"params\":{\"dtype\":{\"dtype\":\"float64\"},\"kernel_size\":{\"int\":3},\"stride\":{\"tuple\":[{\"int\":2},{\"int\":2}]}}}" },
+	{ 6, "dtype:in:1:int32",
+	  "{\"context\":{\"opset\":{\"int\":13}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-3,3],\"shape\":[2,3]}},{\"tensor\":{\"dtype\":\"int32\",\"shape\":[1],\"values\":[1]}}],\"kind\":\"node\",\"library\":\"onnx\",\"op\":\"ReduceSum\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,1]}}],\"params\":{\"keepdims\":{\"int\":1}}}" },
 };
 
 /* Every label of each record, sorted. */
@@ -90,7 +92,7 @@ static const char *const all_labels[] = {
 	"dim:2=0 dim:2=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:kernel_shape=[-1,-1] param:kernel_shape=[-2,-2] param:kernel_shape=[0,0] param:kernel_shape=[1,1] param:kernel_shape=[1024,1024] param:kernel_shape=[4,3] rank:+1 rank:-1 spatial:kernel spatial:kernel-1 spatial:nonsquare",
 	"dim:0=0 dtype:bfloat16 dtype:bool dtype:complex64 dtype:float16 dtype:float32 dtype:float64 dtype:int16 dtype:int32 dtype:int8 dtype:uint8 in:1=-1.5 in:1=0 in:1=1e-30 in:1=1e30 in:1=inf in:1=nan rank:+1 rank:-1 scalar:in:0=0-d scalar:in:1=tensor tensor:in:0=number",
 	"dim:0=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 rank:+1 rank:-1",
-	"dim:1=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:keepdims=0 rank:+1 rank:-1",
+	"dim:1=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:in:1:bfloat16 dtype:in:1:bool dtype:in:1:float16 dtype:in:1:float32 dtype:in:1:float64 dtype:in:1:int16 dtype:in:1:int32 dtype:in:1:int8 dtype:in:1:uint16 dtype:in:1:uint32 dtype:in:1:uint64 dtype:in:1:uint8 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:keepdims=0 rank:+1 rank:-1",
 	"dim:0=0 dim:0=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float32 dtype:float64 dtype:int16 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:to=-1 param:to=-2 param:to=0 param:to=1024 param:to=2 param:to=7 rank:+1 rank:-1",
 	"dim:0=0 dim:0=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:to=-1 param:to=-2 param:to=0 param:to=1 param:to=1024 rank:+1 rank:-1",
 };
