@@ -24,6 +24,12 @@ static const char usage[] =
 static const char *output;
 static int per_instance, budget, seed, jobs, quiet;
 static double timeout;
+static unsigned long long memory;
+
+/* A candidate's reference is one operator on small inputs: one that needs more than this is a
+ * parameter at an extreme (a 1024-wide kernel, a repeat by 1024), cut short rather than left to
+ * take a quarter of the machine and minutes of swapping before the limit of ferry run would. */
+#define VARY_MEMORY (4ULL << 30)
 
 static const struct opt options[] = {
 	OPT_STRING('o', "output", "VARIANTS", "where the variants go (a corpus)", &output),
@@ -33,6 +39,8 @@ static const struct opt options[] = {
 		1, 2147483647),
 	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", &jobs, 1, 256),
 	OPT_SECONDS('t', "timeout", "SECS", "time one candidate may take (default 60)", &timeout),
+	OPT_SIZE('m', "memory", "SIZE", "memory one worker may use (default 4G, or a share of the machine's if less)",
+		 &memory),
 	OPT_FLAG('q', "quiet", "no progress line", &quiet),
 	OPT_END(),
 };
@@ -114,7 +122,12 @@ static int cmd_vary(int argc, char **argv)
 	o.budget = (size_t)budget;
 	o.jobs = jobs;
 	o.timeout = timeout;
-	o.mem_limit = cmd_default_memory(jobs);
+	o.mem_limit = memory;
+	if (!memory) {
+		unsigned long long share = cmd_default_memory(jobs);
+
+		o.mem_limit = share && share < VARY_MEMORY ? share : VARY_MEMORY;
+	}
 	o.ctx = &sh;
 	o.warn = on_warn;
 	o.progress = on_progress;
