@@ -23,22 +23,14 @@ tfload.load()  # TensorFlow as ferry imports it, before keras
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from tap import done, is_, ok  # noqa: E402
 
 from ferry.extract import instrument_keras, keras_tests, pytests  # noqa: E402
 from ferry.templates import keras as template_keras  # noqa: E402
 
 DATA = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data"))
-results = []
 
 
-def ok(cond, name):
-    results.append((bool(cond), name))
-
-
-def is_(got, want, name):
-    ok(got == want, name)
-    if got != want:
-        results.append((True, f"# got {got!r}\n# want {want!r}"))
 
 
 def sdist(where, version):
@@ -157,12 +149,4 @@ ok(reason.startswith("ValueError: The total size of the tensor must be unchanged
    and "Arguments received by Reshape.call()" in reason and "\x1b" not in reason,
    f"... with Keras's message whole, its cause first: the shapes, then where ({reason[:300]!r})")
 
-print(f"1..{sum(1 for good, name in results if not name.startswith('#'))}")
-n = 0
-for good, name in results:
-    if name.startswith("#"):
-        print(name)
-        continue
-    n += 1
-    print(f"{'ok' if good else 'not ok'} {n} - {name}")
-sys.exit(0 if all(good for good, _ in results) else 1)
+done()

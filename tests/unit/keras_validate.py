@@ -3,26 +3,15 @@ passing a variant's undefined domain on. Prints TAP; run by tests/unit/test-kera
 
 import json
 import os
-import sys
 import tempfile
 import warnings
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 warnings.simplefilter("ignore")
 
+from tap import done, is_, ok  # noqa: E402
+
 from ferry.templates import keras as template  # noqa: E402
-
-results = []
-
-
-def ok(cond, name):
-    results.append((bool(cond), name))
-
-
-def is_(got, want, name):
-    ok(got == want, name)
-    if got != want:
-        results.append((True, f"# got {json.dumps(got)[:300]}\n# want {json.dumps(want)[:300]}"))
 
 
 def tensor(dtype, shape, values=None):
@@ -95,12 +84,4 @@ ok("undefined" not in wrap(stale), "a variant's mark from ferry vary is not trus
 ok("undefined" not in wrap(log), "NaN everywhere in a record that is no variant: not undefined (a harvested test of NaN)")
 ok("undefined" not in wrap(add), "wrap of a record that is no variant: no undefined")
 
-print(f"1..{sum(1 for passed, name in results if not name.startswith('#'))}")
-n = 0
-for passed, name in results:
-    if name.startswith("#"):
-        print(name)
-        continue
-    n += 1
-    print(f"{'ok' if passed else 'not ok'} {n} - {name}")
-sys.exit(0 if all(p for p, _ in results) else 1)
+done()

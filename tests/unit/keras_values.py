@@ -4,7 +4,6 @@ constructor capture. Prints TAP; run by tests/unit/test-keras-values.sh."""
 
 import json
 import os
-import sys
 import warnings
 
 warnings.simplefilter("ignore")
@@ -15,23 +14,11 @@ tfload.load()  # TensorFlow as ferry imports it, before keras
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from tap import done, is_, ok  # noqa: E402
 
 from ferry.extract import instrument_keras  # noqa: E402
 from ferry.extract import values as ferry_values  # noqa: E402
 from ferry.templates import keras as template_keras  # noqa: E402
-
-results = []
-
-
-def ok(cond, name):
-    results.append((bool(cond), name))
-
-
-def is_(got, want, name):
-    ok(got == want, name)
-    if got != want:
-        results.append((True, f"# got {json.dumps(got)[:400]}\n# want {json.dumps(want)[:400]}"))
-
 
 enc = ferry_values.encode
 
@@ -181,6 +168,7 @@ def no_code_from(source, name):
     ok(not [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "__import__"], name)
 
 
+
 from ferry.oracle import reproducer as ferry_reproducer  # noqa: E402
 
 evil = "x\'\'\'\"\"\"\\\n__import__('os').system('touch /nonexistent/ferry')\r#\u2028\x00"
@@ -192,12 +180,4 @@ hostile = {"id": "0123456789abcdef0123456789abcdef", "library": "keras", "op": "
 no_code_from(ferry_reproducer.reproducer("keras", json.dumps(hostile), os.devnull, "tflite"),
              "a reproducer holds a record's names, strings, parameter names and test names as data")
 
-print(f"1..{sum(1 for good, name in results if not name.startswith('#'))}")
-n = 0
-for good, name in results:
-    if name.startswith("#"):
-        print(name)
-        continue
-    n += 1
-    print(f"{'ok' if good else 'not ok'} {n} - {name}")
-sys.exit(0 if all(good for good, _ in results) else 1)
+done()

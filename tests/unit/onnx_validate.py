@@ -4,25 +4,14 @@ tests/unit/test-onnx-validate.sh."""
 
 import json
 import os
-import sys
 import tempfile
 import warnings
 
 warnings.simplefilter("ignore")
 
+from tap import comment, done, is_, ok  # noqa: E402
+
 from ferry.templates import onnx as template  # noqa: E402
-
-results = []
-
-
-def ok(cond, name):
-    results.append((bool(cond), name))
-
-
-def is_(got, want, name):
-    ok(got == want, name)
-    if got != want:
-        results.append((True, f"# got {json.dumps(got)[:300]}\n# want {json.dumps(want)[:300]}"))
 
 
 def tensor(dtype, shape, values=None):
@@ -120,14 +109,6 @@ try:
        "a variant's reproducer says whose variant it is in its header")
     ok("variant of" not in plain, "an instance's reproducer does not")
 except ImportError as e:  # no onnxruntime: the ort adapter cannot load
-    results.append((True, f"# skipped the reproducer header: {e}"))
+    comment(f"skipped the reproducer header: {e}")
 
-print(f"1..{sum(1 for passed, name in results if not name.startswith('#'))}")
-n = 0
-for passed, name in results:
-    if name.startswith("#"):
-        print(name)
-        continue
-    n += 1
-    print(f"{'ok' if passed else 'not ok'} {n} - {name}")
-sys.exit(0 if all(p for p, _ in results) else 1)
+done()

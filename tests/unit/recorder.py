@@ -8,21 +8,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # toylib
 
 import toylib  # noqa: E402
+from tap import done, is_, ok  # noqa: E402
 
 from ferry.extract import recorder  # noqa: E402
-
-results = []
-
-
-def ok(cond, name):
-    results.append((bool(cond), name))
-
-
-def is_(got, want, name):
-    ok(got == want, name)
-    if got != want:
-        results.append((True, f"# got {got!r}, want {want!r}"))
-
 
 TOYLIB = os.path.dirname(os.path.abspath(toylib.__file__)) + os.sep
 
@@ -137,12 +125,4 @@ is_(records[3].get("params"), {"factor": 2}, "... and the second the other's")
 is_(rec.dropped, {"the call raised": 1}, "a call that raises is counted as not recorded")
 ok(restored(), "leaving restores the library")
 
-print(f"1..{sum(1 for passed, name in results if not name.startswith('#'))}")
-n = 0
-for passed, name in results:
-    if name.startswith("#"):
-        print(name)
-        continue
-    n += 1
-    print(f"{'ok' if passed else 'not ok'} {n} - {name}")
-sys.exit(0 if all(p for p, _ in results) else 1)
+done()

@@ -3,25 +3,14 @@ passing a variant's undefined domain on. Prints TAP; run by tests/unit/test-torc
 
 import json
 import os
-import sys
 import tempfile
 import warnings
 
 warnings.simplefilter("ignore")
 
+from tap import done, is_, ok  # noqa: E402
+
 from ferry.templates import torch as template  # noqa: E402
-
-results = []
-
-
-def ok(cond, name):
-    results.append((bool(cond), name))
-
-
-def is_(got, want, name):
-    ok(got == want, name)
-    if got != want:
-        results.append((True, f"# got {json.dumps(got)[:300]}\n# want {json.dumps(want)[:300]}"))
 
 
 def tensor(dtype, shape, values=None):
@@ -109,12 +98,4 @@ ok("undefined" not in w, "wrap of a record that is no variant: no undefined")
 w, _ = wrap(dict(div, variant={"parent": "0" * 32, "vary": "in:1=0", "undefined": "something else"}))
 is_(w.get("undefined"), "integer division overflow (the lowest value by -1)", "the guard's own reason comes first")
 
-print(f"1..{sum(1 for passed, name in results if not name.startswith('#'))}")
-n = 0
-for passed, name in results:
-    if name.startswith("#"):
-        print(name)
-        continue
-    n += 1
-    print(f"{'ok' if passed else 'not ok'} {n} - {name}")
-sys.exit(0 if all(p for p, _ in results) else 1)
+done()

@@ -13,22 +13,11 @@ import torch  # noqa: E402
 
 warnings.simplefilter("ignore")  # complex32 is "experimental": PyTorch says so on every use
 
+from tap import comment, done, is_, ok  # noqa: E402
+
 from ferry.extract import instrument_torch  # noqa: E402
 from ferry.extract import values as ferry_values  # noqa: E402
 from ferry.templates import torch as template_torch  # noqa: E402
-
-results = []
-
-
-def ok(cond, name):
-    results.append((bool(cond), name))
-
-
-def is_(got, want, name):
-    ok(got == want, name)
-    if got != want:
-        results.append((True, f"# got {json.dumps(got)[:300]}\n# want {json.dumps(want)[:300]}"))
-
 
 enc = ferry_values.encode
 
@@ -145,7 +134,7 @@ with instrument_torch.Recorder(lambda r: None) as rec, rec.recording():
         fn(torch.randn(3))
     except Exception as e:  # Dynamo met the instrumentation: a test of the user's would fail so
         compiled_ok = False
-        results.append((True, f"# {type(e).__name__}: {str(e).splitlines()[0]}"))
+        comment(f"{type(e).__name__}: {str(e).splitlines()[0]}")
 ok(compiled_ok, "torch.compile(fullgraph=True) still compiles under the instrumentation")
 ops = [r["op"] for r in records]
 is_(ops, ["torch.nn.Conv2d", "torch.nn.Conv2d", "torch.nn.Tanh", "torch.nn.functional.relu", "torch.Tensor.add",
@@ -248,12 +237,4 @@ except ValueError as e:
     empty = repr(e)
 ok(empty == {"tensor": {"dtype": "complex128", "shape": [1, 0, 3], "values": []}}, f"an empty complex tensor ({empty})")
 
-print(f"1..{sum(1 for passed, name in results if not name.startswith('#'))}")
-n = 0
-for passed, name in results:
-    if name.startswith("#"):
-        print(name)
-        continue
-    n += 1
-    print(f"{'ok' if passed else 'not ok'} {n} - {name}")
-sys.exit(0 if all(p for p, _ in results) else 1)
+done()
