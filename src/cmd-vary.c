@@ -81,8 +81,10 @@ static void print_summary(const struct vary *v, const char *corpus, const char *
 		printf("      %6zu  %s\n", r[i]->count, esc_str(r[i]->key));  /* the library's words */
 	if (v->reasons.len > 10)
 		printf("      (%zu more reasons)\n", v->reasons.len - 10);
-	if (v->resumed)
-		printf("  tried before         %zu\n", v->resumed);
+	/* What the log holds from earlier runs: those are not tried again (and a parent whose quota
+	 * they filled is not reopened). */
+	if (v->log_tried)
+		printf("  earlier runs tried   %zu\n", v->log_tried);
 	if (v->bad_lines)
 		printf("  bad corpus lines     %zu\n", v->bad_lines);
 	printf("  validated per second %.1f\n", v->seconds > 0 ? (double)v->tried / v->seconds : 0.0);

@@ -7,7 +7,7 @@ need_python_module onnx
 py="${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}"
 if PYTHONPATH="$top_builddir/python" "$py" -c 'import ferry.templates.onnx as t; t.validate' 2>/dev/null; then
 	validate=1
-	plan 22
+	plan 23
 else
 	validate=0
 	plan 14
@@ -45,6 +45,7 @@ if [ "$validate" = 1 ]; then
 	expect_exit 0 "the same command with a larger budget goes on" -- "$FERRY" vary corpus.jsonl -o v.jsonl -j 1 -q --budget 10
 	tried=$(wc -l < v.jsonl.log)
 	check "... to the new budget (got $tried)" -- [ "$tried" -eq 10 ]
+	contains "... and says what earlier runs tried" "$out" "earlier runs tried   4"
 	dups=$(sed 's/.*"pre":"\([0-9a-f]*\)".*/\1/' v.jsonl.log | sort | uniq -d | wc -l)
 	check "no candidate is tried twice (got $dups repeated)" -- [ "$dups" -eq 0 ]
 	kept=$(grep -c '"status":"kept"' v.jsonl.log || true)
