@@ -2,6 +2,9 @@
 #include "probe.h"
 #include "outcome.h"
 
+#include "xalloc.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 const char *probe_dtype(const struct instance *in)
@@ -68,4 +71,85 @@ const char *probe_class_name(enum probe_class c)
 	static const char *const names[PROBE_NCLASSES] = { "supported", "unsupported", "failing" };
 
 	return (unsigned)c < PROBE_NCLASSES ? names[c] : "?";
+}
+
+void probe_group_key(const struct instance *in, struct buf *key)
+{
+	const char *dtype = probe_dtype(in);
+
+	buf_reset(key);
+	buf_addf(key, "%s\t%s", in->op, dtype ? dtype : PROBE_NO_DTYPE);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static int add_row(void *ctx, const struct db_support *s, struct err *e)
+{
+	struct strmap *m = ctx;
+	struct buf key = BUF_INIT;
+	struct strmap_entry *ent;
+	struct probe_row *p;
+	int created;
+
+	(void)e;
+	buf_addf(&key, "%s\t%s", s->op, s->dtype);
+	ent = strmap_get(m, key.data, &created);
+	buf_release(&key);
+	if (!created)
+		return 0;
+	ent->ptr = p = xcalloc(1, sizeof(*p));
+	p->op = xstrdup(s->op);
+	p->dtype = xstrdup(s->dtype);
+	p->outcome = xstrdup(s->outcome);
+	p->stage = dup_or_null(s->stage);
+	p->message = dup_or_null(s->message);
+	p->probe_id = xstrdup(s->probe_id);
+	p->cls = probe_class(s->outcome);
+	return 0;
+}
+
+int probe_map_load(struct strmap *m, struct db *d, const char *frontend, const char *version, struct err *e)
+{
+	return db_support_rows(d, frontend, version, NULL, NULL, add_row, m, e) < 0 ? -1 : 0;
+}
+
+void probe_map_release(struct strmap *m)
+{
+	for (size_t i = 0; i < m->cap; i++) {
+		struct probe_row *p = m->slots[i].key ? m->slots[i].ptr : NULL;
+
+		if (!p)
+			continue;
+		free(p->op);
+		free(p->dtype);
+		free(p->outcome);
+		free(p->stage);
+		free(p->message);
+		free(p->probe_id);
+		free(p);
+	}
+	strmap_release(m);
+	strmap_init(m);
+}
+
+const struct probe_row *probe_map_find(const struct strmap *m, const char *record)
+{
+	struct instance in;
+	struct err ignored = ERR_INIT;
+	struct buf key = BUF_INIT;
+	const struct strmap_entry *ent = NULL;
+
+	if (!m->len || !record)
+		return NULL;
+	if (record_parse(&in, record, strlen(record), &ignored) == 0) {
+		probe_group_key(&in, &key);
+		ent = strmap_find(m, key.data);
+		record_release(&in);
+	}
+	err_release(&ignored);
+	buf_release(&key);
+	return ent ? ent->ptr : NULL;
 }

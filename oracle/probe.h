@@ -10,7 +10,9 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "db.h"
 #include "record.h"
+#include "strmap.h"
 
 /* The dtype of a group when a test has no tensor at all. */
 #define PROBE_NO_DTYPE "-"
@@ -35,5 +37,22 @@ int probe_cmp(const struct instance *a, int a_undefined, const struct instance *
 enum probe_class probe_class(const char *outcome);
 /* "supported", "unsupported", "failing". */
 const char *probe_class_name(enum probe_class c);
+
+/* A group's key, "OP\tDTYPE" (PROBE_NO_DTYPE for a test without a tensor), into key (reset). */
+void probe_group_key(const struct instance *in, struct buf *key);
+
+/* A probe as a report reads it. */
+struct probe_row {
+	char *op, *dtype, *outcome, *stage, *message, *probe_id;
+	enum probe_class cls;
+};
+
+/* The probes of a release of a frontend (its name in the store; version NULL: ""), into m: "OP\tDTYPE"
+ * -> struct probe_row (m owns them: probe_map_release). A store without probes gives an empty map. */
+int probe_map_load(struct strmap *m, struct db *d, const char *frontend, const char *version, struct err *e);
+void probe_map_release(struct strmap *m);
+/* The probe of the group of a test, by its record's JSON (as the store keeps it); NULL when the
+ * record does not parse or its group has no probe. */
+const struct probe_row *probe_map_find(const struct strmap *m, const char *record);
 
 #endif

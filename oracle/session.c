@@ -387,15 +387,6 @@ static char *request(struct session *s, const struct wrapped *t)
 	return text;
 }
 
-/* "OP\tDTYPE": the group of a test. */
-static void group_key(const struct instance *in, struct buf *key)
-{
-	const char *dtype = probe_dtype(in);
-
-	buf_reset(key);
-	buf_addf(key, "%s\t%s", in->op, dtype ? dtype : PROBE_NO_DTYPE);
-}
-
 /* The groups of the tests selected for the frontend, each with its probe: the simplest valid test. */
 static void find_groups(struct session *s)
 {
@@ -409,7 +400,7 @@ static void find_groups(struct session *s)
 
 		if (!t->valid || strcmp(t->in.library, s->fe->library))
 			continue;
-		group_key(&t->in, &key);
+		probe_group_key(&t->in, &key);
 		g = strmap_get(&s->groups, key.data, &created);
 		if (created) {
 			g->ptr = gr = xcalloc(1, sizeof(*gr));
@@ -446,7 +437,7 @@ static int probe_job(struct session *s, const struct wrapped *t, struct runner_j
 	const struct wrapped *p;
 	int n;
 
-	group_key(&t->in, &key);
+	probe_group_key(&t->in, &key);
 	g = strmap_find(&s->groups, key.data);
 	buf_release(&key);
 	if (!g || (gr = g->ptr)->settled)
@@ -674,7 +665,7 @@ static size_t remaining(struct session *s, size_t *probes)
 		n++;
 		if (s->o->no_probe)
 			continue;
-		group_key(&t->in, &key);
+		probe_group_key(&t->in, &key);
 		strmap_get(&seen, key.data, &created);
 		if (created && db_support_rows(&s->db, store_name(s->fe), version, t->in.op,
 					       dtype ? dtype : PROBE_NO_DTYPE, NULL, NULL, &ignored) == 0)
