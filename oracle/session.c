@@ -133,8 +133,10 @@ struct group {
 	int settled;
 };
 
-/* A probe's job key: the probe's id after this prefix (an id is hex digits). */
+/* A probe's job key: the probe's id after this prefix (an id is hex digits); a test that is its
+ * group's probe runs once, as both (its key after PROBE_TEST_KEY). */
 #define PROBE_KEY "probe:"
+#define PROBE_TEST_KEY "probe+test:"
 
 static void forget_groups(struct session *s);
 
@@ -428,7 +430,8 @@ static void forget_groups(struct session *s)
 }
 
 /* Before test t: its group's probe, unless the store has it for this release or it went out
- * already. 1 and job filled, 0 for none, -1 on error. */
+ * already. 1 and job filled, 0 for none, 2 when t is the probe itself (its job, once, is both),
+ * -1 on error. */
 static int probe_job(struct session *s, const struct wrapped *t, struct runner_job *job, struct err *e)
 {
 	struct buf key = BUF_INIT;
@@ -453,6 +456,9 @@ static int probe_job(struct session *s, const struct wrapped *t, struct runner_j
 		return 0;
 	}
 	s->res->probes++;
+	if (p == t)
+		return 2;
+	s->res->probes_apart++;
 	job->key = xasprintf(PROBE_KEY "%s", p->in.id);
 	job->request = request(s, p);
 	return 1;
@@ -487,13 +493,13 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 			continue;
 		}
 		/* The group's probe first; t is taken again next time. */
-		if (s->version_known && (probe = probe_job(s, t, job, e)) != 0) {
-			if (probe > 0)
-				s->cursor--;
+		probe = s->version_known ? probe_job(s, t, job, e) : 0;
+		if (probe < 0 || probe == 1) {
+			s->cursor -= probe == 1;
 			return probe;
 		}
 		s->res->ran++;
-		job->key = xstrdup(t->in.id);
+		job->key = probe == 2 ? xasprintf(PROBE_TEST_KEY "%s", t->in.id) : xstrdup(t->in.id);
 		job->request = request(s, t);
 		return 1;
 	}
@@ -512,7 +518,7 @@ static void tick(void *ctx)
 	struct session *s = ctx;
 
 	if (s->o->progress)
-		s->o->progress(s->o->ctx, s->res->ran + s->res->probes, s->failed);
+		s->o->progress(s->o->ctx, s->res->ran + s->res->probes_apart, s->failed);
 }
 
 /* A probe's outcome goes to the support table, never to the results. */
@@ -542,7 +548,8 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	struct db_result res;
 	struct buf msg = BUF_INIT, sig = BUF_INIT, undef = BUF_INIT;
 	int probe = !strncmp(job->key, PROBE_KEY, strlen(PROBE_KEY));
-	const char *id = probe ? job->key + strlen(PROBE_KEY) : job->key;
+	int both = !strncmp(job->key, PROBE_TEST_KEY, strlen(PROBE_TEST_KEY));
+	const char *id = probe ? job->key + strlen(PROBE_KEY) : both ? job->key + strlen(PROBE_TEST_KEY) : job->key;
 	struct strmap_entry *t = strmap_find(&s->index, id);
 	const struct wrapped *test = t ? &s->tests[t->count] : NULL;
 	struct tolerance tol = { s->o->atol, s->o->rtol };
@@ -628,9 +635,8 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 			res.message = undef.data;
 		}
 	}
-	if (probe)
-		ret = probe_done(s, test, &res, e);
-	else {
+	ret = probe || both ? probe_done(s, test, &res, e) : 0;
+	if (!probe && ret == 0) {
 		count(s, res.outcome);
 		ret = db_put_result(&s->db, &res, e);
 	}
@@ -668,8 +674,12 @@ static size_t remaining(struct session *s, size_t *probes)
 		probe_group_key(&t->in, &key);
 		strmap_get(&seen, key.data, &created);
 		if (created && db_support_rows(&s->db, store_name(s->fe), version, t->in.op,
-					       dtype ? dtype : PROBE_NO_DTYPE, NULL, NULL, &ignored) == 0)
-			(*probes)++;
+					       dtype ? dtype : PROBE_NO_DTYPE, NULL, NULL, &ignored) == 0) {
+			struct strmap_entry *g = strmap_find(&s->groups, key.data);
+
+			/* A group whose first test is its probe runs it once, as both. */
+			*probes += !g || ((struct group *)g->ptr)->probe != s->order[i];
+		}
 	}
 	err_release(&ignored);
 	strmap_release(&seen);
@@ -704,13 +714,14 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 	if (ret == 0)
 		ret = db_set_unavailable(&s->db, fe->name, NULL, NULL, e);
 	if (ret == 0) {
-		size_t probes, tests = remaining(s, &probes);
+		size_t probes, tests;
 
-		/* Probes are chosen by the release: the workers say it before the first job. */
-		if (!s->o->no_probe && tests) {
+		if (!s->o->no_probe)
 			find_groups(s);
+		tests = remaining(s, &probes);
+		/* Probes are chosen by the release: the workers say it before the first job. */
+		if (!s->o->no_probe && tests)
 			cb.ready = ready;
-		}
 		if (s->o->started)
 			s->o->started(s->o->ctx, fe, tests + probes);
 		ret = runner_run(&ro, &cb, &res->version, e);

@@ -66,8 +66,10 @@ struct session_result {
 	char *why;                  /* then: why ("unavailable for FORMAT: ..." in the second case) */
 	size_t ran, already, invalid, budget_left_out;
 	size_t counts[OUTCOME_COUNT];  /* by enum outcome */
-	/* Probes run now, by enum probe_class; groups whose probe the store had for this release. */
-	size_t probes, probe_classes[PROBE_NCLASSES], probes_cached;
+	/* Groups probed now, by enum probe_class; of them, those whose probe ran apart from the tests
+	 * (a group's first test that is its probe runs once, as both); groups whose probe the store
+	 * had for this release. */
+	size_t probes, probe_classes[PROBE_NCLASSES], probes_apart, probes_cached;
 };
 
 struct session;

@@ -223,9 +223,12 @@ void runopts_print(const struct runopts *r, const struct session_result *res)
 		printf("  invalid, not run     %zu\n", x->invalid);
 		if (x->budget_left_out)
 			printf("  left for later       %zu (limit or budget)\n", x->budget_left_out);
-		if (x->probes || x->probes_cached)
-			printf("  probed now           %zu (%zu supported, %zu unsupported, %zu failing; %zu known "
-			       "before)\n", x->probes, x->probe_classes[PROBE_SUPPORTED],
-			       x->probe_classes[PROBE_UNSUPPORTED], x->probe_classes[PROBE_FAILING], x->probes_cached);
+		/* What the frontend supports, per (operator, dtype) group (oracle/probe.h). */
+		if (x->probes)
+			printf("  probed now           %zu groups: %zu supported, %zu unsupported, %zu failing (%zu "
+			       "probes run apart from the tests)\n", x->probes, x->probe_classes[PROBE_SUPPORTED],
+			       x->probe_classes[PROBE_UNSUPPORTED], x->probe_classes[PROBE_FAILING], x->probes_apart);
+		if (x->probes_cached)
+			printf("  probed before        %zu groups (this release)\n", x->probes_cached);
 	}
 }
