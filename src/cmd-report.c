@@ -419,7 +419,8 @@ static void print_support(struct report *r, const char *version)
 			i = k;
 		}
 		if (!r->all && ops > SUPPORT_OPS_SHOWN)
-			printf("    %-12s ... and %zu more operators (ferry report --all)\n", "", ops - SUPPORT_OPS_SHOWN);
+			printf("    %-12s ... and %zu more operators (ferry report --all)\n", "",
+			       ops - SUPPORT_OPS_SHOWN);
 	}
 	free(list);
 }
