@@ -38,7 +38,13 @@ static const char schema[] =
 	"  representative TEXT NOT NULL, members INTEGER NOT NULL, ops TEXT, message TEXT,"
 	"  PRIMARY KEY(frontend, bug_id));"
 	"CREATE TABLE IF NOT EXISTS bug_members("
-	"  bug_id TEXT NOT NULL, frontend TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(frontend, id));";
+	"  bug_id TEXT NOT NULL, frontend TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(frontend, id));"
+	/* Added without a schema version: a store opened for writing gains it; one opened read-only
+	 * without it reads as having no probes (db_support_rows). */
+	"CREATE TABLE IF NOT EXISTS support("
+	"  frontend TEXT NOT NULL, version TEXT NOT NULL, op TEXT NOT NULL, dtype TEXT NOT NULL,"
+	"  probe_id TEXT NOT NULL, outcome TEXT NOT NULL, stage TEXT, message TEXT,"
+	"  PRIMARY KEY(frontend, version, op, dtype));";
 
 int db_is_store(const char *path)
 {
@@ -592,6 +598,71 @@ int db_unavailable(struct db *d, const char *only,
 		r = db_error(d, e, "cannot read the unavailable frontends");
 	sqlite3_finalize(st);
 	return r;
+}
+
+/* --- what a frontend supports: probes per (operator, dtype) ------------------------------------- */
+
+int db_put_support(struct db *d, const struct db_support *s, struct err *e)
+{
+	sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO support(frontend, version, op, dtype, probe_id,"
+				   " outcome, stage, message) VALUES(?,?,?,?,?,?,?,?)", e);
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, s->frontend);
+	bind_text(st, 2, s->version ? s->version : "");
+	bind_text(st, 3, s->op);
+	bind_text(st, 4, s->dtype);
+	bind_text(st, 5, s->probe_id);
+	bind_text(st, 6, s->outcome);
+	bind_text(st, 7, s->stage);
+	bind_text(st, 8, s->message);
+	return step_done(d, st, e, "cannot write to the store");
+}
+
+/* Whether the store has the support table: a store made before it, opened read-only, has not. */
+static int has_support_table(struct db *d, struct err *e)
+{
+	sqlite3_stmt *st = prepare(d, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'support'", e);
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	return rc == SQLITE_DONE ? 0 : db_error(d, e, "cannot query the store");
+}
+
+int db_support_rows(struct db *d, const char *frontend, const char *version, const char *op, const char *dtype,
+		    int (*fn)(void *ctx, const struct db_support *s, struct err *e), void *ctx, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int has, rc, r = 0, rows = 0;
+
+	if ((has = has_support_table(d, e)) <= 0)
+		return has;
+	if (!(st = prepare(d, "SELECT frontend, version, op, dtype, probe_id, outcome, stage, message FROM support"
+			   " WHERE frontend = ?1 AND version = ?2 AND (?3 IS NULL OR op = ?3)"
+			   " AND (?4 IS NULL OR dtype = ?4) ORDER BY op, dtype", e)))
+		return -1;
+	bind_text(st, 1, frontend);
+	bind_text(st, 2, version ? version : "");
+	bind_text(st, 3, op);
+	bind_text(st, 4, dtype);
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_support s = { text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4), text(st, 5),
+					text(st, 6), text(st, 7) };
+
+		rows++;
+		if (fn)
+			r = fn(ctx, &s, e);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_error(d, e, "cannot read the support table");
+	sqlite3_finalize(st);
+	return r < 0 ? -1 : rows;
 }
 
 int db_results_with(struct db *d, const char *frontend, const char *outcome, db_row_fn fn, void *ctx, struct err *e)

@@ -134,6 +134,21 @@ int db_unavailable(struct db *d, const char *only,
 		   int (*fn)(void *ctx, const char *frontend, const char *version, const char *why, struct err *e),
 		   void *ctx, struct err *e);
 
+/* What a frontend supports (oracle/probe.h): the outcome of one probe, the simplest test of an
+ * (operator, dtype) group, run through a release of the frontend. frontend is the store's name for
+ * it; version "" (or NULL, stored as "") when its worker said none. */
+struct db_support {
+	const char *frontend, *version, *op, *dtype, *probe_id, *outcome, *stage, *message;
+};
+
+/* Record a probe's outcome (replacing an earlier one of the same group and release). */
+int db_put_support(struct db *d, const struct db_support *s, struct err *e);
+/* The probes of one release of a frontend (version NULL: ""), by operator and dtype; op and dtype
+ * (each may be NULL: any) narrow them to a group. fn may be NULL. Returns the number of rows, or -1.
+ * A store made before probes, opened read-only, has none. */
+int db_support_rows(struct db *d, const char *frontend, const char *version, const char *op, const char *dtype,
+		    int (*fn)(void *ctx, const struct db_support *s, struct err *e), void *ctx, struct err *e);
+
 /* The results with one outcome (by name), by frontend and id. */
 int db_results_with(struct db *d, const char *frontend, const char *outcome, db_row_fn fn, void *ctx, struct err *e);
 /* The result of one test: 1 (fn called), 0 when it has none, -1 on error. */

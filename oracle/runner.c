@@ -265,6 +265,8 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 
 		if (!p->version && cJSON_IsString(v))
 			p->version = xstrdup(v->valuestring);
+		if (!p->ever_ready && p->cb->ready)
+			p->cb->ready(p->cb->ctx, p->version);
 		p->ever_ready = 1;
 		p->start_failures = 0;
 		w->state = W_IDLE;
@@ -409,9 +411,16 @@ static int write_all(int fd, const char *s, size_t n)
 }
 
 /* Give idle workers jobs. Workers are started only once there is a job for them, so a resumed run
- * with nothing left to do imports no library. */
+ * with nothing left to do imports no library (unless the caller asked for the release first). */
 static int assign(struct pool *p, struct err *e)
 {
+	if (p->cb->ready && !p->ever_ready) {
+		/* The caller waits for the release before it chooses a job. */
+		for (int i = 0; i < p->n; i++)
+			if (p->w[i].state == W_DEAD && worker_start(&p->w[i], p->o, e) < 0)
+				return -1;
+		return 0;
+	}
 	for (;;) {
 		struct worker *idle = NULL;
 

@@ -72,6 +72,11 @@ struct runner_callbacks {
 	int (*done)(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e);
 	/* Called about ten times a second while work goes on (may be NULL). */
 	void (*tick)(void *ctx);
+	/* May be NULL. When set, the caller chooses its jobs by the frontend's release: the workers
+	 * start before the first next(), ready() gets the version the first ready worker announced
+	 * (NULL if it said none), and next() is called only after that. (So a run with nothing to do
+	 * starts its workers all the same: set it only when there is a job to come.) */
+	void (*ready)(void *ctx, const char *version);
 };
 
 /* Run jobs until next() has no more and every job is done. *version (may be NULL) receives the

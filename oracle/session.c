@@ -2,6 +2,7 @@
 #include "session.h"
 #include "fsutil.h"
 #include "jsonl.h"
+#include "probe.h"
 #include "protocol.h"
 #include "py.h"
 #include "strmap.h"
@@ -86,16 +87,16 @@ void frontend_release(struct frontend *f)
 	f->name = f->library = NULL;
 }
 
-/* The dtype a tolerance is chosen by: the first output's, else the first input's. */
+/* The dtype a tolerance is chosen by (and a probe's group): the first output's, else the first input's. */
 static const char *instance_dtype(const struct instance *in)
 {
-	for (size_t i = 0; i < in->noutputs; i++)
-		if (in->outputs[i].type == V_TENSOR)
-			return in->outputs[i].u.t.dtype;
-	for (size_t i = 0; i < in->ninputs; i++)
-		if (in->inputs[i].type == V_TENSOR)
-			return in->inputs[i].u.t.dtype;
-	return NULL;
+	return probe_dtype(in);
+}
+
+/* The frontend's name in the store. */
+static const char *store_name(const struct frontend *fe)
+{
+	return fe->name;
 }
 
 /* --- the session ------------------------------------------------------------------------------- */
@@ -119,7 +120,25 @@ struct session {
 	size_t failed;
 	int out_of_time;
 	char *format_why;         /* the frontend's release cannot take the format: why */
+	/* Probing the frontend: its (operator, dtype) groups, "OP\tDTYPE" -> struct group, and its
+	 * release, once its first worker said it. */
+	struct strmap groups;
+	char *version;
+	int version_known;
 };
+
+/* Whose probe goes first, and whether it is settled for this run: in the store already, or sent. */
+struct group {
+	size_t probe;             /* index into tests */
+	int settled;
+};
+
+/* A probe's job key: the probe's id after this prefix (an id is hex digits); a test that is its
+ * group's probe runs once, as both (its key after PROBE_TEST_KEY). */
+#define PROBE_KEY "probe:"
+#define PROBE_TEST_KEY "probe+test:"
+
+static void forget_groups(struct session *s);
 
 static double now(void)
 {
@@ -329,6 +348,7 @@ void session_close(struct session *s)
 	strmap_release(&s->index);
 	tolerance_rules_release(&s->tol);
 	free(s->format_why);
+	forget_groups(s);
 	free(s);
 }
 
@@ -349,6 +369,101 @@ int session_each(struct session *s, const struct frontend *fe,
 	return 0;
 }
 
+/* The request that runs test t. */
+static char *request(struct session *s, const struct wrapped *t)
+{
+	const struct session_opts *o = s->o;
+	struct tolerance tol = { o->atol, o->rtol };
+	cJSON *req = cJSON_CreateObject();
+	char *text;
+
+	tol = tolerance_for(&s->tol, t->in.op, instance_dtype(&t->in), s->fe->name, tol);
+	cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_RUN);
+	cJSON_AddStringToObject(req, PROTO_KEY_ID, t->in.id);
+	cJSON_AddStringToObject(req, PROTO_KEY_DIR, t->dir);
+	cJSON_AddBoolToObject(req, PROTO_KEY_RANDOM, t->random);
+	cJSON_AddNumberToObject(req, PROTO_KEY_ATOL, tol.atol);
+	cJSON_AddNumberToObject(req, PROTO_KEY_RTOL, tol.rtol);
+	text = cJSON_PrintUnformatted(req);
+	cJSON_Delete(req);
+	return text;
+}
+
+/* The groups of the tests selected for the frontend, each with its probe: the simplest valid test. */
+static void find_groups(struct session *s)
+{
+	struct buf key = BUF_INIT;
+
+	for (size_t i = 0; i < s->norder; i++) {
+		const struct wrapped *t = &s->tests[s->order[i]];
+		struct strmap_entry *g;
+		struct group *gr;
+		int created;
+
+		if (!t->valid || strcmp(t->in.library, s->fe->library))
+			continue;
+		probe_group_key(&t->in, &key);
+		g = strmap_get(&s->groups, key.data, &created);
+		if (created) {
+			g->ptr = gr = xcalloc(1, sizeof(*gr));
+			gr->probe = s->order[i];
+			continue;
+		}
+		gr = g->ptr;
+		if (probe_cmp(&t->in, t->undefined != NULL, &s->tests[gr->probe].in,
+			      s->tests[gr->probe].undefined != NULL) < 0)
+			gr->probe = s->order[i];
+	}
+	buf_release(&key);
+}
+
+static void forget_groups(struct session *s)
+{
+	for (size_t i = 0; i < s->groups.cap; i++)
+		if (s->groups.slots[i].key)
+			free(s->groups.slots[i].ptr);
+	strmap_release(&s->groups);
+	memset(&s->groups, 0, sizeof(s->groups));
+	free(s->version);
+	s->version = NULL;
+	s->version_known = 0;
+}
+
+/* Before test t: its group's probe, unless the store has it for this release or it went out
+ * already. 1 and job filled, 0 for none, 2 when t is the probe itself (its job, once, is both),
+ * -1 on error. */
+static int probe_job(struct session *s, const struct wrapped *t, struct runner_job *job, struct err *e)
+{
+	struct buf key = BUF_INIT;
+	struct strmap_entry *g;
+	struct group *gr;
+	const struct wrapped *p;
+	int n;
+
+	probe_group_key(&t->in, &key);
+	g = strmap_find(&s->groups, key.data);
+	buf_release(&key);
+	if (!g || (gr = g->ptr)->settled)
+		return 0;
+	gr->settled = 1;
+	p = &s->tests[gr->probe];
+	n = db_support_rows(&s->db, store_name(s->fe), s->version, p->in.op,
+			    probe_dtype(&p->in) ? probe_dtype(&p->in) : PROBE_NO_DTYPE, NULL, NULL, e);
+	if (n < 0)
+		return -1;
+	if (n > 0) {
+		s->res->probes_cached++;
+		return 0;
+	}
+	s->res->probes++;
+	if (p == t)
+		return 2;
+	s->res->probes_apart++;
+	job->key = xasprintf(PROBE_KEY "%s", p->in.id);
+	job->request = request(s, p);
+	return 1;
+}
+
 static int next_job(void *ctx, struct runner_job *job, struct err *e)
 {
 	struct session *s = ctx;
@@ -356,9 +471,7 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 
 	while (s->cursor < s->norder) {
 		struct wrapped *t = &s->tests[s->order[s->cursor++]];
-		struct tolerance tol = { o->atol, o->rtol };
-		cJSON *req;
-		int has;
+		int has, probe;
 
 		if (strcmp(t->in.library, s->fe->library))
 			continue;
@@ -379,18 +492,15 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 			s->res->budget_left_out++;
 			continue;
 		}
+		/* The group's probe first; t is taken again next time. */
+		probe = s->version_known ? probe_job(s, t, job, e) : 0;
+		if (probe < 0 || probe == 1) {
+			s->cursor -= probe == 1;
+			return probe;
+		}
 		s->res->ran++;
-		tol = tolerance_for(&s->tol, t->in.op, instance_dtype(&t->in), s->fe->name, tol);
-		req = cJSON_CreateObject();
-		cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_RUN);
-		cJSON_AddStringToObject(req, PROTO_KEY_ID, t->in.id);
-		cJSON_AddStringToObject(req, PROTO_KEY_DIR, t->dir);
-		cJSON_AddBoolToObject(req, PROTO_KEY_RANDOM, t->random);
-		cJSON_AddNumberToObject(req, PROTO_KEY_ATOL, tol.atol);
-		cJSON_AddNumberToObject(req, PROTO_KEY_RTOL, tol.rtol);
-		job->key = xstrdup(t->in.id);
-		job->request = cJSON_PrintUnformatted(req);
-		cJSON_Delete(req);
+		job->key = probe == 2 ? xasprintf(PROBE_TEST_KEY "%s", t->in.id) : xstrdup(t->in.id);
+		job->request = request(s, t);
 		return 1;
 	}
 	return 0;
@@ -403,12 +513,44 @@ static void count(struct session *s, enum outcome o)
 		s->failed++;
 }
 
+static void tick(void *ctx)
+{
+	struct session *s = ctx;
+
+	if (s->o->progress)
+		s->o->progress(s->o->ctx, s->res->ran + s->res->probes_apart, s->failed);
+}
+
+/* A probe's outcome goes to the support table, never to the results. */
+static int probe_done(struct session *s, const struct wrapped *test, const struct db_result *res, struct err *e)
+{
+	const char *dtype = test ? probe_dtype(&test->in) : NULL;
+	struct db_support sup = { store_name(s->fe), s->version, test ? test->in.op : "?",
+				  dtype ? dtype : PROBE_NO_DTYPE, res->id, outcome_name(res->outcome), res->stage,
+				  res->message };
+
+	s->res->probe_classes[probe_class(sup.outcome)]++;
+	return db_put_support(&s->db, &sup, e);
+}
+
+/* The release the frontend's first worker announced: probes are chosen by it. */
+static void ready(void *ctx, const char *version)
+{
+	struct session *s = ctx;
+
+	s->version = version ? xstrdup(version) : NULL;
+	s->version_known = 1;
+}
+
 static int job_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
 {
 	struct session *s = ctx;
 	struct db_result res;
 	struct buf msg = BUF_INIT, sig = BUF_INIT, undef = BUF_INIT;
-	struct strmap_entry *t = strmap_find(&s->index, job->key);
+	int probe = !strncmp(job->key, PROBE_KEY, strlen(PROBE_KEY));
+	int both = !strncmp(job->key, PROBE_TEST_KEY, strlen(PROBE_TEST_KEY));
+	const char *id = probe ? job->key + strlen(PROBE_KEY) : both ? job->key + strlen(PROBE_TEST_KEY) : job->key;
+	struct strmap_entry *t = strmap_find(&s->index, id);
 	const struct wrapped *test = t ? &s->tests[t->count] : NULL;
 	struct tolerance tol = { s->o->atol, s->o->rtol };
 	int ret;
@@ -421,7 +563,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	res.atol = tol.atol;
 	res.rtol = tol.rtol;
 	res.frontend = s->fe->name;
-	res.id = job->key;
+	res.id = id;
 	res.run_id = s->run_id;
 	res.stage = o->stage;
 	res.max_abs = NAN;
@@ -493,45 +635,63 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 			res.message = undef.data;
 		}
 	}
-	count(s, res.outcome);
-	ret = db_put_result(&s->db, &res, e);
+	ret = probe || both ? probe_done(s, test, &res, e) : 0;
+	if (!probe && ret == 0) {
+		count(s, res.outcome);
+		ret = db_put_result(&s->db, &res, e);
+	}
 	buf_release(&undef);
 	buf_release(&msg);
 	buf_release(&sig);
-	if (s->o->progress)
-		s->o->progress(s->o->ctx, s->res->ran, s->failed);
+	tick(s);
 	return ret;
 }
 
-static void tick(void *ctx)
-{
-	struct session *s = ctx;
-
-	if (s->o->progress)
-		s->o->progress(s->o->ctx, s->res->ran, s->failed);
-}
-
-/* How many tests the frontend will take this time, for the progress line's total. */
-static size_t remaining(struct session *s)
+/* How many tests the frontend will take this time, for the progress line's total; with the probes
+ * they need, as far as the store knows the release (the last one it saw: a new release probes more). */
+static size_t remaining(struct session *s, size_t *probes)
 {
 	struct err ignored = ERR_INIT;
+	struct strmap seen = STRMAP_INIT;
+	struct buf key = BUF_INIT;
+	char *version = NULL;
 	size_t n = 0;
 
-	for (size_t i = 0; i < s->norder; i++) {
+	*probes = 0;
+	if (!s->o->no_probe)
+		db_frontend_version(&s->db, store_name(s->fe), &version, &ignored);
+	for (size_t i = 0; i < s->norder && (s->o->limit < 0 || n < (size_t)s->o->limit); i++) {
 		const struct wrapped *t = &s->tests[s->order[i]];
+		const char *dtype = probe_dtype(&t->in);
+		int created;
 
-		if (t->valid && !strcmp(t->in.library, s->fe->library) &&
-		    db_has_result(&s->db, s->fe->name, t->in.id, &ignored) == 0)
-			n++;
+		if (!t->valid || strcmp(t->in.library, s->fe->library) ||
+		    db_has_result(&s->db, s->fe->name, t->in.id, &ignored) != 0)
+			continue;
+		n++;
+		if (s->o->no_probe)
+			continue;
+		probe_group_key(&t->in, &key);
+		strmap_get(&seen, key.data, &created);
+		if (created && db_support_rows(&s->db, store_name(s->fe), version, t->in.op,
+					       dtype ? dtype : PROBE_NO_DTYPE, NULL, NULL, &ignored) == 0) {
+			struct strmap_entry *g = strmap_find(&s->groups, key.data);
+
+			/* A group whose first test is its probe runs it once, as both. */
+			*probes += !g || ((struct group *)g->ptr)->probe != s->order[i];
+		}
 	}
 	err_release(&ignored);
-	return s->o->limit >= 0 && (size_t)s->o->limit < n ? (size_t)s->o->limit : n;
+	strmap_release(&seen);
+	buf_release(&key);
+	free(version);
+	return n;
 }
 
 static int run_frontend(struct session *s, const struct frontend *fe, struct session_result *res, struct err *e)
 {
 	struct runner_opts ro = s->o->runner;
-	struct runner_callbacks cb = { s, next_job, job_done, tick };
+	struct runner_callbacks cb = { s, next_job, job_done, tick, NULL };
 	const char *wargv[5];
 	struct buf why = BUF_INIT;
 	char *self = fs_self_exe();
@@ -554,9 +714,18 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 	if (ret == 0)
 		ret = db_set_unavailable(&s->db, fe->name, NULL, NULL, e);
 	if (ret == 0) {
+		size_t probes, tests;
+
+		if (!s->o->no_probe)
+			find_groups(s);
+		tests = remaining(s, &probes);
+		/* Probes are chosen by the release: the workers say it before the first job. */
+		if (!s->o->no_probe && tests)
+			cb.ready = ready;
 		if (s->o->started)
-			s->o->started(s->o->ctx, fe, remaining(s));
+			s->o->started(s->o->ctx, fe, tests + probes);
 		ret = runner_run(&ro, &cb, &res->version, e);
+		forget_groups(s);
 		if (s->o->finished)
 			s->o->finished(s->o->ctx, ret == 0);
 	}

@@ -12,6 +12,7 @@
 #include "db.h"
 #include "err.h"
 #include "outcome.h"
+#include "probe.h"
 #include "runner.h"
 #include "wrapped.h"
 
@@ -40,6 +41,10 @@ struct session_opts {
 	double budget;              /* seconds for the whole session, checked at test boundaries; 0: none */
 	int shard, nshards;         /* take every nshards-th test of the queue, from offset shard */
 	const char *command;        /* recorded with each run */
+	/* Unless set, the first test of each (operator, dtype) group goes after the group's probe
+	 * (oracle/probe.h), for a group the store has no probe of for this release of the frontend;
+	 * probes count toward progress, not toward the limit. */
+	int no_probe;
 	/* The frontends to be run (may be NULL): session_open refuses, before it creates the store, a
 	 * selection that holds no valid test for one of them (a wrong library, a wrong shard). */
 	const struct frontend *fes;
@@ -61,6 +66,10 @@ struct session_result {
 	char *why;                  /* then: why ("unavailable for FORMAT: ..." in the second case) */
 	size_t ran, already, invalid, budget_left_out;
 	size_t counts[OUTCOME_COUNT];  /* by enum outcome */
+	/* Groups probed now, by enum probe_class; of them, those whose probe ran apart from the tests
+	 * (a group's first test that is its probe runs once, as both); groups whose probe the store
+	 * had for this release. */
+	size_t probes, probe_classes[PROBE_NCLASSES], probes_apart, probes_cached;
 };
 
 struct session;

@@ -3,7 +3,8 @@
  * Summarises a results store on the terminal: outcomes per frontend, the reasons the frontend gave
  * for what it does not support (grouped, with counts), the operators with failures, and the
  * failures themselves, each line led by what decides it (a crash's decisive line, a mismatch's
- * NaN/Inf and out-of-tolerance counts before its largest difference), and the frontends whose
+ * NaN/Inf and out-of-tolerance counts before its largest difference), what the frontend supports
+ * by (operator, dtype) as its probes found (oracle/probe.h), and the frontends whose
  * release could not take their format at all. With -o, writes one standalone reproducer script per
  * failure (made by the source library's template: it needs only the library and the compiler, not
  * ferry). */
@@ -21,6 +22,7 @@
 #include "esc.h"
 #include "strmap.h"
 #include "fsutil.h"
+#include "probe.h"
 #include "tolerance.h"
 #include "xalloc.h"
 
@@ -52,6 +54,7 @@ struct report {
 	int all;
 	int any;                /* a frontend was printed */
 	long long shown;        /* failures listed of the frontend being printed */
+	struct strmap probes;   /* the probes of the frontend being printed (probe.h) */
 	/* Writing reproducers. */
 	const char *outdir;
 	size_t written, failed;
@@ -95,11 +98,16 @@ struct reason {
 	char *text;          /* the line a pattern matched (else the decisive line) of its first test */
 	struct strmap ops;   /* operator -> tests */
 	long long n;
+	/* Its tests by their group's probe (probe.h): a class, or none. */
+	long long by_probe[PROBE_NCLASSES];
+	const struct probe_row *probe;   /* one such probe (the map's) */
+	struct strmap groups;            /* the groups probed: "OP\tDTYPE" */
 };
 
 struct reasons {
 	struct strmap by_key;       /* normalised reason -> struct reason */
 	struct classify patterns;   /* the frontend's, to find the line that earned "unsupported" */
+	const struct strmap *probes;
 };
 
 /* One unsupported result joins the reason named by the line of its message that a pattern matches
@@ -131,9 +139,60 @@ static int add_unsupported(void *ctx, const struct db_row *row, struct err *e)
 	r = ent->ptr;
 	r->n++;
 	strmap_get(&r->ops, row->op ? row->op : "?", NULL)->count++;
+	{
+		const struct probe_row *p = probe_map_find(all->probes, row->record);
+
+		if (p) {
+			struct buf g = BUF_INIT;
+
+			r->by_probe[p->cls]++;
+			r->probe = p;
+			buf_addf(&g, "%s\t%s", p->op, p->dtype);
+			strmap_get(&r->groups, g.data, NULL);
+			buf_release(&g);
+		}
+	}
 	buf_release(&decisive);
 	buf_release(&key);
 	return 0;
+}
+
+/* The first line of a message (a static buffer). */
+static const char *first_line(const char *msg)
+{
+	static char line[256];
+
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(msg ? msg : "", "\n"), msg ? msg : "");
+	return line;
+}
+
+/* What the probes say of a reason's tests: whether the frontend lacks the (operator, dtype) group
+ * itself, or only this form of it. */
+static void print_reason_probe(const struct reason *r)
+{
+	long long unsup = r->by_probe[PROBE_UNSUPPORTED], sup = r->by_probe[PROBE_SUPPORTED];
+	long long failing = r->by_probe[PROBE_FAILING], known = unsup + sup + failing;
+	const struct probe_row *p = r->probe;
+	char more[64] = "";
+
+	if (!known)
+		return;
+	if (r->groups.len > 1)
+		snprintf(more, sizeof(more), " (and %zu more groups)", r->groups.len - 1);
+	if (known == r->n && unsup == known) {
+		struct buf why = BUF_INIT;
+
+		dedup_decisive(p->message ? p->message : "", &why);
+		printf("          probe: %s %s unsupported%s: %.100s\n", esc_str(p->op), esc_str(p->dtype), more,
+		       esc_str(first_line(why.data)));
+		buf_release(&why);
+	}
+	else if (known == r->n && sup == known)
+		printf("          the simplest %s %s test %s%s: this form is what it lacks\n", esc_str(p->op),
+		       esc_str(p->dtype), !strcmp(p->outcome, "pass") ? "passes" : "runs", more);
+	else
+		printf("          probes of its tests' groups: %lld unsupported, %lld supported, %lld failing%s\n",
+		       unsup, sup, failing, known < r->n ? ", some not probed" : "");
 }
 
 static int by_count(const void *a, const void *b)
@@ -146,7 +205,7 @@ static int by_count(const void *a, const void *b)
 /* "unsupported reasons": each reason once, with its tests and operators, the commonest first. */
 static int print_reasons(struct report *r, const char *fe, struct err *e)
 {
-	struct reasons all = { STRMAP_INIT, CLASSIFY_INIT };
+	struct reasons all = { STRMAP_INIT, CLASSIFY_INIT, &r->probes };
 	struct strmap reasons;
 	struct reason **list;
 	struct err ignored = ERR_INIT;
@@ -187,6 +246,7 @@ static int print_reasons(struct report *r, const char *fe, struct err *e)
 			buf_addf(&line, " +%zu", list[i]->ops.len - k);
 		printf("  %6lld  %.110s  (%s)\n", list[i]->n, esc_str(list[i]->text),
 		       esc_str(line.data ? line.data : ""));
+		print_reason_probe(list[i]);
 		free(ops);
 		buf_release(&line);
 	}
@@ -199,6 +259,7 @@ out:
 		if (x) {
 			free(x->text);
 			strmap_release(&x->ops);
+			strmap_release(&x->groups);
 			free(x);
 		}
 	}
@@ -261,7 +322,7 @@ static void order_mismatch(const char *msg, struct buf *out)
 static int print_failure(void *ctx, const struct db_row *row, struct err *e)
 {
 	struct report *r = ctx;
-	const char *stage = row->stage ? row->stage : "";
+	const char *stage = row->stage ? row->stage : "", *mark = "";
 	char *message;
 
 	(void)e;
@@ -290,11 +351,78 @@ static int print_failure(void *ctx, const struct db_row *row, struct err *e)
 	for (char *c = message; *c; c++)
 		if (*c == '\n')
 			*c = ' ';
-	printf("  %-9s %-20s %.12s  %s%s%s%.150s\n", esc_str(row->outcome), esc_str(row->op), esc_str(row->id),
-	       *stage ? "[" : "", esc_str(stage), *stage ? "] " : "", esc_str(message));
+	/* A crash in an (operator, dtype) group whose simplest test passes is a bug in a path the
+	 * frontend supports, not the edge of what it supports. */
+	if (outcome_name_is_bug(row->outcome) && strcmp(row->outcome, "mismatch")) {
+		const struct probe_row *p = probe_map_find(&r->probes, row->record);
+
+		mark = p && !strcmp(p->outcome, "pass") ? "(simplest form passes) " : "";
+	}
+	printf("  %-9s %-20s %.12s  %s%s%s%s%.150s\n", esc_str(row->outcome), esc_str(row->op), esc_str(row->id),
+	       *stage ? "[" : "", esc_str(stage), *stage ? "] " : "", mark, esc_str(message));
 	free(message);
 	r->shown++;
 	return 0;
+}
+
+/* --- what the frontend supports ------------------------------------------------------------------ */
+
+#define SUPPORT_OPS_SHOWN 25
+
+static int by_group(const void *a, const void *b)
+{
+	const struct probe_row *x = *(struct probe_row *const *)a, *y = *(struct probe_row *const *)b;
+	int c = strcmp(x->op, y->op);
+
+	return c ? c : strcmp(x->dtype, y->dtype);
+}
+
+/* "support": the groups the probes found supported, unsupported and failing; the last two listed
+ * by operator with their dtypes. */
+static void print_support(struct report *r, const char *version)
+{
+	const struct strmap *m = &r->probes;
+	struct probe_row **list;
+	size_t n = 0, counts[PROBE_NCLASSES] = { 0 };
+
+	if (!m->len)
+		return;
+	list = xcalloc(m->len, sizeof(*list));
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].key) {
+			list[n] = m->slots[i].ptr;
+			counts[list[n++]->cls]++;
+		}
+	qsort(list, n, sizeof(*list), by_group);
+	printf("\n  support (probes of %s): %zu (operator, dtype) groups: %zu supported, %zu unsupported, "
+	       "%zu failing\n", version && *version ? esc_str(version) : "this release", n, counts[PROBE_SUPPORTED],
+	       counts[PROBE_UNSUPPORTED], counts[PROBE_FAILING]);
+	for (int c = PROBE_UNSUPPORTED; c <= PROBE_FAILING; c++) {
+		size_t ops = 0;
+
+		for (size_t i = 0; i < n;) {
+			struct buf line = BUF_INIT;
+			size_t k = i;
+
+			if (list[i]->cls != (enum probe_class)c) {
+				i++;
+				continue;
+			}
+			for (; k < n && !strcmp(list[k]->op, list[i]->op); k++)
+				if (list[k]->cls == (enum probe_class)c)
+					buf_addf(&line, "%s%s", line.len ? " " : "", list[k]->dtype);
+			if (r->all || ops < SUPPORT_OPS_SHOWN)
+				printf("    %-12s %-24s %s\n", ops ? "" : probe_class_name(c), esc_str(list[i]->op),
+				       esc_str(line.data));
+			ops++;
+			buf_release(&line);
+			i = k;
+		}
+		if (!r->all && ops > SUPPORT_OPS_SHOWN)
+			printf("    %-12s ... and %zu more operators (ferry report --all)\n", "",
+			       ops - SUPPORT_OPS_SHOWN);
+	}
+	free(list);
 }
 
 static int print_frontend(void *ctx, const char *fe, struct err *e)
@@ -310,11 +438,17 @@ static int print_frontend(void *ctx, const char *fe, struct err *e)
 	if (version)
 		printf(" (%s)", esc_str(version));
 	printf(":\n");
-	free(version);
 	r->any = 1;
-	if (db_outcome_counts(&r->db, fe, print_count, &total, e) < 0)
+	probe_map_release(&r->probes);
+	/* The probes of the release its latest run reported, which are those of its results as a rule. */
+	if (probe_map_load(&r->probes, &r->db, fe, version, e) < 0 ||
+	    db_outcome_counts(&r->db, fe, print_count, &total, e) < 0) {
+		free(version);
 		return -1;
+	}
 	printf("  %-12s %6lld\n", "total", total);
+	print_support(r, version);
+	free(version);
 	if (print_reasons(r, fe, e) < 0)
 		return -1;
 	if (db_failing_ops(&r->db, fe, 25, print_op, &first, e) < 0)
@@ -427,6 +561,7 @@ static int cmd_report(int argc, char **argv)
 fail:
 	code = cmd_error(&e);
 out:
+	probe_map_release(&r.probes);
 	db_close(&r.db);
 	err_release(&e);
 	return code;

@@ -1,7 +1,8 @@
 /* cmd-show.c: ferry show STORE BUG [-o DIR]
  *
  * Prints one unique bug: its signature, its member tests, the representative (the simplest member)
- * as a record, and the representative's standalone reproducer. With -o, writes the reproducer and the
+ * as a record, what the probe of its (operator, dtype) group found (oracle/probe.h), and the
+ * representative's standalone reproducer. With -o, writes the reproducer and the
  * test in the compiler's own test format (for ONNX, a backend test-data directory) into DIR, so a
  * found bug becomes a regression test. */
 #include "py.h"
@@ -17,6 +18,7 @@
 #include "dedup.h"
 #include "esc.h"
 #include "fsutil.h"
+#include "probe.h"
 #include "tolerance.h"
 #include "xalloc.h"
 
@@ -52,6 +54,7 @@ static const struct opt options[] = {
 
 /* The bug found (the first of those that match) and its representative. */
 struct shown {
+	struct db *db;
 	int matches;
 	char *bug, *frontend, *rep, *library, *record, *testdir, *op;
 	char atol[40], rtol[40];   /* the tolerance that judged the representative */
@@ -60,6 +63,41 @@ struct shown {
 static char *dup_or_empty(const char *s)
 {
 	return xstrdup(s ? s : "");
+}
+
+/* What the probe of the representative's (operator, dtype) group says (probe.h): whether the bug is
+ * in a path the frontend supports. */
+static int print_probe(struct db *db, const char *frontend, const char *record, struct err *e)
+{
+	struct strmap probes = STRMAP_INIT;
+	const struct probe_row *p;
+	char *version = NULL;
+	int r = -1;
+
+	if (db_frontend_version(db, frontend, &version, e) < 0 || probe_map_load(&probes, db, frontend, version, e) < 0)
+		goto out;
+	r = 0;
+	if (!(p = probe_map_find(&probes, record)))
+		goto out;
+	if (p->cls == PROBE_SUPPORTED)
+		printf("probe: the simplest %s %s test %s (%.12s): the bug is in a path the frontend supports\n",
+		       esc_str(p->op), esc_str(p->dtype), !strcmp(p->outcome, "pass") ? "passes" : "runs",
+		       esc_str(p->probe_id));
+	else {
+		struct buf why = BUF_INIT;
+
+		dedup_decisive(p->message ? p->message : "", &why);
+		for (char *c = why.data; c && *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+		printf("probe: %s %s %s (%.12s)%s%.150s\n", esc_str(p->op), esc_str(p->dtype), esc_str(p->outcome),
+		       esc_str(p->probe_id), why.len ? ": " : "", esc_str(why.data ? why.data : ""));
+		buf_release(&why);
+	}
+out:
+	probe_map_release(&probes);
+	free(version);
+	return r;
 }
 
 static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep, struct err *e)
@@ -84,6 +122,8 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 	printf("signature: %s\n", esc_str(b->signature));
 	printf("simplest test: %s\n", esc_str(s->rep));
 	printf("message: %s\n", esc_str(rep->message));
+	if (print_probe(s->db, s->frontend, s->record, e) < 0)
+		return -1;
 	/* A traceback keeps its lines; nothing else of it reaches the terminal raw (esc.h). */
 	if (rep->detail && *rep->detail) {
 		const char *detail = esc_lines(rep->detail);
@@ -144,6 +184,7 @@ static int cmd_show(int argc, char **argv)
 	}
 	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || dedup_rebuild(&db, NULL, NULL, NULL, &e) < 0)
 		goto fail;
+	s.db = &db;
 	if (db_bugs_by_prefix(&db, argv[optind + 1], print_bug, &s, &e) < 0)
 		goto fail;
 	if (s.matches != 1) {

@@ -170,6 +170,9 @@ const struct opt runopts_options[] = {
 	OPT_DOUBLE(0, "rtol", "X", "relative tolerance of the value oracle (default 1e-3)", &runopts.s.rtol),
 	OPT_STRING(0, "tolerances", "F", "per-operator tolerances: lines of OP DTYPE FRONTEND ATOL RTOL REASON",
 		   &runopts.s.tolerances),
+	OPT_FLAG(0, "no-probe", "do not probe what the frontend supports (by default the simplest test of each\n"
+		 "operator and dtype runs first, once per frontend release; probes count toward\n"
+		 "the progress line, not toward --limit)", &runopts.s.no_probe),
 	OPT_FLAG('q', "quiet", "no progress line", &runopts.quiet),
 	OPT_END(),
 };
@@ -220,5 +223,12 @@ void runopts_print(const struct runopts *r, const struct session_result *res)
 		printf("  invalid, not run     %zu\n", x->invalid);
 		if (x->budget_left_out)
 			printf("  left for later       %zu (limit or budget)\n", x->budget_left_out);
+		/* What the frontend supports, per (operator, dtype) group (oracle/probe.h). */
+		if (x->probes)
+			printf("  probed now           %zu groups: %zu supported, %zu unsupported, %zu failing (%zu "
+			       "probes run apart from the tests)\n", x->probes, x->probe_classes[PROBE_SUPPORTED],
+			       x->probe_classes[PROBE_UNSUPPORTED], x->probe_classes[PROBE_FAILING], x->probes_apart);
+		if (x->probes_cached)
+			printf("  probed before        %zu groups (this release)\n", x->probes_cached);
 	}
 }

@@ -270,7 +270,7 @@ int wrap_open(struct wrap *w, const struct wrap_opts *o, struct err *e)
 int wrap_run(struct wrap *w, struct err *e)
 {
 	struct runner_opts ro;
-	struct runner_callbacks cb = { w, next_job, job_done, tick };
+	struct runner_callbacks cb = { w, next_job, job_done, tick, NULL };
 	const char *wargv[4];
 	char *self = fs_self_exe();
 	int r = -1;

@@ -566,7 +566,7 @@ static double now(void)
 int vary_run(struct vary *v, struct err *e)
 {
 	struct runner_opts ro;
-	struct runner_callbacks cb = { v, next_job, job_done, tick };
+	struct runner_callbacks cb = { v, next_job, job_done, tick, NULL };
 	const char *wargv[4];
 	char *self = fs_self_exe();
 	double start;

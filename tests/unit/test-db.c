@@ -1,6 +1,7 @@
 /* test-db.c: the results store: creation, instances, results committed one by one, resume
  * semantics, reopening, schema checks, and the migration of a store of schema 1 (made by the ferry
- * of before results kept their tolerance: tests/data/stores/schema1.db). The test reads the store
+ * of before results kept their tolerance: tests/data/stores/schema1.db), and the probes of what a
+ * frontend supports, per release (the support table). The test reads the store
  * with SQL of its own, as an outsider checking what the store module wrote. */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "db.h"
 #include "fsutil.h"
 #include "tap.h"
+#include "xalloc.h"
 
 static long long count(struct db *d, const char *sql)
 {
@@ -61,6 +63,16 @@ static int first_tolerance(void *ctx, const struct db_row *row, struct err *e)
 	return 0;
 }
 
+static int first_support(void *ctx, const struct db_support *s, struct err *e)
+{
+	char **seen = ctx;
+
+	(void)e;
+	if (!*seen)
+		*seen = xasprintf("%s %s %s %s", s->op, s->dtype, s->outcome, s->stage ? s->stage : "-");
+	return 0;
+}
+
 /* Copy the golden store of schema 1 to path. */
 static int copy_golden(const char *path)
 {
@@ -87,7 +99,7 @@ int main(void)
 	long long run = 0;
 	const char *rec = "{\"op\":\"Relu\",\"library\":\"onnx\"}";
 
-	plan(34);
+	plan(45);
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof(path), "%s/results.db", dir);
@@ -146,6 +158,34 @@ int main(void)
 	ok(db_finish_run(&d, run, "1.31.1", &e) == 0 &&
 	   count(&d, "SELECT count(*) FROM runs WHERE frontend_version = '1.31.1' AND finished IS NOT NULL") == 1,
 	   "finishing a run records the frontend's version");
+
+	/* Probes, per frontend release and (operator, dtype) group. */
+	{
+		struct db_support sup = { "ort", "1.31.1", "Relu", "float32", in.id, "pass", NULL, NULL };
+		char *seen = NULL;
+
+		is_int(db_support_rows(&d, "ort", "1.31.1", "Relu", "float32", NULL, NULL, &e), 0, "no probe yet");
+		ok(db_put_support(&d, &sup, &e) == 0, "record a probe");
+		is_int(db_support_rows(&d, "ort", "1.31.1", "Relu", "float32", NULL, NULL, &e), 1, "the group has it");
+		is_int(db_support_rows(&d, "ort", "1.32.0", "Relu", "float32", NULL, NULL, &e), 0,
+		       "another release has not: it probes again");
+		is_int(db_support_rows(&d, "tvm", "1.31.1", NULL, NULL, NULL, NULL, &e), 0, "nor another frontend");
+		is_int(db_support_rows(&d, "ort", "1.31.1", "Relu", "int8", NULL, NULL, &e), 0, "nor another dtype");
+		sup.outcome = "unsupported";
+		sup.stage = "compile";
+		sup.message = "no kernel for Relu(int8)";
+		sup.dtype = "int8";
+		ok(db_put_support(&d, &sup, &e) == 0, "a second group");
+		sup.version = NULL;
+		ok(db_put_support(&d, &sup, &e) == 0 &&
+		   db_support_rows(&d, "ort", NULL, NULL, NULL, NULL, NULL, &e) == 1,
+		   "a release that said no version is its own (\"\")");
+		ok(db_put_support(&d, &sup, &e) == 0 && count(&d, "SELECT count(*) FROM support") == 3,
+		   "the same probe again replaces it");
+		ok(db_support_rows(&d, "ort", "1.31.1", NULL, NULL, first_support, &seen, &e) == 2 && seen &&
+		   !strcmp(seen, "Relu float32 pass -"), "read back by operator and dtype (first: %s)", seen);
+		free(seen);
+	}
 	db_close(&d);
 	record_release(&in);
 
@@ -165,6 +205,8 @@ int main(void)
 	/* A store of schema 1, read as it is: its results have no tolerance. */
 	ok(copy_golden(path) == 0, "a store of schema 1 (made by the ferry of before)");
 	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 1, "opens read-only, unchanged: %s", e.msg);
+	is_int(db_support_rows(&d, "fault", NULL, NULL, NULL, NULL, NULL, &e), 0,
+	       "read-only, a store made before probes has none");
 	{
 		long long n = 0;
 		double tol[2] = { 0, 0 };
