@@ -19,6 +19,7 @@
 #include "db.h"
 #include "dedup.h"
 #include "esc.h"
+#include "session.h"
 #include "strmap.h"
 #include "fsutil.h"
 #include "tolerance.h"
@@ -147,6 +148,7 @@ static int by_count(const void *a, const void *b)
 static int print_reasons(struct report *r, const char *fe, struct err *e)
 {
 	struct reasons all = { STRMAP_INIT, CLASSIFY_INIT };
+	char *adapter = session_adapter_name(fe);
 	struct strmap reasons;
 	struct reason **list;
 	struct err ignored = ERR_INIT;
@@ -154,7 +156,7 @@ static int print_reasons(struct report *r, const char *fe, struct err *e)
 	int ret = -1;
 
 	/* Patterns that no longer load (a frontend gone, a user's file moved) only cost the matched line. */
-	if (classify_load_frontend(&all.patterns, fe, &ignored) < 0)
+	if (classify_load_frontend(&all.patterns, adapter, &ignored) < 0)
 		classify_release(&all.patterns);
 	if (db_results_with(&r->db, fe, "unsupported", add_unsupported, &all, e) < 0) {
 		reasons = all.by_key;
@@ -204,6 +206,7 @@ out:
 	}
 	strmap_release(&reasons);
 	classify_release(&all.patterns);
+	free(adapter);
 	return ret;
 }
 
@@ -348,7 +351,8 @@ static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
 	struct report *r = ctx;
 	const char *op = row->op ? row->op : "?";
 	char atol[40], rtol[40];
-	const char *args[] = { row->library, row->record ? row->record : "", row->dir ? row->dir : "", row->frontend,
+	char *adapter = session_adapter_name(row->frontend);
+	const char *args[] = { row->library, row->record ? row->record : "", row->dir ? row->dir : "", adapter,
 			       atol, rtol };
 	struct err pe = ERR_INIT;
 	char module[80], *script, *dir, *path, *safe_op;
@@ -361,9 +365,11 @@ static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
 					  &pe))) {
 		cmd_warn("%s %s: %s", op, row->id, row->library ? pe.msg : "the store has no instance for it");
 		err_release(&pe);
+		free(adapter);
 		r->failed++;
 		return 0;
 	}
+	free(adapter);
 	safe_op = xstrdup(op);
 	for (char *c = safe_op; *c; c++)
 		if (*c == '/' || *c == ' ')
