@@ -173,7 +173,11 @@ int session_frontend_label(struct frontend *f, const struct runner_opts *ro, str
 	o.jobs = 1;
 	free(f->label);
 	if (runner_version(&o, &version, &why) == 0) {
-		f->label = xasprintf("%s@%s", f->name, version ? version : "?");
+		/* The release number only: OpenVINO's version goes on with its build and branch
+		 * ("2023.0.0-10926-b4452d56304-releases/2023/0"), which each result keeps whole. */
+		const char *v = version && *version ? version : "?";
+
+		f->label = xasprintf("%s@%.*s", f->name, (int)strspn(v, SESSION_RELEASE_CHARS), v);
 	} else {
 		f->label = xasprintf("%s@%s", f->name, f->python);
 		f->why = xstrdup(why.msg);

@@ -35,9 +35,13 @@ char *session_frontend_table(struct err *e);
  * frontend_release; its label is NAME until session_frontend_label). Needs the interpreter. */
 int session_frontend(const char *spec, struct frontend *f, struct err *e);
 /* For NAME@PYTHON: start one of its workers (with ro's limits) to learn the release, and label it
- * NAME@VERSION. A worker that cannot start (its package missing under PYTHON) is no error: f->why
+ * NAME@VERSION (the version up to its first character other than a letter, digit, '.', '+' or '_':
+ * the release without the build). A worker that cannot start (its package missing under PYTHON) is no error: f->why
  * says why and the label is NAME@PYTHON. Nothing to do for NAME. */
 int session_frontend_label(struct frontend *f, const struct runner_opts *ro, struct err *e);
+/* The characters of a version's release number, the part a label keeps. */
+#define SESSION_RELEASE_CHARS "0123456789.+_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
 void frontend_release(struct frontend *f);
 /* The adapter NAME behind a store's frontend label (NAME, or NAME@VERSION): what its patterns,
  * tolerances and reproducers are found by. Caller frees. */

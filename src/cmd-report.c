@@ -478,14 +478,19 @@ static void older_release(struct strmap *m)
 static void print_column(const struct column *c, const struct release *older, const struct release *newer)
 {
 	struct strmap_entry **sorted = strmap_sorted(&c->bugs);
-	const char *ov = esc_str(older->version ? older->version : older->label);
-	const char *nv = esc_str(newer->version ? newer->version : newer->label);
+	/* Release numbers, as labels have them: the builds are in the frontends' headings above. */
+	const char *o = older->version ? older->version : older->label, *n = newer->version ? newer->version : newer->label;
+	int on = (int)strspn(o, SESSION_RELEASE_CHARS), nn = (int)strspn(n, SESSION_RELEASE_CHARS);
+	char *ov = xasprintf("%.*s", on ? on : (int)strlen(o), o), *nv = xasprintf("%.*s", nn ? nn : (int)strlen(n), n);
 
 	printf("    %-14s %5zu tests, %zu bugs  (", c->name, c->tests, c->bugs.len);
 	if (c->says)
-		printf("%s %s, %s %s)\n", c->says, ov, strcmp(c->says, "failing in") ? "failing in" : "passing in", nv);
+		printf("%s %s, %s %s)\n", c->says, esc_str(ov), strcmp(c->says, "failing in") ? "failing in" : "passing in",
+		       esc_str(nv));
 	else
-		printf("failing in %s and in %s)\n", ov, nv);
+		printf("failing in %s and in %s)\n", esc_str(ov), esc_str(nv));
+	free(ov);
+	free(nv);
 	for (size_t i = 0; i < c->bugs.len && i < RELEASE_BUGS_SHOWN; i++)
 		printf("      %4zu  %.110s\n", sorted[i]->count, esc_str(sorted[i]->ptr));
 	if (c->bugs.len > RELEASE_BUGS_SHOWN)
