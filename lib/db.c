@@ -1037,7 +1037,7 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 				" FROM shard.results r LEFT JOIN run_map m ON m.old = r.run_id",
 				version >= 2 ? "r.atol, r.rtol" : "NULL, NULL",
 				version >= 3 ? "r.frontend_version"
-					     : "(SELECT u.frontend_version FROM shard.runs u WHERE u.run_id = r.run_id)");
+				: "(SELECT u.frontend_version FROM shard.runs u WHERE u.run_id = r.run_id)");
 	if (db_begin(d, e) < 0)
 		goto detach;
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {

@@ -479,14 +479,15 @@ static void print_column(const struct column *c, const struct release *older, co
 {
 	struct strmap_entry **sorted = strmap_sorted(&c->bugs);
 	/* Release numbers, as labels have them: the builds are in the frontends' headings above. */
-	const char *o = older->version ? older->version : older->label, *n = newer->version ? newer->version : newer->label;
+	const char *o = older->version ? older->version : older->label;
+	const char *n = newer->version ? newer->version : newer->label;
 	int on = (int)strspn(o, SESSION_RELEASE_CHARS), nn = (int)strspn(n, SESSION_RELEASE_CHARS);
 	char *ov = xasprintf("%.*s", on ? on : (int)strlen(o), o), *nv = xasprintf("%.*s", nn ? nn : (int)strlen(n), n);
 
 	printf("    %-14s %5zu tests, %zu bugs  (", c->name, c->tests, c->bugs.len);
 	if (c->says)
-		printf("%s %s, %s %s)\n", c->says, esc_str(ov), strcmp(c->says, "failing in") ? "failing in" : "passing in",
-		       esc_str(nv));
+		printf("%s %s, %s %s)\n", c->says, esc_str(ov),
+		       strcmp(c->says, "failing in") ? "failing in" : "passing in", esc_str(nv));
 	else
 		printf("failing in %s and in %s)\n", esc_str(ov), esc_str(nv));
 	free(ov);

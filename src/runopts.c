@@ -236,8 +236,8 @@ static int label_frontends(struct runopts *r, const struct cmd_entry *c)
 		}
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(r->fes[k].label, r->fes[i].label)) {
-				cmd_usage_error(c, "frontends %zu and %zu are the same release, %s: name it once", k + 1,
-						i + 1, r->fes[i].label);
+				cmd_usage_error(c, "frontends %zu and %zu are the same release, %s: name it once",
+						k + 1, i + 1, r->fes[i].label);
 				return -1;
 			}
 	}

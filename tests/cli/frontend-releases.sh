@@ -6,7 +6,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 [ -x "$py" ] || skip_all "no Python at $py"
-plan 22
+plan 23
 mkdir wrapped
 
 expect_exit 2 "a PYTHON that does not exist: usage error" -- "$FERRY" run wrapped -F "ort@$work/none/bin/python" -o r.db

@@ -12,7 +12,7 @@ need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 old_ort=1.22.0
-plan 26
+plan 28
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 
 venv=$(cd "$top_builddir" && pwd)/tests/venv-ort-$old_ort
