@@ -30,7 +30,7 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS results("
 	"  frontend TEXT NOT NULL, id TEXT NOT NULL, run_id INTEGER, outcome TEXT NOT NULL, stage TEXT,"
 	"  exc_type TEXT, message TEXT, frame TEXT, detail TEXT, max_abs REAL, seconds REAL,"
-	"  atol REAL, rtol REAL,"
+	"  atol REAL, rtol REAL, frontend_version TEXT,"
 	"  PRIMARY KEY(frontend, id));"
 	"CREATE INDEX IF NOT EXISTS results_outcome ON results(frontend, outcome);"
 	"CREATE TABLE IF NOT EXISTS bugs("
@@ -102,21 +102,36 @@ static int inspect(struct db *d, int *tables, int *ours, struct err *e)
 	return db_error(d, e, "cannot read the store");
 }
 
-/* Schema 1 results had no tolerance. Opened for writing, the store gains the columns (NULL for the
- * old results); opened read-only, a temporary view of the same name stands in front of the table
- * (SQLite looks in temp before main), so that every query reads one shape of results. */
-static int migrate_1(struct db *d, int mode, struct err *e)
+/* Schema 1 results had no tolerance, schema 2 results no frontend version (the run's, where the run
+ * recorded one, stands in for it). Opened for writing, the store gains the columns; opened read-only,
+ * a temporary view of the same name stands in front of the table (SQLite looks in temp before main),
+ * so that every query reads one shape of results. */
+static int migrate(struct db *d, int mode, struct err *e)
 {
-	if (mode == DB_READ)
-		return exec(d, "CREATE TEMP VIEW results AS SELECT *, NULL AS atol, NULL AS rtol FROM main.results", e);
-	if (exec(d, "BEGIN IMMEDIATE; ALTER TABLE results ADD COLUMN atol REAL;"
-		    " ALTER TABLE results ADD COLUMN rtol REAL;"
-		 " UPDATE meta SET value = '2' WHERE key = 'schema'; COMMIT", e) < 0) {
-		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
-		return -1;
+	static const char run_version[] =
+		"(SELECT frontend_version FROM main.runs u WHERE u.run_id = results.run_id)";
+	struct buf sql = BUF_INIT;
+	int r;
+
+	if (mode == DB_READ) {
+		buf_addf(&sql, "CREATE TEMP VIEW results AS SELECT *,%s %s AS frontend_version FROM main.results",
+			 d->schema == 1 ? " NULL AS atol, NULL AS rtol," : "", run_version);
+		r = exec(d, sql.data, e);
+		goto out;
 	}
-	d->schema = 2;
-	return 0;
+	buf_addf(&sql, "BEGIN IMMEDIATE;%s ALTER TABLE results ADD COLUMN frontend_version TEXT;"
+		 " UPDATE results SET frontend_version = %s;"
+		 " UPDATE meta SET value = '" FERRY_STR(DB_SCHEMA) "' WHERE key = 'schema'; COMMIT",
+		 d->schema == 1 ? " ALTER TABLE results ADD COLUMN atol REAL; ALTER TABLE results ADD COLUMN rtol REAL;"
+				: "", run_version);
+	if ((r = exec(d, sql.data, e)) < 0) {
+		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+		goto out;
+	}
+	d->schema = DB_SCHEMA;
+out:
+	buf_release(&sql);
+	return r;
 }
 
 /* The file's schema version: this ferry's, or an older one it migrates, or refused. */
@@ -154,7 +169,7 @@ static int check_schema(struct db *d, int mode, struct err *e)
 		goto out;
 	}
 	d->schema = (int)n;
-	r = d->schema == 1 ? migrate_1(d, mode, e) : 0;
+	r = d->schema < DB_SCHEMA ? migrate(d, mode, e) : 0;
 out:
 	free(v);
 	return r;
@@ -424,7 +439,7 @@ int db_put_result(struct db *d, const struct db_result *r, struct err *e)
 {
 	sqlite3_stmt *st = cached(d, &d->put_result,
 		"INSERT OR REPLACE INTO results(frontend, id, run_id, outcome, stage, exc_type, message, frame,"
-		" detail, max_abs, seconds, atol, rtol) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
+		" detail, max_abs, seconds, atol, rtol, frontend_version) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
 	int rc;
 
 	if (!st)
@@ -442,6 +457,7 @@ int db_put_result(struct db *d, const struct db_result *r, struct err *e)
 	sqlite3_bind_double(st, 11, r->seconds);
 	bind_real(st, 12, r->atol);
 	bind_real(st, 13, r->rtol);
+	bind_text(st, 14, r->frontend_version);
 	rc = sqlite3_step(st);
 	/* Reset at once: a statement left mid-step would hold the write transaction open. */
 	sqlite3_reset(st);
@@ -462,8 +478,8 @@ static double real(sqlite3_stmt *st, int i)
 
 /* The columns of a struct db_row, from results r and instances i, in row_read's order. */
 #define ROW_COLUMNS "r.frontend, r.id, r.outcome, i.op, i.library, i.record, i.dir, r.stage, r.exc_type," \
-	" r.message, r.frame, r.detail, r.max_abs, r.seconds, r.atol, r.rtol"
-#define ROW_NCOLUMNS 16
+	" r.message, r.frame, r.detail, r.max_abs, r.seconds, r.atol, r.rtol, r.frontend_version"
+#define ROW_NCOLUMNS 17
 
 static void row_read(sqlite3_stmt *st, int first, struct db_row *r)
 {
@@ -483,6 +499,7 @@ static void row_read(sqlite3_stmt *st, int first, struct db_row *r)
 	r->seconds = real(st, first + 13);
 	r->atol = real(st, first + 14);
 	r->rtol = real(st, first + 15);
+	r->frontend_version = text(st, first + 16);
 }
 
 /* Step st to its end; -1 (e filled) when SQLite fails or the row callback stops. each is called
@@ -669,7 +686,7 @@ int db_results_with(struct db *d, const char *frontend, const char *outcome, db_
 {
 	struct row_call c = { fn, ctx, 0 };
 	sqlite3_stmt *st = prepare(d, "SELECT " ROW_COLUMNS " FROM results r LEFT JOIN instances i USING(id)"
-				   " WHERE (?1 IS NULL OR r.frontend = ?1) AND r.outcome = ?2"
+				   " WHERE (?1 IS NULL OR r.frontend = ?1) AND (?2 IS NULL OR r.outcome = ?2)"
 				   " ORDER BY r.frontend, r.id", e);
 	int r = -1;
 
@@ -1082,12 +1099,16 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 	sqlite3_finalize(st);
 	if ((version = shard_schema(d, e)) < 0)
 		goto detach;
+	/* A shard of before schema 3: its results' release is their run's (as migrate says). */
 	results_sql = xasprintf("INSERT OR REPLACE INTO main.results(frontend, id, run_id, outcome, stage, exc_type,"
-				" message, frame, detail, max_abs, seconds, atol, rtol) SELECT r.frontend, r.id, m.new,"
+				" message, frame, detail, max_abs, seconds, atol, rtol, frontend_version)"
+				" SELECT r.frontend, r.id, m.new,"
 				" r.outcome, r.stage, r.exc_type, r.message, r.frame, r.detail, r.max_abs, r.seconds,"
-				" %s"
+				" %s, %s"
 				" FROM shard.results r LEFT JOIN run_map m ON m.old = r.run_id",
-				version >= 2 ? "r.atol, r.rtol" : "NULL, NULL");
+				version >= 2 ? "r.atol, r.rtol" : "NULL, NULL",
+				version >= 3 ? "r.frontend_version"
+				: "(SELECT u.frontend_version FROM shard.runs u WHERE u.run_id = r.run_id)");
 	if (db_begin(d, e) < 0)
 		goto detach;
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {

@@ -22,7 +22,7 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 /* The schema this ferry writes, and the oldest it reads. */
-#define DB_SCHEMA 2
+#define DB_SCHEMA 3
 #define DB_SCHEMA_OLDEST 1
 
 struct db {
@@ -58,6 +58,7 @@ struct db_result {
 	double max_abs;         /* Chebyshev distance, or a NaN when not compared */
 	double seconds;
 	double atol, rtol;      /* the tolerance that judged it (NaN: none) */
+	const char *frontend_version; /* the release that gave it, as its worker said, or NULL */
 };
 
 /* Whether the file at path is an SQLite database (by its header), e.g. a store given where a text
@@ -110,6 +111,7 @@ struct db_row {
 	const char *stage, *exc_type, *message, *frame, *detail;
 	double max_abs, seconds;   /* NaN when not recorded */
 	double atol, rtol;         /* NaN: stored before results kept their tolerance */
+	const char *frontend_version; /* the release that gave it; before schema 3, its run's (or NULL) */
 };
 
 typedef int (*db_row_fn)(void *ctx, const struct db_row *row, struct err *e);
@@ -149,7 +151,7 @@ int db_put_support(struct db *d, const struct db_support *s, struct err *e);
 int db_support_rows(struct db *d, const char *frontend, const char *version, const char *op, const char *dtype,
 		    int (*fn)(void *ctx, const struct db_support *s, struct err *e), void *ctx, struct err *e);
 
-/* The results with one outcome (by name), by frontend and id. */
+/* The results with one outcome (by name; NULL: every result), by frontend and id. */
 int db_results_with(struct db *d, const char *frontend, const char *outcome, db_row_fn fn, void *ctx, struct err *e);
 /* The result of one test: 1 (fn called), 0 when it has none, -1 on error. */
 int db_result(struct db *d, const char *frontend, const char *id, db_row_fn fn, void *ctx, struct err *e);

@@ -134,6 +134,7 @@ struct pool {
 	int untaken;                 /* workers in a row that ended before taking their job */
 	int ever_ready;
 	char *version;
+	int probe;                   /* runner_version: one worker, until it is ready */
 };
 
 /* Kill and reap every child of ours that is not a live worker: what an ended worker left behind
@@ -225,6 +226,7 @@ static int finish_job(struct pool *p, struct worker *w, enum runner_end end, con
 	if (st)
 		out.status = *st;
 	out.stderr_text = w->errcap.buf.data;
+	out.version = p->version;
 	out.seconds = mono_now() - w->started;
 	r = p->cb->done(p->cb->ctx, &w->job, &out, e);
 	forget_job(w);
@@ -414,6 +416,8 @@ static int write_all(int fd, const char *s, size_t n)
  * with nothing left to do imports no library (unless the caller asked for the release first). */
 static int assign(struct pool *p, struct err *e)
 {
+	if (p->probe)
+		return p->ever_ready || p->w[0].state != W_DEAD ? 0 : worker_start(&p->w[0], p->o, e);
 	if (p->cb->ready && !p->ever_ready) {
 		/* The caller waits for the release before it chooses a job. */
 		for (int i = 0; i < p->n; i++)
@@ -549,6 +553,10 @@ static int loop(struct pool *p, struct err *e)
 		}
 		if (assign(p, e) < 0)
 			goto out;
+		if (p->probe && p->ever_ready) {
+			r = 0;
+			goto out;
+		}
 		if (p->no_more_jobs && !p->pending.key && !busy(p)) {
 			r = 0;
 			goto out;
@@ -599,7 +607,8 @@ out:
 	return r;
 }
 
-int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, char **version, struct err *e)
+static int run_pool(const struct runner_opts *o, const struct runner_callbacks *cb, int probe, char **version,
+		    struct err *e)
 {
 	struct proc_signals saved;
 	struct err ignored = ERR_INIT;
@@ -610,7 +619,8 @@ int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, c
 	memset(&p, 0, sizeof(p));
 	p.o = o;
 	p.cb = cb;
-	p.n = o->jobs > 0 ? o->jobs : 1;
+	p.n = o->jobs > 0 && !probe ? o->jobs : 1;
+	p.probe = probe;
 	p.w = xcalloc((size_t)p.n, sizeof(*p.w));
 	for (int i = 0; i < p.n; i++) {
 		p.w[i].state = W_DEAD;
@@ -650,4 +660,17 @@ int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, c
 	else
 		free(p.version);
 	return r;
+}
+
+int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, char **version, struct err *e)
+{
+	return run_pool(o, cb, 0, version, e);
+}
+
+int runner_version(const struct runner_opts *o, char **version, struct err *e)
+{
+	struct runner_callbacks none = { NULL, NULL, NULL, NULL, NULL };
+
+	*version = NULL;
+	return run_pool(o, &none, 1, version, e);
 }

@@ -61,6 +61,7 @@ struct runner_outcome {
 	struct proc_status status;   /* RUNNER_DIED: how the worker ended (never by ferry's signal);
 				      * RUNNER_TIMEOUT, RUNNER_OOM: by ferry's kill, as a rule */
 	const char *stderr_text;     /* what the worker wrote to stderr during this test (its tail) */
+	const char *version;         /* what the first ready worker announced, or NULL */
 	double seconds;
 };
 
@@ -85,6 +86,11 @@ struct runner_callbacks {
  * SIGINT or SIGTERM stops the run too: workers are killed, jobs in flight are not reported, and the
  * call returns -1 with EXIT_INTERRUPTED. */
 int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, char **version, struct err *e);
+
+/* Start one worker, wait until it is ready and stop it: *version receives what it announced (caller
+ * frees), so that a caller knows which release a frontend is before it runs it. Fails as runner_run
+ * does when the worker cannot start (EXIT_ENV with its message). */
+int runner_version(const struct runner_opts *o, char **version, struct err *e);
 
 void runner_job_release(struct runner_job *job);
 

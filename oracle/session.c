@@ -8,6 +8,7 @@
 #include "strmap.h"
 #include "tolerance.h"
 #include "xalloc.h"
+#include "proc.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 char *session_frontend_table(struct err *e)
 {
@@ -34,17 +36,70 @@ static char *frontend_names(const char *table)
 	return buf_detach(&names);
 }
 
+/* PYTHON of NAME@PYTHON: an interpreter of the Python that ferry embeds, whose libpython the workers
+ * load; another version's standard library would not even start. */
+static int check_python(const char *spec, const char *python, struct err *e)
+{
+	static const char *const code[] = { "-c", "import sys; print('%d.%d' % sys.version_info[:2])" };
+	const char *argv[] = { python, code[0], code[1], NULL };
+	struct child_process cp = PROC_INIT;
+	struct proc_capture cap = PROC_CAPTURE_INIT(256);
+	struct proc_status st;
+	char want[32];
+	int r = -1;
+
+	snprintf(want, sizeof(want), "%d.%d", PY_MAJOR_VERSION, PY_MINOR_VERSION);
+	if (!*python || access(python, X_OK) < 0 || fs_is_dir(python)) {
+		err_set(e, EXIT_USAGE, "frontend '%s': no Python interpreter at '%s'%s", spec, python,
+			fs_exists(python) ? " (not an executable file)" : ": No such file or directory");
+		goto out;
+	}
+	cp.argv = argv;
+	cp.in = PROC_NULL;
+	cp.out = PROC_PIPE;
+	cp.err = PROC_NULL;
+	if (proc_start(&cp, e) < 0)
+		goto out;
+	while (!cap.eof)
+		if (proc_capture_read(&cap, cp.fd_out, e) < 0)
+			goto out;
+	if (proc_wait(&cp, &st, e) < 0)
+		goto out;
+	if (cap.buf.len && cap.buf.data[cap.buf.len - 1] == '\n')
+		cap.buf.data[--cap.buf.len] = '\0';
+	if (st.code != 0 || !cap.buf.len) {
+		err_set(e, EXIT_USAGE, "frontend '%s': '%s' does not run as a Python interpreter", spec, python);
+		goto out;
+	}
+	if (strcmp(cap.buf.data, want)) {
+		err_set(e, EXIT_USAGE, "frontend '%s': '%s' is Python %s, and ferry embeds Python %s: a frontend's "
+			"virtualenv must be made from Python %s", spec, python, cap.buf.data, want, want);
+		goto out;
+	}
+	r = 0;
+out:
+	proc_release(&cp);
+	proc_capture_release(&cap);
+	return r;
+}
+
 int session_frontend(const char *spec, struct frontend *f, struct err *e)
 {
-	const char *colon = strchr(spec, ':');
-	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
-
-	char *table = NULL, *names = NULL;
+	const char *at = strchr(spec, '@');
+	const char *colon = memchr(spec, ':', at ? (size_t)(at - spec) : strlen(spec));
+	size_t n = colon ? (size_t)(colon - spec) : at ? (size_t)(at - spec) : strlen(spec);
+	char *table = NULL, *names = NULL, *lib_given = NULL;
 	const char *line;
 	int r = -1;
 
 	f->name = xstrndup(spec, n);
+	f->label = xstrdup(f->name);
 	f->library = NULL;
+	f->python = at ? xstrdup(at + 1) : NULL;
+	f->why = NULL;
+	/* The library as given, without the @PYTHON that follows it. */
+	if (colon)
+		lib_given = at ? xstrndup(colon + 1, (size_t)(at - colon - 1)) : xstrdup(colon + 1);
 	if (!(table = session_frontend_table(e)))
 		goto out;
 	for (line = table; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != '\0')) {
@@ -54,19 +109,19 @@ int session_frontend(const char *spec, struct frontend *f, struct err *e)
 		if (*lib != '\t' || (size_t)(lib - line) != n || strncmp(line, f->name, n))
 			continue;
 		libn = strcspn(++lib, "\t\n");
-		if (!libn && !(colon && colon[1])) {
+		if (!libn && !(lib_given && *lib_given)) {
 			/* A user's adapter that computes its LIBRARY: the command line says it. */
 			err_set(e, EXIT_USAGE, "frontend '%s' does not declare its LIBRARY: run it as %s:LIBRARY",
 				f->name, f->name);
 			goto out;
 		}
-		if (libn && colon && (strlen(colon + 1) != libn || strncmp(colon + 1, lib, libn))) {
+		if (libn && lib_given && (strlen(lib_given) != libn || strncmp(lib_given, lib, libn))) {
 			err_set(e, EXIT_USAGE, "frontend '%s' takes %.*s models, not %s", f->name, (int)libn, lib,
-				colon + 1);
+				lib_given);
 			goto out;
 		}
-		f->library = libn ? xstrndup(lib, libn) : xstrdup(colon + 1);
-		r = 0;
+		f->library = libn ? xstrndup(lib, libn) : xstrdup(lib_given);
+		r = f->python ? check_python(spec, f->python, e) : 0;
 		goto out;
 	}
 	names = frontend_names(table);
@@ -75,16 +130,83 @@ int session_frontend(const char *spec, struct frontend *f, struct err *e)
 out:
 	if (r < 0)
 		frontend_release(f);
+	free(lib_given);
 	free(names);
 	free(table);
 	return r;
+}
+
+/* The worker command of a frontend, and its environment: FERRY_PYTHON is what a worker (any ferry
+ * process) starts its interpreter from (cmd_python). env has room for 2. */
+static void worker_command(const struct frontend *fe, const char *self, const char *wargv[5], char **env)
+{
+	wargv[0] = self;
+	wargv[1] = "worker";
+	wargv[2] = "--run";
+	wargv[3] = fe->name;
+	wargv[4] = NULL;
+	env[0] = fe->python ? xasprintf("FERRY_PYTHON=%s", fe->python) : NULL;
+	env[1] = NULL;
+}
+
+/* The runner options for fe's workers: base's, in fe's interpreter (env as worker_command's). */
+static void worker_opts(struct runner_opts *o, const struct runner_opts *base, const char *const *wargv, char **env)
+{
+	*o = *base;
+	o->argv = wargv;
+	/* Nothing else sets workers' environment; NAME@PYTHON's interpreter is all it changes. */
+	if (env[0])
+		o->env = (const char *const *)env;
+}
+
+int session_frontend_label(struct frontend *f, const struct runner_opts *ro, struct err *e)
+{
+	struct runner_opts o;
+	const char *wargv[5];
+	char *env[2], *self, *version = NULL;
+	struct err why = ERR_INIT;
+
+	if (!f->python)
+		return 0;
+	self = fs_self_exe();
+	worker_command(f, self, wargv, env);
+	worker_opts(&o, ro, wargv, env);
+	o.jobs = 1;
+	free(f->label);
+	if (runner_version(&o, &version, &why) == 0) {
+		/* The release number only: OpenVINO's version goes on with its build and branch
+		 * ("2023.0.0-10926-b4452d56304-releases/2023/0"), which each result keeps whole. */
+		const char *v = version && *version ? version : "?";
+
+		f->label = xasprintf("%s@%.*s", f->name, (int)strspn(v, SESSION_RELEASE_CHARS), v);
+	} else {
+		f->label = xasprintf("%s@%s", f->name, f->python);
+		f->why = xstrdup(why.msg);
+	}
+	free(version);
+	free(env[0]);
+	free(self);
+	if (why.code == EXIT_INTERRUPTED) {
+		*e = why;
+		return -1;
+	}
+	err_release(&why);
+	return 0;
+}
+
+char *session_adapter_name(const char *label)
+{
+	return xstrndup(label, strcspn(label, "@"));
 }
 
 void frontend_release(struct frontend *f)
 {
 	free(f->name);
 	free(f->library);
-	f->name = f->library = NULL;
+	free(f->python);
+	free(f->label);
+	free(f->why);
+	f->name = f->library = f->python = f->label = f->why = NULL;
 }
 
 /* The dtype a tolerance is chosen by (and a probe's group): the first output's, else the first input's. */
@@ -93,10 +215,10 @@ static const char *instance_dtype(const struct instance *in)
 	return probe_dtype(in);
 }
 
-/* The frontend's name in the store. */
+/* The frontend's name in the store: its label (NAME, or NAME@RELEASE for another interpreter's). */
 static const char *store_name(const struct frontend *fe)
 {
-	return fe->name;
+	return fe->label;
 }
 
 /* --- the session ------------------------------------------------------------------------------- */
@@ -264,9 +386,9 @@ static int check_frontends(struct session *s, struct err *e)
 		if (!of_library)
 			return err_set(e, EXIT_INPUT,
 				       "frontend '%s' takes %s models, and '%s' has none%s: nothing to test",
-				       fe->name, fe->library, o->wrapdir, where);
+				       fe->label, fe->library, o->wrapdir, where);
 		return err_set(e, EXIT_INPUT, "none of the %zu %s models of '%s'%s is valid: nothing to test on "
-			       "frontend '%s'", of_library, fe->library, o->wrapdir, where, fe->name);
+			       "frontend '%s'", of_library, fe->library, o->wrapdir, where, fe->label);
 	}
 	return 0;
 }
@@ -479,7 +601,7 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 			s->res->invalid++;
 			continue;
 		}
-		if ((has = db_has_result(&s->db, s->fe->name, t->in.id, e)) < 0)
+		if ((has = db_has_result(&s->db, s->fe->label, t->in.id, e)) < 0)
 			return -1;
 		if (has) {
 			s->res->already++;
@@ -562,7 +684,8 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 		tol = tolerance_for(&s->tol, test->in.op, instance_dtype(&test->in), s->fe->name, tol);
 	res.atol = tol.atol;
 	res.rtol = tol.rtol;
-	res.frontend = s->fe->name;
+	res.frontend = s->fe->label;
+	res.frontend_version = o->version;
 	res.id = id;
 	res.run_id = s->run_id;
 	res.stage = o->stage;
@@ -574,7 +697,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	if (o->end == RUNNER_REPLY && json_str(o->reply, PROTO_KEY_UNAVAILABLE)) {
 		if (!s->format_why)
 			s->format_why = xstrdup(json_str(o->reply, PROTO_KEY_UNAVAILABLE));
-		return err_set(e, EXIT_ENV, "frontend '%s' is unavailable for %s", s->fe->name, s->format_why);
+		return err_set(e, EXIT_ENV, "frontend '%s' is unavailable for %s", s->fe->label, s->format_why);
 	}
 	switch (o->end) {
 	case RUNNER_REPLY: {
@@ -666,7 +789,7 @@ static size_t remaining(struct session *s, size_t *probes)
 		int created;
 
 		if (!t->valid || strcmp(t->in.library, s->fe->library) ||
-		    db_has_result(&s->db, s->fe->name, t->in.id, &ignored) != 0)
+		    db_has_result(&s->db, s->fe->label, t->in.id, &ignored) != 0)
 			continue;
 		n++;
 		if (s->o->no_probe)
@@ -693,16 +816,18 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 	struct runner_opts ro = s->o->runner;
 	struct runner_callbacks cb = { s, next_job, job_done, tick, NULL };
 	const char *wargv[5];
+	char *env[2];
 	struct buf why = BUF_INIT;
-	char *self = fs_self_exe();
+	char *self;
 	int ret;
 
-	wargv[0] = self;
-	wargv[1] = "worker";
-	wargv[2] = "--run";
-	wargv[3] = fe->name;
-	wargv[4] = NULL;
-	ro.argv = wargv;
+	/* A release whose worker could not start when it was labelled: reported once, as a missing
+	 * package is, and nothing recorded under a label that names no release. */
+	if (fe->why)
+		return err_set(e, EXIT_ENV, "%s", fe->why);
+	self = fs_self_exe();
+	worker_command(fe, self, wargv, env);
+	worker_opts(&ro, &s->o->runner, wargv, env);
 	s->fe = fe;
 	s->res = res;
 	s->cursor = 0;
@@ -710,9 +835,9 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 	s->out_of_time = 0;
 	free(s->format_why);
 	s->format_why = NULL;
-	ret = db_start_run(&s->db, fe->name, NULL, s->o->command, &s->run_id, e);
+	ret = db_start_run(&s->db, fe->label, NULL, s->o->command, &s->run_id, e);
 	if (ret == 0)
-		ret = db_set_unavailable(&s->db, fe->name, NULL, NULL, e);
+		ret = db_set_unavailable(&s->db, fe->label, NULL, NULL, e);
 	if (ret == 0) {
 		size_t probes, tests;
 
@@ -736,11 +861,12 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 		res->why = xasprintf("this release cannot take %s", s->format_why);
 		res->ran = 0;
 		buf_addf(&why, "unavailable for %s", s->format_why);
-		ret = db_set_unavailable(&s->db, fe->name, res->version, why.data, e);
+		ret = db_set_unavailable(&s->db, fe->label, res->version, why.data, e);
 	}
 	if (ret == 0)
 		ret = db_finish_run(&s->db, s->run_id, res->version, e);
 	buf_release(&why);
+	free(env[0]);
 	free(self);
 	return ret;
 }

@@ -97,7 +97,7 @@ static int judge_result(void *ctx, const struct db_row *row, struct err *e)
 	v->detail = dup_or_null(row->detail);
 	v->seconds = isnan(row->seconds) ? 0 : row->seconds;
 	v->failing = outcome_name_is_failure(v->outcome);
-	key = baseline_key(c->fe->name, t->in.id);
+	key = baseline_key(c->fe->label, t->in.id);
 	known = c->baseline ? strmap_find(c->baseline, key) : NULL;
 	free(key);
 	v->ferrys = outcome_from_name(v->outcome) == OUTCOME_ERROR;
@@ -117,7 +117,7 @@ static int judge(void *ctx, const struct wrapped *t)
 	if (!t->valid)
 		return 0;
 	c->t = t;
-	if ((found = db_result(session_db(c->s), c->fe->name, t->in.id, judge_result, c, c->e)) < 0)
+	if ((found = db_result(session_db(c->s), c->fe->label, t->in.id, judge_result, c, c->e)) < 0)
 		return -1;
 	if (!found)
 		c->not_run++;
@@ -316,10 +316,10 @@ static int cmd_check(int argc, char **argv)
 	 * shard or queue was refused before the run, by session_open.) */
 	for (size_t i = 0; i < ro->nfes; i++) {
 		if (res[i].unavailable) {
-			printf("check %s: unavailable: %s\n", esc_str(ro->fes[i].name), esc_str(res[i].why));
+			printf("check %s: unavailable: %s\n", esc_str(ro->fes[i].label), esc_str(res[i].why));
 			if (!*e.msg)
 				err_set(&e, EXIT_ENV, "check judged no tests on frontend '%s': it is unavailable: %s",
-					ro->fes[i].name, res[i].why);
+					ro->fes[i].label, res[i].why);
 			continue;
 		}
 		c.fe = &ro->fes[i];
@@ -327,13 +327,13 @@ static int cmd_check(int argc, char **argv)
 			goto fail;
 		if (c.n)  /* c.v is NULL when nothing was judged; qsort must not see NULL */
 			qsort(c.v, c.n, sizeof(*c.v), by_op);
-		print_verdicts(c.fe->name, c.v, c.n, c.not_run, &new_failures, &ferry_errors);
+		print_verdicts(c.fe->label, c.v, c.n, c.not_run, &new_failures, &ferry_errors);
 		if (!c.n && !*e.msg)
-			err_set(&e, EXIT_INPUT, "check judged no tests on frontend '%s': %s", c.fe->name,
+			err_set(&e, EXIT_INPUT, "check judged no tests on frontend '%s': %s", c.fe->label,
 				c.not_run ? "--limit or --budget left out all of its tests, and none has a result yet"
 					  : "none of its tests has a result");
 		if (jf)
-			junit_frontend(jf, c.fe->name, c.v, c.n);
+			junit_frontend(jf, c.fe->label, c.v, c.n);
 		verdicts_free(&c);
 	}
 	if (*e.msg) {

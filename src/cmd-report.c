@@ -20,6 +20,7 @@
 #include "db.h"
 #include "dedup.h"
 #include "esc.h"
+#include "session.h"
 #include "strmap.h"
 #include "fsutil.h"
 #include "probe.h"
@@ -206,6 +207,7 @@ static int by_count(const void *a, const void *b)
 static int print_reasons(struct report *r, const char *fe, struct err *e)
 {
 	struct reasons all = { STRMAP_INIT, CLASSIFY_INIT, &r->probes };
+	char *adapter = session_adapter_name(fe);
 	struct strmap reasons;
 	struct reason **list;
 	struct err ignored = ERR_INIT;
@@ -213,7 +215,7 @@ static int print_reasons(struct report *r, const char *fe, struct err *e)
 	int ret = -1;
 
 	/* Patterns that no longer load (a frontend gone, a user's file moved) only cost the matched line. */
-	if (classify_load_frontend(&all.patterns, fe, &ignored) < 0)
+	if (classify_load_frontend(&all.patterns, adapter, &ignored) < 0)
 		classify_release(&all.patterns);
 	if (db_results_with(&r->db, fe, "unsupported", add_unsupported, &all, e) < 0) {
 		reasons = all.by_key;
@@ -265,6 +267,7 @@ out:
 	}
 	strmap_release(&reasons);
 	classify_release(&all.patterns);
+	free(adapter);
 	return ret;
 }
 
@@ -461,6 +464,260 @@ static int print_frontend(void *ctx, const char *fe, struct err *e)
 	return 0;
 }
 
+/* --- releases side by side ----------------------------------------------------------------------
+ * One adapter stored under two or more labels (NAME, NAME@VERSION): each older release against the
+ * next newer one over the tests both ran. Releases are ordered by the versions the frontends
+ * reported, in version-number order (strverscmp: 2023.0.0 before 2026.4.0, 1.9 before 1.22). */
+
+struct release {
+	char *label, *version;
+};
+
+/* A result of the older release, by test id (in a strmap's ptr). */
+struct older {
+	int failure, pass;
+	char *signature, *example;
+};
+
+/* The tests of one column of the table, grouped by bug (signature -> count, ptr the example). */
+struct column {
+	const char *name, *says;   /* says: what the older release did (NULL: failing in both) */
+	size_t tests;
+	struct strmap bugs;
+};
+
+struct releases {
+	struct report *r;
+	const char *adapter;
+	struct release *list;
+	size_t n, cap;
+	struct strmap older;       /* the older release's results */
+	struct column col[3];      /* fixed since, new in, still failing */
+	size_t both;
+};
+
+static int add_release(void *ctx, const char *fe, struct err *e)
+{
+	struct releases *x = ctx;
+	char *adapter = session_adapter_name(fe);
+	int same = !strcmp(adapter, x->adapter);
+
+	free(adapter);
+	if (!same)
+		return 0;
+	XGROW(x->list, x->cap, x->n + 1);
+	x->list[x->n].label = xstrdup(fe);
+	if (db_frontend_version(&x->r->db, fe, &x->list[x->n].version, e) < 0)
+		return -1;
+	x->n++;
+	return 0;
+}
+
+static int by_version(const void *a, const void *b)
+{
+	const struct release *x = a, *y = b;
+	int c = strverscmp(x->version ? x->version : "", y->version ? y->version : "");
+
+	return c ? c : strcmp(x->label, y->label);
+}
+
+/* The bug a failure belongs to (dedup's signature, under the adapter's name so that one cause in two
+ * releases is one bug) and how to name it: the operator and the message's decisive line. */
+static void bug_of(const struct db_row *row, const char *adapter, char **signature, char **example)
+{
+	struct failure f = { adapter, row->op ? row->op : "?", row->outcome, row->stage, row->exc_type, row->frame,
+			     row->message };
+	struct buf sig = BUF_INIT, line = BUF_INIT;
+
+	dedup_signature(&f, &sig);
+	buf_addf(&line, "%s %s: ", row->outcome, row->op ? row->op : "?");
+	dedup_decisive(row->message ? row->message : "", &line);
+	*signature = buf_detach(&sig);
+	*example = buf_detach(&line);
+}
+
+static int add_older(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct releases *x = ctx;
+	struct older *o = xcalloc(1, sizeof(*o));
+
+	(void)e;
+	o->failure = outcome_name_is_failure(row->outcome);
+	o->pass = !strcmp(row->outcome, "pass");
+	if (o->failure)
+		bug_of(row, x->adapter, &o->signature, &o->example);
+	strmap_get(&x->older, row->id, NULL)->ptr = o;
+	return 0;
+}
+
+static void count_in(struct column *c, const char *signature, const char *example)
+{
+	struct strmap_entry *b = strmap_get(&c->bugs, signature, NULL);
+
+	c->tests++;
+	if (!b->count++)
+		b->ptr = xstrdup(example);
+}
+
+static int add_newer(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct releases *x = ctx;
+	struct strmap_entry *t = strmap_find(&x->older, row->id);
+	const struct older *o = t ? t->ptr : NULL;
+	int failure = outcome_name_is_failure(row->outcome), pass = !strcmp(row->outcome, "pass");
+	char *sig = NULL, *example = NULL;
+
+	(void)e;
+	if (!o)
+		return 0;
+	x->both++;
+	if (o->failure && pass)
+		count_in(&x->col[0], o->signature, o->example);
+	else if (o->pass && failure) {
+		bug_of(row, x->adapter, &sig, &example);
+		count_in(&x->col[1], sig, example);
+	} else if (o->failure && failure) {
+		bug_of(row, x->adapter, &sig, &example);
+		count_in(&x->col[2], sig, example);
+	}
+	free(sig);
+	free(example);
+	return 0;
+}
+
+static void column_release(struct column *c)
+{
+	for (size_t i = 0; i < c->bugs.cap; i++)
+		free(c->bugs.slots[i].key ? c->bugs.slots[i].ptr : NULL);
+	strmap_release(&c->bugs);
+	c->tests = 0;
+}
+
+static void older_release(struct strmap *m)
+{
+	for (size_t i = 0; i < m->cap; i++) {
+		struct older *o = m->slots[i].key ? m->slots[i].ptr : NULL;
+
+		if (o) {
+			free(o->signature);
+			free(o->example);
+			free(o);
+		}
+	}
+	strmap_release(m);
+}
+
+#define RELEASE_BUGS_SHOWN 3
+
+static void print_column(const struct column *c, const struct release *older, const struct release *newer)
+{
+	struct strmap_entry **sorted = strmap_sorted(&c->bugs);
+	/* Release numbers, as labels have them: the builds are in the frontends' headings above. */
+	const char *o = older->version ? older->version : older->label;
+	const char *n = newer->version ? newer->version : newer->label;
+	int on = (int)strspn(o, SESSION_RELEASE_CHARS), nn = (int)strspn(n, SESSION_RELEASE_CHARS);
+	char *ov = xasprintf("%.*s", on ? on : (int)strlen(o), o), *nv = xasprintf("%.*s", nn ? nn : (int)strlen(n), n);
+
+	printf("    %-14s %5zu tests, %zu bugs  (", c->name, c->tests, c->bugs.len);
+	if (c->says)
+		printf("%s %s, %s %s)\n", c->says, esc_str(ov),
+		       strcmp(c->says, "failing in") ? "failing in" : "passing in", esc_str(nv));
+	else
+		printf("failing in %s and in %s)\n", esc_str(ov), esc_str(nv));
+	free(ov);
+	free(nv);
+	for (size_t i = 0; i < c->bugs.len && i < RELEASE_BUGS_SHOWN; i++)
+		printf("      %4zu  %.110s\n", sorted[i]->count, esc_str(sorted[i]->ptr));
+	if (c->bugs.len > RELEASE_BUGS_SHOWN)
+		printf("       ... and %zu more bugs\n", c->bugs.len - RELEASE_BUGS_SHOWN);
+	free(sorted);
+}
+
+/* The releases table of the adapter behind label fe, when the store holds it under two labels. */
+static int print_releases(struct report *r, const char *adapter, struct err *e)
+{
+	struct releases x;
+	int ret = -1;
+
+	memset(&x, 0, sizeof(x));
+	x.r = r;
+	x.adapter = adapter;
+	x.col[0] = (struct column){ "fixed since", "failing in", 0, STRMAP_INIT };
+	x.col[1] = (struct column){ "new in", "passing in", 0, STRMAP_INIT };
+	x.col[2] = (struct column){ "still failing", NULL, 0, STRMAP_INIT };
+	if (db_frontends(&r->db, NULL, add_release, &x, e) < 0)
+		goto out;
+	if (x.n < 2) {
+		ret = 0;
+		goto out;
+	}
+	qsort(x.list, x.n, sizeof(*x.list), by_version);
+	printf("\nreleases of %s (each against the next newer, ordered by the versions they reported):\n",
+	       esc_str(adapter));
+	for (size_t i = 0; i + 1 < x.n; i++) {
+		const struct release *older = &x.list[i], *newer = &x.list[i + 1];
+
+		x.both = 0;
+		if (db_results_with(&r->db, older->label, NULL, add_older, &x, e) < 0 ||
+		    db_results_with(&r->db, newer->label, NULL, add_newer, &x, e) < 0)
+			goto out;
+		printf("  %s -> %s: %zu tests both ran\n", esc_str(older->label), esc_str(newer->label), x.both);
+		for (size_t k = 0; k < 3; k++) {
+			print_column(&x.col[k], older, newer);
+			column_release(&x.col[k]);
+		}
+		older_release(&x.older);
+	}
+	r->any = 1;
+	ret = 0;
+out:
+	for (size_t k = 0; k < 3; k++)
+		column_release(&x.col[k]);
+	older_release(&x.older);
+	for (size_t i = 0; i < x.n; i++) {
+		free(x.list[i].label);
+		free(x.list[i].version);
+	}
+	free(x.list);
+	return ret;
+}
+
+struct adapters {
+	struct report *r;
+	struct strmap seen;
+};
+
+static int releases_of(void *ctx, const char *fe, struct err *e)
+{
+	struct adapters *a = ctx;
+	char *adapter = session_adapter_name(fe);
+	int created = 0, r = 0;
+
+	strmap_get(&a->seen, adapter, &created);
+	if (created)
+		r = print_releases(a->r, adapter, e);
+	free(adapter);
+	return r;
+}
+
+/* A releases table per adapter stored under two labels or more (with -F, the one of its adapter). */
+static int print_all_releases(struct report *r, struct err *e)
+{
+	struct adapters a = { r, STRMAP_INIT };
+	int ret;
+
+	if (r->frontend) {
+		char *adapter = session_adapter_name(r->frontend);
+
+		ret = print_releases(r, adapter, e);
+		free(adapter);
+		return ret;
+	}
+	ret = db_frontends(&r->db, NULL, releases_of, &a, e);
+	strmap_release(&a.seen);
+	return ret;
+}
+
 /* "frontend X (release): unavailable for FORMAT: why", once: its tests were left for another run. */
 static int print_unavailable(void *ctx, const char *fe, const char *version, const char *why, struct err *e)
 {
@@ -482,7 +739,8 @@ static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
 	struct report *r = ctx;
 	const char *op = row->op ? row->op : "?";
 	char atol[40], rtol[40];
-	const char *args[] = { row->library, row->record ? row->record : "", row->dir ? row->dir : "", row->frontend,
+	char *adapter = session_adapter_name(row->frontend);
+	const char *args[] = { row->library, row->record ? row->record : "", row->dir ? row->dir : "", adapter,
 			       atol, rtol };
 	struct err pe = ERR_INIT;
 	char module[80], *script, *dir, *path, *safe_op;
@@ -495,9 +753,11 @@ static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
 					  &pe))) {
 		cmd_warn("%s %s: %s", op, row->id, row->library ? pe.msg : "the store has no instance for it");
 		err_release(&pe);
+		free(adapter);
 		r->failed++;
 		return 0;
 	}
+	free(adapter);
 	safe_op = xstrdup(op);
 	for (char *c = safe_op; *c; c++)
 		if (*c == '/' || *c == ' ')
@@ -550,7 +810,7 @@ static int cmd_report(int argc, char **argv)
 	if (db_open(&r.db, argv[optind], DB_READ, &e) < 0 || print_instances(&r, &e) < 0)
 		goto fail;
 	if (db_frontends(&r.db, r.frontend, print_frontend, &r, &e) < 0 ||
-	    db_unavailable(&r.db, r.frontend, print_unavailable, &r, &e) < 0)
+	    db_unavailable(&r.db, r.frontend, print_unavailable, &r, &e) < 0 || print_all_releases(&r, &e) < 0)
 		goto fail;
 	if (!r.any)
 		printf("\nno results%s%s yet\n", r.frontend ? " for frontend " : "",

@@ -61,7 +61,7 @@ static int cmd_run(int argc, char **argv)
 	runopts_print(ro, res);
 	for (size_t i = 0; i < ro->nfes; i++)
 		if (res[i].unavailable)
-			cmd_warn("frontend '%s' is unavailable: %s", ro->fes[i].name, res[i].why);
+			cmd_warn("frontend '%s' is unavailable: %s", ro->fes[i].label, res[i].why);
 out:
 	if (ran)
 		for (size_t i = 0; i < ro->nfes; i++)

@@ -19,6 +19,7 @@
 #include "esc.h"
 #include "fsutil.h"
 #include "probe.h"
+#include "session.h"
 #include "tolerance.h"
 #include "xalloc.h"
 
@@ -56,7 +57,7 @@ static const struct opt options[] = {
 struct shown {
 	struct db *db;
 	int matches;
-	char *bug, *frontend, *rep, *library, *record, *testdir, *op;
+	char *bug, *frontend, *adapter, *rep, *library, *record, *testdir, *op;
 	char atol[40], rtol[40];   /* the tolerance that judged the representative */
 };
 
@@ -109,6 +110,7 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		return 0;
 	s->bug = dup_or_empty(b->bug_id);
 	s->frontend = dup_or_empty(b->frontend);
+	s->adapter = session_adapter_name(s->frontend);
 	s->rep = dup_or_empty(b->representative);
 	s->library = dup_or_empty(rep->library);
 	s->record = dup_or_empty(rep->record);
@@ -121,6 +123,9 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 	       esc_str(b->outcome), esc_str(b->stage ? b->stage : "-"), b->members, esc_str(b->ops));
 	printf("signature: %s\n", esc_str(b->signature));
 	printf("simplest test: %s\n", esc_str(s->rep));
+	/* The frontend's own word for its release, as its worker said when it gave this result. */
+	if (rep->frontend_version)
+		printf("release: %s\n", esc_str(rep->frontend_version));
 	printf("message: %s\n", esc_str(rep->message));
 	if (print_probe(s->db, s->frontend, s->record, e) < 0)
 		return -1;
@@ -198,7 +203,7 @@ static int cmd_show(int argc, char **argv)
 	if (db_bug_members(&db, s.frontend, s.bug, 50, print_member, NULL, &e) < 0)
 		goto fail;
 	{
-		const char *args[] = { s.record, s.testdir, s.frontend, s.atol, s.rtol };
+		const char *args[] = { s.record, s.testdir, s.adapter, s.atol, s.rtol };
 
 		if (!(script = call_template(s.library, "reproducer", args, 5, &e)))
 			goto fail;
@@ -210,7 +215,7 @@ static int cmd_show(int argc, char **argv)
 	{
 		char *path = xasprintf("%s/reproducer.py", outdir);
 		char *export_dir = xasprintf("%s/test_%s_%.12s", outdir, s.op, s.rep);
-		const char *args[] = { s.record, s.testdir, export_dir, s.frontend };
+		const char *args[] = { s.record, s.testdir, export_dir, s.adapter };
 		char *done = NULL;
 		int bad = fs_mkdirs(outdir, &e) < 0 || fs_write_atomic(path, script, strlen(script), &e) < 0 ||
 			  !(done = call_template(s.library, "export", args, 4, &e));
@@ -230,6 +235,7 @@ out:
 	db_close(&db);
 	free(s.bug);
 	free(s.frontend);
+	free(s.adapter);
 	free(s.rep);
 	free(s.library);
 	free(s.record);

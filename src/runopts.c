@@ -2,6 +2,7 @@
  * share. */
 #include "runopts.h"
 #include "esc.h"
+#include "fsutil.h"
 #include "py.h"
 #include "tolerance.h"
 #include "xalloc.h"
@@ -22,7 +23,7 @@ static void on_started(void *ctx, const struct frontend *fe, size_t total)
 {
 	struct runopts *r = ctx;
 
-	snprintf(r->label, sizeof(r->label), "run %s", fe->name);
+	snprintf(r->label, sizeof(r->label), "run %s", fe->label);
 	progress_start(&r->progress, r->label, total, r->quiet);
 }
 
@@ -74,31 +75,72 @@ void runopts_release(struct runopts *r)
 
 struct runopts runopts;
 
+/* One frontend as -F or a frontends file gives it: NAME, NAME:LIBRARY, NAME@PYTHON. */
+static int add_frontend(struct runopts *r, const char *spec, struct err *e)
+{
+	/* The frontends are the adapters' declarations, which Python reads (session_frontend_table);
+	 * the interpreter installs no signal handlers here: Ctrl-C is the run's. */
+	if (py_start(cmd_python(), 0, e) < 0)
+		return -1;
+	if (r->nfes == RUNOPTS_MAX_FRONTENDS)
+		return err_set(e, EXIT_USAGE, "at most %d frontends in one run", RUNOPTS_MAX_FRONTENDS);
+	if (session_frontend(spec, &r->fes[r->nfes], e) < 0)
+		return -1;
+	r->nfes++;
+	return 0;
+}
+
 static int parse_frontends(void *value, const char *list, struct err *e)
 {
 	struct runopts *r = value;
 	char *names = xstrdup(list), *save = NULL;
 	int ret = 0;
 
-	/* The frontends are the adapters' declarations, which Python reads (session_frontend_table);
-	 * the interpreter installs no signal handlers here: Ctrl-C is the run's. */
-	if (py_start(cmd_python(), 0, e) < 0) {
-		ret = -1;
-		goto out;
-	}
-	for (char *tok = strtok_r(names, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (r->nfes == RUNOPTS_MAX_FRONTENDS) {
-			ret = err_set(e, EXIT_USAGE, "at most %d frontends in one run", RUNOPTS_MAX_FRONTENDS);
-			break;
-		}
-		if (session_frontend(tok, &r->fes[r->nfes], e) < 0) {
-			ret = -1;
-			break;
-		}
-		r->nfes++;
-	}
-out:
+	for (char *tok = strtok_r(names, ",", &save); tok && ret == 0; tok = strtok_r(NULL, ",", &save))
+		ret = add_frontend(r, tok, e);
 	free(names);
+	return ret;
+}
+
+/* A frontends file: one frontend per line as -F takes it, '#' comments and blank lines; what a user
+ * keeps to run the same releases again (openvino-pytorch@/opt/ov2023/bin/python). */
+static int parse_frontends_file(void *value, const char *path, struct err *e)
+{
+	struct runopts *r = value;
+	struct buf text = BUF_INIT;
+	size_t lineno = 0;
+	char *line;
+	int ret = -1;
+
+	if (fs_input_file(path, e) < 0 || fs_read(path, &text, e) < 0)
+		goto out;
+	for (char *p = text.data; p && *p; p = line) {
+		char *end;
+
+		lineno++;
+		line = strchr(p, '\n');
+		if (line)
+			*line++ = '\0';
+		p[strcspn(p, "#")] = '\0';
+		p += strspn(p, " \t\r");
+		for (end = p + strlen(p); end > p && strchr(" \t\r", end[-1]); end--)
+			;
+		*end = '\0';
+		if (!*p)
+			continue;
+		if (strpbrk(p, " \t,")) {
+			err_set(e, EXIT_USAGE, "%s:%zu: one frontend per line (NAME, NAME:LIBRARY or NAME@PYTHON), "
+				"not '%s'", path, lineno, p);
+			goto out;
+		}
+		if (add_frontend(r, p, e) < 0) {
+			err_prefix(e, "%s:%zu", path, lineno);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	buf_release(&text);
 	return ret;
 }
 
@@ -152,7 +194,10 @@ static int parse_shard(void *value, const char *arg, struct err *e)
 const struct opt runopts_options[] = {
 	OPT_CALL('F', "frontend", "LIST", "frontends to run, comma-separated: the built-in ones ('ferry run --help'\n"
 		 "lists them), or NAME:LIBRARY for an adapter of your own found through\n"
-		 "FERRY_ADAPTERS (see README)", &runopts, parse_frontends),
+		 "FERRY_ADAPTERS (see README); NAME@PYTHON runs it under the interpreter of\n"
+		 "another virtualenv (another release), stored as NAME@VERSION", &runopts, parse_frontends),
+	OPT_CALL(0, "frontends", "FILE", "add the frontends of FILE, one per line as -F takes them ('#' comments)",
+		 &runopts, parse_frontends_file),
 	OPT_STRING('o', "output", "STORE", "the results store to create or resume", &runopts.s.store),
 	OPT_STRING(0, "queue", "FILE", "run in this order (a queue from ferry rank; others are not run)",
 		   &runopts.s.queue),
@@ -177,6 +222,31 @@ const struct opt runopts_options[] = {
 	OPT_END(),
 };
 
+/* NAME@PYTHON is stored as NAME@VERSION: its worker says which release it is. Two entries of one
+ * label would run the same release twice into the same results. */
+static int label_frontends(struct runopts *r, const struct cmd_entry *c)
+{
+	struct err e = ERR_INIT;
+
+	for (size_t i = 0; i < r->nfes; i++) {
+		if (r->fes[i].python && !r->quiet)
+			fprintf(stderr, "ferry: asking %s@%s which release it is\n", r->fes[i].name,
+				esc_str(r->fes[i].python));
+		if (session_frontend_label(&r->fes[i], &r->s.runner, &e) < 0) {
+			cmd_error(&e);
+			err_release(&e);
+			return -1;
+		}
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(r->fes[k].label, r->fes[i].label)) {
+				cmd_usage_error(c, "frontends %zu and %zu are the same release, %s: name it once",
+						k + 1, i + 1, r->fes[i].label);
+				return -1;
+			}
+	}
+	return 0;
+}
+
 int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wrapdir, int argc, char **argv)
 {
 	struct buf cmdline = BUF_INIT;
@@ -192,6 +262,8 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 	}
 	r->s.limit = r->limit;
 	r->s.runner.mem_limit = r->memory ? r->memory : cmd_default_memory(r->s.runner.jobs);
+	if (label_frontends(r, c) < 0)
+		return -1;
 	r->s.wrapdir = wrapdir;
 	r->s.fes = r->fes;
 	r->s.nfes = r->nfes;
@@ -208,13 +280,14 @@ void runopts_print(const struct runopts *r, const struct session_result *res)
 		const struct session_result *x = &res[i];
 
 		if (x->unavailable) {
-			printf("run %s: unavailable: %s\n", esc_str(r->fes[i].name), esc_str(x->why));
+			printf("run %s: unavailable: %s\n", esc_str(r->fes[i].label), esc_str(x->why));
 			continue;
 		}
-		/* The version is the frontend's own word (esc.h). */
-		printf("run %s%s%s%s:\n", esc_str(r->fes[i].name), x->version ? " (" : "",
-			x->version ? esc_str(x->version) : "",
-		       x->version ? ")" : "");
+		/* The version is the frontend's own word (esc.h); NAME@PYTHON's label already says it. */
+		int v = x->version && !r->fes[i].python;
+
+		printf("run %s%s%s%s:\n", esc_str(r->fes[i].label), v ? " (" : "", v ? esc_str(x->version) : "",
+		       v ? ")" : "");
 		printf("  ran now              %zu\n", x->ran);
 		for (size_t k = 0; k < OUTCOME_COUNT; k++)
 			if (x->counts[k])

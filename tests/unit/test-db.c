@@ -53,6 +53,17 @@ static int count_row(void *ctx, const struct db_row *row, struct err *e)
 	return 0;
 }
 
+/* The release of the first row. */
+static int first_version(void *ctx, const struct db_row *row, struct err *e)
+{
+	char *v = ctx;
+
+	(void)e;
+	if (!*v)
+		snprintf(v, 32, "%s", row->frontend_version ? row->frontend_version : "(null)");
+	return 0;
+}
+
 static int first_tolerance(void *ctx, const struct db_row *row, struct err *e)
 {
 	double *tol = ctx;
@@ -99,7 +110,7 @@ int main(void)
 	long long run = 0;
 	const char *rec = "{\"op\":\"Relu\",\"library\":\"onnx\"}";
 
-	plan(45);
+	plan(47);
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof(path), "%s/results.db", dir);
@@ -193,7 +204,7 @@ int main(void)
 	ok(db_open(&d, path, 0, &e) == 0 && sqlite3_exec(d.h, "UPDATE meta SET value = '99' WHERE key = 'schema'",
 							     NULL, NULL, NULL) == SQLITE_OK, "pretend a future schema");
 	db_close(&d);
-	snprintf(text, sizeof(text), "the store '%s' has schema 99, newer than this ferry reads (1 to 2): it was "
+	snprintf(text, sizeof(text), "the store '%s' has schema 99, newer than this ferry reads (1 to 3): it was "
 		 "made by a newer ferry", path);
 	ok(db_open(&d, path, 0, &e) < 0 && e.code == EXIT_INPUT && !strcmp(e.msg, text),
 	   "a store of a newer schema is refused by name, as bad input");
@@ -216,13 +227,21 @@ int main(void)
 		ok(db_failures(&d, "fault", DB_BY_ID, first_tolerance, tol, &e) == 0 && isnan(tol[0]) && isnan(tol[1]),
 		   "read-only, its results have no tolerance");
 	}
+	{
+		char v[32] = "";
+
+		ok(db_results_with(&d, "ort", "pass", first_version, v, &e) == 0 && !strcmp(v, "1.31.1"),
+		   "read-only, its results have their run's frontend version (%s)", v);
+	}
 	db_close(&d);
 	is_int(count_schema(path), 1, "reading left it at schema 1");
 
 	/* Opened for writing, it is migrated. */
-	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 2, "opened for writing, it migrates to schema 2");
+	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 3, "opened for writing, it migrates to schema 3");
 	is_int(count(&d, "SELECT count(*) FROM results WHERE atol IS NULL AND rtol IS NULL"), 14,
 	       "old results get no tolerance");
+	is_int(count(&d, "SELECT count(*) FROM results WHERE frontend = 'ort' AND frontend_version = '1.31.1'"), 7,
+	       "old results get their run's frontend version");
 	{
 		double tol[2] = { 0, 0 };
 
@@ -230,8 +249,8 @@ int main(void)
 		   "and read as none");
 	}
 	db_close(&d);
-	is_int(count_schema(path), 2, "the file says schema 2");
-	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 2, "and opens as such");
+	is_int(count_schema(path), 3, "the file says schema 3");
+	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 3, "and opens as such");
 	db_close(&d);
 
 	unlink(path);
