@@ -1083,9 +1083,11 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 		" FROM shard.runs r JOIN run_map m ON m.old = r.run_id",
 		NULL, /* the results: below, by the shard's version */
 		"DROP TABLE run_map",
+		NULL, /* the probes, where the shard has them: below */
 	};
 	sqlite3_stmt *st = NULL;
 	char *results_sql = NULL;
+	const char *support_sql = "SELECT 1";
 	int version, r = -1;
 
 	if (!(st = prepare(d, "ATTACH DATABASE ?1 AS shard", e)))
@@ -1109,16 +1111,27 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 				version >= 2 ? "r.atol, r.rtol" : "NULL, NULL",
 				version >= 3 ? "r.frontend_version"
 				: "(SELECT u.frontend_version FROM shard.runs u WHERE u.run_id = r.run_id)");
+	/* A shard's probes are the same release's answers: kept, the store's own first. A shard made
+	 * before probes has no such table. */
+	if (!(st = prepare(d, "SELECT count(*) FROM shard.sqlite_master WHERE type = 'table' AND name = 'support'", e)))
+		goto detach;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0)
+		support_sql = "INSERT OR IGNORE INTO main.support(frontend, version, op, dtype, probe_id, outcome, stage,"
+			      " message) SELECT frontend, version, op, dtype, probe_id, outcome, stage, message"
+			      " FROM shard.support";
+	sqlite3_finalize(st);
 	if (db_begin(d, e) < 0)
 		goto detach;
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		if (sqlite3_exec(d->h, steps[i] ? steps[i] : results_sql, NULL, NULL, NULL) != SQLITE_OK) {
+		const char *sql = steps[i] ? steps[i] : i == 3 ? results_sql : support_sql;
+
+		if (sqlite3_exec(d->h, sql, NULL, NULL, NULL) != SQLITE_OK) {
 			db_error(d, e, "cannot merge into the store");
 			err_prefix(e, "'%s'", shard);
 			sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 			goto detach;
 		}
-		if (!steps[i])
+		if (i == 3)
 			*results = sqlite3_changes(d->h);
 	}
 	if (db_commit(d, e) < 0)

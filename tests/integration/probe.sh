@@ -8,7 +8,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 29
+plan 33
 sqlw() { "$py" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()' "$@"; }
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 # The groups of the valid instances: operator and dtype (the first output's, else the first input's).
@@ -56,6 +56,12 @@ expect_exit 0 "--limit 2" -- "$FERRY" run wrapped -F ort -o two.db -j 1 -q -n 2
 n=$(sql two.db "SELECT count(*) FROM support")
 r=$(sql two.db "SELECT count(*) FROM results")
 check "probes only the groups of its 2 tests, and runs 2 ($n probes, $r results)" -- [ "$n" -ge 1 -a "$n" -le 2 -a "$r" -eq 2 ]
+# Shards probe apart; their merge keeps every shard's probes.
+expect_exit 0 "shard 0/2" -- "$FERRY" run wrapped -F ort -o sh0.db -j 1 -q --shard 0/2
+expect_exit 0 "shard 1/2" -- "$FERRY" run wrapped -F ort -o sh1.db -j 1 -q --shard 1/2
+expect_exit 0 "merge the shards" -- "$FERRY" merge -o merged.db sh0.db sh1.db
+want=$( (sql sh0.db "$probed"; sql sh1.db "$probed") | sort -u)
+check "the merge keeps both shards' probes ($(echo "$want" | wc -l) groups)" -- [ "$(sql merged.db "$probed")" = "$want" ]
 
 # What the probes say, on a frontend that lacks things (adapter_probe.py).
 export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"
