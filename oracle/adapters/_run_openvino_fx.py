@@ -91,8 +91,10 @@ def ov_fx_compile(module, inputs):
         raise _fx_failures[0]
     parts, eager = _ov_fx_partitions()
     if parts == 0 and eager:
-        raise OpenVINOFellBack("OpenVINO's torch.compile backend does not support "
-                               + ", ".join(sorted(set(eager))) + ": the graph ran in PyTorch")
+        # the operators, not the tuple indexing that comes with them (operator.getitem)
+        ops = sorted(set(eager) - {"<built-in function getitem>"}) or sorted(set(eager))
+        raise OpenVINOFellBack("OpenVINO's torch.compile backend does not support " + ", ".join(ops)
+                               + ": the graph ran in PyTorch")
     return compiled
 
 
