@@ -87,6 +87,12 @@ def ov_fx_compile(module, inputs):
             compiled(*[t.clone() for t in inputs])
     except torch._dynamo.exc.BackendCompilerFailed as e:
         raise e.inner_exception from None  # OpenVINO's own exception, with its traceback
+    except torch._dynamo.exc.Unsupported as e:
+        # Dynamo turns an exception of the backend into a graph break ("Backend compiler exception"),
+        # an error under fullgraph=True: the backend's own exception is its cause
+        if e.__cause__ is not None and str(e).startswith("Backend compiler exception"):
+            raise e.__cause__ from None
+        raise
     if _fx_failures:
         raise _fx_failures[0]
     parts, eager = _ov_fx_partitions()
