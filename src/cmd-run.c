@@ -124,7 +124,8 @@ static int one_done(void *ctx, const struct runner_job *job, const struct runner
 	switch (r->end) {
 	case RUNNER_REPLY:
 		if (reply_str(r->reply, PROTO_KEY_UNAVAILABLE)) {
-			buf_addf(&line, "unavailable: this release cannot take %s", reply_str(r->reply, PROTO_KEY_UNAVAILABLE));
+			buf_addf(&line, "unavailable: this release cannot take %s",
+				 reply_str(r->reply, PROTO_KEY_UNAVAILABLE));
 			field("outcome", line.data);
 			o->code = EXIT_ENV;
 			goto out;
@@ -178,7 +179,8 @@ static int one_done(void *ctx, const struct runner_job *job, const struct runner
 		if (reply_str(r->reply, PROTO_KEY_EXC_TYPE))
 			buf_addf(&line, "%s: ", reply_str(r->reply, PROTO_KEY_EXC_TYPE));
 		buf_adds(&line, reply_str(r->reply, PROTO_KEY_MESSAGE) ? reply_str(r->reply, PROTO_KEY_MESSAGE) : "");
-		field(outcome && !strcmp(outcome, outcome_name(OUTCOME_MISMATCH)) ? "mismatch" : "exception", line.data);
+		field(outcome && !strcmp(outcome, outcome_name(OUTCOME_MISMATCH)) ? "mismatch" : "exception",
+		      line.data);
 	}
 	field("frame", reply_str(r->reply, PROTO_KEY_FRAME));
 	if (reply_str(r->reply, PROTO_KEY_EXC_TYPE) && (frame = innermost(reply_str(r->reply, PROTO_KEY_DETAIL))))
@@ -253,7 +255,8 @@ static int one_test(const char *dir, char **op, char **library, char **dtype, st
 	path = xasprintf("%s/meta.json", dir);
 	if (fs_read(path, &text, e) < 0 || !(meta = cJSON_Parse(text.data)) || !cJSON_IsObject(meta)) {
 		err_release(e);
-		err_set(e, EXIT_INPUT, "'%s' is not a wrapped test directory: no readable JSON object in '%s'", dir, path);
+		err_set(e, EXIT_INPUT, "'%s' is not a wrapped test directory: no readable JSON object in '%s'", dir,
+			path);
 		goto out;
 	}
 	v = cJSON_GetObjectItemCaseSensitive(meta, "op");
