@@ -50,6 +50,11 @@
 #define PROTO_KEY_UNDEFINED "undefined"
 #define PROTO_KEY_UNAVAILABLE "unavailable"
 #define PROTO_KEY_OUTPUTS "outputs"
+/* What a run result says beyond what the store keeps, for ferry run --one: the stages with their
+ * times, the unsupported pattern that matched (FILE:LINE: PATTERN), each output beside its reference. */
+#define PROTO_KEY_STAGES "stages"
+#define PROTO_KEY_PATTERN "pattern"
+#define PROTO_KEY_COMPARED "compared"
 
 /* Events, tasks, verdicts and stages. */
 #define PROTO_EVENT_READY "ready"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "classify.h"
@@ -24,7 +25,26 @@ struct worker {
 	PyObject *adapter;    /* run workers: the adapter module */
 	PyObject *templates;  /* wrap workers: library -> template module */
 	struct classify unsupported;
+	struct buf stages;    /* run tasks: "load 0.012s, compile ..." so far (ferry run --one) */
+	char stage[32];       /* the stage being timed, or "" */
+	double stage_start;   /* when it began (monotonic seconds) */
 };
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Close the stage being timed: its time goes into w->stages. */
+static void stage_end(struct worker *w)
+{
+	if (*w->stage)
+		buf_addf(&w->stages, "%s%s %.3fs", w->stages.len ? ", " : "", w->stage, mono() - w->stage_start);
+	*w->stage = '\0';
+}
 
 /* Write one protocol event and flush it: the runner is waiting for it. The event starts on a line
  * of its own: a frontend that found the protocol stream and left a line unfinished on it must not
@@ -54,6 +74,9 @@ static void on_stage(void *ctx, const char *stage)
 	cJSON *ev = event(PROTO_EVENT_STAGE);
 
 	cJSON_AddStringToObject(ev, PROTO_KEY_STAGE, stage);
+	stage_end(w);
+	snprintf(w->stage, sizeof(w->stage), "%s", stage);
+	w->stage_start = mono();
 	/* The frontend closed the protocol stream (or the runner is gone): no result can reach the
 	 * runner, so go now, in the stage the test was last known to be in, rather than run on. */
 	if (send(w, ev, &ignored) < 0)
@@ -170,13 +193,35 @@ static int compare_output(PyObject *ctx, Py_ssize_t i, Py_ssize_t n, struct view
 	return compare_arrays_as(&g->a, &w->a, precision, tol, r, e);
 }
 
+/* "output I: got DTYPE [SHAPE], reference DTYPE [SHAPE]\n" (numpy's names) into out. */
+static void describe_pair(struct buf *out, Py_ssize_t i, PyObject *got, PyObject *want)
+{
+	PyObject *objs[2] = { got, want };
+
+	buf_addf(out, "output %zd:", i);
+	for (int k = 0; k < 2; k++) {
+		PyObject *dtype = PyObject_GetAttrString(objs[k], "dtype"); /* new */
+		PyObject *shape = PyObject_GetAttrString(objs[k], "shape"); /* new */
+		char *d = dtype ? py_str(dtype) : xstrdup(Py_TYPE(objs[k])->tp_name);
+		char *sh = shape ? py_str(shape) : xstrdup("?");
+
+		PyErr_Clear();
+		buf_addf(out, "%s %s %s", k ? ", reference" : " got", d, sh);
+		free(d);
+		free(sh);
+		Py_XDECREF(dtype);
+		Py_XDECREF(shape);
+	}
+	buf_addc(out, '\n');
+}
+
 /* Compare every output with its reference; fill res with the verdict. ctx: the driver's context
  * (driver.run), or NULL. */
 static void judge(cJSON *res, PyObject *outputs, PyObject *refs, PyObject *ctx, int random,
 		  const struct tolerance *tol)
 {
 	Py_ssize_t n = PySequence_Size(outputs), m = PySequence_Size(refs);
-	struct buf msg = BUF_INIT, detail = BUF_INIT;
+	struct buf msg = BUF_INIT, detail = BUF_INIT, sides = BUF_INIT;
 	double max_abs = 0;
 	int failed = 0, compared = 0, errors = 0;
 
@@ -195,6 +240,8 @@ static void judge(cJSON *res, PyObject *outputs, PyObject *refs, PyObject *ctx, 
 		struct buf why = BUF_INIT;
 
 		compare_result_init(&r);
+		if (got && want)
+			describe_pair(&sides, i, got, want);
 		if (!got || !want || view_get(got, &g, &why) < 0 || view_get(want, &w, &why) < 0 ||
 		    compare_output(ctx, i, m, &g, &w, tol, &r, &e) < 0) {
 			PyErr_Clear();
@@ -239,6 +286,10 @@ static void judge(cJSON *res, PyObject *outputs, PyObject *refs, PyObject *ctx, 
 	}
 	if (detail.len)
 		cJSON_AddStringToObject(res, PROTO_KEY_DETAIL, detail.data);
+	buf_addf(&sides, "tolerance: atol %g, rtol %g%s", tol->atol, tol->rtol,
+		 random ? " (a random operator: values not compared)" : "");
+	cJSON_AddStringToObject(res, PROTO_KEY_COMPARED, sides.data);
+	buf_release(&sides);
 	if (compared && !random)
 		cJSON_AddNumberToObject(res, PROTO_KEY_MAX_ABS, isfinite(max_abs) ? max_abs : 1e308);
 	buf_release(&msg);
@@ -250,7 +301,9 @@ static void judge(cJSON *res, PyObject *outputs, PyObject *refs, PyObject *ctx, 
 static void crash(struct worker *w, cJSON *res, PyObject *t, int ferrys)
 {
 	const char *f[5] = { NULL, NULL, NULL, NULL, NULL };
+	const struct classify_pattern *which = NULL;
 	struct buf both = BUF_INIT;
+	bool unsupported;
 
 	for (int i = 0; i < 5 && i + 1 < PyTuple_GET_SIZE(t); i++) {
 		PyObject *o = PyTuple_GET_ITEM(t, i + 1); /* borrowed */
@@ -259,9 +312,15 @@ static void crash(struct worker *w, cJSON *res, PyObject *t, int ferrys)
 	}
 	PyErr_Clear();
 	buf_addf(&both, "%s: %s", f[1] ? f[1] : "", f[2] ? f[2] : "");
+	unsupported = !ferrys && classify_match(&w->unsupported, both.data, &which);
 	cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, ferrys ? outcome_name(OUTCOME_ERROR)
-				: classify_match(&w->unsupported, both.data, NULL)
-				? outcome_name(OUTCOME_UNSUPPORTED) : outcome_name(OUTCOME_CRASH));
+				: unsupported ? outcome_name(OUTCOME_UNSUPPORTED) : outcome_name(OUTCOME_CRASH));
+	if (unsupported && which) {
+		char *where = xasprintf("%s:%d: %s", which->path, which->line, which->text);
+
+		cJSON_AddStringToObject(res, PROTO_KEY_PATTERN, where);
+		free(where);
+	}
 	if (f[0]) cJSON_AddStringToObject(res, PROTO_KEY_STAGE, f[0]);
 	if (f[1]) cJSON_AddStringToObject(res, PROTO_KEY_EXC_TYPE, f[1]);
 	if (f[2]) cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, f[2]);
@@ -287,7 +346,12 @@ static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, "the request names no test directory");
 		return;
 	}
+	buf_reset(&w->stages);
+	*w->stage = '\0';
 	t = PyObject_CallMethod(w->driver, "run", "Os", w->adapter, dir->valuestring); /* new */
+	stage_end(w);
+	if (w->stages.len)
+		cJSON_AddStringToObject(res, PROTO_KEY_STAGES, w->stages.data);
 	if (!t || !PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 1) {
 		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
 		if (PyErr_Occurred())
@@ -468,6 +532,7 @@ int worker_serve(const char *frontend, struct err *e)
 	cJSON *ev;
 
 	memset(&w, 0, sizeof(w));
+	buf_init(&w.stages);
 	classify_init(&w.unsupported);
 	if ((fd = dup(STDOUT_FILENO)) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0 || !(w.proto = fdopen(fd, "w")))
 		return err_errno(e, EXIT_ENV, "cannot set up the protocol stream");
@@ -524,6 +589,7 @@ out:
 	free(line);
 	free(version);
 	classify_release(&w.unsupported);
+	buf_release(&w.stages);
 	Py_XDECREF(w.adapter);
 	Py_XDECREF(w.driver);
 	Py_XDECREF(w.templates);

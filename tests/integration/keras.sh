@@ -10,7 +10,7 @@ py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 has() { "$py" -c "import $1" 2>/dev/null; }
 
-fes="tflite"
+fes="tflite xla-tf"
 if has openvino; then fes="$fes openvino-tf"; fi
 if has tvm && has tflite; then fes="$fes tvm-tflite"; fi
 nfe=$(echo $fes | wc -w)

@@ -11,11 +11,13 @@ has() { "$py" -c "import $1" 2>/dev/null; }
 
 fes=""
 if has openvino; then fes="$fes openvino-pytorch openvino-export"; fi
+fx=0
+if has openvino.torch; then fes="$fes openvino-fx"; fx=1; fi
 if has tvm; then fes="$fes tvm-pytorch"; fi
 if command -v g++ >/dev/null 2>&1 || command -v c++ >/dev/null 2>&1; then fes="$fes inductor"; fi
 if has onnxruntime && has onnxscript; then fes="$fes torch-onnx-ort"; fi
 nfe=$(echo $fes | wc -w)
-plan $((21 + 3 * nfe))
+plan $((21 + 3 * nfe + fx))
 
 # relu and hardtanh: simple, every frontend converts them; clamp's samples include an infinite bound.
 expect_exit 0 "harvest three OpInfo operators and a pytest file" -- "$FERRY" harvest torch -q -s opinfo \
@@ -58,8 +60,25 @@ for fe in $fes; do
 	relu=$(sql results.db "SELECT DISTINCT r.outcome FROM results r JOIN instances i USING(id) WHERE r.frontend = '$fe' AND i.op = 'torch.nn.functional.relu'")
 	check "$fe: relu passes (got '$relu')" -- [ "$relu" = "pass" ]
 	c=$(sql results.db "SELECT DISTINCT r.outcome FROM results r JOIN instances i USING(id) WHERE r.frontend = '$fe' AND i.op = 'torch.nn.Conv2d'")
-	check "$fe: the pytest file's Conv2d modules pass (got '$c')" -- [ "$c" = "pass" ]
+	if [ "$fe" = openvino-fx ]; then
+		# OpenVINO 2026.4's backend fails every Conv2d on torch 2.13, in Dynamo's guards ("sources must
+		# not be empty for symbol"; plain torch.compile(conv, backend="openvino") does too): a crash,
+		# never ferry's error nor a silent pass in PyTorch
+		case "$c" in pass|crash) ok 0 "$fe: the pytest file's Conv2d modules pass or crash (got '$c')" ;;
+		*) ok 1 "$fe: the pytest file's Conv2d modules pass or crash (got '$c')" ;; esac
+	else
+		check "$fe: the pytest file's Conv2d modules pass (got '$c')" -- [ "$c" = "pass" ]
+	fi
 done
+
+if [ "$fx" -eq 1 ]; then
+	# relu passed through openvino-fx in OpenVINO itself, not in PyTorch: the backend made a partition
+	parts=$(PYTHONPATH="$top_builddir/python" "$py" -c 'import torch
+from ferry.oracle.adapters import _run_openvino_fx as fx
+fx.ov_fx_run(fx.ov_fx_compile(torch.nn.ReLU(), [torch.randn(3, 4)]), [torch.randn(3, 4)])
+print(fx._ov_fx_partitions()[0])' 2>/dev/null || true)
+	check "openvino-fx: a one-operator model runs in an OpenVINO partition ($parts)" -- [ "${parts:-0}" -ge 1 ]
+fi
 
 expect_exit 0 "report with reproducers" -- "$FERRY" report results.db -o repro
 repro=$(ls repro/*/*.py 2>/dev/null | head -1)
