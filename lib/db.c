@@ -1113,7 +1113,8 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 				: "(SELECT u.frontend_version FROM shard.runs u WHERE u.run_id = r.run_id)");
 	/* A shard's probes are the same release's answers: kept, the store's own first. A shard made
 	 * before probes has no such table. */
-	if (!(st = prepare(d, "SELECT count(*) FROM shard.sqlite_master WHERE type = 'table' AND name = 'support'", e)))
+	if (!(st = prepare(d, "SELECT count(*) FROM shard.sqlite_master"
+			   " WHERE type = 'table' AND name = 'support'", e)))
 		goto detach;
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0)
 		support_sql = "INSERT OR IGNORE INTO main.support(frontend, version, op, dtype, probe_id, outcome, stage,"

@@ -138,7 +138,7 @@ out:
 
 /* The worker command of a frontend, and its environment: FERRY_PYTHON is what a worker (any ferry
  * process) starts its interpreter from (cmd_python). env has room for 2. */
-static void worker_command(const struct frontend *fe, const char *self, const char *wargv[5], char **env)
+void session_worker_command(const struct frontend *fe, const char *self, const char *wargv[5], char **env)
 {
 	wargv[0] = self;
 	wargv[1] = "worker";
@@ -149,8 +149,8 @@ static void worker_command(const struct frontend *fe, const char *self, const ch
 	env[1] = NULL;
 }
 
-/* The runner options for fe's workers: base's, in fe's interpreter (env as worker_command's). */
-static void worker_opts(struct runner_opts *o, const struct runner_opts *base, const char *const *wargv, char **env)
+/* The runner options for fe's workers: base's, in fe's interpreter (env as session_worker_command's). */
+void session_worker_opts(struct runner_opts *o, const struct runner_opts *base, const char *const *wargv, char **env)
 {
 	*o = *base;
 	o->argv = wargv;
@@ -169,8 +169,8 @@ int session_frontend_label(struct frontend *f, const struct runner_opts *ro, str
 	if (!f->python)
 		return 0;
 	self = fs_self_exe();
-	worker_command(f, self, wargv, env);
-	worker_opts(&o, ro, wargv, env);
+	session_worker_command(f, self, wargv, env);
+	session_worker_opts(&o, ro, wargv, env);
 	o.jobs = 1;
 	free(f->label);
 	if (runner_version(&o, &version, &why) == 0) {
@@ -826,8 +826,8 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 	if (fe->why)
 		return err_set(e, EXIT_ENV, "%s", fe->why);
 	self = fs_self_exe();
-	worker_command(fe, self, wargv, env);
-	worker_opts(&ro, &s->o->runner, wargv, env);
+	session_worker_command(fe, self, wargv, env);
+	session_worker_opts(&ro, &s->o->runner, wargv, env);
 	s->fe = fe;
 	s->res = res;
 	s->cursor = 0;

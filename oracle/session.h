@@ -48,6 +48,13 @@ void frontend_release(struct frontend *f);
  * tolerances and reproducers are found by. Caller frees. */
 char *session_adapter_name(const char *label);
 
+/* The worker command of a frontend (wargv: self, "worker", "--run", NAME) and its environment
+ * (env, room for 2: FERRY_PYTHON for NAME@PYTHON; the caller frees env[0]); then the runner options
+ * for its workers, base's with that command and environment. */
+void session_worker_command(const struct frontend *fe, const char *self, const char *wargv[5], char **env);
+void session_worker_opts(struct runner_opts *o, const struct runner_opts *base, const char *const *wargv,
+			 char **env);
+
 struct session_opts {
 	const char *wrapdir;
 	const char *store;

@@ -282,11 +282,12 @@ out:
 static int run_one(struct runopts *ro, const char *dir, struct err *e)
 {
 	struct tolerance_rules rules = TOLERANCE_RULES_INIT;
-	struct runner_opts opts = ro->s.runner;
+	struct runner_opts opts;
 	struct one o = { dir, 0, EXIT_OK };
-	struct runner_callbacks cb = { &o, one_next, one_done, NULL };
+	struct runner_callbacks cb = { &o, one_next, one_done, NULL, NULL };
 	const struct frontend *fe = &ro->fes[0];
 	const char *wargv[5];
+	char *env[2] = { NULL, NULL };
 	char *self = fs_self_exe(), *version = NULL, *op = NULL, *library = NULL, *dtype = NULL;
 	struct tolerance tol = { ro->s.atol, ro->s.rtol };
 	int r = -1;
@@ -303,22 +304,20 @@ static int run_one(struct runopts *ro, const char *dir, struct err *e)
 	tol = tolerance_for(&rules, op, dtype, fe->name, tol);
 	ro->s.atol = tol.atol;
 	ro->s.rtol = tol.rtol;
-	wargv[0] = self;
-	wargv[1] = "worker";
-	wargv[2] = "--run";
-	wargv[3] = fe->name;
-	wargv[4] = NULL;
-	opts.argv = wargv;
+	/* NAME@PYTHON: its worker runs on that interpreter, as in a run. */
+	session_worker_command(fe, self, wargv, env);
+	session_worker_opts(&opts, &ro->s.runner, wargv, env);
 	opts.jobs = 1;
 	/* A worker that cannot start (the frontend is missing or broken) ends the run: EXIT_ENV. */
 	if (runner_run(&opts, &cb, &version, e) < 0)
 		goto out;
 	printf("%-11s%s (%s)\n", "test", esc_str(dir), esc_str(op));
-	printf("%-11s%s %s\n", "frontend", esc_str(fe->name), version ? esc_str(version) : "(no version)");
+	printf("%-11s%s %s\n", "frontend", esc_str(fe->label), version ? esc_str(version) : "(no version)");
 	fputs(one_out.data, stdout);
 	r = o.code;
 out:
 	buf_release(&one_out);
+	free(env[0]);
 	free(version);
 	free(self);
 	free(op);
