@@ -1117,9 +1117,9 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 			   " WHERE type = 'table' AND name = 'support'", e)))
 		goto detach;
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0)
-		support_sql = "INSERT OR IGNORE INTO main.support(frontend, version, op, dtype, probe_id, outcome, stage,"
-			      " message) SELECT frontend, version, op, dtype, probe_id, outcome, stage, message"
-			      " FROM shard.support";
+		support_sql = "INSERT OR IGNORE INTO main.support(frontend, version, op, dtype, probe_id, outcome,"
+			      " stage, message) SELECT frontend, version, op, dtype, probe_id, outcome, stage,"
+			      " message FROM shard.support";
 	sqlite3_finalize(st);
 	if (db_begin(d, e) < 0)
 		goto detach;
