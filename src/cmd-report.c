@@ -475,7 +475,7 @@ struct release {
 
 /* A result of the older release, by test id (in a strmap's ptr). */
 struct older {
-	int failure, pass;
+	int failure, pass, error;  /* the frontend failed; passed; ferry could not build the test */
 	char *signature, *example;
 };
 
@@ -493,7 +493,7 @@ struct releases {
 	size_t n, cap;
 	struct strmap older;       /* the older release's results */
 	struct column col[3];      /* fixed since, new in, still failing */
-	size_t both;
+	size_t both, errors;       /* tests both ran; of them, ferry's errors in either */
 };
 
 static int add_release(void *ctx, const char *fe, struct err *e)
@@ -536,14 +536,22 @@ static void bug_of(const struct db_row *row, const char *adapter, char **signatu
 	*example = buf_detach(&line);
 }
 
+/* A failure of the frontend's: ferry's own errors (a test it could not build) are the same under any
+ * release, and say nothing of either. */
+static int frontend_failed(const char *outcome)
+{
+	return outcome_name_is_failure(outcome) && strcmp(outcome, outcome_name(OUTCOME_ERROR));
+}
+
 static int add_older(void *ctx, const struct db_row *row, struct err *e)
 {
 	struct releases *x = ctx;
 	struct older *o = xcalloc(1, sizeof(*o));
 
 	(void)e;
-	o->failure = outcome_name_is_failure(row->outcome);
+	o->failure = frontend_failed(row->outcome);
 	o->pass = !strcmp(row->outcome, "pass");
+	o->error = !strcmp(row->outcome, outcome_name(OUTCOME_ERROR));
 	if (o->failure)
 		bug_of(row, x->adapter, &o->signature, &o->example);
 	strmap_get(&x->older, row->id, NULL)->ptr = o;
@@ -564,14 +572,16 @@ static int add_newer(void *ctx, const struct db_row *row, struct err *e)
 	struct releases *x = ctx;
 	struct strmap_entry *t = strmap_find(&x->older, row->id);
 	const struct older *o = t ? t->ptr : NULL;
-	int failure = outcome_name_is_failure(row->outcome), pass = !strcmp(row->outcome, "pass");
+	int failure = frontend_failed(row->outcome), pass = !strcmp(row->outcome, "pass");
 	char *sig = NULL, *example = NULL;
 
 	(void)e;
 	if (!o)
 		return 0;
 	x->both++;
-	if (o->failure && pass)
+	if (o->error || !strcmp(row->outcome, outcome_name(OUTCOME_ERROR)))
+		x->errors++;
+	else if (o->failure && pass)
 		count_in(&x->col[0], o->signature, o->example);
 	else if (o->pass && failure) {
 		bug_of(row, x->adapter, &sig, &example);
@@ -657,11 +667,14 @@ static int print_releases(struct report *r, const char *adapter, struct err *e)
 	for (size_t i = 0; i + 1 < x.n; i++) {
 		const struct release *older = &x.list[i], *newer = &x.list[i + 1];
 
-		x.both = 0;
+		x.both = x.errors = 0;
 		if (db_results_with(&r->db, older->label, NULL, add_older, &x, e) < 0 ||
 		    db_results_with(&r->db, newer->label, NULL, add_newer, &x, e) < 0)
 			goto out;
-		printf("  %s -> %s: %zu tests both ran\n", esc_str(older->label), esc_str(newer->label), x.both);
+		printf("  %s -> %s: %zu tests both ran", esc_str(older->label), esc_str(newer->label), x.both);
+		if (x.errors)
+			printf(", %zu left out (ferry's own error in either)", x.errors);
+		putchar('\n');
 		for (size_t k = 0; k < 3; k++) {
 			print_column(&x.col[k], older, newer);
 			column_release(&x.col[k]);
