@@ -21,6 +21,15 @@ What counts as a use depends on the library whose operators are counted:
                 non-operator names (torch.Tensor, torch.device, ...) are left out.
               Methods on values (x.relu()) cannot be resolved without running the code and are
               not counted.
+              Keras names are counted under the keras namespace ferry's Keras corpus uses:
+              tf.keras.layers.Dense (tensorflow.keras.layers.Dense) and tf_keras.layers.Dense
+              count as keras.layers.Dense (OpenVINO's tensorflow2_keras_tests build models so).
+              For torch, a string literal "aten::NAME" (or "aten::NAME.overload") counts as
+              torch.NAME: OpenVINO's PyTorch layer tests name the aten operator each test checks
+              for in the converted graph (return Model(), ref_net, "aten::addcmul"), because the
+              model's forward often calls it as a method (x.addcmul(...)), which is not counted.
+              ferry's torch corpus names the same operator torch.NAME, torch.Tensor.NAME or
+              torch.nn.functional.NAME; only torch.NAME gets the count.
 
 A file that does not parse is reported in the result under the key "" (its path, for the caller to
 warn about), never silently dropped.
@@ -28,6 +37,11 @@ warn about), never silently dropped.
 
 import ast
 import re
+
+# Other spellings of the keras namespace, and the one ferry's Keras corpus names operators by.
+_KERAS_ALIASES = ("tensorflow.keras.", "tf_keras.")
+
+_ATEN = re.compile(r"aten::([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z0-9_]+)?$")
 
 _ROOTS = {
     "torch": ("torch",),
@@ -127,10 +141,23 @@ def _qualify(expr, alias, roots):
     if not parts or parts[0] not in alias:
         return None
     name = ".".join([alias[parts[0]]] + parts[1:])
-    for root in roots:
-        if name.startswith(root + "."):
-            return name
-    return None
+    if not any(name.startswith(root + ".") for root in roots):
+        return None
+    if "keras" in roots:
+        for other in _KERAS_ALIASES:
+            if name.startswith(other):
+                return "keras." + name[len(other):]
+    return name
+
+
+def _count_aten(tree, counts):
+    skip = _docstring_nodes(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            m = _ATEN.match(node.value)
+            if m:
+                name = "torch." + m.group(1)
+                counts[name] = counts.get(name, 0) + 1
 
 
 def _count_calls(tree, roots, counts):
@@ -168,6 +195,8 @@ def count(paths, library="onnx"):
             _count_onnx(tree, names, counts)
         else:
             _count_calls(tree, roots, counts)
+            if library == "torch":
+                _count_aten(tree, counts)
     if failed:
         counts[""] = failed
     return counts

@@ -324,3 +324,41 @@ void counts_scan_cpp(struct counts *c, const char *text, size_t len)
 		}
 	}
 }
+
+/* --- MLIR torch.operator scanner ---------------------------------------------------------------- */
+
+void counts_scan_mlir(struct counts *c, const char *text, size_t len)
+{
+	static const char word[] = "torch.operator \"onnx.";
+	const size_t wlen = sizeof(word) - 1;
+	const char *p = text, *end = text + len;
+
+	while (p + wlen < end) {
+		const char *hit = memchr(p, 't', (size_t)(end - p)), *q;
+
+		if (!hit || hit + wlen >= end)
+			break;
+		p = hit + 1;
+		if (memcmp(hit, word, wlen))
+			continue;
+		p = hit + wlen;
+		/* A line comment holding the words is not an operation. */
+		for (q = hit; q > text && q[-1] != '\n'; q--)
+			;
+		while (q < hit && isspace((unsigned char)*q))
+			q++;
+		if (hit > text && (ident_char(hit[-1]) || hit[-1] == '.'))
+			continue;
+		if (q + 1 < hit && q[0] == '/' && q[1] == '/')
+			continue;
+		for (q = p; q < end && ident_char(*q); q++)
+			;
+		/* Only a plain ONNX-domain name: "onnx.Add", not a quoted name with a domain of its own. */
+		if (q > p && q < end && *q == '"') {
+			char *name = xstrndup(p, (size_t)(q - p));
+
+			counts_add(c, name, 1);
+			free(name);
+		}
+	}
+}

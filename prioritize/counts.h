@@ -63,4 +63,10 @@ void counts_write(const struct counts *c, struct buf *out);
  * other string literals are skipped. Adds to c. */
 void counts_scan_cpp(struct counts *c, const char *text, size_t len);
 
+/* Count the ONNX operations in MLIR text as the ONNX importer of torch-mlir and IREE writes them:
+ * %0 = torch.operator "onnx.Add"(%a, %b) -- the models of IREE's ONNX operator tests
+ * (iree-org/iree-test-suites onnx_ops), one per node of the ONNX test model. Commented-out lines
+ * are skipped. Adds to c. */
+void counts_scan_mlir(struct counts *c, const char *text, size_t len);
+
 #endif

@@ -3,7 +3,8 @@
  * Counts how often a compiler's own frontend tests use each operator: the COUNTS input of `ferry
  * rank`, which puts first the operators the compiler tests least. Python test files are parsed with
  * the embedded interpreter's ast module (prioritize/counts_py.h); C++
- * test files are scanned for ONNX Runtime-style OpTester("Op") constructions (counts_scan_cpp).
+ * test files are scanned for ONNX Runtime-style OpTester("Op") constructions (counts_scan_cpp), and
+ * for ONNX, MLIR files for the importer's torch.operator "onnx.Op" (counts_scan_mlir: IREE's tests).
  * Directories are searched for such files. The output records the compiler, its version, the files
  * and the command line, so that shipped counts say how they were made. */
 #include <dirent.h>
@@ -23,7 +24,8 @@ static const char usage[] =
 	"\n"
 	"Count the operators a compiler's frontend tests use, for 'ferry rank --counts'. PATHs are test\n"
 	"files or directories: Python files (*.py) are parsed with the ast module, C++ files (*.cc, *.cpp,\n"
-	"*.h, ...) are scanned for OpTester(\"Op\") constructions.\n";
+	"*.h, ...) are scanned for OpTester(\"Op\") constructions, and with --library onnx, MLIR files\n"
+	"(*.mlir) for torch.operator \"onnx.Op\" operations (IREE's imported ONNX tests).\n";
 
 /* The options' values. */
 static struct {
@@ -42,8 +44,9 @@ static const struct opt options[] = {
 };
 
 struct files {
-	char **py, **cpp;
-	size_t npy, ncpp, pycap, cppcap;
+	char **py, **cpp, **mlir;
+	size_t npy, ncpp, nmlir, pycap, cppcap, mlircap;
+	int want_mlir; /* only ONNX operators are named in MLIR files */
 };
 
 static int has_suffix(const char *s, const char *suf)
@@ -71,6 +74,9 @@ static void add_file(struct files *f, const char *path)
 	} else if (is_cpp(path)) {
 		XGROW(f->cpp, f->cppcap, f->ncpp + 1);
 		f->cpp[f->ncpp++] = xstrdup(path);
+	} else if (f->want_mlir && has_suffix(path, ".mlir")) {
+		XGROW(f->mlir, f->mlircap, f->nmlir + 1);
+		f->mlir[f->nmlir++] = xstrdup(path);
 	}
 }
 
@@ -83,8 +89,10 @@ static int walk(struct files *f, const char *path, int top, struct err *e)
 	if (stat(path, &st) < 0)
 		return err_errno(e, EXIT_INPUT, "cannot open '%s'", path);
 	if (!S_ISDIR(st.st_mode)) {
-		if (top && !has_suffix(path, ".py") && !is_cpp(path))
-			return err_set(e, EXIT_USAGE, "'%s' is neither a Python nor a C++ file", path);
+		if (top && has_suffix(path, ".mlir") && !f->want_mlir)
+			return err_set(e, EXIT_USAGE, "'%s': MLIR files are counted for --library onnx only", path);
+		if (top && !has_suffix(path, ".py") && !is_cpp(path) && !has_suffix(path, ".mlir"))
+			return err_set(e, EXIT_USAGE, "'%s' is neither a Python, a C++ nor an MLIR file", path);
 		add_file(f, path);
 		return 0;
 	}
@@ -118,7 +126,9 @@ static void on_skipped(void *ctx, const char *why)
 	cmd_warn("skipped %s", why);
 }
 
-static int count_cpp(struct counts *c, char **paths, size_t n, struct err *e)
+/* Scan text files with a C scanner (C++ OpTester, MLIR torch.operator). */
+static int count_text(struct counts *c, char **paths, size_t n,
+		      void (*scan)(struct counts *, const char *, size_t), struct err *e)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct buf text = BUF_INIT;
@@ -127,7 +137,7 @@ static int count_cpp(struct counts *c, char **paths, size_t n, struct err *e)
 			buf_release(&text);
 			return -1;
 		}
-		counts_scan_cpp(c, text.data, text.len);
+		scan(c, text.data, text.len);
 		buf_release(&text);
 	}
 	return 0;
@@ -161,7 +171,7 @@ static int count_tests(int argc, char **argv)
 {
 	const char *library, *output, *strip;
 	struct counts c;
-	struct files f = { NULL, NULL, 0, 0, 0, 0 };
+	struct files f = { NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0 };
 	struct err e = ERR_INIT;
 	struct buf out = BUF_INIT;
 	int code = EXIT_OK;
@@ -191,14 +201,15 @@ static int count_tests(int argc, char **argv)
 		code = cmd_usage_error(&cmd_count_tests_entry, "no test files given");
 		goto out;
 	}
+	f.want_mlir = !strcmp(library, "onnx");
 	for (int i = optind; i < argc; i++)
 		if (walk(&f, argv[i], 1, &e) < 0) {
 			code = e.code == EXIT_USAGE ? cmd_usage_error(&cmd_count_tests_entry, "%s", e.msg)
 						    : cmd_error(&e);
 			goto out;
 		}
-	if (!f.npy && !f.ncpp) {
-		code = cmd_usage_error(&cmd_count_tests_entry, "no Python or C++ files under the paths given");
+	if (!f.npy && !f.ncpp && !f.nmlir) {
+		code = cmd_usage_error(&cmd_count_tests_entry, "no Python, C++ or MLIR files under the paths given");
 		goto out;
 	}
 	/* Either list may be empty and then NULL, which qsort must not be given even with no items. */
@@ -206,29 +217,36 @@ static int count_tests(int argc, char **argv)
 		qsort(f.py, f.npy, sizeof(*f.py), str_cmp);
 	if (f.ncpp)
 		qsort(f.cpp, f.ncpp, sizeof(*f.cpp), str_cmp);
+	if (f.nmlir)
+		qsort(f.mlir, f.nmlir, sizeof(*f.mlir), str_cmp);
 	c.library = xstrdup(library);
 	if ((f.npy && counts_py_count(&c, f.py, f.npy, library, on_skipped, NULL, &e) < 0) ||
-	    count_cpp(&c, f.cpp, f.ncpp, &e) < 0) {
+	    count_text(&c, f.cpp, f.ncpp, counts_scan_cpp, &e) < 0 ||
+	    count_text(&c, f.mlir, f.nmlir, counts_scan_mlir, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}
 	record_sources(&c, f.py, f.npy, strip);
 	record_sources(&c, f.cpp, f.ncpp, strip);
+	record_sources(&c, f.mlir, f.nmlir, strip);
 	counts_write(&c, &out);
 	if (!strcmp(output, "-"))
 		fwrite(out.data, 1, out.len, stdout);
 	else if (fs_write_atomic(output, out.data, out.len, &e) < 0)
 		code = cmd_error(&e);
 	if (code == EXIT_OK)
-		fprintf(stderr, "ferry: counted %zu operators in %zu Python and %zu C++ files\n", counts_size(&c),
-			f.npy, f.ncpp);
+		fprintf(stderr, "ferry: counted %zu operators in %zu Python, %zu C++ and %zu MLIR files\n",
+			counts_size(&c), f.npy, f.ncpp, f.nmlir);
 out:
 	for (size_t i = 0; i < f.npy; i++)
 		free(f.py[i]);
 	for (size_t i = 0; i < f.ncpp; i++)
 		free(f.cpp[i]);
+	for (size_t i = 0; i < f.nmlir; i++)
+		free(f.mlir[i]);
 	free(f.py);
 	free(f.cpp);
+	free(f.mlir);
 	buf_release(&out);
 	counts_release(&c);
 	err_release(&e);

@@ -208,7 +208,7 @@ static void test_count_tests(void)
 	int code = run("count-tests --library onnx " DATA "frontend_test.py " DATA "optester.cc");
 
 	if (code == 3) {
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 6; k++)
 			ok(1, "# SKIP the embedded interpreter cannot start here: %.100s", err_text);
 		return;
 	}
@@ -226,6 +226,15 @@ static void test_count_tests(void)
 	counts_release(&c);
 	code = run("count-tests " DATA "frontend_test.py");
 	ok(code == 2 && strstr(err_text, "--library is required"), "no --library: exit 2");
+	code = run("count-tests --library onnx " DATA);
+	counts_init(&c);
+	ok(code == 0 && counts_parse(&c, out_text, strlen(out_text), "stdout", &e) == 0 && counts_get(&c, "If") == 1 &&
+	   counts_get(&c, "Constant") == 2 && counts_get(&c, "Add") == 3 && strstr(out_text, "onnx_ops_if.mlir") &&
+	   strstr(err_text, "in 1 Python, 1 C++ and 1 MLIR files"), "a directory: its MLIR files are counted too");
+	counts_release(&c);
+	code = run("count-tests --library torch " DATA "onnx_ops_if.mlir");
+	ok(code == 2 && strstr(err_text, "MLIR files are counted for --library onnx only"),
+	   "an MLIR file for another library: exit 2");
 }
 
 int main(void)
@@ -235,7 +244,7 @@ int main(void)
 		printf("1..0 # SKIP $FERRY is not the built ferry binary\n");
 		return 0;
 	}
-	plan(38);
+	plan(40);
 	snprintf(dir, sizeof(dir), "/tmp/ferry-test-rank-cli-XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;

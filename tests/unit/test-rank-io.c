@@ -9,6 +9,7 @@
 
 #include "apfd.h"
 #include "counts.h"
+#include "fsutil.h"
 #include "jsonl.h"
 #include "rank.h"
 #include "subspace.h"
@@ -211,6 +212,22 @@ static void test_counts(void)
 	ok(counts_get(&c, "Add") == 2 && counts_get(&c, "Mul") == 1 && counts_get(&c, "Cast") == 1 && counts_size(&c) == 3,
 	   "OpTester: Add x2, Mul, Cast, and nothing from comments or strings");
 
+	/* The MLIR scanner (IREE's imported ONNX tests): every torch.operator "onnx.Op", those in an If's
+	 * branches too; not a commented-out line, nor an operator of another domain. */
+	{
+		struct counts m;
+		struct buf mlir = BUF_INIT;
+
+		counts_init(&m);
+		if (fs_read(DATA "onnx_ops_if.mlir", &mlir, &e) == 0)
+			counts_scan_mlir(&m, mlir.data, mlir.len);
+		ok(counts_get(&m, "If") == 1 && counts_get(&m, "Constant") == 2 && counts_get(&m, "Add") == 1 &&
+		   counts_size(&m) == 3, "torch.operator: If, Constant x2 (its branches), Add; not Relu (commented), "
+		   "nor a com.microsoft operator (%zu names)", counts_size(&m));
+		counts_release(&m);
+		buf_release(&mlir);
+	}
+
 	/* Written and read back. */
 	c.library = strdup("onnx");
 	c.compiler = strdup("onnxruntime");
@@ -318,7 +335,7 @@ static void test_big_corpus(void)
 
 int main(void)
 {
-	plan(51);
+	plan(52);
 	test_subspaces();
 	test_corpus();
 	test_counts();
