@@ -220,11 +220,14 @@ static int rank(int argc, char **argv)
 		/* Counts name every operator a compiler tests, a corpus only some: operators of the counts
 		 * that the corpus lacks are normal, and said here, not warned about. Counts that match no
 		 * operator at all were refused above. */
-		if (o.strategy == RANK_OPERA && o.counts)
+		if (o.strategy == RANK_OPERA && o.counts && st.counts_unknown)
 			fprintf(stderr, "ferry: %zu of the %zu operators are in the counts of '%s', which name %zu "
 				"operator%s the corpus does not have (such as '%s')\n", st.ops_counted, st.ops,
 				esc_str(counts_path), st.counts_unknown, st.counts_unknown == 1 ? "" : "s",
-				st.counts_unknown ? esc_str(st.unknown_example) : "-");
+				esc_str(st.unknown_example));
+		else if (o.strategy == RANK_OPERA && o.counts)
+			fprintf(stderr, "ferry: %zu of the %zu operators are in the counts of '%s'\n", st.ops_counted,
+				st.ops, esc_str(counts_path));
 	}
 out:
 	rank_queue_release(&q);
