@@ -53,10 +53,13 @@ def _feed(value):
 
 
 def ov_onnx_run(compiled, inputs):
-    """Run on inputs (name -> array, in graph input order); the outputs as numpy arrays, in order."""
+    """Run on inputs (name -> array, in graph input order); the outputs as numpy arrays, in order.
+    Inputs are fed by name, as a user does: the compiled model may have dropped a graph input it found
+    unused (QuantizeLinear's, DFT's), and then has fewer than the graph."""
     compiled, declared = compiled
     request = compiled.create_infer_request()
-    request.infer([_feed(v) for v in inputs.values()])
+    kept = {name for port in compiled.inputs for name in port.get_names()}
+    request.infer({name: _feed(v) for name, v in inputs.items() if name in kept})
     outputs = []
     for k in range(len(compiled.outputs)):
         tensor = request.get_output_tensor(k)
