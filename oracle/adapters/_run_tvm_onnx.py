@@ -23,31 +23,40 @@ if __name__ != "__main__":  # in ferry; a reproducer has these inlined above thi
 
 
 def tvm_onnx_compile(model_bytes):
-    """The Relax VM running the model, built for llvm on the CPU, and the ml_dtypes name (or None)
-    each graph output declares."""
+    """The Relax VM running the model, built for llvm on the CPU, and each graph output's ml_dtypes
+    name (or None) and whether it is a sequence."""
     model = onnx.load_model_from_string(model_bytes)
-    declared = [NARROW_BY_ELEMENT.get(o.type.tensor_type.elem_type) for o in model.graph.output]
+    declared = [(NARROW_BY_ELEMENT.get(o.type.tensor_type.elem_type), o.type.HasField("sequence_type"))
+                for o in model.graph.output]
     mod = from_onnx(model)
     executable = tvm.compile(mod, target="llvm")
     return relax.VirtualMachine(executable, tvm.cpu()), declared
 
 
 def tvm_onnx_run(compiled, inputs):
-    """Run on inputs (name -> array, in graph input order); the outputs as numpy arrays, in order
-    (tuples opened, a shape value as an int64 array)."""
+    """Run on inputs (name -> array, in graph input order); the outputs in graph output order, each a
+    numpy array (a list of them for a sequence output). main returns the one output itself, or a tuple
+    of them; a sequence is a tuple of tensors; a shape the graph computed (Shape's output) is read as
+    the int64 tensor ONNX's Shape gives."""
     vm, declared = compiled
     # np.asarray, not np.ascontiguousarray: that one makes a scalar a 1-d array
     result = vm["main"](*[tvm.runtime.tensor(np.asarray(v, order="C")) for v in inputs.values()])
 
-    def flat(v):
-        if type(v).__name__ in ("Shape", "ShapeTuple"):  # a shape the graph computed (Shape's output)
-            return [np.array(list(v), dtype=np.int64)]
-        if isinstance(v, (list, tuple)) or type(v).__name__ in ("Array", "ADT", "Tuple"):
-            return [x for item in v for x in flat(item)]
-        return [v.numpy()]
-    outputs = flat(result)
-    if len(outputs) == len(declared):
-        outputs = [narrow_as_declared(o, d) if d else o for o, d in zip(outputs, declared)]
+    def tuple_like(v):
+        return isinstance(v, (list, tuple)) or type(v).__name__ in ("Array", "ADT", "Tuple")
+
+    def array(v, narrow):
+        if type(v).__name__ in ("Shape", "ShapeTuple"):
+            return np.array(list(v), dtype=np.int64)
+        value = v.numpy()
+        return narrow_as_declared(value, narrow) if narrow else value
+
+    items = list(result) if len(declared) != 1 and tuple_like(result) else [result]
+    outputs = []
+    for k, item in enumerate(items):
+        narrow, sequence = declared[k] if k < len(declared) else (None, False)
+        # a sequence as TVM gave it: a tuple of tensors (anything else is compared as it came)
+        outputs.append([array(x, narrow) for x in item] if sequence and tuple_like(item) else array(item, narrow))
     return outputs
 
 
