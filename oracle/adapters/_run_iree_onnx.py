@@ -6,7 +6,7 @@ is what a reproducer calls.
 The model is imported to MLIR (the torch dialect's onnx ops) by iree-base-compiler's ONNX importer as
 iree-import-onnx does it (iree/compiler/tools/import_onnx: the checker, then shape inference with data
 propagation, then the importer; the model's opset is left as it is), compiled by iree-compile for the
-llvm-cpu backend with a generic target CPU (so that results do not depend on the machine), and run by
+llvm-cpu backend with a generic target CPU and float64 kept (IREE_FLAGS), and run by
 iree-base-runtime on the local-sync driver (the caller's thread, no pool). The module's function has
 the graph's name. IREE 3.13 takes and gives ml_dtypes arrays for bfloat16 and the float8s (found by
 running it); an output is read as the dtype the model declares all the same.
@@ -21,7 +21,11 @@ from iree.compiler.extras import onnx_importer
 if __name__ != "__main__":  # in ferry; a reproducer has these inlined above this module
     from ferry.oracle.adapters._narrow import NARROW_BY_ELEMENT, narrow_as_declared
 
-IREE_FLAGS = ["--iree-llvmcpu-target-cpu=generic"]
+# A generic target CPU, so that results do not depend on the machine. And float64 kept: iree-compile
+# demotes it to float32 by default (for targets without it), and then the function still declares its
+# float64 arguments but reads them as float32 buffers, so that every float64 model fails at the call
+# ("buffer view byte length 80 exceeds backing buffer byte length 40"): no test of anything.
+IREE_FLAGS = ["--iree-llvmcpu-target-cpu=generic", "--iree-input-demote-f64-to-f32=false"]
 
 
 def iree_onnx_import(model_bytes):
