@@ -30,13 +30,21 @@ _OV_NARROW = {"bfloat16": "bf16", "float8_e4m3fn": "f8e4m3", "float8_e5m2": "f8e
 
 
 def ov_onnx_compile(model_bytes):
-    """The compiled model and the ml_dtypes name (or None) each graph output declares."""
+    """The compiled model, the graph input (its position) that each of its inputs is, and the ml_dtypes
+    name (or None) each graph output declares.
+
+    OpenVINO's model has one Parameter per graph input, in order, but not always under its name (the
+    ONNX frontend renames a Parameter that an identity such as inference-mode Dropout passes through to
+    the output's name), and the compiled model drops a Parameter nothing uses. So each compiled input
+    is traced back to its Parameter, by the node's name, and fed by position."""
     declared = [NARROW_BY_ELEMENT.get(o.type.tensor_type.elem_type) for o in
                 onnx.load_model_from_string(model_bytes).graph.output]
     core = Core()
     model = core.read_model(model=model_bytes, weights=b"")
+    parameters = [port.get_node().get_friendly_name() for port in model.inputs]
     compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
-    return compiled, declared
+    order = [parameters.index(port.get_node().get_friendly_name()) for port in compiled.inputs]
+    return compiled, order, declared
 
 
 def _feed(value):
@@ -53,13 +61,11 @@ def _feed(value):
 
 
 def ov_onnx_run(compiled, inputs):
-    """Run on inputs (name -> array, in graph input order); the outputs as numpy arrays, in order.
-    Inputs are fed by name, as a user does: the compiled model may have dropped a graph input it found
-    unused (QuantizeLinear's, DFT's), and then has fewer than the graph."""
-    compiled, declared = compiled
+    """Run on inputs (name -> array, in graph input order); the outputs as numpy arrays, in order."""
+    compiled, order, declared = compiled
     request = compiled.create_infer_request()
-    kept = {name for port in compiled.inputs for name in port.get_names()}
-    request.infer({name: _feed(v) for name, v in inputs.items() if name in kept})
+    values = list(inputs.values())
+    request.infer({k: _feed(values[position]) for k, position in enumerate(order)})
     outputs = []
     for k in range(len(compiled.outputs)):
         tensor = request.get_output_tensor(k)
