@@ -9,7 +9,8 @@ propagation, then the importer; the model's opset is left as it is), compiled by
 llvm-cpu backend with a generic target CPU and float64 kept (IREE_FLAGS), and run by
 iree-base-runtime on the local-sync driver (the caller's thread, no pool). The module's function has
 the graph's name. IREE 3.13 takes and gives ml_dtypes arrays for bfloat16 and the float8s (found by
-running it); an output is read as the dtype the model declares all the same.
+running it); an output is read as the dtype the model declares all the same, and an unsigned
+integer, which IREE gives back as the signed integer of its width (_UNSIGNED), too.
 """
 
 import numpy as np
@@ -25,6 +26,11 @@ if __name__ != "__main__":  # in ferry; a reproducer has these inlined above thi
 # demotes it to float32 by default (for targets without it), and then the function still declares its
 # float64 arguments but reads them as float32 buffers, so that every float64 model fails at the call
 # ("buffer view byte length 80 exceeds backing buffer byte length 40"): no test of anything.
+# ONNX's unsigned integer types (TensorProto element type: numpy's name). IREE's integers are signless
+# (the torch dialect's unsigned tensors become iN in linalg), and its runtime hands an iN result back as
+# numpy's signed intN: the same bits, read as the type the model declares.
+_UNSIGNED = {2: "uint8", 4: "uint16", 12: "uint32", 13: "uint64"}
+
 IREE_FLAGS = ["--iree-llvmcpu-target-cpu=generic", "--iree-input-demote-f64-to-f32=false"]
 
 
@@ -46,7 +52,8 @@ def iree_onnx_compile(model_bytes):
     """The runtime's function for the model, compiled for llvm-cpu, and the ml_dtypes name (or None)
     each graph output declares."""
     graph = onnx.load_model_from_string(model_bytes).graph
-    declared = [NARROW_BY_ELEMENT.get(o.type.tensor_type.elem_type) for o in graph.output]
+    declared = [NARROW_BY_ELEMENT.get(o.type.tensor_type.elem_type) or _UNSIGNED.get(o.type.tensor_type.elem_type)
+                for o in graph.output]
     vmfb = compile_str(iree_onnx_import(model_bytes), target_backends=["llvm-cpu"], input_type="onnx",
                        extra_args=IREE_FLAGS)
     context = iree_runtime.SystemContext(config=iree_runtime.Config("local-sync"))
@@ -66,8 +73,17 @@ def iree_onnx_run(compiled, inputs):
     results = list(result) if isinstance(result, (list, tuple)) else [result]
     outputs = [r.to_host() if hasattr(r, "to_host") else np.asarray(r) for r in results]
     if len(outputs) == len(declared):
-        outputs = [narrow_as_declared(o, d) if d else o for o, d in zip(outputs, declared)]
+        outputs = [_as_declared(o, d) for o, d in zip(outputs, declared)]
     return outputs
+
+
+def _as_declared(value, declared):
+    if declared in _UNSIGNED.values():  # signless bits: only a signed integer of that width is read so
+        want = np.dtype(declared)
+        if value.dtype.kind == "i" and value.dtype.itemsize == want.itemsize:
+            return value.view(want)
+        return value
+    return narrow_as_declared(value, declared) if declared else value
 
 
 def iree_onnx_reproduce(model_bytes, inputs):
