@@ -35,15 +35,24 @@ def ov_onnx_compile(model_bytes):
 
     OpenVINO's model has one Parameter per graph input, in order, but not always under its name (the
     ONNX frontend renames a Parameter that an identity such as inference-mode Dropout passes through to
-    the output's name), and the compiled model drops a Parameter nothing uses. So each compiled input
-    is traced back to its Parameter, by the node's name, and fed by position."""
+    the output's name), and compiling drops a Parameter nothing uses and may rename one (an identity
+    Einsum's takes the output's name, keeping the input's among its tensor names). So each compiled
+    input is traced back to its Parameter, by a tensor name they share, else by the node's name, and
+    fed by position."""
     declared = [NARROW_BY_ELEMENT.get(o.type.tensor_type.elem_type) for o in
                 onnx.load_model_from_string(model_bytes).graph.output]
     core = Core()
     model = core.read_model(model=model_bytes, weights=b"")
-    parameters = [port.get_node().get_friendly_name() for port in model.inputs]
+    parameters = [(set(port.get_names()), port.get_node().get_friendly_name()) for port in model.inputs]
     compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
-    order = [parameters.index(port.get_node().get_friendly_name()) for port in compiled.inputs]
+    order = []
+    for port in compiled.inputs:
+        names, node = set(port.get_names()), port.get_node().get_friendly_name()
+        found = [k for k, (n, _) in enumerate(parameters) if n & names] or \
+            [k for k, (_, f) in enumerate(parameters) if f == node]
+        if len(found) != 1:
+            raise RuntimeError(f"ferry: cannot tell which graph input the compiled model's input {node} is")
+        order.append(found[0])
     return compiled, order, declared
 
 
