@@ -22,10 +22,11 @@ Celu      62c0e8298c0c crash       unsupported pass         OpenVINO: bf16 again
 Unsqueeze 3fdcf5e89a34 unsupported pass        unsupported  OpenVINO: dynamic rank on the CPU; IREE: not lowered
 Attention 1366ec74c1e9 pass        crash       unsupported  TVM: KeyError num_heads; IREE: not lowered
 Unique    31f1dcefd150 pass        pass        crash        IREE: operand and result must have the same size and dtype
-Add       3a0d1aed2692 pass        pass        mismatch     uint64: IREE gives it back as int64'
+Add       3a0d1aed2692 pass        pass        pass         uint64: IREE gives it back as int64, the same bits
+CenterCropPad 088df11ded91 pass    unsupported mismatch     TVM has no CenterCropPad; IREE: a wrong shape'
 frontends='openvino-onnx:openvino tvm-onnx:tvm iree-onnx:iree.runtime'
 # the failure whose reproducer each frontend's check runs
-repro_of() { case $1 in openvino-onnx | tvm-onnx) echo BitShift-c70662226c85 ;; iree-onnx) echo Unique-31f1dcefd150 ;; esac; }
+repro_of() { case $1 in openvino-onnx | tvm-onnx) echo BitShift-c70662226c85 ;; iree-onnx) echo CenterCropPad-088df11ded91 ;; esac; }
 printf '%s\n' "$expected" >expected.txt
 rows=$(wc -l <expected.txt)
 plan $((1 + 3 * (rows + 3)))
