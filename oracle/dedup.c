@@ -156,7 +156,7 @@ static const char *skip_cpp_location(const char *p)
 
 /* A line that says where or how a failure was reported, not what failed: OpenVINO's check and
  * exception locations and conversion-report headings, torch.onnx's step banners and their advice,
- * traceback frames. */
+ * IREE's compiler-tool banner, traceback frames. */
 static bool generic_line(const char *l, size_t len, bool banner)
 {
 	static const char *const heads[] = {
@@ -166,6 +166,8 @@ static bool generic_line(const char *l, size_t len, bool banner)
 		"## Exception summary", "(Refer to the full stack trace above", "Traceback (most recent call last)",
 		"File \"", "Failed to export the model with torch.export.", "Failed to convert the exported program",
 		"Failed to decompose the FX graph", "For more information about this error",
+		/* iree-compile's failure, from iree.compiler: the tool, its exit code, then the diagnostics */
+		"Error invoking IREE compiler tool ", "Error code: ", "Diagnostics:",
 		"\xe2\xac\x86", /* torch.onnx's arrow between the exceptions of a chain */
 		NULL,
 	};

@@ -129,7 +129,7 @@ int main(void)
 {
 	char *a, *b;
 
-	plan(22);
+	plan(23);
 	CHECK_STR(norm("node Conv_3 at 0x7ffd1234abcd failed: shape (1, 3, 224, 224) vs [2]"),
 		  "node Conv_3 at 0x# failed: shape (#, #, #, #) vs [#]",
 		  "numbers and addresses go; digits inside names stay");
@@ -194,6 +194,12 @@ int main(void)
 	CHECK_STR(decisive("Exception from src/inference/src/cpp/core.cpp:117:\n"
 			   "Check 'inputDesc.isCompatible(outputDesc)' failed at src/plugins/intel_cpu/src/edge.cpp:305:\n"),
 		  "check inputDesc.isCompatible(outputDesc) failed in edge.cpp", "nothing but checks: the last one's condition");
+	CHECK_STR(decisive("Error invoking IREE compiler tool iree-compile\nError code: 1\nDiagnostics:\n<stdin>:4:10: "
+			   "error: failed to legalize operation 'torch.aten.sum.dim_IntList' that was explicitly marked "
+			   "illegal: %7 = \"torch.aten.sum.dim_IntList\"(%arg0, %6, %2, %1)\n"),
+		  "<stdin>:4:10: error: failed to legalize operation 'torch.aten.sum.dim_IntList' that was explicitly "
+		  "marked illegal: %7 = \"torch.aten.sum.dim_IntList\"(%arg0, %6, %2, %1)",
+		  "IREE: the compiler tool's banner skipped, its first diagnostic kept");
 	check_groups();
 	a = sig("crash", "compile", "signal 11", NULL, "the worker was killed by signal 11 (SIGSEGV)", "Conv");
 	b = sig("crash", "compile", "signal 11", NULL, "the worker was killed by signal 11 (SIGSEGV)", "Gemm");
