@@ -157,7 +157,7 @@ def run(adapter, testdir):
                                     adapter's PACKAGE (file relative to the package's parent
                                     directory), else of the innermost frame (file's base name)."""
     meta = _meta(testdir)
-    inputs = {entry["name"]: _read(testdir, entry, as_input=True) for entry in meta["inputs"]}
+    inputs = test_inputs(testdir, meta)
     stage = _words.STAGE_LOAD
     try:
         _stage(stage)
@@ -193,6 +193,14 @@ def run(adapter, testdir):
     flat = [entry["dtype"] for entry, out in zip(meta["outputs"], refs)
             for _ in (out if entry["kind"] == "sequence" else [out])]
     return verdict + ({"op": str(meta.get("op", "")), "data": data, "dtypes": flat},)
+
+
+def test_inputs(testdir, meta=None):
+    """The test's inputs as execute() gets them: graph input name -> array in its real dtype (a dtype
+    numpy stores in a wider one converted back), in graph input order. For an adapter whose compile
+    stage needs them (a tracing compiler compiles on its first call)."""
+    meta = meta if meta is not None else _meta(testdir)
+    return {entry["name"]: _read(testdir, entry, as_input=True) for entry in meta["inputs"]}
 
 
 def _read(testdir, entry, as_input):

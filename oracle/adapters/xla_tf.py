@@ -16,7 +16,7 @@ from ferry.extract import tfload
 
 tfload.load()  # first: TensorFlow as ferry imports it
 
-from ferry.extract import values as ferry_values  # noqa: E402
+from ferry.oracle import driver  # noqa: E402
 from ferry.oracle.adapters._run_xla_tf import xla_load, xla_reproduce, xla_run  # noqa: E402
 from ferry.templates import keras as template_keras  # noqa: E402
 
@@ -44,13 +44,8 @@ def compile(loaded):
 
 
 def _example(testdir):
-    """The test's inputs in their real dtypes, as the driver will feed them (a dtype numpy stores in a
-    wider one, bfloat16 as float32, converted back)."""
-    arrays = template_keras.testdir_inputs(testdir)
-    for k, entry in enumerate(template_keras.testdir_meta(testdir)["inputs"]):
-        if "stored" in entry and entry["dtype"] != "string":
-            arrays[k] = arrays[k].astype(ferry_values.dtype_from_name(entry["dtype"]))
-    return arrays
+    """The test's inputs as the driver will feed them, in in_K order."""
+    return template_keras.ordered_inputs(driver.test_inputs(testdir))
 
 
 def execute(compiled, inputs):
