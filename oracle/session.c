@@ -209,12 +209,6 @@ void frontend_release(struct frontend *f)
 	f->name = f->library = f->python = f->label = f->why = NULL;
 }
 
-/* The dtype a tolerance is chosen by (and a probe's group): the first output's, else the first input's. */
-static const char *instance_dtype(const struct instance *in)
-{
-	return probe_dtype(in);
-}
-
 /* The frontend's name in the store: its label (NAME, or NAME@RELEASE for another interpreter's). */
 static const char *store_name(const struct frontend *fe)
 {
@@ -491,15 +485,13 @@ int session_each(struct session *s, const struct frontend *fe,
 	return 0;
 }
 
-/* The request that runs test t. */
-static char *request(struct session *s, const struct wrapped *t)
+char *session_request(const struct wrapped *t, const struct tolerance_rules *rules, const char *frontend,
+		      struct tolerance defaults)
 {
-	const struct session_opts *o = s->o;
-	struct tolerance tol = { o->atol, o->rtol };
+	struct tolerance tol = tolerance_for(rules, t->in.op, probe_dtype(&t->in), frontend, defaults);
 	cJSON *req = cJSON_CreateObject();
 	char *text;
 
-	tol = tolerance_for(&s->tol, t->in.op, instance_dtype(&t->in), s->fe->name, tol);
 	cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_RUN);
 	cJSON_AddStringToObject(req, PROTO_KEY_ID, t->in.id);
 	cJSON_AddStringToObject(req, PROTO_KEY_DIR, t->dir);
@@ -509,6 +501,12 @@ static char *request(struct session *s, const struct wrapped *t)
 	text = cJSON_PrintUnformatted(req);
 	cJSON_Delete(req);
 	return text;
+}
+
+/* The request that runs test t. */
+static char *request(struct session *s, const struct wrapped *t)
+{
+	return session_request(t, &s->tol, s->fe->name, (struct tolerance){ s->o->atol, s->o->rtol });
 }
 
 /* The groups of the tests selected for the frontend, each with its probe: the simplest valid test. */
@@ -681,7 +679,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	/* The tolerance that judged the test, as next_job chose it, kept with the result for its
 	 * reproducer. */
 	if (test)
-		tol = tolerance_for(&s->tol, test->in.op, instance_dtype(&test->in), s->fe->name, tol);
+		tol = tolerance_for(&s->tol, test->in.op, probe_dtype(&test->in), s->fe->name, tol);
 	res.atol = tol.atol;
 	res.rtol = tol.rtol;
 	res.frontend = s->fe->label;

@@ -14,6 +14,7 @@
 #include "outcome.h"
 #include "probe.h"
 #include "runner.h"
+#include "tolerance.h"
 #include "wrapped.h"
 
 struct frontend {
@@ -54,6 +55,12 @@ char *session_adapter_name(const char *label);
 void session_worker_command(const struct frontend *fe, const char *self, const char *wargv[5], char **env);
 void session_worker_opts(struct runner_opts *o, const struct runner_opts *base, const char *const *wargv,
 			 char **env);
+
+/* The worker request that runs test t: its directory, whether its outputs are random, and the
+ * tolerance rules (may be empty) give for its operator and dtype on frontend (an adapter's NAME),
+ * else defaults. Caller frees. */
+char *session_request(const struct wrapped *t, const struct tolerance_rules *rules, const char *frontend,
+		      struct tolerance defaults);
 
 struct session_opts {
 	const char *wrapdir;

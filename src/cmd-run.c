@@ -9,12 +9,10 @@
  * ferry run --one TESTDIR -F NAME runs one test directory through one adapter, in the same watched
  * worker, and prints what happened at every step instead of storing it: for people writing adapters. */
 #include <cjson/cJSON.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "classify.h"
 #include "cmd.h"
 #include "esc.h"
 #include "fsutil.h"
@@ -46,7 +44,8 @@ static const struct opt options[] = {
 /* --- ferry run --one ---------------------------------------------------------------------------- */
 
 struct one {
-	const char *dir;
+	char *request;          /* the test's worker request, as a run makes it */
+	const char *undefined;  /* why its inputs lie in the operator's undefined domain, or NULL */
 	int taken;
 	int code;
 };
@@ -54,22 +53,12 @@ struct one {
 static int one_next(void *ctx, struct runner_job *job, struct err *e)
 {
 	struct one *o = ctx;
-	const struct runopts *ro = &runopts;
-	cJSON *req;
 
 	(void)e;
 	if (o->taken++)
 		return 0;
-	req = cJSON_CreateObject();
-	cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_RUN);
-	cJSON_AddStringToObject(req, PROTO_KEY_ID, "one");
-	cJSON_AddStringToObject(req, PROTO_KEY_DIR, o->dir);
-	cJSON_AddBoolToObject(req, PROTO_KEY_RANDOM, 0);
-	cJSON_AddNumberToObject(req, PROTO_KEY_ATOL, ro->s.atol);
-	cJSON_AddNumberToObject(req, PROTO_KEY_RTOL, ro->s.rtol);
 	job->key = xstrdup("one");
-	job->request = cJSON_PrintUnformatted(req);
-	cJSON_Delete(req);
+	job->request = xstrdup(o->request);
 	return 1;
 }
 
@@ -193,8 +182,14 @@ static int one_done(void *ctx, const struct runner_job *job, const struct runner
 			lines += *--tail == '\n';
 		field("stderr", tail + (*tail == '\n'));
 	}
-	if (outcome && outcome_name_is_failure(outcome) &&
-	    !(!strcmp(outcome, outcome_name(OUTCOME_ERROR)) && stage && !strcmp(stage, PROTO_STAGE_WRAP)))
+	/* As a run records it: a failure on inputs in the operator's undefined domain is no bug. */
+	if (o->undefined && outcome && outcome_name_is_failure(outcome)) {
+		buf_reset(&line);
+		buf_addf(&line, "%s: a run records this %s as %s, not as a failure", o->undefined, outcome,
+			 outcome_name(OUTCOME_UNDEFINED));
+		field("undefined", line.data);
+	} else if (outcome && outcome_name_is_failure(outcome) &&
+		   !(!strcmp(outcome, outcome_name(OUTCOME_ERROR)) && stage && !strcmp(stage, PROTO_STAGE_WRAP)))
 		o->code = EXIT_FAILURES;
 out:
 	free(frame);
@@ -202,80 +197,43 @@ out:
 	return 0;
 }
 
-/* The library of test id, from its line in the wrap's wrapped.jsonl (dir is DIR/tests/XX/ID), else
- * from dir/record.json; NULL when neither says. Caller frees. */
-static char *wrap_library(const char *dir, const char *id)
+/* The test of directory dir (DIR/tests/XX/ID), as the run would take it from its wrap's
+ * DIR/wrapped.jsonl, into *tests (*n of them; *t is dir's); -1 naming dir when it is no such test. */
+static int one_test(const char *dir, struct wrapped **tests, size_t *n, const struct wrapped **t, struct err *e)
 {
-	char *found = NULL;
-
-	for (int k = 0; k < 2 && !found; k++) {
-		char *path = k ? xasprintf("%s/record.json", dir) : xasprintf("%s/../../../wrapped.jsonl", dir);
-		struct buf text = BUF_INIT;
-		struct err ignored = ERR_INIT;
-
-		if (fs_read(path, &text, &ignored) == 0) {
-			for (char *line = text.data; *line && !found;) {
-				size_t n = strcspn(line, "\n");
-				char save = line[n];
-				cJSON *rec;
-				const cJSON *lid, *lib;
-
-				line[n] = '\0';
-				rec = strstr(line, id) ? cJSON_Parse(line) : NULL;
-				lid = rec ? cJSON_GetObjectItemCaseSensitive(rec, "id") : NULL;
-				lib = rec ? cJSON_GetObjectItemCaseSensitive(rec, "library") : NULL;
-				if (cJSON_IsString(lid) && !strcmp(lid->valuestring, id) && cJSON_IsString(lib))
-					found = xstrdup(lib->valuestring);
-				cJSON_Delete(rec);
-				line[n] = save;
-				line += n + (save == '\n');
-			}
-		}
-		err_release(&ignored);
-		buf_release(&text);
-		free(path);
-	}
-	return found;
-}
-
-/* The test directory's operator and library (from meta.json and record.json), or -1 naming the
- * directory. */
-static int one_test(const char *dir, char **op, char **library, char **dtype, struct err *e)
-{
-	struct buf text = BUF_INIT;
-	char *path = NULL;
-	cJSON *meta = NULL;
-	const cJSON *v;
+	char *wrapdir = NULL, *real = NULL;
+	size_t bad = 0;
 	int r = -1;
 
-	if (!fs_is_dir(dir)) {
+	*tests = NULL;
+	*n = 0;
+	*t = NULL;
+	if (!fs_is_dir(dir) || !(real = realpath(dir, NULL))) {
 		err_set(e, EXIT_INPUT, "'%s' is not a test directory (a directory of a wrap: DIR/tests/XX/ID)", dir);
 		goto out;
 	}
-	path = xasprintf("%s/meta.json", dir);
-	if (fs_read(path, &text, e) < 0 || !(meta = cJSON_Parse(text.data)) || !cJSON_IsObject(meta)) {
+	wrapdir = xasprintf("%s/../../..", real);
+	if (wrapped_load(wrapdir, tests, n, &bad, NULL, NULL, e) < 0) {
 		err_release(e);
-		err_set(e, EXIT_INPUT, "'%s' is not a wrapped test directory: no readable JSON object in '%s'", dir,
-			path);
+		goto no_test;
+	}
+	for (size_t i = 0; i < *n && !*t; i++) {
+		char *other = realpath((*tests)[i].dir, NULL);
+
+		if (other && !strcmp(other, real))
+			*t = &(*tests)[i];
+		free(other);
+	}
+	if (*t) {
+		r = 0;
 		goto out;
 	}
-	v = cJSON_GetObjectItemCaseSensitive(meta, "op");
-	*op = xstrdup(cJSON_IsString(v) ? v->valuestring : "?");
-	v = cJSON_GetObjectItemCaseSensitive(meta, "outputs");
-	v = cJSON_IsArray(v) ? cJSON_GetArrayItem(v, 0) : NULL;
-	v = v ? cJSON_GetObjectItemCaseSensitive(v, "dtype") : NULL;
-	*dtype = cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
-	v = cJSON_GetObjectItemCaseSensitive(meta, "id");
-	if (!cJSON_IsString(v) || !(*library = wrap_library(dir, v->valuestring))) {
-		err_set(e, EXIT_INPUT, "'%s' is not a wrapped test directory: its wrap's line (DIR/wrapped.jsonl, "
-			"DIR/tests/XX/ID) names no library for it, nor does its record.json", dir);
-		goto out;
-	}
-	r = 0;
+no_test:
+	err_set(e, EXIT_INPUT, "'%s' is not a wrapped test directory: its wrap (DIR/%s, for DIR/tests/XX/ID) "
+		"has no test of it", dir, WRAPPED_FILE);
 out:
-	cJSON_Delete(meta);
-	buf_release(&text);
-	free(path);
+	free(wrapdir);
+	free(real);
 	return r;
 }
 
@@ -283,27 +241,33 @@ static int run_one(struct runopts *ro, const char *dir, struct err *e)
 {
 	struct tolerance_rules rules = TOLERANCE_RULES_INIT;
 	struct runner_opts opts;
-	struct one o = { dir, 0, EXIT_OK };
+	struct one o = { NULL, NULL, 0, EXIT_OK };
 	struct runner_callbacks cb = { &o, one_next, one_done, NULL, NULL };
 	const struct frontend *fe = &ro->fes[0];
+	struct wrapped *tests = NULL;
+	const struct wrapped *t;
+	size_t ntests = 0;
 	const char *wargv[5];
 	char *env[2] = { NULL, NULL };
-	char *self = fs_self_exe(), *version = NULL, *op = NULL, *library = NULL, *dtype = NULL;
-	struct tolerance tol = { ro->s.atol, ro->s.rtol };
+	char *self = fs_self_exe(), *version = NULL;
 	int r = -1;
 
-	if (one_test(dir, &op, &library, &dtype, e) < 0)
+	if (one_test(dir, &tests, &ntests, &t, e) < 0)
 		goto out;
-	if (strcmp(library, fe->library)) {
+	if (strcmp(t->in.library, fe->library)) {
 		err_set(e, EXIT_USAGE, "frontend '%s' takes %s models; '%s' is a %s test", fe->name, fe->library, dir,
-			library);
+			t->in.library);
+		goto out;
+	}
+	if (!t->valid) {
+		err_set(e, EXIT_INPUT, "'%s' is a test ferry could not make, so no frontend runs it: %s", dir,
+			t->reason ? t->reason : "(no reason recorded)");
 		goto out;
 	}
 	if (ro->s.tolerances && tolerance_rules_load(&rules, ro->s.tolerances, e) < 0)
 		goto out;
-	tol = tolerance_for(&rules, op, dtype, fe->name, tol);
-	ro->s.atol = tol.atol;
-	ro->s.rtol = tol.rtol;
+	o.request = session_request(t, &rules, fe->name, (struct tolerance){ ro->s.atol, ro->s.rtol });
+	o.undefined = t->undefined;
 	/* NAME@PYTHON: its worker runs on that interpreter, as in a run. */
 	session_worker_command(fe, self, wargv, env);
 	session_worker_opts(&opts, &ro->s.runner, wargv, env);
@@ -311,7 +275,7 @@ static int run_one(struct runopts *ro, const char *dir, struct err *e)
 	/* A worker that cannot start (the frontend is missing or broken) ends the run: EXIT_ENV. */
 	if (runner_run(&opts, &cb, &version, e) < 0)
 		goto out;
-	printf("%-11s%s (%s)\n", "test", esc_str(dir), esc_str(op));
+	printf("%-11s%s (%s)\n", "test", esc_str(dir), esc_str(t->in.op));
 	printf("%-11s%s %s\n", "frontend", esc_str(fe->label), version ? esc_str(version) : "(no version)");
 	fputs(one_out.data, stdout);
 	r = o.code;
@@ -320,9 +284,8 @@ out:
 	free(env[0]);
 	free(version);
 	free(self);
-	free(op);
-	free(library);
-	free(dtype);
+	free(o.request);
+	wrapped_free(tests, ntests);
 	tolerance_rules_release(&rules);
 	return r;
 }
