@@ -134,7 +134,7 @@ struct pool {
 	int untaken;                 /* workers in a row that ended before taking their job */
 	int ever_ready;
 	char *version;
-	int probe;                   /* runner_version: one worker, until it is ready */
+	int version_only;            /* runner_version: one worker, until it is ready */
 };
 
 /* Kill and reap every child of ours that is not a live worker: what an ended worker left behind
@@ -416,7 +416,7 @@ static int write_all(int fd, const char *s, size_t n)
  * with nothing left to do imports no library (unless the caller asked for the release first). */
 static int assign(struct pool *p, struct err *e)
 {
-	if (p->probe)
+	if (p->version_only)
 		return p->ever_ready || p->w[0].state != W_DEAD ? 0 : worker_start(&p->w[0], p->o, e);
 	if (p->cb->ready && !p->ever_ready) {
 		/* The caller waits for the release before it chooses a job. */
@@ -553,7 +553,7 @@ static int loop(struct pool *p, struct err *e)
 		}
 		if (assign(p, e) < 0)
 			goto out;
-		if (p->probe && p->ever_ready) {
+		if (p->version_only && p->ever_ready) {
 			r = 0;
 			goto out;
 		}
@@ -607,7 +607,7 @@ out:
 	return r;
 }
 
-static int run_pool(const struct runner_opts *o, const struct runner_callbacks *cb, int probe, char **version,
+static int run_pool(const struct runner_opts *o, const struct runner_callbacks *cb, int version_only, char **version,
 		    struct err *e)
 {
 	struct proc_signals saved;
@@ -619,8 +619,8 @@ static int run_pool(const struct runner_opts *o, const struct runner_callbacks *
 	memset(&p, 0, sizeof(p));
 	p.o = o;
 	p.cb = cb;
-	p.n = o->jobs > 0 && !probe ? o->jobs : 1;
-	p.probe = probe;
+	p.n = o->jobs > 0 && !version_only ? o->jobs : 1;
+	p.version_only = version_only;
 	p.w = xcalloc((size_t)p.n, sizeof(*p.w));
 	for (int i = 0; i < p.n; i++) {
 		p.w[i].state = W_DEAD;
