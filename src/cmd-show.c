@@ -67,18 +67,20 @@ static char *dup_or_empty(const char *s)
 }
 
 /* What the probe of the representative's (operator, dtype) group says (probe.h): whether the bug is
- * in a path the frontend supports. */
-static int print_probe(struct db *db, const char *frontend, const char *record, struct err *e)
+ * in a path the frontend supports. The probe of the release that gave the result (a store of before
+ * schema 3 does not say it: then its latest run's). */
+static int print_probe(struct db *db, const char *frontend, const struct db_row *rep, struct err *e)
 {
 	struct strmap probes = STRMAP_INIT;
 	const struct probe_row *p;
-	char *version = NULL;
+	char *version = rep->frontend_version ? xstrdup(rep->frontend_version) : NULL;
 	int r = -1;
 
-	if (db_frontend_version(db, frontend, &version, e) < 0 || probe_map_load(&probes, db, frontend, version, e) < 0)
+	if ((!version && db_frontend_version(db, frontend, &version, e) < 0) ||
+	    probe_map_load(&probes, db, frontend, version, e) < 0)
 		goto out;
 	r = 0;
-	if (!(p = probe_map_find(&probes, record)))
+	if (!(p = probe_map_find(&probes, rep->record)))
 		goto out;
 	if (p->cls == PROBE_SUPPORTED)
 		printf("probe: the simplest %s %s test %s (%.12s): the bug is in a path the frontend supports\n",
@@ -127,7 +129,7 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 	if (rep->frontend_version)
 		printf("release: %s\n", esc_str(rep->frontend_version));
 	printf("message: %s\n", esc_str(rep->message));
-	if (print_probe(s->db, s->frontend, s->record, e) < 0)
+	if (print_probe(s->db, s->frontend, rep, e) < 0)
 		return -1;
 	/* A traceback keeps its lines; nothing else of it reaches the terminal raw (esc.h). */
 	if (rep->detail && *rep->detail) {

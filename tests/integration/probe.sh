@@ -8,7 +8,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 33
+plan 35
 sqlw() { "$py" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()' "$@"; }
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 # The groups of the valid instances: operator and dtype (the first output's, else the first input's).
@@ -93,4 +93,11 @@ contains "a crash whose group's simplest form passes is marked" "$out" "(simples
 bug=$("$FERRY" bugs p.db | awk '/injected fault in Add/ { print $1 }')
 expect_exit 0 "ferry show of the Add bug" -- "$FERRY" show p.db "$bug"
 contains "ferry show says the bug is in a supported path" "$out" "the bug is in a path the frontend supports"
+# show cites the probe of the release that gave the result, not of the store's latest run: the same
+# store with a later run of a release whose Add probe is unsupported.
+cp p.db q.db
+sqlw q.db "INSERT INTO support SELECT frontend, 'later', op, dtype, probe_id, 'unsupported', stage, 'later: Add lacks'
+	FROM support; INSERT INTO runs(frontend, frontend_version, started) VALUES('probe', 'later', 1e12)"
+expect_exit 0 "ferry show after a later release's run" -- "$FERRY" show q.db "$bug"
+contains "still cites its result's release's probe" "$out" "the bug is in a path the frontend supports"
 finish
