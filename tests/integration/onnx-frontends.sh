@@ -19,8 +19,8 @@ Cast      9bc67034e5fe pass        pass        pass         float32 to bfloat16:
 Softmax   7d02de766ab1 pass        pass        pass         float64: IREE would demote it to float32 by default
 BitShift  c70662226c85 mismatch    mismatch    pass         int8 right shift of negatives (opset 28)
 Celu      62c0e8298c0c crash       unsupported pass         OpenVINO: bf16 against an f32 constant; TVM has no Celu
-Unsqueeze 3fdcf5e89a34 unsupported pass        unsupported  OpenVINO: dynamic rank on the CPU; IREE: not lowered
-Attention 1366ec74c1e9 pass        crash       unsupported  TVM: KeyError num_heads; IREE: not lowered
+Unsqueeze 3fdcf5e89a34 unsupported pass        crash        OpenVINO: dynamic rank on the CPU; IREE: not lowered (not said to be unsupported)
+Attention 1366ec74c1e9 pass        crash       crash        TVM: KeyError num_heads; IREE: not lowered (not said to be unsupported)
 Unique    31f1dcefd150 pass        pass        crash        IREE: operand and result must have the same size and dtype
 Add       3a0d1aed2692 pass        pass        pass         uint64: IREE gives it back as int64, the same bits
 CenterCropPad 088df11ded91 pass    unsupported mismatch     TVM has no CenterCropPad; IREE: a wrong shape'
