@@ -61,7 +61,7 @@ def iree_onnx_compile(model_bytes):
     context.add_vm_module(module)
     names = [n for n in module.function_names if not n.endswith("$async") and n != "__init"]
     if len(names) != 1:
-        raise RuntimeError(f"the compiled module has functions {names}, not one for the graph")
+        raise RuntimeError(f"ferry: the compiled module has functions {names}, not one for the graph")
     return context.modules[module.name][names[0]], declared
 
 

@@ -22,6 +22,8 @@ try:
     _missing = None
 except ImportError as e:  # no openvino.torch: a release before the backend (openvino itself is checked below)
     import openvino  # noqa: F401  a missing OpenVINO is a missing frontend, not a release without the backend
+    if not (e.name or "").startswith("openvino."):  # anything else missing (torch's inside, numpy) is a failure
+        raise
     ferry_fx, _missing = None, e
 
 ferry_openvino.off()  # no telemetry process per conversion

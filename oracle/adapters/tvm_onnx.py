@@ -17,6 +17,8 @@ from ferry.oracle import driver  # noqa: E402
 try:
     from ferry.oracle.adapters._run_tvm_onnx import tvm_onnx_compile, tvm_onnx_reproduce, tvm_onnx_run
 except ImportError as e:  # a release without relax.frontend.onnx (or without Relax)
+    if not (e.name or "").startswith("tvm."):  # anything else missing (onnx, ml_dtypes) is a failure
+        raise
     _missing = e
     tvm_onnx_reproduce = None
 else:
