@@ -727,14 +727,31 @@ class _GraphPlan:
         self.input_values = values
         self.constants = [(c["name"], c["tensor"]) for c in graph.get("constants", [])]
         self.nodes = []
+        # A name is made once, before it is used: what the checker holds a graph to, said here in
+        # the record's own terms.
+        made = set()
+        for name in [n for n, *_ in self.graph_inputs] + [n for n, _ in self.constants]:
+            if name in made:
+                raise ValueError(f"graph: tensor {name!r} is made twice")
+            made.add(name)
         for k, node in enumerate(graph["nodes"]):
             op_type = _operator(node["op"], "", self.opset)
             outputs, types = node["outputs"], node.get("types", [])
+            for j, name in enumerate(node["inputs"]):
+                if name and name not in made:
+                    raise ValueError(f"graph.nodes[{k}].inputs[{j}]: no input, constant or earlier node makes {name!r}")
+            for name in outputs:
+                if name in made:
+                    raise ValueError(f"graph.nodes[{k}]: tensor {name!r} is made twice")
+                made.update([name] if name else [])
             if len(types) != len(outputs):
                 raise ValueError(f"node {k} ({op_type}): {len(outputs)} outputs, {len(types)} types")
             self.nodes.append((op_type, list(node["inputs"]), list(outputs),
                                _attribute_kinds(op_type, "", self.opset, node.get("params", {})), types))
         names, values = graph["outputs"], record["outputs"]
+        for name in names:
+            if name not in made:
+                raise ValueError(f"graph.outputs: nothing makes {name!r}")
         if len(names) != len(values):
             raise ValueError(f"graph.outputs names {len(names)} outputs, the record has {len(values)}")
         self.graph_outputs = [(name, *_declared(v, with_shape=False)) for name, v in zip(names, values)]
