@@ -70,6 +70,8 @@ static void print_summary(const struct vary *v, const char *corpus, const char *
 
 	printf("vary %s -> %s:\n", esc_str(corpus), esc_str(out));
 	printf("  parents              %zu\n", v->parents);
+	if (v->graphs)
+		printf("  graphs, not varied   %zu\n", v->graphs);
 	printf("  tried                %zu\n", v->tried);
 	printf("    kept               %zu\n", v->kept);
 	printf("      undefined        %zu\n", v->undefined);

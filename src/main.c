@@ -29,6 +29,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_check_entry,
 	&cmd_merge_entry,
 	&cmd_apfd_entry,
+	&cmd_coverage_entry,
 	&cmd_count_tests_entry,
 	&cmd_worker_entry,
 	&cmd_harvest_child_entry,

@@ -32,7 +32,7 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from ferry.extract import values as ferry_values
-from ferry.templates.runtime_onnx import ferry_dtype, ferry_input, ferry_model
+from ferry.templates.runtime_onnx import ferry_dtype, ferry_graph_model, ferry_input, ferry_model
 
 ATOL = 1e-3
 RTOL = 1e-3
@@ -163,6 +163,8 @@ def _seed(record):
     if "id" in record:
         return int(record["id"], 16)
     identity = {k: record.get(k) for k in ("library", "op", "kind", "context", "params", "inputs", "outputs")}
+    if record.get("kind") == "graph":  # the graph is part of a graph record's identity
+        identity["graph"] = record.get("graph")
     text = json.dumps(identity, sort_keys=True, separators=(",", ":"))
     return int(hashlib.sha256(text.encode()).hexdigest()[:32], 16)
 
@@ -255,7 +257,12 @@ def _input_value(plan, k, value):
 def wrap(record_json, outdir):
     """Write the test directory of one instance. Returns {"status": "ok", "random": bool, "ninputs",
     "noutputs"}, or {"status": "invalid", "reason": "<Type>: <message>"} when the instance cannot be
-    built or onnx itself rejects it (checker, shape inference, reference evaluator)."""
+    built or onnx itself rejects it (checker, shape inference, reference evaluator). A record of kind
+    "graph" (ferry generate) is a model of its nodes; its result may say "undefined" where its
+    outputs are NaN or Inf whatever range its inputs are drawn from (FINITE_TRIES)."""
+    graph = _graph_record(record_json)
+    if graph is not None:
+        return _wrap_graph(graph, outdir)
     try:
         with warnings.catch_warnings():
             # numpy's overflow and division warnings from the reference are expected on generated
@@ -295,7 +302,11 @@ def validate(record_json):
     their values' own, and the model declaring them must pass the checker as wrap()'s does.
     Returns {"status": "ok", "outputs": JSON text of the outputs as the harvest records them, and
     "undefined" where the reference lies in the undefined domain}, or {"status": "invalid",
-    "reason": "<Type>: <message>"}."""
+    "reason": "<Type>: <message>"}. A graph record (ferry generate --validate) is judged as wrap()
+    judges it, writing nothing: its outputs are the reference's."""
+    graph = _graph_record(record_json)
+    if graph is not None:
+        return _validate_graph(graph)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -456,13 +467,13 @@ def _write(outdir, record, plan, model, feeds, refs, random):
 
 
 def _seed_matters(model, feeds, refs):
-    """Whether the outputs change with the node's seed attribute: an operator seeded the same way
+    """Whether the outputs change with the nodes' seed attributes: an operator seeded the same way
     gives the same output twice, yet it is random, and another implementation of it will not draw
     the same numbers."""
-    if not any(a.name == "seed" for a in model.graph.node[0].attribute):
+    if not any(a.name == "seed" for node in model.graph.node for a in node.attribute):
         return False
     reseeded = onnx.ModelProto.FromString(model.SerializeToString())
-    for a in reseeded.graph.node[0].attribute:
+    for a in (a for node in reseeded.graph.node for a in node.attribute):
         if a.name == "seed":
             if a.type == onnx.AttributeProto.FLOAT:
                 a.f += 1.0
@@ -528,6 +539,8 @@ def reproducer_test(record_json, testdir):
     record appears as a repr literal. testdir is read (not by the script) for whether it is random.
     Returns a dict: what, instance, source (for the header's comments), reference, name, imports, test."""
     record = json.loads(record_json)
+    if isinstance(record, dict) and record.get("kind") == "graph":
+        return _graph_reproducer_test(record, testdir)
     plan = _Plan(record)
     random = False
     meta_path = os.path.join(testdir, "meta.json")
@@ -554,29 +567,34 @@ model = ferry_model(
 inputs = {{
 {inputs}
 }}
-try:
+'''
+    test += _RUN
+    return {"what": f"{record['op']} (opset {plan.stamped})", "instance": record.get("id", "-"),
+            "source": " ".join(str(source[k]) for k in ("suite", "test", "node") if k in source),
+            "reference": "onnx.reference", "name": "ONNX",
+            "imports": f"{base64}import sys\nimport traceback\n\nimport onnx.reference\n", "test": test}
+
+
+# The rest of a reproducer's test, after its model and inputs: the reference, the frontend, the verdict.
+_RUN = '''try:
     reference = onnx.reference.ReferenceEvaluator(model).run(None, inputs)
 except Exception:
     traceback.print_exc()
-    print(f"the reference itself failed: this reproducer shows nothing about {{FRONTEND}}")
+    print(f"the reference itself failed: this reproducer shows nothing about {FRONTEND}")
     sys.exit(2)
 try:
     outputs = run_frontend(model.SerializeToString(), inputs)
 except Exception:
     traceback.print_exc()
-    print(f"BUG: {{FRONTEND}} raised")
+    print(f"BUG: {FRONTEND} raised")
     sys.exit(1)
 problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM, ties=(OP, next(iter(inputs.values()), None)))
 for problem in problems:
     print("BUG:", problem)
 if not problems:
-    print(f"no bug: {{FRONTEND}} agrees with onnx.reference")
+    print(f"no bug: {FRONTEND} agrees with onnx.reference")
 sys.exit(1 if problems else 0)
 '''
-    return {"what": f"{record['op']} (opset {plan.stamped})", "instance": record.get("id", "-"),
-            "source": " ".join(str(source[k]) for k in ("suite", "test", "node") if k in source),
-            "reference": "onnx.reference", "name": "ONNX",
-            "imports": f"{base64}import sys\nimport traceback\n\nimport onnx.reference\n", "test": test}
 
 
 def _attribute_literal(kind, value):
@@ -670,3 +688,299 @@ def export(record_json, testdir, outdir, frontend=None):
             with open(os.path.join(data, f"{prefix}_{k}.pb"), "wb") as f:
                 f.write(proto.SerializeToString())
     return outdir
+
+
+# --- graphs: records of kind "graph" (ferry generate's multi-node graphs) -----------------------------
+
+# The ranges tried, in this order, for float data whose values a record does not keep (graph inputs
+# and ranged constants) until the reference is finite: the record's own ranges first (None), then
+# ranges clear of zero (Log, Sqrt, Reciprocal, Div), then narrower ones (Exp, Pow, long products).
+# Few and fixed, so a wrap is quick and the same everywhere.
+FINITE_TRIES = (None, (0.5, 2.0), (-1.0, 1.0), (-0.5, 0.5), (0.0, 1.0), (0.1, 0.5))
+
+NOT_FINITE = "the reference is not finite (NaN or Inf) for every input range tried"
+
+# The key of constant j's generated values is [CONSTANT_KEY, j]: apart from the inputs' [k] and [k, j].
+CONSTANT_KEY = 1 << 32
+
+
+class SpecDisagrees(Exception):
+    """A node's claimed output type (the spec's, in the record's "types") is not what onnx gives it."""
+
+
+class _GraphPlan:
+    """What a graph record says about its model, in the terms of ferry_graph_model and ferry_input."""
+
+    def __init__(self, record):
+        context = record.get("context", {})
+        if "domain" in context and ferry_values.decode(context["domain"]) not in ("", "ai.onnx"):
+            raise ferry_values.Unmigratable("a graph of another domain than ai.onnx")
+        self.opset = ferry_values.decode(context["opset"])
+        graph = record["graph"]
+        self.seed = _seed(record)
+        names, values = graph["inputs"], record["inputs"]
+        if len(names) != len(values):
+            raise ValueError(f"graph.inputs names {len(names)} inputs, the record has {len(values)}")
+        self.graph_inputs = [(name, *_declared(v, with_shape=True)) for name, v in zip(names, values)]
+        if any(kind != "tensor" for _, kind, *_ in self.graph_inputs):
+            raise ferry_values.Unmigratable("a graph input that is not a tensor")
+        self.input_values = values
+        self.constants = [(c["name"], c["tensor"]) for c in graph.get("constants", [])]
+        self.nodes = []
+        # A name is made once, before it is used: what the checker holds a graph to, said here in
+        # the record's own terms.
+        made = set()
+        for name in [n for n, *_ in self.graph_inputs] + [n for n, _ in self.constants]:
+            if name in made:
+                raise ValueError(f"graph: tensor {name!r} is made twice")
+            made.add(name)
+        for k, node in enumerate(graph["nodes"]):
+            op_type = _operator(node["op"], "", self.opset)
+            outputs, types = node["outputs"], node.get("types", [])
+            for j, name in enumerate(node["inputs"]):
+                if name and name not in made:
+                    raise ValueError(f"graph.nodes[{k}].inputs[{j}]: no input, constant or earlier node makes {name!r}")
+            for name in outputs:
+                if name in made:
+                    raise ValueError(f"graph.nodes[{k}]: tensor {name!r} is made twice")
+                made.update([name] if name else [])
+            if len(types) != len(outputs):
+                raise ValueError(f"node {k} ({op_type}): {len(outputs)} outputs, {len(types)} types")
+            self.nodes.append((op_type, list(node["inputs"]), list(outputs),
+                               _attribute_kinds(op_type, "", self.opset, node.get("params", {})), types))
+        names, values = graph["outputs"], record["outputs"]
+        for name in names:
+            if name not in made:
+                raise ValueError(f"graph.outputs: nothing makes {name!r}")
+        if len(names) != len(values):
+            raise ValueError(f"graph.outputs names {len(names)} outputs, the record has {len(values)}")
+        self.graph_outputs = [(name, *_declared(v, with_shape=False)) for name, v in zip(names, values)]
+        self.ops = sorted({op for op, *_ in self.nodes})
+        # As for one node: stamped with the lowest opset in which every node has the schema of the
+        # record's opset.
+        need = 1
+        for op in self.ops:
+            need = max(need, min(onnx.defs.get_schema(op, self.opset, "").since_version, self.opset))
+        self.opsets = [("", need)]
+        self.ir_version = _ir_version(self.opsets)
+        self.stamped = need
+
+    def model(self, constant_values):
+        return ferry_graph_model(
+            self.opsets, self.ir_version, self.graph_inputs,
+            [(name, constant_values[name]) for name, _ in self.constants],
+            [(op, "", ins, outs, [(name, kind, _attribute_value(kind, v)) for name, kind, v in attributes])
+             for op, ins, outs, attributes, _ in self.nodes],
+            self.graph_outputs)
+
+
+def _bounded(bounds, dtype, kept_bounds):
+    """The range a generated tensor of dtype is drawn from: bounds for float data, when a try sets
+    them, else the record's own (kept_bounds, or None)."""
+    if bounds is not None and ferry_values.dtype_category(dtype) == "float":
+        return list(bounds)
+    return kept_bounds
+
+
+def _graph_values(plan, bounds):
+    """(feeds, constants): graph input name -> value, constant name -> value, kept values exactly,
+    the others drawn from the record id's seed (within bounds, for float data, when not None)."""
+    def fill_for(key):
+        return lambda dtype, shape, kept: ferry_input(plan.seed, key, dtype, shape, _bounded(bounds, dtype, kept))
+    feeds = {name: ferry_values.decode(v, fill_for([k]))
+             for k, ((name, *_), v) in enumerate(zip(plan.graph_inputs, plan.input_values))}
+    constants = {name: ferry_values.tensor_array(t, fill_for([CONSTANT_KEY, j]))
+                 for j, (name, t) in enumerate(plan.constants)}
+    return feeds, constants
+
+
+def _shape_text(dims):
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+def _claims_agree(plan, types, source, short):
+    """Raise SpecDisagrees at the first node output whose claimed dtype or shape is not the one
+    types (output name -> (dtype name or None, dims or None; a dim None where unknown)) gives it;
+    the message names source, and short beside the value it gives."""
+    for k, (op, _, outs, _, claims) in enumerate(plan.nodes):
+        for j, (name, claim) in enumerate(zip(outs, claims)):
+            if not name or name not in types:
+                continue
+            dtype, dims = types[name]
+            where = f"spec disagrees with {source}: node {k} ({op}) output {j}"
+            if dtype is not None and dtype != claim["dtype"]:
+                raise SpecDisagrees(f"{where}: spec {claim['dtype']}, {short} {dtype}")
+            said = claim["shape"]
+            if dims is not None and (len(dims) != len(said)
+                                     or any(d is not None and s is not None and d != s for d, s in zip(dims, said))):
+                raise SpecDisagrees(f"{where}: spec {_shape_text(said)}, {short} {_shape_text(dims)}")
+
+
+def _inferred_types(model):
+    """Output name -> (dtype name, dims) by onnx's strict shape inference (with data propagation,
+    so shapes computed from constants are known), on the model with its graph outputs undeclared."""
+    bare = onnx.ModelProto()
+    bare.CopyFrom(model)
+    for output in bare.graph.output:
+        output.ClearField("type")
+    inferred = onnx.shape_inference.infer_shapes(bare, check_type=True, strict_mode=True, data_prop=True)
+    types = {}
+    for info in list(inferred.graph.value_info) + list(inferred.graph.output):
+        if not info.type.HasField("tensor_type"):
+            continue
+        t = info.type.tensor_type
+        dtype = ferry_values.dtype_name(helper.tensor_dtype_to_np_dtype(t.elem_type)) if t.elem_type else None
+        dims = ([d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
+                if t.HasField("shape") else None)
+        types[info.name] = (dtype, dims)
+    return types
+
+
+def _not_finite(refs):
+    """Whether a floating or complex output has a NaN or an Inf."""
+    return any(np.asarray(r).dtype.kind in "fc" and not np.isfinite(np.asarray(r).astype(np.complex128)).all()
+               for r in refs if r is not None)
+
+
+def _build_graph(record):
+    """(plan, model, feeds, refs, random, bounds, undefined) of a graph record; raises where the record
+    is bad, where onnx rejects the graph, or where a node's claimed types are not onnx's."""
+    plan = _GraphPlan(record)
+    feeds, constants = _graph_values(plan, None)
+    model = plan.model(constants)
+    # The spec's claims against onnx's shape inference first: a wrong claim names its node, where
+    # the checker's message about a graph output would not.
+    _claims_agree(plan, _inferred_types(model), "ONNX shape inference", "onnx")
+    onnx.checker.check_model(model, full_check=True)
+    # Finite outputs where some range gives them; else the first try's, marked.
+    first = None
+    for bounds in FINITE_TRIES:
+        if bounds is not None:
+            feeds, constants = _graph_values(plan, bounds)
+            model = plan.model(constants)
+        reference = ReferenceEvaluator(model)
+        every = reference.run(None, feeds, intermediate=True)
+        refs = [every[name] for name, *_ in plan.graph_outputs]
+        if first is None:
+            first = (bounds, model, feeds, reference, every, refs)
+        if not _not_finite(refs):
+            break
+    else:
+        bounds, model, feeds, reference, every, refs = first
+    _claims_agree(plan, {name: (ferry_values.dtype_name(np.asarray(v).dtype), list(np.asarray(v).shape))
+                         for name, v in every.items() if v is not None and not isinstance(v, list)},
+                  "the ONNX reference", "reference")
+    random = (any(not _same(refs, reference.run(None, feeds)) for _ in range(2))
+              or _seed_matters(model, feeds, refs))
+    undefined = None
+    for k, (op, ins, *_) in enumerate(plan.nodes):
+        why = _undefined_domain(op, "", plan.stamped, [every.get(name) if name else None for name in ins])
+        if why:
+            undefined = f"node {k} ({op}): {why}"
+            break
+    if undefined is None and _not_finite(refs):
+        undefined = _nan_everywhere(refs) or NOT_FINITE
+    return plan, model, feeds, refs, random, bounds, undefined
+
+
+def _wrap_graph(record, outdir):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            plan, model, feeds, refs, random, bounds, undefined = _build_graph(record)
+    except Exception as e:  # a bad record or a rejection by onnx: either way the graph is invalid
+        return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "model.onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+    meta = {
+        "id": record.get("id"), "op": "graph", "ops": plan.ops, "nodes": len(plan.nodes),
+        "opset": plan.stamped, "random": random,
+        "opset_imports": {d or "ai.onnx": v for d, v in plan.opsets}, "ir_version": plan.ir_version,
+        "inputs": [_save(outdir, "input", k, name, kind, dtype, feeds[name])
+                   for k, (name, kind, dtype, _) in enumerate(plan.graph_inputs)],
+        "outputs": [_save(outdir, "ref", k, name, kind, dtype, ref)
+                    for k, ((name, kind, dtype, _), ref) in enumerate(zip(plan.graph_outputs, refs))],
+    }
+    if bounds is not None:
+        meta["bounds"] = list(bounds)  # the range float data was drawn from, not the record's
+    with open(os.path.join(outdir, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    result = {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
+    if undefined:
+        result["undefined"] = undefined
+    return result
+
+
+def _validate_graph(record):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _, _, _, refs, _, _, undefined = _build_graph(record)
+            outputs = [_harvested(r) for r in refs]
+    except Exception as e:
+        return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
+    result = {"status": "ok", "outputs": json.dumps(outputs, separators=(",", ":"))}
+    if undefined:
+        result["undefined"] = undefined
+    return result
+
+
+def _graph_reproducer_test(record, testdir):
+    """reproducer_test() of a graph record: the graph's literals, then the same run as a node's."""
+    plan = _GraphPlan(record)
+    meta = {}
+    if os.path.exists(os.path.join(testdir, "meta.json")):
+        with open(os.path.join(testdir, "meta.json")) as f:
+            meta = json.load(f)
+    bounds = meta.get("bounds")
+
+    def literal(key, t):
+        if "values" in t:
+            return _array_literal(t)
+        chosen = _bounded(bounds, t["dtype"], t.get("range"))
+        return f"ferry_input(SEED, {key!r}, {t['dtype']!r}, {t['shape']!r}, {chosen!r})"
+
+    constants = "".join(f"        ({name!r}, {literal([CONSTANT_KEY, j], t)}),\n"
+                        for j, (name, t) in enumerate(plan.constants))
+    nodes = []
+    for op, ins, outs, attributes, _ in plan.nodes:
+        attrs = ", ".join(f"({name!r}, {kind!r}, {_attribute_literal(kind, v)})" for name, kind, v in attributes)
+        nodes.append(f"        ({op!r}, '', {ins!r}, {outs!r}, [{attrs}]),\n")
+    inputs = "\n".join(f"    {name!r}: {literal([k], value['tensor'])},"
+                       for k, ((name, *_), value) in enumerate(zip(plan.graph_inputs, plan.input_values)))
+    base64 = "import base64\n" if any(kind in ("GRAPH", "GRAPHS") for *_, attributes, _ in plan.nodes
+                                      for _, kind, _ in attributes) else ""
+    model = f'''SEED = {plan.seed}
+RANDOM = {meta.get("random", False)!r}  # True for a random operator: then only dtypes and shapes are compared
+
+# a graph of {len(plan.nodes)} nodes, n0, n1, ... in this order
+model = ferry_graph_model(
+    {plan.opsets!r}, {plan.ir_version!r},
+    {plan.graph_inputs!r},
+    [
+{constants}    ],
+    [
+{"".join(nodes)}    ],
+    {plan.graph_outputs!r})
+inputs = {{
+{inputs}
+}}
+'''
+    source = record.get("source", {})
+    return {"what": f"a graph of {len(plan.nodes)} nodes ({', '.join(plan.ops)}; opset {plan.stamped})",
+            "instance": record.get("id", "-"),
+            "source": " ".join(str(source[k]) for k in ("suite", "seed", "index") if k in source),
+            "reference": "onnx.reference", "name": "ONNX",
+            "imports": f"{base64}import sys\nimport traceback\n\nimport onnx.reference\n",
+            "test": model + _RUN}
+
+
+def _graph_record(record_json):
+    """The record if it is of kind "graph", else None (also for text that is not a JSON object:
+    the node path says what is wrong with it)."""
+    try:
+        record = json.loads(record_json)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) and record.get("kind") == "graph" else None

@@ -63,10 +63,34 @@ def ferry_model(op_type, domain, opsets, ir_version, node_inputs, node_outputs, 
     """A model of one node. graph_inputs and graph_outputs are (name, kind, dtype, shape) with kind
     "tensor" or "sequence" (shape None: not declared); attributes are (name, type, value) with type an
     AttributeProto type name, tensors as numpy arrays and graphs as serialized GraphProto bytes."""
-    def value_type(kind, dtype, shape):
-        tensor = helper.make_tensor_type_proto(helper.np_dtype_to_tensor_dtype(ferry_dtype(dtype)), shape)
-        return tensor if kind == "tensor" else helper.make_sequence_type_proto(tensor)
+    graph = helper.make_graph(
+        [ferry_node(op_type, domain, node_inputs, node_outputs, attributes)], "ferry",
+        [ferry_value_info(*v) for v in graph_inputs], [ferry_value_info(*v) for v in graph_outputs])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets],
+                             ir_version=ir_version)
 
+
+def ferry_graph_model(opsets, ir_version, graph_inputs, constants, nodes, graph_outputs):
+    """A model of several nodes (a generated graph): graph_inputs and graph_outputs as for
+    ferry_model; constants (name, array) are the initializers; nodes (op_type, domain, inputs,
+    outputs, attributes), in a topological order, are named n0, n1, ... in that order."""
+    graph = helper.make_graph(
+        [ferry_node(op, domain, ins, outs, attributes, name=f"n{k}")
+         for k, (op, domain, ins, outs, attributes) in enumerate(nodes)], "ferry",
+        [ferry_value_info(*v) for v in graph_inputs], [ferry_value_info(*v) for v in graph_outputs],
+        initializer=[onnx.numpy_helper.from_array(np.asarray(value), name) for name, value in constants])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets],
+                             ir_version=ir_version)
+
+
+def ferry_value_info(name, kind, dtype, shape):
+    """A graph input's or output's declaration: kind "tensor" or "sequence", shape None: not declared."""
+    tensor = helper.make_tensor_type_proto(helper.np_dtype_to_tensor_dtype(ferry_dtype(dtype)), shape)
+    return helper.make_value_info(name, tensor if kind == "tensor" else helper.make_sequence_type_proto(tensor))
+
+
+def ferry_node(op_type, domain, inputs, outputs, attributes, name=None):
+    """A node; attributes as for ferry_model."""
     def attribute_value(kind, value):
         if kind == "TENSOR":
             return onnx.numpy_helper.from_array(value)
@@ -78,17 +102,11 @@ def ferry_model(op_type, domain, opsets, ir_version, node_inputs, node_outputs, 
             return [onnx.GraphProto.FromString(v) for v in value]
         return value
 
-    node = helper.make_node(op_type, node_inputs, node_outputs, domain=domain or None)
+    node = helper.make_node(op_type, inputs, outputs, name=name, domain=domain or None)
     node.attribute.extend(
-        helper.make_attribute(name, attribute_value(kind, value),
-                              attr_type=onnx.AttributeProto.AttributeType.Value(kind))
-        for name, kind, value in attributes)
-    graph = helper.make_graph(
-        [node], "ferry",
-        [helper.make_value_info(name, value_type(kind, dtype, shape)) for name, kind, dtype, shape in graph_inputs],
-        [helper.make_value_info(name, value_type(kind, dtype, shape)) for name, kind, dtype, shape in graph_outputs])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets],
-                             ir_version=ir_version)
+        helper.make_attribute(n, attribute_value(kind, value), attr_type=onnx.AttributeProto.AttributeType.Value(kind))
+        for n, kind, value in attributes)
+    return node
 
 
 def ferry_compare(outputs, reference, atol, rtol, random=False, ties=None):

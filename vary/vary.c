@@ -93,12 +93,19 @@ static int pass1(struct vary *v, struct strmap *ops, struct op_parents **per, si
 			continue;
 		}
 		v->records++;
-		rules_pools_add(&v->pools, &in);
 		strmap_get(&v->ids, in.id, &created);
+		/* A graph is many operators: the rules grow one operator's instance, and a graph's params
+		 * (its op types and node count) are no operator's values to pool. */
+		if (!strcmp(in.kind, "graph")) {
+			v->graphs += created;
+			record_release(&in);
+			continue;
+		}
+		rules_pools_add(&v->pools, &in);
 		vary_pre_id(&in, pre);
 		strmap_get(&v->pre, pre, NULL);
 		/* A line repeated in the corpus is one parent. */
-		if (created && !in.unmigratable && strcmp(in.kind, "graph") && off >= 0) {
+		if (created && !in.unmigratable && off >= 0) {
 			oe = strmap_get(ops, in.op, NULL);
 			if (!oe->count) {
 				*per = xrealloc(*per, (*nops + 1) * sizeof(**per));

@@ -51,6 +51,7 @@ struct vary_count {
 
 struct vary {
 	size_t records, bad_lines;   /* pass 1: the corpus */
+	size_t graphs;               /* records of kind "graph" (ferry generate's graphs): not varied */
 	size_t parents;              /* parents whose candidates were looked at in this run */
 	size_t tried, kept, duplicates, undefined, dropped, surplus;
 	size_t resumed;              /* candidates an earlier run tried (OUTPUT.log) */

@@ -7,7 +7,7 @@ need_python_module onnx
 py="${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}"
 if PYTHONPATH="$top_builddir/python" "$py" -c 'import ferry.templates.onnx as t; t.validate' 2>/dev/null; then
 	validate=1
-	plan 23
+	plan 26
 else
 	validate=0
 	plan 14
@@ -53,6 +53,11 @@ if [ "$validate" = 1 ]; then
 	check "every kept candidate is a line of the variants ($kept kept, $lines lines)" -- [ "$kept" -eq "$lines" ]
 	check "a variant names its parent and what changed" -- grep -q '"variant":{"parent":"[0-9a-f]\{32\}","vary":"' v.jsonl
 	expect_exit 0 "the variants are a corpus that wrap takes" -- "$FERRY" wrap v.jsonl -o wrapped -j 1 -q
+	# A graph (ferry generate) is many operators: no rule grows it; it is counted, not tried.
+	{ sed -n 1p corpus.jsonl; sed -n 1p "$top_srcdir/tests/data/gen-graphs/graphs.jsonl"; } > graphs.jsonl
+	expect_exit 0 "a corpus with a graph varies" -- "$FERRY" vary graphs.jsonl -o gv.jsonl -j 1 -q --budget 2
+	contains "... counting the graph as not varied" "$out" "graphs, not varied   1"
+	check "... and no candidate of it is tried" -- sh -c '! grep -q "\"op\":\"graph\"" gv.jsonl.log'
 else
 	# A template without validate() is ferry's environment, not the candidates' fault.
 	expect_exit 3 "without validate() in the template vary stops" -- "$FERRY" vary corpus.jsonl -o v.jsonl -j 1 -q
