@@ -20,6 +20,8 @@ struct wrapped {
 	int random;
 	char *reason;     /* why it is invalid, or NULL */
 	char *undefined;  /* why its inputs lie in the operator's undefined domain, or NULL */
+	int undefined_values; /* the undefined concerns its values alone (a reference that is not
+			       * finite): a crash is still a crash */
 	char *dir;        /* absolute path of its test directory */
 };
 

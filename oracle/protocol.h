@@ -48,6 +48,8 @@
 #define PROTO_KEY_STATUS "status"
 #define PROTO_KEY_REASON "reason"
 #define PROTO_KEY_UNDEFINED "undefined"
+/* with it: the undefined concerns the values alone (the reference is not finite); a crash stays a crash */
+#define PROTO_KEY_UNDEFINED_VALUES "undefined_values"
 #define PROTO_KEY_UNAVAILABLE "unavailable"
 #define PROTO_KEY_OUTPUTS "outputs"
 /* What a run result says beyond what the store keeps, for ferry run --one: the stages with their
@@ -91,7 +93,8 @@
 #define PROTO_EXPORTS(X) \
 	X(KEY_EVENT) X(KEY_TASK) X(KEY_ID) X(KEY_DIR) X(KEY_RANDOM) X(KEY_ATOL) X(KEY_RTOL) X(KEY_LIBRARY) \
 	X(KEY_RECORD) X(KEY_VERSION) X(KEY_MESSAGE) X(KEY_STAGE) X(KEY_OUTCOME) X(KEY_EXC_TYPE) X(KEY_DETAIL) \
-	X(KEY_FRAME) X(KEY_MAX_ABS) X(KEY_STATUS) X(KEY_REASON) X(KEY_UNDEFINED) X(KEY_UNAVAILABLE) X(KEY_OUTPUTS) \
+	X(KEY_FRAME) X(KEY_MAX_ABS) X(KEY_STATUS) X(KEY_REASON) X(KEY_UNDEFINED) X(KEY_UNDEFINED_VALUES) \
+	X(KEY_UNAVAILABLE) X(KEY_OUTPUTS) \
 	X(EVENT_READY) X(EVENT_FATAL) X(EVENT_TAKEN) X(EVENT_STAGE) X(EVENT_RESULT) \
 	X(TASK_RUN) X(TASK_WRAP) X(TASK_VALIDATE) \
 	X(VERDICT_OK) X(VERDICT_MISMATCH) X(VERDICT_CRASH) X(VERDICT_ERROR) X(VERDICT_UNAVAILABLE) \

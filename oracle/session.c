@@ -745,8 +745,10 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 		break;
 	}
 	/* A failure on an input in the operator's undefined domain is flagged, never reported as a bug:
-	 * the frontend may answer anything there. What it did answer stays in the message. */
-	if (outcome_is_failure(res.outcome)) {
+	 * the frontend may answer anything there. What it did answer stays in the message. Where only
+	 * the values are in question (a reference that is not finite), a crash is still a crash. */
+	if (outcome_is_failure(res.outcome) &&
+	    !(test && test->undefined_values && res.outcome != OUTCOME_MISMATCH)) {
 		const char *why = test ? test->undefined : NULL;
 
 		if (why) {

@@ -444,6 +444,9 @@ static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "undefined") : NULL;
 	if (v && PyUnicode_Check(v))
 		cJSON_AddStringToObject(res, PROTO_KEY_UNDEFINED, PyUnicode_AsUTF8(v));
+	v = PyDict_Check(d) ? PyDict_GetItemString(d, PROTO_KEY_UNDEFINED_VALUES) : NULL;
+	if (v && PyObject_IsTrue(v) == 1)
+		cJSON_AddTrueToObject(res, PROTO_KEY_UNDEFINED_VALUES);
 	PyErr_Clear();
 	Py_DECREF(d);
 }

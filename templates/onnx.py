@@ -274,8 +274,7 @@ def wrap(record_json, outdir):
     _write(outdir, record, plan, model, feeds, refs, random)
     result = {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
     undefined = _guard(plan, feeds) or _variant_undefined(record, refs)
-    if undefined:
-        result["undefined"] = undefined
+    _mark(result, undefined)
     return result
 
 
@@ -327,8 +326,7 @@ def validate(record_json):
     except Exception as e:  # a bad record or a rejection by onnx: either way the candidate is invalid
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     result = {"status": "ok", "outputs": json.dumps(outputs, separators=(",", ":"))}
-    if undefined:
-        result["undefined"] = undefined
+    _mark(result, undefined)
     return result
 
 
@@ -387,6 +385,16 @@ def _harvested(value):
 
 
 NAN_EVERYWHERE = "the reference is NaN everywhere"
+
+
+def _mark(result, undefined):
+    """Say in a wrap or validate result why the test lies in the undefined domain, if it does; a
+    reference that is not finite puts only the values in question (undefined_values): a frontend
+    that crashes there has still crashed."""
+    if undefined:
+        result["undefined"] = undefined
+        if undefined in (NAN_EVERYWHERE, NOT_FINITE):
+            result["undefined_values"] = True
 
 
 def _nan_everywhere(refs):
@@ -907,8 +915,7 @@ def _wrap_graph(record, outdir):
     with open(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     result = {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
-    if undefined:
-        result["undefined"] = undefined
+    _mark(result, undefined)
     return result
 
 
@@ -921,8 +928,7 @@ def _validate_graph(record):
     except Exception as e:
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     result = {"status": "ok", "outputs": json.dumps(outputs, separators=(",", ":"))}
-    if undefined:
-        result["undefined"] = undefined
+    _mark(result, undefined)
     return result
 
 

@@ -165,6 +165,7 @@ static cJSON *annotation(const struct runner_outcome *o, double timeout)
 		const cJSON *r = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_REASON);
 		const cJSON *rnd = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_RANDOM);
 		const cJSON *undef = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_UNDEFINED);
+		const cJSON *values = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_UNDEFINED_VALUES);
 
 		cJSON_AddStringToObject(a, "status", cJSON_IsString(s) ? s->valuestring : "invalid");
 		if (cJSON_IsString(r))
@@ -174,6 +175,8 @@ static cJSON *annotation(const struct runner_outcome *o, double timeout)
 		cJSON_AddBoolToObject(a, "random", cJSON_IsTrue(rnd));
 		if (cJSON_IsString(undef))
 			cJSON_AddStringToObject(a, "undefined", undef->valuestring);
+		if (cJSON_IsString(undef) && cJSON_IsTrue(values))
+			cJSON_AddTrueToObject(a, "undefined_values");
 		return a;
 	}
 	cJSON_AddStringToObject(a, "status", "invalid");

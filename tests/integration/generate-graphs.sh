@@ -8,7 +8,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 22
+plan 24
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 graphs="$top_srcdir/tests/data/gen-graphs/graphs.jsonl"
 # The wrap annotation of the graph named NAME in its source.
@@ -66,6 +66,17 @@ expect_exit 0 "a faulty frontend crashes on them" -- \
 	"$FERRY" run wrapped -F fault:onnx -o faults.db --queue relu.jsonl -j 1 --no-probe -q
 expect_exit 0 "their failures group into bugs" -- "$FERRY" bugs faults.db
 contains "... one bug of three failures" "$out" "1 unique bugs from 3 failures"
+# A graph whose reference is not finite has its values in question, not its conversion: the
+# frontend raising on it (its first node is an Exp) is still a crash.
+"$py" -c 'import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("source", {}).get("test") == "exp-neg-log-nan" and r["wrap"]["status"] == "ok":
+        print(json.dumps({"id": r["id"]}))' wrapped/wrapped.jsonl > nan.jsonl
+expect_exit 0 "the faulty frontend on the NaN graph" -- \
+	"$FERRY" run wrapped -F fault:onnx -o nan.db --queue nan.jsonl -j 1 --no-probe -q
+got=$(sql nan.db "SELECT outcome FROM results")
+check "... a crash on a graph whose reference is not finite stays a crash (got $got)" -- [ "$got" = crash ]
 
 # A reproducer of a graph test, standalone: it rebuilds the graph and agrees with ORT.
 rec=$(grep '"test":"split-two-outputs"' wrapped/wrapped.jsonl)
