@@ -424,6 +424,19 @@ static int solve_input(struct run *r, const struct stmt *s, struct gen_tensor *t
 		in->kind = IN_ABSENT;
 		return SOLVE_OK;
 	}
+	if (s->cond) {
+		struct val c;
+		int truth;
+
+		if ((status = eval(r, s, s->cond, &c)) != SOLVE_OK)
+			return status;
+		if ((truth = expr_truth(&c, &r->env, s->cond)) < 0)
+			return eval_bug(r, s);
+		if (!truth) {
+			in->kind = IN_ABSENT;
+			return SOLVE_OK;
+		}
+	}
 	if (!s->is_const && !s->lo && r->pool && solve_rng_double(r->sv->rng) < r->sv->o.pick_rate) {
 		if ((status = try_reuse(r, s, set, t, &id)) != SOLVE_OK)
 			return status;
@@ -620,11 +633,11 @@ static int stmt_output(struct run *r, const struct stmt *s)
 
 		if ((status = eval_int(r, s, s->count, &n)) != SOLVE_OK)
 			return status;
-		if (n < 1 || n > 64)
-			return bug(r, s, "the count of '%s' must be from 1 to 64, got %lld", s->name, (long long)n);
+		if (n < 0 || n > 64)
+			return bug(r, s, "the count of '%s' must be from 0 to 64, got %lld", s->name, (long long)n);
 		g->n = (int)n;
-		g->t = expr_alloc(r->env.arena, (size_t)n * sizeof(*g->t));
-		memset(g->t, 0, (size_t)n * sizeof(*g->t));
+		g->t = expr_alloc(r->env.arena, (size_t)(n ? n : 1) * sizeof(*g->t));
+		memset(g->t, 0, (size_t)(n ? n : 1) * sizeof(*g->t));
 		r->slots[s->slot].kind = VAL_GROUP;
 		r->slots[s->slot].u.g = g;
 		for (int k = 0; k < g->n; k++) {
@@ -862,6 +875,8 @@ enum solve_status solve_node(struct solver *sv, const struct block *b, const cha
 		status = run_stmt(&r, &b->stmts[k]);
 	if (status != SOLVE_OK)
 		return (enum solve_status)status;
+	if (!out->nout)
+		return (enum solve_status)bug(&r, &b->stmts[b->nstmts - 1], "the node has no output");
 	/* Trailing absent inputs are dropped; the others stay as "". */
 	while (out->nin > 0 && out->in[out->nin - 1].kind == IN_ABSENT)
 		out->nin--;

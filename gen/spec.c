@@ -759,7 +759,9 @@ static int parse_clauses(struct parser *ps, struct stmt *s)
 				return -1;
 			continue;
 		}
-		if (is_word(ps, "rank"))
+		if (is_word(ps, "if"))
+			slot = &s->cond;
+		else if (is_word(ps, "rank"))
 			slot = &s->rank;
 		else if (is_word(ps, "dims"))
 			slot = &s->dims;
@@ -770,7 +772,7 @@ static int parse_clauses(struct parser *ps, struct stmt *s)
 		if (!slot) {
 			char b[64];
 
-			return fail_at(ps, t.line, t.col, "unknown clause %s (rank, dims, shape, values, const, optional)",
+			return fail_at(ps, t.line, t.col, "unknown clause %s (rank, dims, shape, values, const, optional, if)",
 				       tok_name(&t, b, sizeof(b)));
 		}
 		if (*slot || (slot == &s->values && s->lo))
@@ -1164,9 +1166,13 @@ static int resolve_block(struct parser *ps)
 
 			if (resolve_in(&r, s->count, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->rank, group, -1, kk, NULL) < 0 ||
 			    resolve_in(&r, s->dims, 1, islot, kk, NULL) < 0 || resolve_in(&r, s->shape, group, -1, kk, NULL) < 0 ||
-			    resolve_in(&r, s->values, group, -1, kk, NULL) < 0 || resolve_in(&r, s->lo, 0, -1, kk, NULL) < 0 ||
-			    resolve_in(&r, s->hi, 0, -1, kk, NULL) < 0)
+			    resolve_in(&r, s->values, 1, -1, kk, NULL) < 0 || resolve_in(&r, s->lo, 0, -1, kk, NULL) < 0 ||
+			    resolve_in(&r, s->hi, 0, -1, kk, NULL) < 0 || resolve_in(&r, s->cond, 0, -1, kk, NULL) < 0)
 				goto out;
+			if (s->cond && s->optional) {
+				fail_at(ps, s->line, s->col, "an input is optional or present if a condition holds, not both");
+				goto out;
+			}
 			if (s->values && s->is_const == 0)
 				s->is_const = 1;  /* exact values: an initializer */
 			break;

@@ -32,7 +32,7 @@ struct stmt {
 	struct expr *lo, *hi;     /* values range(lo, hi), or a float's uniform(lo, hi) */
 	int is_const, optional;
 	struct expr *e;           /* let, attr: the value; int, ints, float, str: the list */
-	struct expr *cond;        /* int, ints: where; attr: if */
+	struct expr *cond;        /* int, ints: where; attr, input: if */
 	struct expr *len;         /* ints */
 	int islot, kslot;         /* the slots of i and k */
 };

@@ -180,6 +180,7 @@ static int cmd_generate(int argc, char **argv)
 	uint64_t index = 0;
 	int code = EXIT_OK, lo = 1, hi = 10, have_gen = 0;
 	double start;
+	FILE *summary;
 
 	spec_init(&specs);
 	memset(&g, 0, sizeof(g));
@@ -268,11 +269,13 @@ static int cmd_generate(int argc, char **argv)
 		progress_update(&progress, written, 0);
 	}
 	progress_finish(&progress);
+	/* The summary goes beside the corpus, not into it, when the corpus is standard output. */
+	summary = fs_output_in_place(&out) ? stderr : stdout;
 	if (fs_output_commit(&out, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}
-	print_summary(fs_output_in_place(&out) ? stderr : stdout, &g, progress_now() - start);
+	print_summary(summary, &g, progress_now() - start);
 out:
 	fs_output_abort(&out);
 	if (have_gen)
