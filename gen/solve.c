@@ -154,6 +154,25 @@ static int eval_list(struct run *r, const struct stmt *s, const struct expr *x, 
 	return 0;
 }
 
+/* A domain: a list, or one value standing for the list of it ("rank 2"). */
+static int eval_domain(struct run *r, const struct stmt *s, const struct expr *x, struct val *v)
+{
+	struct val t;
+
+	if (expr_eval(x, &r->env, &t) < 0)
+		return eval_bug(r, s);
+	if (t.kind == VAL_INT || t.kind == VAL_FLOAT || t.kind == VAL_STR) {
+		v->kind = VAL_LIST;
+		v->n = 1;
+		v->u.items = expr_alloc(r->env.arena, sizeof(*v->u.items));
+		v->u.items[0] = t;
+		return 0;
+	}
+	if (expr_as_list(&t, &r->env, x, v) < 0)
+		return eval_bug(r, s);
+	return 0;
+}
+
 static int eval_int(struct run *r, const struct stmt *s, const struct expr *x, int64_t *i)
 {
 	struct val t;
@@ -309,7 +328,7 @@ static int fits(struct run *r, const struct stmt *s, const struct gen_tensor *c,
 		t->known = i;
 		r->slots[s->islot].kind = VAL_INT;
 		r->slots[s->islot].u.i = i;
-		if ((*status = eval_list(r, s, s->dims, &l)) != SOLVE_OK)
+		if ((*status = eval_domain(r, s, s->dims, &l)) != SOLVE_OK)
 			return 0;
 		for (int k = 0; k < l.n && !found; k++)
 			found = l.u.items[k].kind == VAL_INT && l.u.items[k].u.i == c->dims[i];
@@ -338,7 +357,7 @@ static int try_reuse(struct run *r, const struct stmt *s, unsigned set, struct g
 	} else if (s->rank) {
 		struct val l;
 
-		if ((status = eval_list(r, s, s->rank, &l)) != SOLVE_OK)
+		if ((status = eval_domain(r, s, s->rank, &l)) != SOLVE_OK)
 			return status;
 		for (int k = 0; k < l.n; k++)
 			if (l.u.items[k].kind == VAL_INT && l.u.items[k].u.i >= 0 && l.u.items[k].u.i <= GEN_MAX_RANK)
@@ -465,7 +484,7 @@ static int solve_input(struct run *r, const struct stmt *s, struct gen_tensor *t
 		if (s->rank) {
 			int got;
 
-			if ((status = eval_list(r, s, s->rank, &l)) != SOLVE_OK)
+			if ((status = eval_domain(r, s, s->rank, &l)) != SOLVE_OK)
 				return status;
 			if ((got = choose(r, s, &l, NULL, 0, &v)) == 0)
 				return bug(r, s, "the domain of '%s.rank' is empty", name);
@@ -482,7 +501,7 @@ static int solve_input(struct run *r, const struct stmt *s, struct gen_tensor *t
 			if (s->dims) {
 				r->slots[s->islot].kind = VAL_INT;
 				r->slots[s->islot].u.i = i;
-				if ((status = eval_list(r, s, s->dims, &l)) != SOLVE_OK)
+				if ((status = eval_domain(r, s, s->dims, &l)) != SOLVE_OK)
 					return status;
 				if (!choose(r, s, &l, NULL, 0, &v))
 					return bug(r, s, "the domain of '%s[%d]' is empty", name, i);
@@ -554,7 +573,7 @@ static int stmt_input(struct run *r, const struct stmt *s)
 		struct val l, v;
 		char name[64];
 
-		if ((status = eval_list(r, s, s->count, &l)) != SOLVE_OK)
+		if ((status = eval_domain(r, s, s->count, &l)) != SOLVE_OK)
 			return status;
 		if (!choose(r, s, &l, NULL, 0, &v))
 			return bug(r, s, "the domain of '%s.count' is empty", s->name);
@@ -669,7 +688,7 @@ static int stmt_ints(struct run *r, const struct stmt *s)
 	for (int i = 0; i < n; i++) {
 		r->slots[s->islot].kind = VAL_INT;
 		r->slots[s->islot].u.i = i;
-		if ((status = eval_list(r, s, s->e, &dom)) != SOLVE_OK)
+		if ((status = eval_domain(r, s, s->e, &dom)) != SOLVE_OK)
 			return status;
 		/* While the where is evaluated, NAME[i] is the candidate: the list has i + 1 items. */
 		if (s->cond) {
@@ -784,7 +803,7 @@ static int run_stmt(struct run *r, const struct stmt *s)
 	case S_LET:
 		return eval(r, s, s->e, &r->slots[s->slot]);
 	case S_INT: case S_STR:
-		if ((status = eval_list(r, s, s->e, &l)) != SOLVE_OK)
+		if ((status = eval_domain(r, s, s->e, &l)) != SOLVE_OK)
 			return status;
 		if ((got = choose(r, s, &l, s->cond, s->slot, &v)) < 0)
 			return SOLVE_SPEC_BUG;
@@ -816,7 +835,7 @@ static int run_stmt(struct run *r, const struct stmt *s)
 			if (v.u.f < a || v.u.f > b)
 				v.u.f = a;
 		} else {
-			if ((status = eval_list(r, s, s->e, &l)) != SOLVE_OK)
+			if ((status = eval_domain(r, s, s->e, &l)) != SOLVE_OK)
 				return status;
 			if (!choose(r, s, &l, NULL, 0, &v))
 				return bug(r, s, "the domain of '%s' is empty", s->name);
