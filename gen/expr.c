@@ -416,7 +416,8 @@ static int eval_bin(const struct expr *x, struct expr_env *env, struct val *out)
 		memcpy(out->u.items + a.n, b.u.items, (size_t)b.n * sizeof(struct val));
 		return 0;
 	}
-	if (x->op == OP_MUL && ((a.kind == VAL_LIST && b.kind == VAL_INT) || (a.kind == VAL_INT && b.kind == VAL_LIST))) {
+	if (x->op == OP_MUL && ((a.kind == VAL_LIST && b.kind == VAL_INT) || (a.kind == VAL_INT
+		&& b.kind == VAL_LIST))) {
 		const struct val *l = a.kind == VAL_LIST ? &a : &b;
 		int64_t times = a.kind == VAL_INT ? a.u.i : b.u.i;
 
@@ -432,7 +433,8 @@ static int eval_bin(const struct expr *x, struct expr_env *env, struct val *out)
 		return 0;
 	}
 	return expr_failf(env, x, "cannot apply '%s' to %s and %s",
-			  (const char *[]){ "+", "-", "*", "/", "%" }[x->op], expr_kind_name(a.kind), expr_kind_name(b.kind));
+			  (const char *[]){ "+", "-", "*", "/", "%" }[x->op], expr_kind_name(a.kind),
+				expr_kind_name(b.kind));
 }
 
 static int eval_index(const struct expr *x, struct expr_env *env, struct val *out)

@@ -274,7 +274,8 @@ static int commit(struct graph_gen *g, const struct solve_node *n, const struct 
 
 			t->consumers++;
 			if (t->kind == GT_OUTPUT) {
-				int len = snprintf(sig, sizeof(sig), "%s:%d>%s:%d:%d:%d", g->nodes[t->producer].op->name, t->out_index,
+				int len = snprintf(sig, sizeof(sig), "%s:%d>%s:%d:%d:%d",
+					g->nodes[t->producer].op->name, t->out_index,
 						   op->name, k, t->t.dtype, t->t.rank);
 
 				new_edge |= sigs_add(&g->edge_sigs, XXH3_64bits(sig, (size_t)len));
@@ -377,7 +378,8 @@ int graph_gen_init(struct graph_gen *g, const struct spec_set *s, const char *co
 			any = fnmatch(globs[m], g->ops[q].name, 0) == 0;
 		if (!any) {
 			graph_gen_release(g);
-			return err_set(e, EXIT_USAGE, "no operator spec matches '%s' at opset %d (ferry generate --list shows "
+			return err_set(e, EXIT_USAGE,
+				"no operator spec matches '%s' at opset %d (ferry generate --list shows "
 				       "them)", globs[m], o->opset);
 		}
 	}
@@ -667,7 +669,8 @@ int graph_generate(struct graph_gen *g, uint64_t index, struct buf *line)
 	limit = 20 * target + 100;
 	while (g->nnodes < target && attempts++ < limit) {
 		struct graph_op *op = &g->ops[choose_op(g)];
-		const struct block *b = op->blocks[op->nblocks == 1 ? 0 : solve_rng_below(&g->rng, (uint64_t)op->nblocks)];
+		const struct block *b = op->blocks[op->nblocks == 1 ? 0 : solve_rng_below(&g->rng,
+			(uint64_t)op->nblocks)];
 		enum solve_status st = solve_node(&g->sv, b, op->name, &g->pool, &n);
 		uint64_t vsig;
 		int new_vertex, new_edge;

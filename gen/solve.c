@@ -489,7 +489,8 @@ static int solve_input(struct run *r, const struct stmt *s, struct gen_tensor *t
 			if ((got = choose(r, s, &l, NULL, 0, &v)) == 0)
 				return bug(r, s, "the domain of '%s.rank' is empty", name);
 			if (v.kind != VAL_INT || v.u.i < 0)
-				return bug(r, s, "the rank of '%s' must be an int from 0, got %s", name, expr_kind_name(v.kind));
+				return bug(r, s, "the rank of '%s' must be an int from 0, got %s", name,
+					expr_kind_name(v.kind));
 			if (v.u.i > GEN_MAX_RANK)
 				return SOLVE_TOO_DEEP;
 			t->rank = (int)v.u.i;
@@ -526,9 +527,11 @@ static int solve_input(struct run *r, const struct stmt *s, struct gen_tensor *t
 		if ((status = eval_list(r, s, s->values, &l)) != SOLVE_OK)
 			return status;
 		if (l.n != elements(t))
-			return bug(r, s, "'%s' has %lld elements but its values are %d", name, (long long)elements(t), l.n);
+			return bug(r, s, "'%s' has %lld elements but its values are %d", name, (long long)elements(t),
+				l.n);
 		for (int k = 0; k < l.n; k++)
-			if (l.u.items[k].kind != VAL_INT && !(l.u.items[k].kind == VAL_FLOAT && expr_dtype_is_float(t->dtype)))
+			if (l.u.items[k].kind != VAL_INT && !(l.u.items[k].kind == VAL_FLOAT
+				&& expr_dtype_is_float(t->dtype)))
 				return bug(r, s, "value %d of '%s' is %s, not a number of its dtype %s", k, name,
 					   expr_kind_name(l.u.items[k].kind), expr_dtype_name(t->dtype));
 		in->values = expr_alloc(r->env.arena, sizeof(*in->values));
@@ -546,7 +549,8 @@ static int solve_input(struct run *r, const struct stmt *s, struct gen_tensor *t
 		in->range[0] = lo.kind == VAL_INT ? (double)lo.u.i : lo.u.f;
 		in->range[1] = hi.kind == VAL_INT ? (double)hi.u.i : hi.u.f;
 		if (in->range[0] > in->range[1])
-			return bug(r, s, "the values range of '%s' is empty (%g > %g)", name, in->range[0], in->range[1]);
+			return bug(r, s, "the values range of '%s' is empty (%g > %g)", name, in->range[0],
+				in->range[1]);
 	} else {
 		in->range[0] = default_range(t->dtype, 0);
 		in->range[1] = default_range(t->dtype, 1);
@@ -759,7 +763,8 @@ static int stmt_attr(struct run *r, const struct stmt *s)
 			kinds |= 1 << v.u.items[k].kind;
 		if (kinds & ~((1 << VAL_INT) | (1 << VAL_FLOAT) | (1 << VAL_STR)) ||
 		    ((kinds & (1 << VAL_STR)) && kinds != (1 << VAL_STR)))
-			return bug(r, s, "attribute '%s' is a list that mixes kinds or holds tensors or lists", s->name);
+			return bug(r, s, "attribute '%s' is a list that mixes kinds or holds tensors or lists",
+				s->name);
 	} else if (v.kind == VAL_GROUP) {
 		return bug(r, s, "attribute '%s' is a group of tensors", s->name);
 	}
@@ -820,9 +825,11 @@ static int run_stmt(struct run *r, const struct stmt *s)
 			struct val lo, hi;
 			double a, b;
 
-			if ((status = eval(r, s, s->lo, &lo)) != SOLVE_OK || (status = eval(r, s, s->hi, &hi)) != SOLVE_OK)
+			if ((status = eval(r, s, s->lo, &lo)) != SOLVE_OK || (status = eval(r, s, s->hi,
+				&hi)) != SOLVE_OK)
 				return status;
-			if ((lo.kind != VAL_INT && lo.kind != VAL_FLOAT) || (hi.kind != VAL_INT && hi.kind != VAL_FLOAT))
+			if ((lo.kind != VAL_INT && lo.kind != VAL_FLOAT) || (hi.kind != VAL_INT
+				&& hi.kind != VAL_FLOAT))
 				return bug(r, s, "uniform() of '%s' takes numbers", s->name);
 			a = lo.kind == VAL_INT ? (double)lo.u.i : lo.u.f;
 			b = hi.kind == VAL_INT ? (double)hi.u.i : hi.u.f;
@@ -921,8 +928,10 @@ int solve_check(const struct spec_set *s, const struct solve_opts *o, int sample
 			sv.o.first_dims_max = n % 3 == 2 ? 3 * o->max_dim : o->max_dim;
 			if (solve_node(&sv, b, b->ops[0], NULL, &node) != SOLVE_SPEC_BUG)
 				continue;
-			rc = err_set(e, EXIT_INPUT, "%s:%d:%d: %s (first input %s): a spec must keep every domain non-empty "
-				     "given what came before, since generation never backtracks", b->file, node.bug_line,
+			rc = err_set(e, EXIT_INPUT,
+				"%s:%d:%d: %s (first input %s): a spec must keep every domain non-empty "
+				     "given what came before, since generation never backtracks", b->file,
+					node.bug_line,
 				     node.bug_col, node.bug, node.first[0] ? node.first : "none");
 			break;
 		}

@@ -403,7 +403,8 @@ static int parse_primary(struct parser *ps, struct expr **out)
 	case T_NAME: {
 		const char *name = intern_n(ps->set, t.text, t.len);
 		static const char *const reserved[] = { "and", "or", "not", "in", "for", "if", "where", "len",
-							"count", "shape", "rank", "dims", "values", "const", "optional" };
+							"count", "shape", "rank", "dims", "values", "const",
+								"optional" };
 
 		if (next(ps) < 0)
 			return -1;
@@ -416,7 +417,8 @@ static int parse_primary(struct parser *ps, struct expr **out)
 				if (!strcmp(functions[f].name, name))
 					break;
 			if (f == sizeof(functions) / sizeof(functions[0]))
-				return fail_at(ps, t.line, t.col, "unknown function '%s' (len sum prod min max abs divisors "
+				return fail_at(ps, t.line, t.col,
+					"unknown function '%s' (len sum prod min max abs divisors "
 					       "ceil_div range)", name);
 			if (next(ps) < 0)
 				return -1;
@@ -433,7 +435,8 @@ static int parse_primary(struct parser *ps, struct expr **out)
 				}
 			}
 			if (n < functions[f].min || n > functions[f].max)
-				return fail_at(ps, t.line, t.col, "%s() takes %d%s argument%s, not %d", name, functions[f].min,
+				return fail_at(ps, t.line, t.col, "%s() takes %d%s argument%s, not %d", name,
+					functions[f].min,
 					       functions[f].max > functions[f].min ? " or more" : "",
 					       functions[f].min == 1 && functions[f].max == 1 ? "" : "s", n);
 			x = node(ps, X_CALL, &t, n);
@@ -638,7 +641,8 @@ operand:
 	c->a[1] = y;
 	switch (ps->tok.kind) {
 	case T_EQ: case T_NE: case T_LT: case T_LE: case T_GT: case T_GE:
-		return fail_at(ps, ps->tok.line, ps->tok.col, "chained comparisons are not supported: join them with 'and'");
+		return fail_at(ps, ps->tok.line, ps->tok.col,
+			"chained comparisons are not supported: join them with 'and'");
 	default:
 		break;
 	}
@@ -772,7 +776,8 @@ static int parse_clauses(struct parser *ps, struct stmt *s)
 		if (!slot) {
 			char b[64];
 
-			return fail_at(ps, t.line, t.col, "unknown clause %s (rank, dims, shape, values, const, optional, if)",
+			return fail_at(ps, t.line, t.col,
+				"unknown clause %s (rank, dims, shape, values, const, optional, if)",
 				       tok_name(&t, b, sizeof(b)));
 		}
 		if (*slot || (slot == &s->values && s->lo))
@@ -785,7 +790,8 @@ static int parse_clauses(struct parser *ps, struct stmt *s)
 			*slot = NULL;
 		}
 		if ((s->shape && (s->rank || s->dims)))
-			return fail_at(ps, t.line, t.col, "shape gives the whole shape: it takes the place of rank and dims");
+			return fail_at(ps, t.line, t.col,
+				"shape gives the whole shape: it takes the place of rank and dims");
 	}
 }
 
@@ -798,7 +804,8 @@ static int parse_dtypes(struct parser *ps, unsigned *set)
 		if (parse_name(ps, &name, "a dtype") < 0)
 			return -1;
 		if ((dt = expr_dtype_parse(name)) < 0)
-			return fail_at(ps, line, col, "unknown dtype '%s' (float16 float32 float64 bfloat16 int8 int16 int32 "
+			return fail_at(ps, line, col,
+				"unknown dtype '%s' (float16 float32 float64 bfloat16 int8 int16 int32 "
 				       "int64 uint8 uint16 uint32 uint64 bool)", name);
 		*set |= 1u << dt;
 	} while (ps->tok.kind == T_NAME);
@@ -814,7 +821,8 @@ static int parse_statement(struct parser *ps)
 	struct stmt *s;
 
 	if (t.kind != T_NAME)
-		return unexpected(ps, "a statement (op, opset, domain, type, input, inputs, let, int, ints, float, str, "
+		return unexpected(ps,
+			"a statement (op, opset, domain, type, input, inputs, let, int, ints, float, str, "
 				  "attr, output, outputs)");
 	kw = intern_n(ps->set, t.text, t.len);
 	if (next(ps) < 0)
@@ -905,7 +913,8 @@ static int parse_statement(struct parser *ps)
 		return parse_expr(ps, &s->e);
 	}
 	if (!strcmp(kw, "int") || !strcmp(kw, "ints") || !strcmp(kw, "float") || !strcmp(kw, "str")) {
-		int kind = !strcmp(kw, "int") ? S_INT : !strcmp(kw, "ints") ? S_INTS : !strcmp(kw, "float") ? S_FLOAT : S_STR;
+		int kind = !strcmp(kw, "int") ? S_INT : !strcmp(kw, "ints") ? S_INTS : !strcmp(kw,
+			"float") ? S_FLOAT : S_STR;
 
 		s = new_stmt(ps, kind, &t);
 		if (parse_name(ps, &s->name, "a name") < 0)
@@ -927,7 +936,8 @@ static int parse_statement(struct parser *ps)
 			return -1;
 		if (s->e->kind == X_CALL && s->e->op == FN_UNIFORM) {
 			if (kind != S_FLOAT)
-				return fail_at(ps, s->e->line, s->e->col, "uniform() chooses a float: float NAME in uniform(LO, HI)");
+				return fail_at(ps, s->e->line, s->e->col,
+					"uniform() chooses a float: float NAME in uniform(LO, HI)");
 			s->lo = s->e->a[0];
 			s->hi = s->e->a[1];
 			s->e = NULL;
@@ -1027,19 +1037,23 @@ static int resolve(struct resolver *r, struct expr *x)
 		d = find_def(r, x->s);
 		if (!d) {
 			if (expr_dtype_parse(x->s) >= 0)
-				return fail_at(ps, x->line, x->col, "'%s' is a dtype; a dtype attribute takes a type variable",
+				return fail_at(ps, x->line, x->col,
+					"'%s' is a dtype; a dtype attribute takes a type variable",
 					       x->s);
 			return fail_at(ps, x->line, x->col, "unknown name '%s'", x->s);
 		}
 		if (d->stmt > r->cur || (d->stmt == r->cur && !r->self_ok)) {
 			if (r->where && d->stmt >= r->cur)
-				return fail_at(ps, x->line, x->col, "%s mentions only the name it chooses and names chosen "
+				return fail_at(ps, x->line, x->col,
+					"%s mentions only the name it chooses and names chosen "
 					       "before: '%s' is chosen on line %d", r->where, x->s,
 					       r->ps->stmts[d->stmt].line);
 			if (d->stmt == r->cur)
-				return fail_at(ps, x->line, x->col, "'%s' is used in its own statement before it is chosen",
+				return fail_at(ps, x->line, x->col,
+					"'%s' is used in its own statement before it is chosen",
 					       x->s);
-			return fail_at(ps, x->line, x->col, "'%s' is used before it is chosen (line %d): this order would "
+			return fail_at(ps, x->line, x->col,
+				"'%s' is used before it is chosen (line %d): this order would "
 				       "need backtracking", x->s, r->ps->stmts[d->stmt].line);
 		}
 		x->slot = d->slot;
@@ -1059,7 +1073,8 @@ static int resolve(struct resolver *r, struct expr *x)
 		if (r->nscope == 16)
 			return fail_at(ps, x->line, x->col, "comprehensions nested more than 16 deep");
 		if (find_def(r, x->s) || !strcmp(x->s, "i") || !strcmp(x->s, "k"))
-			return fail_at(ps, x->line, x->col, "the comprehension's variable '%s' hides a name of the block",
+			return fail_at(ps, x->line, x->col,
+				"the comprehension's variable '%s' hides a name of the block",
 				       x->s);
 		r->scope[r->nscope] = x->s;
 		r->scope_slot[r->nscope] = x->slot = new_slot(r, x->s);
@@ -1109,11 +1124,13 @@ static int resolve_block(struct parser *ps)
 		if (s->kind == S_ATTR)
 			continue;
 		if (!strcmp(s->name, "i") || !strcmp(s->name, "k")) {
-			fail_at(ps, s->line, s->col, "'%s' is the index in dims, ints and groups: choose another name", s->name);
+			fail_at(ps, s->line, s->col,
+				"'%s' is the index in dims, ints and groups: choose another name", s->name);
 			goto out;
 		}
 		if ((d = find_def(&r, s->name))) {
-			fail_at(ps, s->line, s->col, "'%s' is chosen twice (first on line %d)", s->name, ps->stmts[d->stmt].line);
+			fail_at(ps, s->line, s->col, "'%s' is chosen twice (first on line %d)", s->name,
+				ps->stmts[d->stmt].line);
 			goto out;
 		}
 		s->slot = new_slot(&r, s->name);
@@ -1143,17 +1160,20 @@ static int resolve_block(struct parser *ps)
 			kslot = new_slot(&r, spec_intern(ps->set, "k"));
 		s->islot = need_i ? islot : -1;
 		s->kslot = need_k ? kslot : -1;
-		if ((s->kind == S_INPUT || s->kind == S_INPUTS || s->kind == S_OUTPUT || s->kind == S_OUTPUTS) && s->e) {
+		if ((s->kind == S_INPUT || s->kind == S_INPUTS || s->kind == S_OUTPUT || s->kind == S_OUTPUTS)
+			&& s->e) {
 			/* The type: a type variable chosen before. */
 			const struct def *d = find_def(&r, s->e->s);
 
 			if (!d || ps->stmts[d->stmt].kind != S_TYPE) {
-				fail_at(ps, s->e->line, s->e->col, "unknown type '%s': declare it with 'type %s in DTYPE...' or "
+				fail_at(ps, s->e->line, s->e->col,
+					"unknown type '%s': declare it with 'type %s in DTYPE...' or "
 					"use a dtype", s->e->s, s->e->s);
 				goto out;
 			}
 			if (d->stmt > r.cur) {
-				fail_at(ps, s->e->line, s->e->col, "type '%s' is used before it is declared (line %d)", s->e->s,
+				fail_at(ps, s->e->line, s->e->col,
+					"type '%s' is used before it is declared (line %d)", s->e->s,
 					ps->stmts[d->stmt].line);
 				goto out;
 			}
@@ -1164,13 +1184,17 @@ static int resolve_block(struct parser *ps)
 		case S_INPUT: case S_INPUTS: {
 			int kk = group ? kslot : -1;
 
-			if (resolve_in(&r, s->count, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->rank, group, -1, kk, NULL) < 0 ||
-			    resolve_in(&r, s->dims, 1, islot, kk, NULL) < 0 || resolve_in(&r, s->shape, group, -1, kk, NULL) < 0 ||
-			    resolve_in(&r, s->values, 1, -1, kk, NULL) < 0 || resolve_in(&r, s->lo, 0, -1, kk, NULL) < 0 ||
+			if (resolve_in(&r, s->count, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->rank, group, -1, kk,
+				NULL) < 0 ||
+			    resolve_in(&r, s->dims, 1, islot, kk, NULL) < 0 || resolve_in(&r, s->shape, group, -1, kk,
+				NULL) < 0 ||
+			    resolve_in(&r, s->values, 1, -1, kk, NULL) < 0 || resolve_in(&r, s->lo, 0, -1, kk,
+				NULL) < 0 ||
 			    resolve_in(&r, s->hi, 0, -1, kk, NULL) < 0 || resolve_in(&r, s->cond, 0, -1, kk, NULL) < 0)
 				goto out;
 			if (s->cond && s->optional) {
-				fail_at(ps, s->line, s->col, "an input is optional or present if a condition holds, not both");
+				fail_at(ps, s->line, s->col,
+					"an input is optional or present if a condition holds, not both");
 				goto out;
 			}
 			if (s->values && s->is_const == 0)
@@ -1183,16 +1207,19 @@ static int resolve_block(struct parser *ps)
 				goto out;
 			break;
 		case S_INT:
-			if (resolve_in(&r, s->e, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->cond, 1, -1, -1, "a where") < 0)
+			if (resolve_in(&r, s->e, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->cond, 1, -1, -1,
+				"a where") < 0)
 				goto out;
 			break;
 		case S_INTS:
-			if (resolve_in(&r, s->len, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->e, 1, islot, -1, NULL) < 0 ||
+			if (resolve_in(&r, s->len, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->e, 1, islot, -1,
+				NULL) < 0 ||
 			    resolve_in(&r, s->cond, 1, islot, -1, "a where") < 0)
 				goto out;
 			break;
 		case S_OUTPUT: case S_OUTPUTS:
-			if (resolve_in(&r, s->count, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->shape, 0, -1, kslot, NULL) < 0)
+			if (resolve_in(&r, s->count, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->shape, 0, -1, kslot,
+				NULL) < 0)
 				goto out;
 			break;
 		default:
@@ -1221,7 +1248,8 @@ static int finish_block(struct parser *ps)
 		outputs += ps->stmts[k].kind == S_OUTPUT || ps->stmts[k].kind == S_OUTPUTS;
 	if (!outputs) {
 		ps->block = NULL;
-		return err_set(ps->e, EXIT_INPUT, "%s:%d: the block of '%s' has no output", ps->file, b->line, b->ops[0]);
+		return err_set(ps->e, EXIT_INPUT, "%s:%d: the block of '%s' has no output", ps->file, b->line,
+			b->ops[0]);
 	}
 	if (resolve_block(ps) < 0) {
 		ps->block = NULL;

@@ -33,7 +33,8 @@ static double pick_rate, p_reject;
 static const struct opt options[] = {
 	OPT_STRING('o', "output", "CORPUS", "where the graphs go", &output),
 	OPT_INT('n', "count", "COUNT", "graphs to generate (default 100)", &count, 1, 100000000),
-	OPT_STRING(0, "ops", "GLOB[,GLOB]", "only these operators (shell patterns; default: all that hold at the opset)",
+	OPT_STRING(0, "ops", "GLOB[,GLOB]",
+		"only these operators (shell patterns; default: all that hold at the opset)",
 		   &ops_arg),
 	OPT_STRING(0, "nodes", "MIN:MAX", "nodes per graph, drawn uniformly (default 1:10)", &nodes_arg),
 	OPT_INT(0, "seed", "S", "the seed (default 1)", &seed, 0, 2147483647),
@@ -41,9 +42,12 @@ static const struct opt options[] = {
 	OPT_DOUBLE(0, "pick-rate", "P", "the chance that an input reuses a fitting tensor of the graph (default 0.97)",
 		   &pick_rate),
 	OPT_FLAG(0, "diversity", "choose operators by the novelty of their recent vertices (GenCoG)", &diversity),
-	OPT_DOUBLE(0, "p-reject", "P", "reject a vertex seen before with this probability (GenCoG; default 0)", &p_reject),
-	OPT_INT(0, "max-dim", "N", "a dimension the spec leaves free is drawn from 1..N (default 8)", &max_dim, 1, 4096),
-	OPT_INT(0, "max-elements", "N", "a tensor with more elements drops its vertex (default 65536)", &max_elements, 1,
+	OPT_DOUBLE(0, "p-reject", "P", "reject a vertex seen before with this probability (GenCoG; default 0)",
+		&p_reject),
+	OPT_INT(0, "max-dim", "N", "a dimension the spec leaves free is drawn from 1..N (default 8)", &max_dim, 1,
+		4096),
+	OPT_INT(0, "max-elements", "N", "a tensor with more elements drops its vertex (default 65536)", &max_elements,
+		1,
 		2147483647),
 	OPT_STRING(0, "specs", "DIR", "the operator specs (default: ferry's own)", &specs_arg),
 	OPT_FLAG(0, "list", "list the operators, each with its spec's FILE:LINE and opsets, and stop", &list),
@@ -141,12 +145,14 @@ static void print_summary(FILE *fp, struct graph_gen *g, double seconds)
 	struct graph_op *ops = xcalloc((size_t)g->nops, sizeof(*ops));
 
 	fprintf(fp, "generate -> %s:\n", esc_str(output));
-	fprintf(fp, "  graphs               %zu (%.1f per second)\n", g->graphs, seconds > 0 ? (double)g->graphs / seconds : 0.0);
+	fprintf(fp, "  graphs               %zu (%.1f per second)\n", g->graphs,
+		seconds > 0 ? (double)g->graphs / seconds : 0.0);
 	if (g->graphs)
 		fprintf(fp, "  nodes                %zu: mean %.1f, min %zu, max %zu\n", g->nodes_total,
 			(double)g->nodes_total / (double)g->graphs, g->nodes_min, g->nodes_max);
 	if (g->short_graphs)
-		fprintf(fp, "  graphs cut short     %zu (no vertex could be added within the attempts)\n", g->short_graphs);
+		fprintf(fp, "  graphs cut short     %zu (no vertex could be added within the attempts)\n",
+			g->short_graphs);
 	fprintf(fp, "  vertices dropped     %zu\n", g->drop_large + g->drop_rank + g->drop_bug + g->rejected);
 	fprintf(fp, "    too many elements  %zu\n", g->drop_large);
 	fprintf(fp, "    rank over %d        %zu\n", GEN_MAX_RANK, g->drop_rank);
@@ -199,7 +205,8 @@ static int cmd_generate(int argc, char **argv)
 	if (!output && !list)
 		return cmd_usage_error(&cmd_generate_entry, "no output: say where the graphs go with -o CORPUS");
 	if (nodes_arg && parse_nodes(nodes_arg, &lo, &hi) < 0)
-		return cmd_usage_error(&cmd_generate_entry, "--nodes takes MIN:MAX, whole numbers with 1 <= MIN <= MAX, "
+		return cmd_usage_error(&cmd_generate_entry,
+			"--nodes takes MIN:MAX, whole numbers with 1 <= MIN <= MAX, "
 				       "not '%s'", nodes_arg);
 	if (pick_rate > 1)
 		return cmd_usage_error(&cmd_generate_entry, "--pick-rate is a probability, from 0 to 1");
@@ -257,7 +264,8 @@ static int cmd_generate(int argc, char **argv)
 				progress_clear(&progress);
 				fs_output_abort(&out);
 				print_summary(stderr, &g, progress_now() - start);
-				err_set(&e, EXIT_INPUT, "no vertex could be made in %zu graphs: see the spec bugs above", empty);
+				err_set(&e, EXIT_INPUT,
+					"no vertex could be made in %zu graphs: see the spec bugs above", empty);
 				code = cmd_error(&e);
 				goto out;
 			}

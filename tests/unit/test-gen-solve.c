@@ -56,10 +56,12 @@ static void exact_conv(void)
 	solve_init(&sv, &opts, &rng);
 	is_int(solve_node(&sv, s.blocks[0], "Conv", NULL, &n), SOLVE_OK, "... solves");
 	/* (8 + 1 + 1 - 3) / 2 + 1 = 4 */
-	ok(n.nout == 1 && n.out[0].rank == 4 && n.out[0].dims[0] == 1 && n.out[0].dims[1] == 4 && n.out[0].dims[2] == 4 &&
+	ok(n.nout == 1 && n.out[0].rank == 4 && n.out[0].dims[0] == 1 && n.out[0].dims[1] == 4
+		&& n.out[0].dims[2] == 4 &&
 	   n.out[0].dims[3] == 4, "... to Y [1, 4, 4, 4], as by hand");
 	ok(n.nin == 2 && n.in[0].kind == IN_GRAPH && n.in[1].kind == IN_CONST && n.in[1].t.dims[0] == 4 &&
-	   n.in[1].t.dims[1] == 3 && n.in[1].t.dims[2] == 3, "... with X a graph input and W a [4, 3, 3, 3] initializer");
+	   n.in[1].t.dims[1] == 3 && n.in[1].t.dims[2] == 3,
+		"... with X a graph input and W a [4, 3, 3, 3] initializer");
 	ok(attr(&n, "pads") && attr(&n, "pads")->v.n == 4, "... and pads of 4 values");
 	solve_release(&sv);
 	spec_release(&s);
@@ -106,7 +108,8 @@ static void conv_formula(void)
 		for (int j = 0; j < nsp; j++) {
 			int64_t in = x->dims[2 + j], k = ks ? ks->v.u.items[j].u.i : w->dims[2 + j];
 			int64_t s1 = st ? st->v.u.items[j].u.i : 1, d = dl ? dl->v.u.items[j].u.i : 1;
-			int64_t pb = pads ? pads->v.u.items[j].u.i : 0, pe = pads ? pads->v.u.items[j + nsp].u.i : 0, want;
+			int64_t pb = pads ? pads->v.u.items[j].u.i : 0, pe = pads ? pads->v.u.items[j + nsp].u.i : 0,
+				want;
 
 			if (ap && (!strcmp(ap->v.u.s, "SAME_UPPER") || !strcmp(ap->v.u.s, "SAME_LOWER")))
 				want = (in + s1 - 1) / s1;

@@ -100,7 +100,8 @@ int main(void)
 	bad_specs();
 
 	spec_init(&s);
-	ok(spec_load_text(&s, "example.spec", example, strlen(example), &e) == 0 && solve_check(&s, &opts, 300, &e) == 0,
+	ok(spec_load_text(&s, "example.spec", example, strlen(example), &e) == 0 && solve_check(&s, &opts, 300,
+		&e) == 0,
 	   "the README's example (with a continued line) loads and solves: %s", e.msg);
 	is_int((long long)s.nblocks, 1, "... as one block");
 	is_int(s.nblocks ? s.blocks[0]->nstmts : 0, 17, "... of 17 statements");
