@@ -94,6 +94,7 @@ void record_release(struct instance *in)
 	values_release(in->inputs, in->ninputs);
 	values_release(in->outputs, in->noutputs);
 	cJSON_Delete(in->extra);
+	free(in->graph);
 	record_init(in);
 }
 
@@ -460,7 +461,7 @@ static int parse_value(const cJSON *j, struct value *v, bool *opaque, struct err
 	return 0;
 }
 
-static void record_hash(struct instance *in)
+void record_hash(struct instance *in)
 {
 	struct buf b = BUF_INIT;
 	XXH128_hash_t h;
@@ -506,7 +507,17 @@ int record_from_json(struct instance *in, const cJSON *obj, struct err *e)
 			r = parse_values(c, &in->inputs, &in->ninputs, &opaque, e, &p);
 		else if (!strcmp(c->string, "outputs"))
 			r = parse_values(c, &in->outputs, &in->noutputs, &opaque, e, &p);
-		else if (strcmp(c->string, "id")) {
+		else if (!strcmp(c->string, "graph")) {
+			struct buf g = BUF_INIT;
+
+			if (!cJSON_IsObject(c))
+				r = bad(e, &p, "expected an object, got %s", json_kind(c));
+			else if ((r = json_canonical(c, &g, e)) < 0)
+				err_prefix(e, "graph");
+			else
+				in->graph = buf_detach(&g);
+			buf_release(&g);
+		} else if (strcmp(c->string, "id")) {
 			/* An annotation: carried, not hashed. */
 			if (!in->extra)
 				in->extra = cJSON_CreateObject();
@@ -708,6 +719,55 @@ static void raw_canonical(const cJSON *j, struct buf *out)
 		buf_adds(out, "null");
 }
 
+static int member_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+int json_canonical(const cJSON *j, struct buf *out, struct err *e)
+{
+	const cJSON **m = NULL, *c;
+	size_t n = 0, i = 0;
+	int r = 0;
+
+	if (cJSON_IsArray(j)) {
+		buf_addc(out, '[');
+		cJSON_ArrayForEach(c, j) {
+			if (i++)
+				buf_addc(out, ',');
+			if (json_canonical(c, out, e) < 0)
+				return -1;
+		}
+		buf_addc(out, ']');
+		return 0;
+	}
+	if (!cJSON_IsObject(j)) {
+		raw_canonical(j, out);
+		return 0;
+	}
+	cJSON_ArrayForEach(c, j)
+		n++;
+	m = xcalloc(n ? n : 1, sizeof(*m));
+	cJSON_ArrayForEach(c, j)
+		m[i++] = c;
+	qsort(m, n, sizeof(*m), member_cmp);
+	buf_addc(out, '{');
+	for (i = 0; i < n && r == 0; i++) {
+		if (i && !strcmp(m[i - 1]->string, m[i]->string)) {
+			r = err_set(e, EXIT_INPUT, "member '%s' appears twice", m[i]->string);
+			break;
+		}
+		if (i)
+			buf_addc(out, ',');
+		buf_add_json_string(out, m[i]->string);
+		buf_addc(out, ':');
+		r = json_canonical(m[i], out, e);
+	}
+	buf_addc(out, '}');
+	free(m);
+	return r;
+}
+
 static void tensor_canonical(const struct tensor *t, struct buf *out)
 {
 	const cJSON *c;
@@ -777,6 +837,10 @@ static void identity_members(const struct instance *in, struct buf *out)
 {
 	buf_adds(out, "\"context\":");
 	fields_canonical(in->context, in->ncontext, out);
+	if (in->graph) {
+		buf_adds(out, ",\"graph\":");
+		buf_adds(out, in->graph);
+	}
 	buf_adds(out, ",\"inputs\":");
 	values_canonical(in->inputs, in->ninputs, out);
 	buf_adds(out, ",\"kind\":");

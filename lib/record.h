@@ -9,7 +9,8 @@
  *    "source": {"suite": "onnx-node", "test": "test_conv", "file": "...", "line": 12},
  *    "seen": 2}
  *
- * Identity: library, op, kind, context, params, inputs and outputs. The id is the xxh3-128 of the
+ * Identity: library, op, kind, context, params, inputs and outputs, and for a record of kind "graph"
+ * (a generated multi-node ONNX graph, gen/graph.h) its "graph" member. The id is the xxh3-128 of the
  * canonical form of exactly those fields (record_canonical); library_version, source, seen and any
  * other member are provenance or annotations, carried along but never hashed, so the same usage
  * harvested twice, by two suites or two runs or two library versions, is one instance.
@@ -101,9 +102,14 @@ struct instance {
 	size_t noutputs;
 	bool unmigratable;           /* an opaque value somewhere in the identity */
 	struct cJSON *extra;         /* every non-identity member but "id" (source, seen, ...); owned */
+	/* The "graph" member (plain JSON: inputs, constants, nodes, outputs), or NULL: held as its
+	 * canonical text (sorted keys, no white space, numbers as record_canonical writes them), since
+	 * it is hashed with the identity: two graphs with the same inputs and outputs are different
+	 * tests. Owned. */
+	char *graph;
 };
 
-#define INSTANCE_INIT { "", NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0, NULL, 0, false, NULL }
+#define INSTANCE_INIT { "", NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0, NULL, 0, false, NULL, NULL }
 
 void record_init(struct instance *in);
 void record_release(struct instance *in);
@@ -115,6 +121,9 @@ void value_release(struct value *v);
  * returns -1 with a message naming the offending member ("params.kernel_shape: ..."); the instance
  * is then released. */
 int record_from_json(struct instance *in, const struct cJSON *obj, struct err *e);
+/* Set in->id from the canonical form of its identity, for an instance built in memory (ferry
+ * generate) rather than parsed. */
+void record_hash(struct instance *in);
 /* Same from text (one line). */
 int record_parse(struct instance *in, const char *text, size_t len, struct err *e);
 
@@ -136,6 +145,10 @@ void record_canonical(const struct instance *in, struct buf *out);
 /* Append the full record as one line of JSON (no newline): id first, identity in canonical form, then
  * the annotations in the order they came. */
 void record_write(const struct instance *in, struct buf *out);
+/* Append plain JSON j (no tagged values) in canonical form: object members sorted by name, no white
+ * space, numbers and strings as in a value's canonical form. -1 when an object of j has a member
+ * twice (its name in e), since the copies could not both be kept. */
+int json_canonical(const struct cJSON *j, struct buf *out, struct err *e);
 /* Append a value in canonical form. */
 void value_canonical(const struct value *v, struct buf *out);
 

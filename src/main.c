@@ -20,6 +20,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_harvest_entry,
 	&cmd_wrap_entry,
 	&cmd_vary_entry,
+	&cmd_generate_entry,
 	&cmd_rank_entry,
 	&cmd_run_entry,
 	&cmd_report_entry,
