@@ -485,22 +485,28 @@ int session_each(struct session *s, const struct frontend *fe,
 	return 0;
 }
 
-char *session_request(const struct wrapped *t, const struct tolerance_rules *rules, const char *frontend,
-		      struct tolerance defaults)
+char *session_request_dir(const char *id, const char *dir, int random, struct tolerance tol)
 {
-	struct tolerance tol = tolerance_for(rules, t->in.op, probe_dtype(&t->in), frontend, defaults);
 	cJSON *req = cJSON_CreateObject();
 	char *text;
 
 	cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_RUN);
-	cJSON_AddStringToObject(req, PROTO_KEY_ID, t->in.id);
-	cJSON_AddStringToObject(req, PROTO_KEY_DIR, t->dir);
-	cJSON_AddBoolToObject(req, PROTO_KEY_RANDOM, t->random);
+	cJSON_AddStringToObject(req, PROTO_KEY_ID, id);
+	cJSON_AddStringToObject(req, PROTO_KEY_DIR, dir);
+	cJSON_AddBoolToObject(req, PROTO_KEY_RANDOM, random);
 	cJSON_AddNumberToObject(req, PROTO_KEY_ATOL, tol.atol);
 	cJSON_AddNumberToObject(req, PROTO_KEY_RTOL, tol.rtol);
 	text = cJSON_PrintUnformatted(req);
 	cJSON_Delete(req);
 	return text;
+}
+
+char *session_request(const struct wrapped *t, const struct tolerance_rules *rules, const char *frontend,
+		      struct tolerance defaults)
+{
+	struct tolerance tol = tolerance_for(rules, t->in.op, probe_dtype(&t->in), frontend, defaults);
+
+	return session_request_dir(t->in.id, t->dir, t->random, tol);
 }
 
 /* The request that runs test t. */
@@ -662,6 +668,62 @@ static void ready(void *ctx, const char *version)
 	s->version_known = 1;
 }
 
+void session_outcome(const struct runner_outcome *o, struct db_result *res, struct buf *msg, struct buf *sig)
+{
+	res->stage = o->stage;
+	res->exc_type = res->message = res->frame = NULL;
+	res->max_abs = NAN;
+	res->seconds = o->seconds;
+	res->detail = o->stderr_text && *o->stderr_text ? o->stderr_text : NULL;
+	switch (o->end) {
+	case RUNNER_REPLY: {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_MAX_ABS);
+		const char *outcome = json_str(o->reply, PROTO_KEY_OUTCOME);
+		int known = outcome_from_name(outcome);
+
+		res->outcome = known >= 0 ? (enum outcome)known : OUTCOME_ERROR;
+		res->stage = json_str(o->reply, PROTO_KEY_STAGE);
+		res->exc_type = json_str(o->reply, PROTO_KEY_EXC_TYPE);
+		res->message = json_str(o->reply, PROTO_KEY_MESSAGE);
+		if (known < 0) {
+			buf_addf(msg, "the worker's result has %s%s%s",
+				 outcome ? "an unknown outcome '" : "no outcome",
+				 outcome ? outcome : "", outcome ? "'" : "");
+			res->message = msg->data;
+		}
+		res->frame = json_str(o->reply, PROTO_KEY_FRAME);
+		if (json_str(o->reply, PROTO_KEY_DETAIL))
+			res->detail = json_str(o->reply, PROTO_KEY_DETAIL);
+		if (cJSON_IsNumber(m))
+			res->max_abs = m->valuedouble;
+		break;
+	}
+	case RUNNER_TIMEOUT:
+		res->outcome = OUTCOME_TIMEOUT;
+		buf_addf(msg, "no result after %.0fs%s%s", o->seconds, o->stage ? " in stage " : "",
+			 o->stage ? o->stage : "");
+		res->message = msg->data;
+		break;
+	case RUNNER_OOM:
+		res->outcome = OUTCOME_OOM;
+		res->message = "the worker passed the memory limit";
+		break;
+	case RUNNER_DIED:
+		res->outcome = OUTCOME_CRASH;
+		buf_adds(msg, "the worker ");
+		proc_status_describe(&o->status, msg);
+		if (o->stage)
+			buf_addf(msg, " during %s", o->stage);
+		res->message = msg->data;
+		if (o->status.signaled)
+			buf_addf(sig, "signal %d", o->status.sig);
+		else
+			buf_addf(sig, "exit %d", o->status.code);
+		res->exc_type = sig->data;
+		break;
+	}
+}
+
 static int job_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
 {
 	struct session *s = ctx;
@@ -686,10 +748,6 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	res.frontend_version = o->version;
 	res.id = id;
 	res.run_id = s->run_id;
-	res.stage = o->stage;
-	res.max_abs = NAN;
-	res.seconds = o->seconds;
-	res.detail = o->stderr_text && *o->stderr_text ? o->stderr_text : NULL;
 	/* A frontend that cannot take the format at all: no result, the run of it stops (the tests are
 	 * left to a later run, with another release), and the session says so once. */
 	if (o->end == RUNNER_REPLY && json_str(o->reply, PROTO_KEY_UNAVAILABLE)) {
@@ -697,53 +755,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 			s->format_why = xstrdup(json_str(o->reply, PROTO_KEY_UNAVAILABLE));
 		return err_set(e, EXIT_ENV, "frontend '%s' is unavailable for %s", s->fe->label, s->format_why);
 	}
-	switch (o->end) {
-	case RUNNER_REPLY: {
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_MAX_ABS);
-		const char *outcome = json_str(o->reply, PROTO_KEY_OUTCOME);
-		int known = outcome_from_name(outcome);
-
-		res.outcome = known >= 0 ? (enum outcome)known : OUTCOME_ERROR;
-		res.stage = json_str(o->reply, PROTO_KEY_STAGE);
-		res.exc_type = json_str(o->reply, PROTO_KEY_EXC_TYPE);
-		res.message = json_str(o->reply, PROTO_KEY_MESSAGE);
-		if (known < 0) {
-			buf_addf(&msg, "the worker's result has %s%s%s",
-				 outcome ? "an unknown outcome '" : "no outcome",
-				 outcome ? outcome : "", outcome ? "'" : "");
-			res.message = msg.data;
-		}
-		res.frame = json_str(o->reply, PROTO_KEY_FRAME);
-		if (json_str(o->reply, PROTO_KEY_DETAIL))
-			res.detail = json_str(o->reply, PROTO_KEY_DETAIL);
-		if (cJSON_IsNumber(m))
-			res.max_abs = m->valuedouble;
-		break;
-	}
-	case RUNNER_TIMEOUT:
-		res.outcome = OUTCOME_TIMEOUT;
-		buf_addf(&msg, "no result after %.0fs%s%s", o->seconds, o->stage ? " in stage " : "",
-			 o->stage ? o->stage : "");
-		res.message = msg.data;
-		break;
-	case RUNNER_OOM:
-		res.outcome = OUTCOME_OOM;
-		res.message = "the worker passed the memory limit";
-		break;
-	case RUNNER_DIED:
-		res.outcome = OUTCOME_CRASH;
-		buf_adds(&msg, "the worker ");
-		proc_status_describe(&o->status, &msg);
-		if (o->stage)
-			buf_addf(&msg, " during %s", o->stage);
-		res.message = msg.data;
-		if (o->status.signaled)
-			buf_addf(&sig, "signal %d", o->status.sig);
-		else
-			buf_addf(&sig, "exit %d", o->status.code);
-		res.exc_type = sig.data;
-		break;
-	}
+	session_outcome(o, &res, &msg, &sig);
 	/* A failure on an input in the operator's undefined domain is flagged, never reported as a bug:
 	 * the frontend may answer anything there. What it did answer stays in the message. */
 	if (outcome_is_failure(res.outcome)) {

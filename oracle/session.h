@@ -61,6 +61,16 @@ void session_worker_opts(struct runner_opts *o, const struct runner_opts *base, 
  * else defaults. Caller frees. */
 char *session_request(const struct wrapped *t, const struct tolerance_rules *rules, const char *frontend,
 		      struct tolerance defaults);
+/* The same for a test directory of ferry's own making (ferry reduce's subgraphs): its id (for the
+ * result event), directory, randomness and the tolerance that judges it. Caller frees. */
+char *session_request_dir(const char *id, const char *dir, int random, struct tolerance tol);
+
+/* The result a run records for a test's runner outcome o (what every caller that runs a test must
+ * judge alike): res's outcome, stage, exc_type, message, frame, detail, max_abs and seconds, which
+ * point into o and into msg and sig (the caller's scratch, released by it). The frontend, id, run,
+ * tolerance and the undefined-domain flag are the caller's. o must not be a reply that says the
+ * frontend is unavailable for the format (PROTO_KEY_UNAVAILABLE): that is no test's result. */
+void session_outcome(const struct runner_outcome *o, struct db_result *res, struct buf *msg, struct buf *sig);
 
 struct session_opts {
 	const char *wrapdir;
