@@ -39,11 +39,14 @@ _cache = [None]
 
 
 def plan(testdir):
-    """{"nodes": N, "ops": [each node's op_type, in order], "candidates": [[node index, ...], ...]}:
-    the candidates smallest first, none for a model of one node."""
+    """{"nodes": N, "ops": [each node's op_type, in order], "random": whether meta.json says the
+    outputs are random, "candidates": [[node index, ...], ...]}: the candidates smallest first, none
+    for a model of one node."""
     model = onnx.load(os.path.join(testdir, "model.onnx"))
+    with open(os.path.join(testdir, "meta.json")) as f:
+        random = bool(json.load(f).get("random", False))
     nodes = list(model.graph.node)
-    return json.dumps({"nodes": len(nodes), "ops": [n.op_type for n in nodes],
+    return json.dumps({"nodes": len(nodes), "ops": [n.op_type for n in nodes], "random": random,
                        "candidates": _candidates(nodes) if len(nodes) > 1 else []})
 
 
