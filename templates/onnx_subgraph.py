@@ -16,9 +16,11 @@ that none of its nodes reads, and their references are computed again by onnx.re
 subgraph. Node and tensor names are the original's, so that a frontend's message about a node reads
 the same in the subgraph.
 
-Both take and return strings (JSON), as lib/py.c's py_call_strings passes them.
+Both take and return strings (JSON), as lib/py.c's py_call_strings passes them. reproducer_test()
+makes a reduced test directory's part of a reproducer script (ferry show).
 """
 
+import base64
 import json
 import os
 
@@ -187,3 +189,67 @@ def _write(outdir, meta, sub, keep, feeds, refs):
 
 def _dtype(value):
     return ferry_values.dtype_name(np.asarray(value).dtype)
+
+
+# --- reproducer ----------------------------------------------------------------------------------------
+
+def reproducer_test(record_json, testdir):
+    """The test's own part of a reproducer for a reduced test directory, as
+    ferry.templates.onnx.reproducer_test gives one for a record (ferry/oracle/reproducer.py assembles
+    the script): the subgraph has no record to rebuild it from, so the script carries its model and
+    inputs as they are, the model's bytes and each input's .npy file in base64, and runs
+    onnx.reference on them. record_json is the original test's record, named in the header."""
+    record = json.loads(record_json)
+    with open(os.path.join(testdir, "meta.json")) as f:
+        meta = json.load(f)
+    with open(os.path.join(testdir, "model.onnx"), "rb") as f:
+        model = f.read()
+    nodes = len(onnx.load_from_string(model).graph.node)
+    inputs = []
+    for entry in meta["inputs"]:
+        with open(os.path.join(testdir, entry["files"][0]), "rb") as f:
+            data = base64.b64encode(f.read()).decode("ascii")
+        real = f", {entry['dtype']!r}" if "stored" in entry else ""
+        inputs.append(f"    {entry['name']!r}: _array({data!r}{real}),")
+    source = record.get("source", {})
+    test = f'''RANDOM = {bool(meta.get("random", False))!r}  # True for random outputs: then only dtypes and shapes are compared
+
+# the subgraph ferry reduce left of the failing model: {nodes} node(s)
+MODEL = base64.b64decode({base64.b64encode(model).decode("ascii")!r})
+model = onnx.load_from_string(MODEL)
+
+
+def _array(data, dtype=None):
+    value = np.load(io.BytesIO(base64.b64decode(data)), allow_pickle=False)
+    return value if dtype is None else value.astype(ferry_dtype(dtype))
+
+
+inputs = {{
+{chr(10).join(inputs)}
+}}
+try:
+    reference = onnx.reference.ReferenceEvaluator(model).run(None, inputs)
+except Exception:
+    traceback.print_exc()
+    print(f"the reference itself failed: this reproducer shows nothing about {{FRONTEND}}")
+    sys.exit(2)
+try:
+    outputs = run_frontend(MODEL, inputs)
+except Exception:
+    traceback.print_exc()
+    print(f"BUG: {{FRONTEND}} raised")
+    sys.exit(1)
+problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM, ties=(OP, next(iter(inputs.values()), None)))
+for problem in problems:
+    print("BUG:", problem)
+if not problems:
+    print(f"no bug: {{FRONTEND}} agrees with onnx.reference")
+sys.exit(1 if problems else 0)
+'''
+    ops = ", ".join(n.op_type for n in onnx.load_from_string(model).graph.node)
+    return {"what": f"{ops} (reduced from {record.get('op', '?')}, opset {meta.get('opset')})",
+            "instance": record.get("id", "-"),
+            "source": " ".join(str(source[k]) for k in ("suite", "test", "node") if k in source),
+            "reference": "onnx.reference", "name": "ONNX", "op": str(meta.get("op", "")),
+            "imports": "import base64\nimport io\nimport sys\nimport traceback\n\nimport onnx\nimport onnx.reference\n",
+            "test": test}
