@@ -71,6 +71,7 @@ struct target {
 	int nodes, random;
 	size_t ncands, next;    /* candidates, and the next to hand out */
 	size_t inflight, tried, invalid;
+	unsigned char *ran;     /* per candidate: run through the frontend */
 	long found;             /* the first candidate (in order) that fails the same way, or -1 */
 	int settled;
 	char *workdir, *final;  /* DIR/FRONTEND/ID.tmp (the candidates), DIR/FRONTEND/ID */
@@ -102,6 +103,7 @@ static void target_release(struct target *t)
 	cJSON_Delete(t->plan);
 	free(t->workdir);
 	free(t->final);
+	free(t->ran);
 }
 
 /* A file name of a label: NAME or NAME@VERSION, a user's adapter's NAME may hold anything. */
@@ -245,6 +247,7 @@ static int plan_targets(struct reduce *r, struct err *e)
 		t->nodes = cJSON_IsNumber(nodes) ? nodes->valueint : 0;
 		t->ncands = cJSON_IsArray(cands) ? (size_t)cJSON_GetArraySize(cands) : 0;
 		t->random = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t->plan, "random"));
+		t->ran = xcalloc(t->ncands + 1, 1);
 		if (t->nodes <= 1) {
 			r->one_node++;
 			target_release(t);
@@ -296,6 +299,15 @@ static int settle(struct reduce *r, struct target *t, struct err *e)
 	int ret = -1;
 
 	t->settled = 1;
+	/* The candidates that decided: those up to the one found (each smaller one ran, and did not
+	 * fail the same way). The runner takes a job ahead of a free worker, so one beyond it may have
+	 * run as well; it decided nothing. */
+	if (t->found >= 0) {
+		t->tried = 0;
+		for (long k = 0; k <= t->found; k++)
+			t->tried += t->ran[k];
+		red.candidates = (long long)t->tried;
+	}
 	if (t->found >= 0) {
 		const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(t->plan, "candidates"),
 						    (int)t->found);
@@ -322,7 +334,8 @@ static int settle(struct reduce *r, struct target *t, struct err *e)
 		printf("%s %s: reduced from %d to %lld nodes (%s) in %zu candidates: %s\n", esc_str(t->frontend),
 		       esc_str(t->id), t->nodes, red.nodes_after, esc_str(ops), t->tried, esc_str(t->final));
 	else
-		printf("%s %s: not reduced: no smaller subgraph of its %d nodes fails the same way (%zu candidates%s)\n",
+		printf("%s %s: not reduced: no smaller subgraph of its %d nodes fails the same way "
+		       "(%zu candidates%s)\n",
 		       esc_str(t->frontend), esc_str(t->id), t->nodes, t->tried,
 		       t->invalid ? ", some could not stand alone" : "");
 	fflush(stdout);
@@ -415,6 +428,8 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	memset(&res, 0, sizeof(res));
 	session_outcome(o, &res, &msg, &sig);
 	t->tried++;
+	if (k < t->ncands)
+		t->ran[k] = 1;
 	if (!strcmp(outcome_name(res.outcome), t->outcome)) {
 		struct failure f = { t->frontend, t->op, t->outcome, res.stage, res.exc_type, res.frame, res.message };
 
@@ -528,7 +543,8 @@ static int cmd_reduce(int argc, char **argv)
 	if (opts_parse(&cmd_reduce_entry, argc, argv) < 0)
 		return EXIT_USAGE;
 	if (optind >= argc)
-		return cmd_usage_error(&cmd_reduce_entry, "reduce takes a STORE, and the BUGs to reduce (default: all)");
+		return cmd_usage_error(&cmd_reduce_entry, "reduce takes a STORE, and the BUGs to reduce "
+				       "(default: all)");
 	r.store = argv[optind];
 	if (!fs_exists(r.store)) {
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", r.store);
