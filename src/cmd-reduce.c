@@ -84,7 +84,7 @@ struct reduce {
 	struct target *t;
 	size_t n, cap;
 	struct strmap seen;      /* "FRONTEND\tID" of the results taken */
-	size_t failures, not_onnx, other_outcome, one_node, done_before, no_instance;
+	size_t failures, not_onnx, other_outcome, one_node, done_before, no_instance, pairs;
 	/* The frontend being run: its targets are t[first..last). */
 	const char *label;
 	size_t first, last, cursor;
@@ -131,6 +131,12 @@ static int take_row(void *ctx, const struct db_row *row, struct err *e)
 	r->failures++;
 	if (!row->library) {
 		r->no_instance++;
+		return 0;
+	}
+	/* Two frontends against each other: the one that disagrees with the reference has the same
+	 * failure as its own result, which is reduced as such. */
+	if (strstr(row->frontend, SESSION_PAIR_SEP)) {
+		r->pairs++;
 		return 0;
 	}
 	if (strcmp(row->library, "onnx")) {
@@ -602,6 +608,9 @@ static int cmd_reduce(int argc, char **argv)
 	printf("%zu reduced, %zu not reducible, of %zu multi-node failures taken; %zu of one node, %zu reduced "
 	       "before%s, %zu neither crash nor mismatch\n", r.reduced, r.kept, r.n, r.one_node, r.done_before,
 	       r.done_before ? " (--again reduces them again)" : "", r.other_outcome);
+	if (r.pairs)
+		printf("%zu disagreement%s of two frontends left to the result of the one that disagrees with the "
+		       "reference\n", r.pairs, r.pairs == 1 ? "" : "s");
 	if (r.reduced)
 		printf("ferry show %s BUG: the reduced model is the reproducer\n", esc_str(r.store));
 	goto out;

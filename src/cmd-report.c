@@ -763,13 +763,15 @@ static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
 	struct report *r = ctx;
 	const char *op = row->op ? row->op : "?";
 	char atol[40], rtol[40];
-	char *adapter = session_adapter_name(row->frontend);
+	char *culprit = session_pair_culprit(row->frontend, row->exc_type);
+	char *adapter = session_adapter_name(culprit);
 	const char *args[] = { row->library, row->record ? row->record : "", row->dir ? row->dir : "", adapter,
 			       atol, rtol };
 	struct err pe = ERR_INIT;
 	char module[80], *script, *dir, *path, *safe_op;
 	int bad;
 
+	free(culprit);
 	snprintf(atol, sizeof(atol), "%.17g", isnan(row->atol) ? TOLERANCE_DEFAULT_ATOL : row->atol);
 	snprintf(rtol, sizeof(rtol), "%.17g", isnan(row->rtol) ? TOLERANCE_DEFAULT_RTOL : row->rtol);
 	if (!row->library || py_template_module(row->library, module, sizeof(module), &pe) < 0

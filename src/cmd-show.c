@@ -138,7 +138,15 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		return 0;
 	s->bug = dup_or_empty(b->bug_id);
 	s->frontend = dup_or_empty(b->frontend);
-	s->adapter = session_adapter_name(s->frontend);
+	{
+		/* A disagreement of two frontends is reproduced on the one that disagrees with the reference. */
+		char *culprit = session_pair_culprit(s->frontend, rep->exc_type);
+
+		s->adapter = session_adapter_name(culprit);
+		if (strcmp(culprit, s->frontend))
+			printf("frontends against each other: the reproducer runs %s\n", esc_str(culprit));
+		free(culprit);
+	}
 	s->rep = dup_or_empty(b->representative);
 	s->library = dup_or_empty(rep->library);
 	s->record = dup_or_empty(rep->record);
