@@ -44,7 +44,12 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS support("
 	"  frontend TEXT NOT NULL, version TEXT NOT NULL, op TEXT NOT NULL, dtype TEXT NOT NULL,"
 	"  probe_id TEXT NOT NULL, outcome TEXT NOT NULL, stage TEXT, message TEXT,"
-	"  PRIMARY KEY(frontend, version, op, dtype));";
+	"  PRIMARY KEY(frontend, version, op, dtype));"
+	/* Schema 4: ferry reduce's subgraphs, one per failing result it reduced. */
+	"CREATE TABLE IF NOT EXISTS reductions("
+	"  frontend TEXT NOT NULL, id TEXT NOT NULL, status TEXT NOT NULL, dir TEXT, nodes_before INTEGER NOT NULL,"
+	"  nodes_after INTEGER NOT NULL, candidates INTEGER NOT NULL, ops TEXT, frontend_version TEXT,"
+	"  PRIMARY KEY(frontend, id));";
 
 int db_is_store(const char *path)
 {
@@ -103,9 +108,11 @@ static int inspect(struct db *d, int *tables, int *ours, struct err *e)
 }
 
 /* Schema 1 results had no tolerance, schema 2 results no frontend version (the run's, where the run
- * recorded one, stands in for it). Opened for writing, the store gains the columns; opened read-only,
- * a temporary view of the same name stands in front of the table (SQLite looks in temp before main),
- * so that every query reads one shape of results. */
+ * recorded one, stands in for it), schema 3 stores no reductions. Opened for writing, the store gains
+ * the columns (and the reductions table, which the schema's text made); opened read-only, a temporary
+ * view of the same name stands in front of the results table (SQLite looks in temp before main), so
+ * that every query reads one shape of results, and the reductions are read as none
+ * (has_table). */
 static int migrate(struct db *d, int mode, struct err *e)
 {
 	static const char run_version[] =
@@ -113,6 +120,16 @@ static int migrate(struct db *d, int mode, struct err *e)
 	struct buf sql = BUF_INIT;
 	int r;
 
+	if (mode == DB_READ && d->schema >= 3) {
+		r = 0;
+		goto out;
+	}
+	if (d->schema >= 3) {
+		r = exec(d, "UPDATE meta SET value = '" FERRY_STR(DB_SCHEMA) "' WHERE key = 'schema'", e);
+		if (r == 0)
+			d->schema = DB_SCHEMA;
+		goto out;
+	}
 	if (mode == DB_READ) {
 		buf_addf(&sql, "CREATE TEMP VIEW results AS SELECT *,%s %s AS frontend_version FROM main.results",
 			 d->schema == 1 ? " NULL AS atol, NULL AS rtol," : "", run_version);
@@ -637,14 +654,16 @@ int db_put_support(struct db *d, const struct db_support *s, struct err *e)
 	return step_done(d, st, e, "cannot write to the store");
 }
 
-/* Whether the store has the support table: a store made before it, opened read-only, has not. */
-static int has_support_table(struct db *d, struct err *e)
+/* Whether the store has a table: a store made before it (the support table, the reductions), opened
+ * read-only, has not. */
+static int has_table(struct db *d, const char *name, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'support'", e);
+	sqlite3_stmt *st = prepare(d, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", e);
 	int rc;
 
 	if (!st)
 		return -1;
+	bind_text(st, 1, name);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_ROW)
@@ -658,7 +677,7 @@ int db_support_rows(struct db *d, const char *frontend, const char *version, con
 	sqlite3_stmt *st = NULL;
 	int has, rc, r = 0, rows = 0;
 
-	if ((has = has_support_table(d, e)) <= 0)
+	if ((has = has_table(d, "support", e)) <= 0)
 		return has;
 	if (!(st = prepare(d, "SELECT frontend, version, op, dtype, probe_id, outcome, stage, message FROM support"
 			   " WHERE frontend = ?1 AND version = ?2 AND (?3 IS NULL OR op = ?3)"
@@ -678,6 +697,56 @@ int db_support_rows(struct db *d, const char *frontend, const char *version, con
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = db_error(d, e, "cannot read the support table");
+	sqlite3_finalize(st);
+	return r < 0 ? -1 : rows;
+}
+
+/* --- reductions ---------------------------------------------------------------------------------- */
+
+int db_put_reduction(struct db *d, const struct db_reduction *r, struct err *e)
+{
+	sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO reductions(frontend, id, status, dir, nodes_before,"
+				   " nodes_after, candidates, ops, frontend_version) VALUES(?,?,?,?,?,?,?,?,?)", e);
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, r->frontend);
+	bind_text(st, 2, r->id);
+	bind_text(st, 3, r->status);
+	bind_text(st, 4, r->dir);
+	sqlite3_bind_int64(st, 5, r->nodes_before);
+	sqlite3_bind_int64(st, 6, r->nodes_after);
+	sqlite3_bind_int64(st, 7, r->candidates);
+	bind_text(st, 8, r->ops);
+	bind_text(st, 9, r->frontend_version);
+	return step_done(d, st, e, "cannot write to the store");
+}
+
+int db_reductions(struct db *d, const char *frontend, const char *id,
+		  int (*fn)(void *ctx, const struct db_reduction *r, struct err *e), void *ctx, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int has, rc, r = 0, rows = 0;
+
+	if ((has = has_table(d, "reductions", e)) <= 0)
+		return has;
+	if (!(st = prepare(d, "SELECT frontend, id, status, dir, nodes_before, nodes_after, candidates, ops,"
+			   " frontend_version FROM reductions WHERE (?1 IS NULL OR frontend = ?1)"
+			   " AND (?2 IS NULL OR id = ?2) ORDER BY frontend, id", e)))
+		return -1;
+	bind_text(st, 1, frontend);
+	bind_text(st, 2, id);
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_reduction x = { text(st, 0), text(st, 1), text(st, 2), text(st, 3),
+					  sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
+					  sqlite3_column_int64(st, 6), text(st, 7), text(st, 8) };
+
+		rows++;
+		if (fn)
+			r = fn(ctx, &x, e);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_error(d, e, "cannot read the reductions");
 	sqlite3_finalize(st);
 	return r < 0 ? -1 : rows;
 }

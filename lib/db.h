@@ -7,9 +7,10 @@
  * This module owns the store's SQL: no other file prepares a statement. The commands ask it for
  * plain C values, through the queries below, and print them. Outcomes are those of outcome.h.
  *
- * Schema versions (the meta table's "schema"): 1, the first; 2 adds each result's atol and rtol. A
- * store of version 1 is migrated when it is opened for writing; opened read-only it is read as is,
- * its results without a tolerance (NaN). A store newer than this ferry is refused (EXIT_INPUT). */
+ * Schema versions (the meta table's "schema"): 1, the first; 2 adds each result's atol and rtol; 3
+ * each result's frontend version; 4 the reductions (ferry reduce). An older store is migrated when it
+ * is opened for writing; opened read-only it is read as is, its results without a tolerance (NaN) and
+ * without reductions. A store newer than this ferry is refused (EXIT_INPUT). */
 #ifndef FERRY_DB_H
 #define FERRY_DB_H
 
@@ -22,7 +23,7 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 /* The schema this ferry writes, and the oldest it reads. */
-#define DB_SCHEMA 3
+#define DB_SCHEMA 4
 #define DB_SCHEMA_OLDEST 1
 
 struct db {
@@ -204,6 +205,25 @@ int db_bug_members(struct db *d, const char *frontend, const char *bug_id, long 
 		   int (*fn)(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
 			     struct err *e),
 		   void *ctx, struct err *e);
+
+/* --- reductions (ferry reduce) ------------------------------------------------------------------
+ * The smallest subgraph of a failing multi-node test that still fails the same way, per result. */
+struct db_reduction {
+	const char *frontend, *id;
+	const char *status;       /* "reduced": dir holds a smaller subgraph that fails the same way;
+				   * "not reduced": none of the candidates did (dir NULL) */
+	const char *dir;          /* the subgraph's test directory, or NULL */
+	long long nodes_before, nodes_after, candidates;  /* candidates: those run through the frontend */
+	const char *ops;          /* the subgraph's operators in node order, comma-separated, or NULL */
+	const char *frontend_version;  /* the release that ran the candidates, or NULL */
+};
+
+/* Record (or replace) the reduction of a result. */
+int db_put_reduction(struct db *d, const struct db_reduction *r, struct err *e);
+/* The reductions (frontend, id: NULL for any), by frontend and id; a store of before schema 4 opened
+ * read-only has none. Returns the number of rows, or -1. */
+int db_reductions(struct db *d, const char *frontend, const char *id,
+		  int (*fn)(void *ctx, const struct db_reduction *r, struct err *e), void *ctx, struct err *e);
 
 /* Add the store at shard to this one, in one transaction: instances by id, runs renumbered, results
  * replacing this store's for the same test; *results gets how many were added. */

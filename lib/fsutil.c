@@ -1,9 +1,11 @@
 /* fsutil.c: file-system helpers. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "fsutil.h"
 #include "xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,4 +360,24 @@ char *fs_python_dir(void)
 	if (in_build_tree)
 		return xstrdup(ABS_TOP_BUILDDIR "/python");
 	return xstrdup(PKGDATADIR "/python");
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int fs_remove_tree(const char *path, struct err *e)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : err_errno(e, EXIT_ENV, "cannot remove '%s'", path);
+	/* Depth first, links as themselves: nothing outside path is touched. */
+	if (nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		return err_errno(e, EXIT_ENV, "cannot remove '%s'", path);
+	return 0;
 }

@@ -56,6 +56,9 @@ int fs_input_file(const char *path, struct err *e);
  * a regular file (what, e.g. "a results store") is not one. */
 int fs_regular_or_absent(const char *path, const char *what, struct err *e);
 int fs_is_dir(const char *path);
+/* rm -rf: path and everything under it, symbolic links removed, never followed. A path that does not
+ * exist is fine. */
+int fs_remove_tree(const char *path, struct err *e);
 /* An absolute version of path (the file need not exist). Caller frees. */
 char *fs_abspath(const char *path);
 /* The directory holding ferry's Python package (DIR/ferry): $FERRY_PYDIR, else BUILDDIR/python when

@@ -6,7 +6,9 @@
  *                which is what tells apart errors raised from native code behind one binding;
  *   signal death stage, signal and operator (no frame survives a signal);
  *   timeout/oom  stage and operator;
- *   mismatch     operator and the kind of disagreement (shape, dtype, NaN/Inf placement, values).
+ *   mismatch     operator and the kind of disagreement (shape, dtype, NaN/Inf placement, values); for
+ *                two frontends against each other (session.h's pairs), also which of them agrees with
+ *                the reference.
  * Each bug keeps its members and a representative, the simplest member: fewest parameters, then
  * fewest input elements, then the smallest id. Bug ids are stable: a hash of the signature. */
 #ifndef FERRY_DEDUP_H

@@ -195,6 +195,24 @@ def run(adapter, testdir):
     return verdict + ({"op": str(meta.get("op", "")), "data": data, "dtypes": flat},)
 
 
+def save_outputs(outputs, outdir):
+    """Keep a frontend's outputs (the flat list run() returned, as compared) for the differential
+    oracle: outdir/out_K.npy, then outdir/outputs.json with their count, last, so that a directory
+    without it is no set of outputs."""
+    os.makedirs(outdir, exist_ok=True)
+    for k, out in enumerate(outputs):
+        np.save(os.path.join(outdir, f"out_{k}.npy"), np.asarray(out), allow_pickle=False)
+    with open(os.path.join(outdir, "outputs.json"), "w") as f:
+        json.dump({"outputs": len(outputs)}, f)
+
+
+def load_outputs(outdir):
+    """Another frontend's outputs of the same test, as save_outputs() kept them."""
+    with open(os.path.join(outdir, "outputs.json")) as f:
+        n = json.load(f)["outputs"]
+    return [np.load(os.path.join(outdir, f"out_{k}.npy"), allow_pickle=False) for k in range(n)]
+
+
 def test_inputs(testdir, meta=None):
     """The test's inputs as execute() gets them: graph input name -> array in its real dtype (a dtype
     numpy stores in a wider one converted back), in graph input order. For an adapter whose compile

@@ -4,14 +4,18 @@
  *
  * The worker protocol (oracle/runner.c <-> oracle/worker.c): one JSON object per line.
  *   runner -> worker  a request: {task: run|wrap, id, ...}
- *     run:  dir (the test directory), random, atol, rtol
+ *     run:  dir (the test directory), random, atol, rtol; for the differential oracle also save
+ *           (a directory where the frontend's outputs are kept when it gives any) and against
+ *           ([{frontend, dir}]: other frontends' outputs of the test, kept so, to compare with)
  *     wrap: library, record, dir
  *     validate: library, record (ferry vary's candidate: the library's reference run only)
  *   worker -> runner  events: {event: ready, version} once started, or {event: fatal, message};
  *     then per request {event: taken}, {event: stage, stage} as the test moves on, and
  *     {event: result, id, ...}:
  *       run:  outcome (lib/outcome.h), stage, exc_type, message, detail, frame, max_abs; or
- *             unavailable (why) when this release of the frontend cannot take the format at all
+ *             unavailable (why) when this release of the frontend cannot take the format at all;
+ *             pairs: [{frontend, outcome, message, detail, max_abs}], the outputs against each of
+ *             against's, judged as against the reference
  *       wrap: status (ok|invalid), reason, random, undefined
  *       validate: status (ok|invalid|error), reason, outputs (an array of tagged values), undefined;
  *             error: the template cannot validate at all (no validate())
@@ -52,6 +56,10 @@
 #define PROTO_KEY_UNDEFINED_VALUES "undefined_values"
 #define PROTO_KEY_UNAVAILABLE "unavailable"
 #define PROTO_KEY_OUTPUTS "outputs"
+#define PROTO_KEY_SAVE "save"
+#define PROTO_KEY_AGAINST "against"
+#define PROTO_KEY_PAIRS "pairs"
+#define PROTO_KEY_FRONTEND "frontend"
 /* What a run result says beyond what the store keeps, for ferry run --one: the stages with their
  * times, the unsupported pattern that matched (FILE:LINE: PATTERN), each output beside its reference. */
 #define PROTO_KEY_STAGES "stages"

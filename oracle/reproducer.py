@@ -42,9 +42,28 @@ def reproducer(library, record_json, testdir, frontend, atol=None, rtol=None):
     reproduce = getattr(adapter, "REPRODUCE", None)
     if not callable(reproduce):
         raise ValueError(f"adapter {adapter.NAME!r} declares no REPRODUCE function: it has no reproducer")
+    return _script(library, template, template.reproducer_test(record_json, testdir), record_json, adapter,
+                   reproduce, atol, rtol)
+
+
+def reduced(library, record_json, testdir, frontend, atol=None, rtol=None):
+    """The reproducer of a test directory that ferry reduce made of the record's failing model (a
+    subgraph, which no record describes): as reproducer(), with the subgraph's model and inputs carried
+    as they are (ferry.templates.onnx_subgraph.reproducer_test)."""
+    if library != "onnx":
+        raise ValueError(f"ferry reduce makes ONNX tests, not {library} ones")
+    from ferry.templates import onnx_subgraph
+    adapter = driver.load_adapter(frontend)
+    reproduce = getattr(adapter, "REPRODUCE", None)
+    if not callable(reproduce):
+        raise ValueError(f"adapter {adapter.NAME!r} declares no REPRODUCE function: it has no reproducer")
+    return _script(library, _template(library), onnx_subgraph.reproducer_test(record_json, testdir), record_json,
+                   adapter, reproduce, atol, rtol)
+
+
+def _script(library, template, test, record_json, adapter, reproduce, atol, rtol):
     atol = template.ATOL if atol is None else float(atol)
     rtol = template.RTOL if rtol is None else float(rtol)
-    test = template.reproducer_test(record_json, testdir)
     pasted = []
     runtime = "".join(_module_text(_runtime_module(library), library, pasted))
     frontend_text = "".join(_module_text(reproduce.__module__, library, pasted))
@@ -60,7 +79,7 @@ def reproducer(library, record_json, testdir, frontend, atol=None, rtol=None):
             f"ATOL = {atol!r}\nRTOL = {rtol!r}\n"
             f"# (float16 and bfloat16 values also pass within FERRY_HALF_ULPS ulps; indices of tie operators\n"
             f"# such as topk pass where they point at elements equal to the reference's: see ferry_compare)\n"
-            f"OP = {_op(record_json)!r}\n{test['test']}")
+            f"OP = {test.get('op', _op(record_json))!r}\n{test['test']}")
 
 
 def _op(record_json):

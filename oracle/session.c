@@ -11,6 +11,7 @@
 #include "proc.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -241,6 +242,11 @@ struct session {
 	struct strmap groups;
 	char *version;
 	int version_known;
+	/* The differential oracle: where frontends keep their outputs of graph tests (STORE.outputs,
+	 * one directory per label, then per test), and the other labels that kept some. */
+	char *outputs;
+	char **peers;
+	size_t npeers;
 };
 
 /* Whose probe goes first, and whether it is settled for this run: in the store already, or sent. */
@@ -255,6 +261,7 @@ struct group {
 #define PROBE_TEST_KEY "probe+test:"
 
 static void forget_groups(struct session *s);
+static void forget_peers(struct session *s);
 
 static double now(void)
 {
@@ -393,6 +400,12 @@ int session_open(struct session **out, const struct session_opts *o, struct err 
 	size_t bad = 0;
 
 	s->o = o;
+	{
+		char *abs = fs_abspath(o->store);
+
+		s->outputs = xasprintf("%s.outputs", abs);
+		free(abs);
+	}
 	s->start = now();
 	*out = NULL;
 	/* Every input is checked before the store is created: a run that fails on its input leaves
@@ -465,6 +478,8 @@ void session_close(struct session *s)
 	tolerance_rules_release(&s->tol);
 	free(s->format_why);
 	forget_groups(s);
+	forget_peers(s);
+	free(s->outputs);
 	free(s);
 }
 
@@ -485,28 +500,187 @@ int session_each(struct session *s, const struct frontend *fe,
 	return 0;
 }
 
+static cJSON *request_json(const char *id, const char *dir, int random, struct tolerance tol)
+{
+	cJSON *req = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_RUN);
+	cJSON_AddStringToObject(req, PROTO_KEY_ID, id);
+	cJSON_AddStringToObject(req, PROTO_KEY_DIR, dir);
+	cJSON_AddBoolToObject(req, PROTO_KEY_RANDOM, random);
+	cJSON_AddNumberToObject(req, PROTO_KEY_ATOL, tol.atol);
+	cJSON_AddNumberToObject(req, PROTO_KEY_RTOL, tol.rtol);
+	return req;
+}
+
+char *session_request_dir(const char *id, const char *dir, int random, struct tolerance tol)
+{
+	cJSON *req = request_json(id, dir, random, tol);
+	char *text = cJSON_PrintUnformatted(req);
+
+	cJSON_Delete(req);
+	return text;
+}
+
 char *session_request(const struct wrapped *t, const struct tolerance_rules *rules, const char *frontend,
 		      struct tolerance defaults)
 {
 	struct tolerance tol = tolerance_for(rules, t->in.op, probe_dtype(&t->in), frontend, defaults);
-	cJSON *req = cJSON_CreateObject();
-	char *text;
 
-	cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_RUN);
-	cJSON_AddStringToObject(req, PROTO_KEY_ID, t->in.id);
-	cJSON_AddStringToObject(req, PROTO_KEY_DIR, t->dir);
-	cJSON_AddBoolToObject(req, PROTO_KEY_RANDOM, t->random);
-	cJSON_AddNumberToObject(req, PROTO_KEY_ATOL, tol.atol);
-	cJSON_AddNumberToObject(req, PROTO_KEY_RTOL, tol.rtol);
+	return session_request_dir(t->in.id, t->dir, t->random, tol);
+}
+
+/* Whether test t goes to the differential oracle: a multi-node graph (a record of kind "graph"), or
+ * any test when the session was asked to. A node test alone pays nothing for it. */
+static int differential(const struct session *s, const struct wrapped *t)
+{
+	return s->o->differential || !strcmp(t->in.kind, "graph");
+}
+
+/* The request that runs test t; for the differential oracle with where its outputs are kept, and the
+ * outputs the other frontends kept of it. */
+static char *request(struct session *s, const struct wrapped *t)
+{
+	struct tolerance tol = tolerance_for(&s->tol, t->in.op, probe_dtype(&t->in), s->fe->name,
+					     (struct tolerance){ s->o->atol, s->o->rtol });
+	cJSON *req, *against;
+	char *text, *dir;
+
+	if (!differential(s, t))
+		return session_request_dir(t->in.id, t->dir, t->random, tol);
+	req = request_json(t->in.id, t->dir, t->random, tol);
+	dir = xasprintf("%s/%s/%s", s->outputs, s->fe->label, t->in.id);
+	cJSON_AddStringToObject(req, PROTO_KEY_SAVE, dir);
+	free(dir);
+	against = cJSON_AddArrayToObject(req, PROTO_KEY_AGAINST);
+	for (size_t i = 0; i < s->npeers; i++) {
+		char *kept = xasprintf("%s/%s/%s/outputs.json", s->outputs, s->peers[i], t->in.id);
+
+		if (fs_exists(kept)) {
+			cJSON *a = cJSON_CreateObject();
+
+			kept[strlen(kept) - strlen("/outputs.json")] = '\0';
+			cJSON_AddStringToObject(a, PROTO_KEY_FRONTEND, s->peers[i]);
+			cJSON_AddStringToObject(a, PROTO_KEY_DIR, kept);
+			cJSON_AddItemToArray(against, a);
+		}
+		free(kept);
+	}
 	text = cJSON_PrintUnformatted(req);
 	cJSON_Delete(req);
 	return text;
 }
 
-/* The request that runs test t. */
-static char *request(struct session *s, const struct wrapped *t)
+/* The other labels that kept outputs of graph tests beside the store (this run's earlier frontends,
+ * or an earlier run's): each a directory of STORE.outputs. */
+static void find_peers(struct session *s)
 {
-	return session_request(t, &s->tol, s->fe->name, (struct tolerance){ s->o->atol, s->o->rtol });
+	DIR *d = opendir(s->outputs);
+	struct dirent *ent;
+	size_t cap = 0;
+
+	forget_peers(s);
+	while (d && (ent = readdir(d))) {
+		char *path;
+
+		if (ent->d_name[0] == '.' || !strcmp(ent->d_name, s->fe->label))
+			continue;
+		path = xasprintf("%s/%s", s->outputs, ent->d_name);
+		if (fs_is_dir(path)) {
+			XGROW(s->peers, cap, s->npeers + 1);
+			s->peers[s->npeers++] = xstrdup(ent->d_name);
+		}
+		free(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void forget_peers(struct session *s)
+{
+	for (size_t i = 0; i < s->npeers; i++)
+		free(s->peers[i]);
+	free(s->peers);
+	s->peers = NULL;
+	s->npeers = 0;
+}
+
+char *session_pair_label(const char *a, const char *b)
+{
+	return xasprintf("%s" SESSION_PAIR_SEP "%s", a, b);
+}
+
+char *session_pair_culprit(const char *label, const char *agrees)
+{
+	const char *sep = strstr(label, SESSION_PAIR_SEP), *second;
+	const char *who = agrees && !strncmp(agrees, "agrees: ", 8) ? agrees + 8 : "";
+
+	if (!sep)
+		return xstrdup(label);
+	second = sep + strlen(SESSION_PAIR_SEP);
+	/* A disagreement where one of the two agrees with the reference is the other's bug. */
+	if (!strcmp(who, second))
+		return xstrndup(label, (size_t)(sep - label));
+	return xstrdup(second);
+}
+
+static int outcome_of(void *ctx, const struct db_row *row, struct err *e)
+{
+	(void)e;
+	*(int *)ctx = outcome_from_name(row->outcome);
+	return 0;
+}
+
+/* The differential oracle's verdicts in the reply to test id: each a result of its own, under the
+ * pair's label (earlier~this), a disagreement naming which of the two agrees with the reference. */
+static int put_pairs(struct session *s, const struct db_result *mine, const cJSON *reply, struct err *e)
+{
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(reply, PROTO_KEY_PAIRS)) {
+		const char *other = json_str(p, PROTO_KEY_FRONTEND), *outcome = json_str(p, PROTO_KEY_OUTCOME);
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(p, PROTO_KEY_MAX_ABS);
+		struct db_result r = *mine;
+		struct buf msg = BUF_INIT, agrees = BUF_INIT;
+		char *label;
+		int theirs = -1, ret, o = outcome_from_name(outcome);
+
+		if (!other || (o != OUTCOME_PASS && o != OUTCOME_MISMATCH))
+			continue;
+		if (db_result(&s->db, other, mine->id, outcome_of, &theirs, e) < 0)
+			return -1;
+		label = session_pair_label(other, mine->frontend);
+		r.frontend = label;
+		r.outcome = (enum outcome)o;
+		r.stage = r.frame = r.exc_type = NULL;
+		r.detail = json_str(p, PROTO_KEY_DETAIL);
+		r.max_abs = cJSON_IsNumber(m) ? m->valuedouble : NAN;
+		r.seconds = 0;
+		r.message = NULL;
+		if (r.outcome == OUTCOME_MISMATCH) {
+			int a = theirs == OUTCOME_PASS, b = mine->outcome == OUTCOME_PASS;
+
+			buf_addf(&agrees, "agrees: %s", a && b ? "both" : a ? other : b ? mine->frontend : "neither");
+			buf_addf(&msg, "%s against %s: %s; ", mine->frontend, other, json_str(p, PROTO_KEY_MESSAGE) ?
+				 json_str(p, PROTO_KEY_MESSAGE) : "?");
+			if (a != b)
+				buf_addf(&msg, "%s agrees with the reference: %s's bug", a ? other : mine->frontend,
+					 a ? mine->frontend : other);
+			else
+				buf_adds(&msg, a ? "both agree with the reference (within the tolerance: a question "
+					 "of tolerance)"
+					 : "neither agrees with the reference: a question for the reference");
+			r.exc_type = agrees.data;
+			r.message = msg.data;
+		}
+		ret = db_put_result(&s->db, &r, e);
+		buf_release(&msg);
+		buf_release(&agrees);
+		free(label);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* The groups of the tests selected for the frontend, each with its probe: the simplest valid test. */
@@ -662,6 +836,62 @@ static void ready(void *ctx, const char *version)
 	s->version_known = 1;
 }
 
+void session_outcome(const struct runner_outcome *o, struct db_result *res, struct buf *msg, struct buf *sig)
+{
+	res->stage = o->stage;
+	res->exc_type = res->message = res->frame = NULL;
+	res->max_abs = NAN;
+	res->seconds = o->seconds;
+	res->detail = o->stderr_text && *o->stderr_text ? o->stderr_text : NULL;
+	switch (o->end) {
+	case RUNNER_REPLY: {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_MAX_ABS);
+		const char *outcome = json_str(o->reply, PROTO_KEY_OUTCOME);
+		int known = outcome_from_name(outcome);
+
+		res->outcome = known >= 0 ? (enum outcome)known : OUTCOME_ERROR;
+		res->stage = json_str(o->reply, PROTO_KEY_STAGE);
+		res->exc_type = json_str(o->reply, PROTO_KEY_EXC_TYPE);
+		res->message = json_str(o->reply, PROTO_KEY_MESSAGE);
+		if (known < 0) {
+			buf_addf(msg, "the worker's result has %s%s%s",
+				 outcome ? "an unknown outcome '" : "no outcome",
+				 outcome ? outcome : "", outcome ? "'" : "");
+			res->message = msg->data;
+		}
+		res->frame = json_str(o->reply, PROTO_KEY_FRAME);
+		if (json_str(o->reply, PROTO_KEY_DETAIL))
+			res->detail = json_str(o->reply, PROTO_KEY_DETAIL);
+		if (cJSON_IsNumber(m))
+			res->max_abs = m->valuedouble;
+		break;
+	}
+	case RUNNER_TIMEOUT:
+		res->outcome = OUTCOME_TIMEOUT;
+		buf_addf(msg, "no result after %.0fs%s%s", o->seconds, o->stage ? " in stage " : "",
+			 o->stage ? o->stage : "");
+		res->message = msg->data;
+		break;
+	case RUNNER_OOM:
+		res->outcome = OUTCOME_OOM;
+		res->message = "the worker passed the memory limit";
+		break;
+	case RUNNER_DIED:
+		res->outcome = OUTCOME_CRASH;
+		buf_adds(msg, "the worker ");
+		proc_status_describe(&o->status, msg);
+		if (o->stage)
+			buf_addf(msg, " during %s", o->stage);
+		res->message = msg->data;
+		if (o->status.signaled)
+			buf_addf(sig, "signal %d", o->status.sig);
+		else
+			buf_addf(sig, "exit %d", o->status.code);
+		res->exc_type = sig->data;
+		break;
+	}
+}
+
 static int job_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
 {
 	struct session *s = ctx;
@@ -686,10 +916,6 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	res.frontend_version = o->version;
 	res.id = id;
 	res.run_id = s->run_id;
-	res.stage = o->stage;
-	res.max_abs = NAN;
-	res.seconds = o->seconds;
-	res.detail = o->stderr_text && *o->stderr_text ? o->stderr_text : NULL;
 	/* A frontend that cannot take the format at all: no result, the run of it stops (the tests are
 	 * left to a later run, with another release), and the session says so once. */
 	if (o->end == RUNNER_REPLY && json_str(o->reply, PROTO_KEY_UNAVAILABLE)) {
@@ -697,53 +923,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 			s->format_why = xstrdup(json_str(o->reply, PROTO_KEY_UNAVAILABLE));
 		return err_set(e, EXIT_ENV, "frontend '%s' is unavailable for %s", s->fe->label, s->format_why);
 	}
-	switch (o->end) {
-	case RUNNER_REPLY: {
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_MAX_ABS);
-		const char *outcome = json_str(o->reply, PROTO_KEY_OUTCOME);
-		int known = outcome_from_name(outcome);
-
-		res.outcome = known >= 0 ? (enum outcome)known : OUTCOME_ERROR;
-		res.stage = json_str(o->reply, PROTO_KEY_STAGE);
-		res.exc_type = json_str(o->reply, PROTO_KEY_EXC_TYPE);
-		res.message = json_str(o->reply, PROTO_KEY_MESSAGE);
-		if (known < 0) {
-			buf_addf(&msg, "the worker's result has %s%s%s",
-				 outcome ? "an unknown outcome '" : "no outcome",
-				 outcome ? outcome : "", outcome ? "'" : "");
-			res.message = msg.data;
-		}
-		res.frame = json_str(o->reply, PROTO_KEY_FRAME);
-		if (json_str(o->reply, PROTO_KEY_DETAIL))
-			res.detail = json_str(o->reply, PROTO_KEY_DETAIL);
-		if (cJSON_IsNumber(m))
-			res.max_abs = m->valuedouble;
-		break;
-	}
-	case RUNNER_TIMEOUT:
-		res.outcome = OUTCOME_TIMEOUT;
-		buf_addf(&msg, "no result after %.0fs%s%s", o->seconds, o->stage ? " in stage " : "",
-			 o->stage ? o->stage : "");
-		res.message = msg.data;
-		break;
-	case RUNNER_OOM:
-		res.outcome = OUTCOME_OOM;
-		res.message = "the worker passed the memory limit";
-		break;
-	case RUNNER_DIED:
-		res.outcome = OUTCOME_CRASH;
-		buf_adds(&msg, "the worker ");
-		proc_status_describe(&o->status, &msg);
-		if (o->stage)
-			buf_addf(&msg, " during %s", o->stage);
-		res.message = msg.data;
-		if (o->status.signaled)
-			buf_addf(&sig, "signal %d", o->status.sig);
-		else
-			buf_addf(&sig, "exit %d", o->status.code);
-		res.exc_type = sig.data;
-		break;
-	}
+	session_outcome(o, &res, &msg, &sig);
 	/* A failure on an input in the operator's undefined domain is flagged, never reported as a bug:
 	 * the frontend may answer anything there. What it did answer stays in the message. Where only
 	 * the values are in question (a reference that is not finite), a crash is still a crash. */
@@ -763,6 +943,8 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 		count(s, res.outcome);
 		ret = db_put_result(&s->db, &res, e);
 	}
+	if (!probe && ret == 0 && o->end == RUNNER_REPLY)
+		ret = put_pairs(s, &res, o->reply, e);
 	buf_release(&undef);
 	buf_release(&msg);
 	buf_release(&sig);
@@ -843,6 +1025,7 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 
 		if (!s->o->no_probe)
 			find_groups(s);
+		find_peers(s);
 		tests = remaining(s, &probes);
 		/* Probes are chosen by the release: the workers say it before the first job. */
 		if (!s->o->no_probe && tests)

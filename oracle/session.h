@@ -61,6 +61,25 @@ void session_worker_opts(struct runner_opts *o, const struct runner_opts *base, 
  * else defaults. Caller frees. */
 char *session_request(const struct wrapped *t, const struct tolerance_rules *rules, const char *frontend,
 		      struct tolerance defaults);
+/* The differential oracle's label for a pair of frontends, "A~B" (B ran the test after A): the store's
+ * name for the results that compare B's outputs with A's. Caller frees. */
+#define SESSION_PAIR_SEP "~"
+char *session_pair_label(const char *a, const char *b);
+/* The label of the frontend whose bug a pair's disagreement is (agrees: the result's exc_type,
+ * "agrees: LABEL|both|neither"): the one of the two that does not agree with the reference, else B;
+ * a label that is no pair's, itself. Caller frees. */
+char *session_pair_culprit(const char *label, const char *agrees);
+
+/* The same for a test directory of ferry's own making (ferry reduce's subgraphs): its id (for the
+ * result event), directory, randomness and the tolerance that judges it. Caller frees. */
+char *session_request_dir(const char *id, const char *dir, int random, struct tolerance tol);
+
+/* The result a run records for a test's runner outcome o (what every caller that runs a test must
+ * judge alike): res's outcome, stage, exc_type, message, frame, detail, max_abs and seconds, which
+ * point into o and into msg and sig (the caller's scratch, released by it). The frontend, id, run,
+ * tolerance and the undefined-domain flag are the caller's. o must not be a reply that says the
+ * frontend is unavailable for the format (PROTO_KEY_UNAVAILABLE): that is no test's result. */
+void session_outcome(const struct runner_outcome *o, struct db_result *res, struct buf *msg, struct buf *sig);
 
 struct session_opts {
 	const char *wrapdir;
@@ -77,6 +96,13 @@ struct session_opts {
 	 * (oracle/probe.h), for a group the store has no probe of for this release of the frontend;
 	 * probes count toward progress, not toward the limit. */
 	int no_probe;
+	/* The differential oracle (frontends against each other on the same test) takes multi-node
+	 * graphs (records of kind "graph"); set, it takes every test. A frontend keeps its outputs of
+	 * such a test in STORE.outputs/LABEL/ID; one that runs it later compares its own with each kept
+	 * set, with the tolerance that judges the test, and each pair's verdict is a result of its own
+	 * under the label A~B (session_pair_label): pass, or a mismatch whose exc_type says which of the
+	 * two agrees with the reference ("agrees: LABEL", "both", "neither"). */
+	int differential;
 	/* The frontends to be run (may be NULL): session_open refuses, before it creates the store, a
 	 * selection that holds no valid test for one of them (a wrong library, a wrong shard). */
 	const struct frontend *fes;

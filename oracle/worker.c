@@ -329,6 +329,45 @@ static void crash(struct worker *w, cJSON *res, PyObject *t, int ferrys)
 	buf_release(&both);
 }
 
+/* The differential oracle (frontends against each other): keep this frontend's outputs where the
+ * request says, and judge them against each other frontend's kept outputs of the test, with the
+ * tolerance and the rules that judge them against the reference; into res's pairs. A set that
+ * cannot be read (another frontend's run went wrong) is left out. */
+static void differential(struct worker *w, const cJSON *req, cJSON *res, PyObject *outputs, PyObject *ctx,
+			 int random, const struct tolerance *tol)
+{
+	const cJSON *save = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_SAVE);
+	const cJSON *against = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_AGAINST), *a;
+	cJSON *pairs = NULL;
+	PyObject *r;
+
+	if (cJSON_IsString(save)) {
+		r = PyObject_CallMethod(w->driver, "save_outputs", "Os", outputs, save->valuestring); /* new */
+		Py_XDECREF(r);
+		PyErr_Clear();
+	}
+	cJSON_ArrayForEach(a, against) {
+		const cJSON *fe = cJSON_GetObjectItemCaseSensitive(a, PROTO_KEY_FRONTEND);
+		const cJSON *dir = cJSON_GetObjectItemCaseSensitive(a, PROTO_KEY_DIR);
+		PyObject *theirs;
+		cJSON *p;
+
+		if (!cJSON_IsString(fe) || !cJSON_IsString(dir))
+			continue;
+		if (!(theirs = PyObject_CallMethod(w->driver, "load_outputs", "s", dir->valuestring))) { /* new */
+			PyErr_Clear();
+			continue;
+		}
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, PROTO_KEY_FRONTEND, fe->valuestring);
+		judge(p, outputs, theirs, ctx, random, tol);
+		Py_DECREF(theirs);
+		if (!pairs)
+			pairs = cJSON_AddArrayToObject(res, PROTO_KEY_PAIRS);
+		cJSON_AddItemToArray(pairs, p);
+	}
+}
+
 static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 {
 	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_DIR);
@@ -364,9 +403,11 @@ static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 	kind = PyTuple_GET_ITEM(t, 0); /* borrowed */
 	if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_OK)
 	    && (PyTuple_GET_SIZE(t) == 3 || PyTuple_GET_SIZE(t) == 4)) {
-		judge(res, PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2),
-		      PyTuple_GET_SIZE(t) == 4 ? PyTuple_GET_ITEM(t, 3) : NULL,
-		      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_RANDOM)), &tol);
+		PyObject *ctx = PyTuple_GET_SIZE(t) == 4 ? PyTuple_GET_ITEM(t, 3) : NULL; /* borrowed */
+		int random = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_RANDOM));
+
+		judge(res, PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2), ctx, random, &tol);
+		differential(w, req, res, PyTuple_GET_ITEM(t, 1), ctx, random, &tol);
 	} else if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_UNAVAILABLE)) {
 		/* Not this test's result: the frontend cannot take the format (the runner stops it). */
 		char *why = PyTuple_GET_SIZE(t) > 1 ? py_str(PyTuple_GET_ITEM(t, 1)) : xstrdup("?");

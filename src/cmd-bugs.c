@@ -2,7 +2,8 @@
  *
  * Groups the failures of a results store into unique bugs (oracle/dedup.h), keeps them in the store,
  * and lists them: each with its frontend, symptom, how many tests show it, the operators involved,
- * and its representative, the simplest test that shows it. */
+ * and its representative, the simplest test that shows it, with what ferry reduce made of it (the
+ * operators that decide a graph's failure). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +28,27 @@ static const struct opt options[] = {
 	OPT_END(),
 };
 
+/* ferry reduce's subgraph of a bug's simplest test: the operators that decide a graph's failure. */
+static int print_reduction(void *ctx, const struct db_reduction *r, struct err *e)
+{
+	(void)ctx;
+	(void)e;
+	if (!strcmp(r->status, "reduced"))
+		printf("  %-12s reduced from %lld to %lld node%s: %s%s\n", "", r->nodes_before, r->nodes_after,
+		       r->nodes_after == 1 ? "" : "s", esc_str(r->ops ? r->ops : "?"),
+		       r->nodes_after == 1 ? " (the decisive operator)" : "");
+	else
+		printf("  %-12s not reducible: no smaller subgraph of its %lld nodes fails the same way\n", "",
+		       r->nodes_before);
+	return 0;
+}
+
 static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 {
+	struct db *db = ctx;
 	struct buf line = BUF_INIT;
 	char *message;
 
-	(void)ctx;
-	(void)e;
 	/* One line per bug: a crash's decisive line (what grouped it), a mismatch's description, their
 	 * newlines as spaces. */
 	if (!strcmp(b->outcome, "crash"))
@@ -47,7 +62,7 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 	printf("  %-12s %-10s %-9s %-8s %7lld  %-24.24s %.90s\n", esc_str(b->bug_id), esc_str(b->frontend),
 	       esc_str(b->outcome), esc_str(b->stage ? b->stage : "-"), b->members, esc_str(b->ops), esc_str(message));
 	free(message);
-	return 0;
+	return db_reductions(db, b->frontend, b->representative, print_reduction, NULL, e) < 0 ? -1 : 0;
 }
 
 static int cmd_bugs(int argc, char **argv)
@@ -71,7 +86,7 @@ static int cmd_bugs(int argc, char **argv)
 	if (nbugs)
 		printf("\n  %-12s %-10s %-9s %-8s %7s  %-24s %s\n", "bug", "frontend", "symptom", "stage", "tests",
 		       "operators", "what failed in the simplest test");
-	if (db_bugs(&db, frontend, print_bug, NULL, &e) < 0)
+	if (db_bugs(&db, frontend, print_bug, &db, &e) < 0)
 		goto fail;
 	goto out;
 fail:

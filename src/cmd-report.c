@@ -322,6 +322,17 @@ static void order_mismatch(const char *msg, struct buf *out)
 			}
 }
 
+/* Under a failure that ferry reduce reduced: the subgraph's nodes, the operators that decide. */
+static int print_reduction(void *ctx, const struct db_reduction *x, struct err *e)
+{
+	(void)ctx;
+	(void)e;
+	if (!strcmp(x->status, "reduced"))
+		printf("  %-9s %-20s reduced from %lld to %lld node%s: %s\n", "", "", x->nodes_before, x->nodes_after,
+		       x->nodes_after == 1 ? "" : "s", esc_str(x->ops ? x->ops : "?"));
+	return 0;
+}
+
 static int print_failure(void *ctx, const struct db_row *row, struct err *e)
 {
 	struct report *r = ctx;
@@ -365,7 +376,7 @@ static int print_failure(void *ctx, const struct db_row *row, struct err *e)
 	       *stage ? "[" : "", esc_str(stage), *stage ? "] " : "", mark, esc_str(message));
 	free(message);
 	r->shown++;
-	return 0;
+	return db_reductions(&r->db, row->frontend, row->id, print_reduction, NULL, e) < 0 ? -1 : 0;
 }
 
 /* --- what the frontend supports ------------------------------------------------------------------ */
@@ -752,13 +763,15 @@ static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
 	struct report *r = ctx;
 	const char *op = row->op ? row->op : "?";
 	char atol[40], rtol[40];
-	char *adapter = session_adapter_name(row->frontend);
+	char *culprit = session_pair_culprit(row->frontend, row->exc_type);
+	char *adapter = session_adapter_name(culprit);
 	const char *args[] = { row->library, row->record ? row->record : "", row->dir ? row->dir : "", adapter,
 			       atol, rtol };
 	struct err pe = ERR_INIT;
 	char module[80], *script, *dir, *path, *safe_op;
 	int bad;
 
+	free(culprit);
 	snprintf(atol, sizeof(atol), "%.17g", isnan(row->atol) ? TOLERANCE_DEFAULT_ATOL : row->atol);
 	snprintf(rtol, sizeof(rtol), "%.17g", isnan(row->rtol) ? TOLERANCE_DEFAULT_RTOL : row->rtol);
 	if (!row->library || py_template_module(row->library, module, sizeof(module), &pe) < 0

@@ -2,7 +2,8 @@
  *
  * Prints one unique bug: its signature, its member tests, the representative (the simplest member)
  * as a record, what the probe of its (operator, dtype) group found (oracle/probe.h), and the
- * representative's standalone reproducer. With -o, writes the reproducer and the
+ * representative's standalone reproducer (of the subgraph ferry reduce left of it, when it was
+ * reduced: "reduced from N to M nodes"). With -o, writes the reproducer and the
  * test in the compiler's own test format (for ONNX, a backend test-data directory) into DIR, so a
  * found bug becomes a regression test. */
 #include "py.h"
@@ -59,7 +60,32 @@ struct shown {
 	int matches;
 	char *bug, *frontend, *adapter, *rep, *library, *record, *testdir, *op;
 	char atol[40], rtol[40];   /* the tolerance that judged the representative */
+	char *reduced, *reduced_ops; /* ferry reduce's subgraph of it (its test directory), or NULL */
 };
+
+/* ferry reduce's word on the representative: the subgraph that fails the same way, which is then the
+ * reproducer, or that none does. */
+static int print_reduction(void *ctx, const struct db_reduction *r, struct err *e)
+{
+	struct shown *s = ctx;
+
+	(void)e;
+	if (!strcmp(r->status, "reduced") && r->dir && fs_is_dir(r->dir)) {
+		printf("reduced from %lld to %lld node%s (%s): %s\n", r->nodes_before, r->nodes_after,
+		       r->nodes_after == 1 ? "" : "s", esc_str(r->ops ? r->ops : "?"), esc_str(r->dir));
+		if (r->nodes_after == 1)
+			printf("decisive operator: %s\n", esc_str(r->ops ? r->ops : "?"));
+		s->reduced = xstrdup(r->dir);
+		s->reduced_ops = xstrdup(r->ops ? r->ops : "reduced");
+	} else if (!strcmp(r->status, "reduced")) {
+		printf("reduced from %lld to %lld nodes, but '%s' is gone: ferry reduce --again makes it anew\n",
+		       r->nodes_before, r->nodes_after, esc_str(r->dir ? r->dir : "?"));
+	} else {
+		printf("not reduced: no smaller subgraph of its %lld nodes fails the same way (%lld candidates)\n",
+		       r->nodes_before, r->candidates);
+	}
+	return 0;
+}
 
 static char *dup_or_empty(const char *s)
 {
@@ -112,7 +138,15 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		return 0;
 	s->bug = dup_or_empty(b->bug_id);
 	s->frontend = dup_or_empty(b->frontend);
-	s->adapter = session_adapter_name(s->frontend);
+	{
+		/* A disagreement of two frontends is reproduced on the one that disagrees with the reference. */
+		char *culprit = session_pair_culprit(s->frontend, rep->exc_type);
+
+		s->adapter = session_adapter_name(culprit);
+		if (strcmp(culprit, s->frontend))
+			printf("frontends against each other: the reproducer runs %s\n", esc_str(culprit));
+		free(culprit);
+	}
 	s->rep = dup_or_empty(b->representative);
 	s->library = dup_or_empty(rep->library);
 	s->record = dup_or_empty(rep->record);
@@ -139,7 +173,7 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 	}
 	printf("record: %s\n", esc_str(s->record));
 	print_variant(s->record);
-	return 0;
+	return db_reductions(s->db, s->frontend, s->rep, print_reduction, s, e) < 0 ? -1 : 0;
 }
 
 static int print_member(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
@@ -207,7 +241,10 @@ static int cmd_show(int argc, char **argv)
 	{
 		const char *args[] = { s.record, s.testdir, s.adapter, s.atol, s.rtol };
 
-		if (!(script = call_template(s.library, "reproducer", args, 5, &e)))
+		/* A reduced test's reproducer is its subgraph, which no record describes. */
+		if (s.reduced)
+			args[1] = s.reduced;
+		if (!(script = call_template(s.library, s.reduced ? "reduced" : "reproducer", args, 5, &e)))
 			goto fail;
 	}
 	if (!outdir) {
@@ -216,8 +253,13 @@ static int cmd_show(int argc, char **argv)
 	}
 	{
 		char *path = xasprintf("%s/reproducer.py", outdir);
-		char *export_dir = xasprintf("%s/test_%s_%.12s", outdir, s.op, s.rep);
-		const char *args[] = { s.record, s.testdir, export_dir, s.adapter };
+		char *export_dir = s.reduced ? xasprintf("%s/test_%s_%.12s", outdir, s.reduced_ops, s.rep)
+				   : xasprintf("%s/test_%s_%.12s", outdir, s.op, s.rep);
+		const char *args[] = { s.record, s.reduced ? s.reduced : s.testdir, export_dir, s.adapter };
+
+		for (char *c = export_dir + strlen(outdir) + 1; *c; c++)
+			if (*c == ',' || *c == '/')
+				*c = '_';
 		char *done = NULL;
 		int bad = fs_mkdirs(outdir, &e) < 0 || fs_write_atomic(path, script, strlen(script), &e) < 0 ||
 			  !(done = call_template(s.library, "export", args, 4, &e));
@@ -243,6 +285,8 @@ out:
 	free(s.record);
 	free(s.testdir);
 	free(s.op);
+	free(s.reduced);
+	free(s.reduced_ops);
 	free(script);
 	err_release(&e);
 	return code;

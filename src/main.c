@@ -26,6 +26,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_report_entry,
 	&cmd_bugs_entry,
 	&cmd_show_entry,
+	&cmd_reduce_entry,
 	&cmd_baseline_entry,
 	&cmd_check_entry,
 	&cmd_merge_entry,

@@ -218,6 +218,9 @@ const struct opt runopts_options[] = {
 	OPT_FLAG(0, "no-probe", "do not probe what the frontend supports (by default the simplest test of each\n"
 		 "operator and dtype runs first, once per frontend release; probes count toward\n"
 		 "the progress line, not toward --limit)", &runopts.s.no_probe),
+	OPT_FLAG(0, "differential", "compare the frontends with each other on every test (by default only on\n"
+		 "multi-node graphs): each frontend keeps its outputs in STORE.outputs, and a\n"
+		 "disagreement is a result of the pair A~B", &runopts.s.differential),
 	OPT_FLAG('q', "quiet", "no progress line", &runopts.quiet),
 	OPT_END(),
 };

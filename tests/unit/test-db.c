@@ -1,7 +1,7 @@
 /* test-db.c: the results store: creation, instances, results committed one by one, resume
  * semantics, reopening, schema checks, and the migration of a store of schema 1 (made by the ferry
  * of before results kept their tolerance: tests/data/stores/schema1.db), and the probes of what a
- * frontend supports, per release (the support table). The test reads the store
+ * frontend supports, per release (the support table), and ferry reduce's reductions (schema 4). The test reads the store
  * with SQL of its own, as an outsider checking what the store module wrote. */
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +25,14 @@ static long long count(struct db *d, const char *sql)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return n;
+}
+
+static int first_reduction(void *ctx, const struct db_reduction *r, struct err *e)
+{
+	(void)e;
+	snprintf(ctx, 64, "%s %lld %lld %lld %s", r->status, r->nodes_before, r->nodes_after, r->candidates,
+		 r->ops ? r->ops : "-");
+	return 0;
 }
 
 /* The schema the file says it has, read without the store module. */
@@ -110,7 +118,7 @@ int main(void)
 	long long run = 0;
 	const char *rec = "{\"op\":\"Relu\",\"library\":\"onnx\"}";
 
-	plan(47);
+	plan(56);
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof(path), "%s/results.db", dir);
@@ -204,7 +212,7 @@ int main(void)
 	ok(db_open(&d, path, 0, &e) == 0 && sqlite3_exec(d.h, "UPDATE meta SET value = '99' WHERE key = 'schema'",
 							     NULL, NULL, NULL) == SQLITE_OK, "pretend a future schema");
 	db_close(&d);
-	snprintf(text, sizeof(text), "the store '%s' has schema 99, newer than this ferry reads (1 to 3): it was "
+	snprintf(text, sizeof(text), "the store '%s' has schema 99, newer than this ferry reads (1 to 4): it was "
 		 "made by a newer ferry", path);
 	ok(db_open(&d, path, 0, &e) < 0 && e.code == EXIT_INPUT && !strcmp(e.msg, text),
 	   "a store of a newer schema is refused by name, as bad input");
@@ -233,11 +241,12 @@ int main(void)
 		ok(db_results_with(&d, "ort", "pass", first_version, v, &e) == 0 && !strcmp(v, "1.31.1"),
 		   "read-only, its results have their run's frontend version (%s)", v);
 	}
+	is_int(db_reductions(&d, NULL, NULL, NULL, NULL, &e), 0, "read-only, a store made before reductions has none");
 	db_close(&d);
 	is_int(count_schema(path), 1, "reading left it at schema 1");
 
 	/* Opened for writing, it is migrated. */
-	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 3, "opened for writing, it migrates to schema 3");
+	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 4, "opened for writing, it migrates to schema 4");
 	is_int(count(&d, "SELECT count(*) FROM results WHERE atol IS NULL AND rtol IS NULL"), 14,
 	       "old results get no tolerance");
 	is_int(count(&d, "SELECT count(*) FROM results WHERE frontend = 'ort' AND frontend_version = '1.31.1'"), 7,
@@ -249,9 +258,33 @@ int main(void)
 		   "and read as none");
 	}
 	db_close(&d);
-	is_int(count_schema(path), 3, "the file says schema 3");
-	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 3, "and opens as such");
+	is_int(count_schema(path), 4, "the file says schema 4");
+	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 4, "and opens as such");
 	db_close(&d);
+
+	/* A store of schema 3 (no reductions table) gains it when opened for writing. */
+	ok(db_open(&d, path, DB_WRITE, &e) == 0 && sqlite3_exec(d.h, "DROP TABLE reductions; UPDATE meta SET value = '3'"
+							     " WHERE key = 'schema'", NULL, NULL, NULL) == SQLITE_OK,
+	   "a store of schema 3, as the ferry before reductions left it");
+	db_close(&d);
+	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 3 && db_reductions(&d, NULL, NULL, NULL, NULL, &e) == 0,
+	   "read-only, it stays schema 3 and has no reductions");
+	db_close(&d);
+	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 4, "opened for writing, it migrates to schema 4");
+	{
+		struct db_reduction r = { "ort", "abc", "reduced", "/x/abc", 7, 2, 9, "MaxPool,Relu", "1.0" };
+		char got[64] = "";
+
+		ok(db_put_reduction(&d, &r, &e) == 0, "a reduction is recorded: %s", e.msg);
+		r.nodes_after = 1;
+		r.ops = "Relu";
+		ok(db_put_reduction(&d, &r, &e) == 0, "and replaced");
+		ok(db_reductions(&d, "ort", "abc", first_reduction, got, &e) == 1 && !strcmp(got, "reduced 7 1 9 Relu"),
+		   "read back (%s)", got);
+		is_int(db_reductions(&d, "tvm-onnx", NULL, NULL, NULL, &e), 0, "none for another frontend");
+	}
+	db_close(&d);
+	is_int(count_schema(path), 4, "the file says schema 4");
 
 	unlink(path);
 	snprintf(text, sizeof(text), "%s/results.db-wal", dir);
