@@ -118,6 +118,45 @@ is_(wrap(GRAPHS["reciprocal-of-zero-inf"])[0].get("undefined"), template.NOT_FIN
 is_(wrap(GRAPHS["int-div-by-zero"])[0].get("undefined"), "node 1 (Div): integer division by zero",
     "an integer division by zero inside the graph: the guard names the node")
 
+# --- values in question, not conversions: a node that jumps near its boundary, float16 rounding
+def graph(dtype, xs, constants, nodes, out_type):
+    return {"library": "onnx", "kind": "graph", "op": "graph", "context": {"opset": {"int": 17}},
+            "params": {}, "source": {"suite": "hand", "test": "boundary"},
+            "inputs": [{"tensor": {"dtype": dtype, "shape": [len(xs)], "values": xs}}],
+            "outputs": [{"tensor": out_type}],
+            "graph": {"inputs": ["x0"],
+                      "constants": [{"name": f"c{j}", "tensor": {"dtype": dtype, "shape": [len(v)], "values": v}}
+                                    for j, v in enumerate(constants)],
+                      "nodes": [{"op": op, "inputs": ins, "outputs": [f"t{k}"], "params": {},
+                                 "types": [out_type if k == len(nodes) - 1 else {"dtype": dtype, "shape": [len(xs)]}]}
+                                for k, (op, ins) in enumerate(nodes)],
+                      "outputs": [f"t{len(nodes) - 1}"]}}
+
+
+f32 = {"dtype": "float32", "shape": [2]}
+result = wrap(graph("float32", [0.25, 1.0], [[2.0, 2.0]], [("Mul", ["x0", "c0"]), ("Round", ["t0"])], f32))[0]
+ok(result.get("undefined", "").startswith("node 1 (Round): an input lies within the oracle's tolerance of a half")
+   and result.get("undefined_values") is True, "Round of a computed half: its values in question, crashes still count")
+result = wrap(graph("float32", [0.5, 1.0], [], [("Round", ["x0"])], f32))[0]
+ok("undefined" not in result, "Round of an exact graph input is not marked: its half is the same everywhere")
+result = wrap(graph("float32", [0.3, 1.7], [[2.0, 2.0]], [("Mul", ["x0", "c0"]), ("Round", ["t0"])], f32))[0]
+ok("undefined" not in result, "Round of computed values far from a half is not marked")
+result = wrap(graph("float32", [1.0, 2.0], [[1.0002, 5.0]], [("Exp", ["x0"]), ("Log", ["t0"]), ("Less", ["t1", "c0"])],
+                    {"dtype": "bool", "shape": [2]}))[0]
+ok(result.get("undefined", "").startswith("node 2 (Less): its inputs are within the oracle's tolerance"),
+   "Less of a computed value and a constant 2e-4 apart is marked")
+# float16: exp(2) rounds to 7.390625 (7.389056 in float32); less 7.38, times 100, float16 says 1.17
+# where float32 says 1.01: beyond the float16 tolerance, so float16's own rounding decides
+f16 = {"dtype": "float16", "shape": [1]}
+half = graph("float16", [2.0], [[7.38], [100.0]], [("Exp", ["x0"]), ("Sub", ["t0", "c0"]), ("Mul", ["t1", "c1"])], f16)
+half["graph"]["nodes"][2]["types"] = [f16]
+half["graph"]["nodes"][0]["types"] = half["graph"]["nodes"][1]["types"] = [f16]
+result = wrap(half)[0]
+ok(result.get("undefined", "").startswith("output 0: computed in float32 it lands beyond the float16 tolerance")
+   and result.get("undefined_values") is True, "a float16 graph its own rounding decides is marked")
+half["graph"]["constants"][1]["tensor"]["values"] = [1.0]
+ok("undefined" not in wrap(half)[0], "... times 1 instead, float16 and float32 agree: not marked")
+
 # --- validate(): the same judgement, writing nothing; outputs the reference's
 r = template.validate(json.dumps(GRAPHS["conv-relu-maxpool"]))
 is_((r.get("status"), json.loads(r.get("outputs", "null"))),
