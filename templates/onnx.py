@@ -931,10 +931,11 @@ def _half_precision_unsettled(record, plan, bounds, feeds, refs):
         a = np.asarray(a)
         if a.dtype != np.float16:
             continue
+        # the value oracle's own bound for float16 (compare.h): atol + rtol * |want|, or 2 steps
         x, y = a.astype(np.float64), np.asarray(b).astype(np.float64)
-        atol, rtol = _margin(a)
+        bound = np.maximum(ATOL + RTOL * np.abs(x), 2 * np.spacing(np.abs(a)).astype(np.float64))
         finite = np.isfinite(x) & np.isfinite(y)
-        if (np.abs(x - y)[finite] > (atol + rtol * np.abs(y))[finite]).any():
+        if (np.abs(x - y)[finite] > bound[finite]).any():
             return (f"output {k}: computed in float32 it lands beyond the float16 tolerance of the "
                     "reference: float16 rounding decides it")
     return None
@@ -960,9 +961,12 @@ def _near_a_boundary(plan, every):
     """Why the graph's values are in question (a node that jumps sees a computed input within the
     oracle's tolerance of where it jumps), or None."""
     exact = {name for name, *_ in plan.graph_inputs} | {name for name, _ in plan.constants}
-    for k, (op, ins, _, attributes, _) in enumerate(plan.nodes):
+    for k, (op, ins, outs, attributes, _) in enumerate(plan.nodes):
         if op not in _COMPARISONS + _ROUNDING + _SELECTING or not ins or not ins[0]:
             continue
+        why = _out_of_range(op, every.get(ins[0]), every.get(outs[0]))
+        if why:
+            return f"node {k} ({op}): {why}"
         if op in _COMPARISONS and len(ins) > 1 and ins[0] == ins[1]:
             continue  # a tensor against itself: the same on every frontend
         args = [np.asarray(every[name]) if name and name in every else None for name in ins]
@@ -970,6 +974,22 @@ def _near_a_boundary(plan, every):
             why = _jump(op, args, {name: _attribute_value(kind, v) for name, kind, v in attributes})
             if why:
                 return f"node {k} ({op}): {why}: a frontend's rounding can land on either side"
+    return None
+
+
+def _out_of_range(op, x, y):
+    """Why a Cast from floating point to an integer type is undefined here (a value NaN or beyond
+    the target's range: C++ leaves it undefined, and frontends saturate, wrap or give the lowest
+    value), or None."""
+    if op not in ("Cast", "CastLike") or x is None or y is None:
+        return None
+    x, y = np.asarray(x), np.asarray(y)
+    if x.dtype.kind != "f" or y.dtype.kind not in "iu":
+        return None
+    info = np.iinfo(y.dtype)
+    wide = x.astype(np.float64)
+    if (np.isnan(wide) | (wide < info.min) | (wide >= float(info.max) + 1)).any():
+        return f"a value NaN or beyond the range of {y.dtype.name}: the cast is undefined there"
     return None
 
 

@@ -154,8 +154,15 @@ half["graph"]["nodes"][0]["types"] = half["graph"]["nodes"][1]["types"] = [f16]
 result = wrap(half)[0]
 ok(result.get("undefined", "").startswith("output 0: computed in float32 it lands beyond the float16 tolerance")
    and result.get("undefined_values") is True, "a float16 graph its own rounding decides is marked")
+half["graph"]["constants"][0]["tensor"]["values"] = [0.0]
 half["graph"]["constants"][1]["tensor"]["values"] = [1.0]
-ok("undefined" not in wrap(half)[0], "... times 1 instead, float16 and float32 agree: not marked")
+ok("undefined" not in wrap(half)[0], "... exp(2) less 0, times 1: float16 and float32 agree within the oracle's bound")
+cast = graph("float32", [300.0, 2.0], [[1.0, 1.0]], [("Mul", ["x0", "c0"]), ("Cast", ["t0"])],
+             {"dtype": "uint8", "shape": [2]})
+cast["graph"]["nodes"][1]["params"] = {"to": {"int": onnx.TensorProto.UINT8}}
+result = wrap(cast)[0]
+ok(result.get("undefined", "").startswith("node 1 (Cast): a value NaN or beyond the range of uint8")
+   and result.get("undefined_values") is True, "a float cast to uint8 beyond its range is undefined")
 
 # --- validate(): the same judgement, writing nothing; outputs the reference's
 r = template.validate(json.dumps(GRAPHS["conv-relu-maxpool"]))
