@@ -99,6 +99,70 @@ static int copy_golden(const char *path)
 	return r;
 }
 
+/* The first mutation row's status, reduced nodes and target op, as "STATUS NODES KIND:OP". */
+static int first_mutation(void *ctx, const struct db_mutation *m, struct err *e)
+{
+	(void)e;
+	snprintf(ctx, 128, "%s %lld %s:%s", m->status, m->reduced_nodes, m->kind ? m->kind : "-",
+		 m->target_op ? m->target_op : "-");
+	return 0;
+}
+
+/* The metamorphic oracle's part of the store: one oracle per store, a test's mutations and their
+ * reduction, which names the minimal mutation in the inconsistent result's frame. */
+static void metamorphic(const char *dir)
+{
+	char path[256], seen[128] = "";
+	struct db d = DB_INIT;
+	struct err e = ERR_INIT;
+	struct db_result r;
+	struct db_mutation m;
+
+	snprintf(path, sizeof(path), "%s/meta.db", dir);
+	ok(db_open(&d, path, DB_CREATE, &e) == 0 && db_check_oracle(&d, "reference", &e) == 0 &&
+	   count(&d, "SELECT count(*) FROM meta WHERE key = 'oracle'") == 0,
+	   "a new store takes the reference oracle, and says nothing of it");
+	ok(db_check_oracle(&d, "metamorphic", &e) == 0 && db_check_oracle(&d, "metamorphic", &e) == 0,
+	   "or the metamorphic one, again and again");
+	ok(db_check_oracle(&d, "reference", &e) < 0 && e.code == EXIT_USAGE && strstr(e.msg, "metamorphic oracle's"),
+	   "then the reference is refused: %s", e.msg);
+	err_release(&e);
+	memset(&r, 0, sizeof(r));
+	r.frontend = "ort";
+	r.id = "abc";
+	r.outcome = OUTCOME_INCONSISTENT;
+	r.frame = "uoc:Add (inserted)";
+	r.max_abs = r.atol = r.rtol = NAN;
+	memset(&m, 0, sizeof(m));
+	m.frontend = "ort";
+	m.id = "abc";
+	m.seed = 7;
+	m.k = 3;
+	m.chain = "[]";
+	m.status = "pending";
+	m.nodes = 30;
+	m.original_nodes = 1;
+	m.reduced_nodes = -1;
+	ok(db_put_result(&d, &r, &e) == 0 && db_put_mutation(&d, &m, &e) == 0, "an inconsistency and its mutations");
+	ok(db_mutation(&d, "ort", "abc", first_mutation, seen, &e) == 1 && !strcmp(seen, "pending -1 -:-"),
+	   "read back, waiting for its reduction (%s)", seen);
+	m.status = "reduced";
+	m.reduced_nodes = 12;
+	m.kind = "pioc";
+	m.target_op = "Conv";
+	ok(db_put_reduction(&d, &m, &e) == 0 && db_mutation(&d, "ort", "abc", first_mutation, seen, &e) == 1 &&
+	   !strcmp(seen, "reduced 12 pioc:Conv"), "its reduction (%s)", seen);
+	is_int(count(&d, "SELECT count(*) FROM results WHERE frame = 'pioc:Conv'"), 1,
+	       "names the minimal mutation in the result's frame, which groups it");
+	is_int(db_mutation(&d, "ort", "nope", first_mutation, seen, &e), 0, "a test without mutations has none");
+	db_close(&d);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/meta.db-wal", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/meta.db-shm", dir);
+	unlink(path);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/ferry-test-db-XXXXXX";
@@ -110,7 +174,7 @@ int main(void)
 	long long run = 0;
 	const char *rec = "{\"op\":\"Relu\",\"library\":\"onnx\"}";
 
-	plan(47);
+	plan(57);
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof(path), "%s/results.db", dir);
@@ -204,7 +268,7 @@ int main(void)
 	ok(db_open(&d, path, 0, &e) == 0 && sqlite3_exec(d.h, "UPDATE meta SET value = '99' WHERE key = 'schema'",
 							     NULL, NULL, NULL) == SQLITE_OK, "pretend a future schema");
 	db_close(&d);
-	snprintf(text, sizeof(text), "the store '%s' has schema 99, newer than this ferry reads (1 to 3): it was "
+	snprintf(text, sizeof(text), "the store '%s' has schema 99, newer than this ferry reads (1 to 4): it was "
 		 "made by a newer ferry", path);
 	ok(db_open(&d, path, 0, &e) < 0 && e.code == EXIT_INPUT && !strcmp(e.msg, text),
 	   "a store of a newer schema is refused by name, as bad input");
@@ -235,9 +299,12 @@ int main(void)
 	}
 	db_close(&d);
 	is_int(count_schema(path), 1, "reading left it at schema 1");
+	ok(db_open(&d, path, DB_READ, &e) == 0 && db_mutation(&d, "ort", in.id, NULL, NULL, &e) == 0,
+	   "read-only, a store made before the metamorphic oracle has no mutations");
+	db_close(&d);
 
 	/* Opened for writing, it is migrated. */
-	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 3, "opened for writing, it migrates to schema 3");
+	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 4, "opened for writing, it migrates to schema 4");
 	is_int(count(&d, "SELECT count(*) FROM results WHERE atol IS NULL AND rtol IS NULL"), 14,
 	       "old results get no tolerance");
 	is_int(count(&d, "SELECT count(*) FROM results WHERE frontend = 'ort' AND frontend_version = '1.31.1'"), 7,
@@ -249,9 +316,11 @@ int main(void)
 		   "and read as none");
 	}
 	db_close(&d);
-	is_int(count_schema(path), 3, "the file says schema 3");
-	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 3, "and opens as such");
+	is_int(count_schema(path), 4, "the file says schema 4");
+	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 4, "and opens as such");
+	is_int(db_mutation(&d, "ort", in.id, NULL, NULL, &e), 0, "with no mutations");
 	db_close(&d);
+	metamorphic(dir);
 
 	unlink(path);
 	snprintf(text, sizeof(text), "%s/results.db-wal", dir);
