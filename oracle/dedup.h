@@ -6,7 +6,9 @@
  *                which is what tells apart errors raised from native code behind one binding;
  *   signal death stage, signal and operator (no frame survives a signal);
  *   timeout/oom  stage and operator;
- *   mismatch     operator and the kind of disagreement (shape, dtype, NaN/Inf placement, values).
+ *   mismatch     operator and the kind of disagreement (shape, dtype, NaN/Inf placement, values);
+ *   inconsistent (the metamorphic oracle) the kind of the mutation that shows it and the operator it
+ *                targets (kind:target_op, in the result's frame: its reduction's minimal mutation).
  * Each bug keeps its members and a representative, the simplest member: fewest parameters, then
  * fewest input elements, then the smallest id. Bug ids are stable: a hash of the signature. */
 #ifndef FERRY_DEDUP_H
