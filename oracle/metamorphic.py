@@ -567,11 +567,11 @@ def _drop(stats, e):
     stats["dropped_reasons"][why] = stats["dropped_reasons"].get(why, 0) + 1
 
 
-def mutate(model, feeds, k, seed, random=False):
+def mutate(model, feeds, k, seed, random=False, kinds=KINDS):
     """Apply k mutations to a copy of model (an onnx.ModelProto), each checked as the module says;
-    feeds: graph input name -> value. seed (an int) decides every choice. random: the model's outputs
-    vary from run to run, so the reference check compares dtypes and shapes only. Returns Mutated.
-    Raises MutationError for a model that cannot be mutated at all."""
+    feeds: graph input name -> value. seed (an int) decides every choice; kinds, the relations drawn
+    from. random: the model's outputs vary from run to run, so the reference check compares dtypes
+    and shapes only. Returns Mutated. Raises MutationError for a model that cannot be mutated at all."""
     rng = np.random.default_rng(seed)
     m = copy.deepcopy(model)
     opset = default_opset(m)
@@ -592,10 +592,10 @@ def mutate(model, feeds, k, seed, random=False):
     attempts = 0
     while len(chain) < k and attempts < 3 * k:
         attempts += 1
-        kind = KINDS[rng.integers(len(KINDS))]
+        kind = kinds[rng.integers(len(kinds))]
         try:
             built = _build(graph, rng, len(chain), kind, opset, m.ir_version, inserted)
-            if built is None and kind == "pioc":
+            if built is None and kind == "pioc" and "uoc" in kinds:
                 built = _build(graph, rng, len(chain), "uoc", opset, m.ir_version, inserted)
         except Exception as e:  # ferry's own bug: counted and dropped, never a frontend's
             _drop(stats, e)
