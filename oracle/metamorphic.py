@@ -362,13 +362,14 @@ class _Maker:
             return x
         return self.op("Cast", [x], to=helper.np_dtype_to_tensor_dtype(np.dtype(want)))
 
-    def flat(self, x):
-        return self.op("Reshape", [x, self.const(np.array([-1], np.int64))])
-
     def element(self, x, last=False):
-        """x's first (or last) element as a tensor of shape [1], or [0] when x is empty."""
-        flat = self.flat(x)
+        """x's first (or last) element as a tensor of shape [1] (or [1, 1]), [0] (or [1, 0]) when x is
+        empty. A Constant node holds only floats before opset 9: there x (a float) is flattened by
+        Flatten, with no shape to give."""
         start, end = (-1, _INT64_MAX) if last else (0, 1)
+        if self.constant_nodes and self.opset < 9:
+            return self.op("Slice", [self.op("Flatten", [x], axis=0)], starts=[start], ends=[end], axes=[1])
+        flat = self.op("Reshape", [x, self.const(np.array([-1], np.int64))])
         if self.opset < 10:
             return self.op("Slice", [flat], starts=[start], ends=[end], axes=[0])
         return self.op("Slice", [flat, self.const(np.array([start], np.int64)),
@@ -446,7 +447,10 @@ def _build(graph, rng, index, kind, opset, ir_version, inserted):
     rec = {"index": index, "kind": kind, "target": t, "target_op": _target_op(graph, t, inserted),
            "fold": FOLDS[rng.integers(len(FOLDS))], "rewire": rewire, "pre": pre}
     if kind == "pioc":
-        choices = [x for x in operands if graph.values[x].dtype in _PIOC and graph.values[x].size > 0]
+        # (a Constant node holds only floats before opset 9: O too)
+        floats_only = ir_version < 4 and opset < 9
+        choices = [x for x in operands if graph.values[x].dtype in _PIOC and graph.values[x].size > 0
+                   and (graph.values[x].dtype.kind == "f" or not floats_only)]
         if not choices:
             return None
         n = _pick(rng, choices, graph)

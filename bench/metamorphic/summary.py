@@ -31,7 +31,7 @@ def numbers(work, fe):
             ratios.append(json.loads(reduced)["first_nodes"] / reduced_nodes)
     outcomes = dict(db.execute("SELECT outcome, count(*) FROM results WHERE frontend = ? GROUP BY outcome", (fe,)))
     bugs = db.execute("SELECT count(*) FROM bugs WHERE frontend = ? AND outcome = 'inconsistent'", (fe,)).fetchone()[0]
-    crash_m2 = db.execute("SELECT count(*) FROM results WHERE frontend = ? AND message LIKE 'the mutated model%'",
+    crash_m2 = db.execute("SELECT count(*) FROM results WHERE frontend = ? AND message LIKE '%the mutated model (m'')%'",
                           (fe,)).fetchone()[0]
     time_ratio = None
     if os.path.exists(ref) and seconds:
