@@ -12,10 +12,10 @@ SIGMETRICS 2022). Two relations make the zero:
         differ (or are not known statically) d is taken between their first elements (Reshape,
         Slice), so that it is valid for any shapes;
   pioc  the per-input obscure condition: the reference computes a node's output O for the test's
-        inputs, and the zero is ReduceMean((n - O) * w), O a constant and w = 1 / (max|O| + 1): zero
-        for this input only. The scale w keeps a frontend's rounding in n (an ulp or so, relative)
-        an ulp or so in the zero, well inside the oracle's tolerance; a frontend that computes n
-        wrongly makes m' differ from m. Only n that are finite and not empty on the reference run.
+        inputs, and the zero is ReduceMean((n - O) * w), O a constant and w = 1e-3 / (max|O| + 1):
+        zero for this input only. The scale w keeps a frontend's error in n, as far as the value
+        oracle's tolerance allows it, a thousandth of that in the zero; a frontend that computes n
+        grossly wrong makes m' differ from m. Only n that are finite and not empty on the reference run.
 Either zero may carry "junk": a subgraph over another tensor of the graph that ends bounded (Tanh
 of Sin, Exp, Abs, ... of a bounded value: finite whatever the input), multiplied by the zero and
 added to it, which exercises more of the compiler while changing nothing.
@@ -70,6 +70,9 @@ _BOUNDED = ("Sin", "Cos", "Tanh", "Sigmoid")
 # Ops of the junk's middle: from values in [-1, 1], two of them stay below e^e.
 _MIDDLE = ("Abs", "Neg", "Sin", "Cos", "Tanh", "Sigmoid", "Exp", "Square", "Double")
 _F32 = np.dtype(np.float32)
+# PIOC's w = _PIOC_SCALE / (max|O| + 1): a frontend whose n is within the value oracle's tolerance of
+# O (1e-3 + 1e-3 |O|) makes a zero of about 1e-6, which no fold or junk lifts past that tolerance.
+_PIOC_SCALE = 1e-3
 _INT64_MAX = np.iinfo(np.int64).max
 
 
@@ -461,7 +464,7 @@ def _build(graph, rng, index, kind, opset, ir_version, inserted):
             d = mk.to(mk.op("Xor", [name, o]), np.bool_, _F32)
         else:
             d = mk.to(mk.op("Sub", [name, o]), value.dtype, _F32)
-        scale = np.float32(1.0 / (float(np.max(np.abs(value.astype(np.float64)))) + 1.0))
+        scale = np.float32(_PIOC_SCALE / (float(np.max(np.abs(value.astype(np.float64)))) + 1.0))
         zero = mk.reduce("ReduceMean", mk.op("Mul", [d, mk.const(np.array(scale, np.float32), "w")]))
         rec["operands"] = [n]
     else:
