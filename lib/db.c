@@ -49,6 +49,12 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS reductions("
 	"  frontend TEXT NOT NULL, id TEXT NOT NULL, status TEXT NOT NULL, dir TEXT, nodes_before INTEGER NOT NULL,"
 	"  nodes_after INTEGER NOT NULL, candidates INTEGER NOT NULL, ops TEXT, frontend_version TEXT,"
+	"  PRIMARY KEY(frontend, id));"
+	/* Schema 5: the metamorphic oracle's mutations of each test, and their reduction. */
+	"CREATE TABLE IF NOT EXISTS mutations("
+	"  frontend TEXT NOT NULL, id TEXT NOT NULL, seed INTEGER, k INTEGER, chain TEXT, stats TEXT,"
+	"  nodes INTEGER, original_nodes INTEGER, status TEXT NOT NULL, reduced TEXT, reduced_nodes INTEGER,"
+	"  model TEXT, outputs TEXT, kind TEXT, target_op TEXT, message TEXT,"
 	"  PRIMARY KEY(frontend, id));";
 
 int db_is_store(const char *path)
@@ -108,17 +114,17 @@ static int inspect(struct db *d, int *tables, int *ours, struct err *e)
 }
 
 /* Schema 1 results had no tolerance, schema 2 results no frontend version (the run's, where the run
- * recorded one, stands in for it), schema 3 stores no reductions. Opened for writing, the store gains
- * the columns (and the reductions table, which the schema's text made); opened read-only, a temporary
- * view of the same name stands in front of the results table (SQLite looks in temp before main), so
- * that every query reads one shape of results, and the reductions are read as none
- * (has_table). */
+ * recorded one, stands in for it), schema 3 stores no reductions, schema 4 no mutations. Opened
+ * for writing, the store gains the columns (and the tables, which the schema's text made); opened
+ * read-only, a temporary view of the same name stands in front of the results table (SQLite looks
+ * in temp before main), so that every query reads one shape of results, and the reductions and
+ * mutations are read as none (has_table). */
 static int migrate(struct db *d, int mode, struct err *e)
 {
 	static const char run_version[] =
 		"(SELECT frontend_version FROM main.runs u WHERE u.run_id = results.run_id)";
 	struct buf sql = BUF_INIT;
-	int r;
+	int r = 0;
 
 	if (mode == DB_READ && d->schema >= 3) {
 		r = 0;
@@ -131,16 +137,21 @@ static int migrate(struct db *d, int mode, struct err *e)
 		goto out;
 	}
 	if (mode == DB_READ) {
-		buf_addf(&sql, "CREATE TEMP VIEW results AS SELECT *,%s %s AS frontend_version FROM main.results",
-			 d->schema == 1 ? " NULL AS atol, NULL AS rtol," : "", run_version);
-		r = exec(d, sql.data, e);
+		if (d->schema < 3) {
+			buf_addf(&sql, "CREATE TEMP VIEW results AS SELECT *,%s %s AS frontend_version"
+				 " FROM main.results", d->schema == 1 ? " NULL AS atol, NULL AS rtol," : "",
+				 run_version);
+			r = exec(d, sql.data, e);
+		}
 		goto out;
 	}
-	buf_addf(&sql, "BEGIN IMMEDIATE;%s ALTER TABLE results ADD COLUMN frontend_version TEXT;"
-		 " UPDATE results SET frontend_version = %s;"
+	buf_addf(&sql, "BEGIN IMMEDIATE;%s%s%s%s"
 		 " UPDATE meta SET value = '" FERRY_STR(DB_SCHEMA) "' WHERE key = 'schema'; COMMIT",
 		 d->schema == 1 ? " ALTER TABLE results ADD COLUMN atol REAL; ALTER TABLE results ADD COLUMN rtol REAL;"
-				: "", run_version);
+				: "",
+		 d->schema < 3 ? " ALTER TABLE results ADD COLUMN frontend_version TEXT; UPDATE results SET"
+				 " frontend_version = " : "",
+		 d->schema < 3 ? run_version : "", d->schema < 3 ? ";" : "");
 	if ((r = exec(d, sql.data, e)) < 0) {
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 		goto out;
@@ -654,8 +665,8 @@ int db_put_support(struct db *d, const struct db_support *s, struct err *e)
 	return step_done(d, st, e, "cannot write to the store");
 }
 
-/* Whether the store has a table: a store made before it (the support table, the reductions), opened
- * read-only, has not. */
+/* Whether the store has a table: a store made before it (the support table, the reductions, the
+ * mutations), opened read-only, has not. */
 static int has_table(struct db *d, const char *name, struct err *e)
 {
 	sqlite3_stmt *st = prepare(d, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", e);
@@ -1140,6 +1151,32 @@ static int shard_schema(struct db *d, struct err *e)
 	return v;
 }
 
+/* The attached shard's oracle against the store's; *sql copies its mutations, where it has them. */
+static int merge_oracle(struct db *d, const char *shard, const char **sql, struct err *e)
+{
+	sqlite3_stmt *st = prepare(d, "SELECT (SELECT value FROM shard.meta WHERE key = 'oracle'),"
+				   " EXISTS(SELECT 1 FROM shard.results),"
+				   " EXISTS(SELECT 1 FROM shard.sqlite_master"
+				   " WHERE type = 'table' AND name = 'mutations')", e);
+	char *oracle = NULL;
+	int any = 0, r;
+
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		oracle = text(st, 0) ? xstrdup(text(st, 0)) : NULL;
+		any = sqlite3_column_int(st, 1);
+		if (sqlite3_column_int(st, 2))
+			*sql = "INSERT OR REPLACE INTO main.mutations SELECT * FROM shard.mutations";
+	}
+	sqlite3_finalize(st);
+	r = oracle || any ? db_check_oracle(d, oracle ? oracle : "reference", e) : 0;
+	if (r < 0)
+		err_prefix(e, "'%s'", shard);
+	free(oracle);
+	return r;
+}
+
 int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 {
 	static const char *const steps[] = {
@@ -1153,10 +1190,11 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 		NULL, /* the results: below, by the shard's version */
 		"DROP TABLE run_map",
 		NULL, /* the probes, where the shard has them: below */
+		NULL, /* the mutations, where the shard has them: below */
 	};
 	sqlite3_stmt *st = NULL;
 	char *results_sql = NULL;
-	const char *support_sql = "SELECT 1";
+	const char *support_sql = "SELECT 1", *mutations_sql = "SELECT 1";
 	int version, r = -1;
 
 	if (!(st = prepare(d, "ATTACH DATABASE ?1 AS shard", e)))
@@ -1190,10 +1228,13 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 			      " stage, message) SELECT frontend, version, op, dtype, probe_id, outcome, stage,"
 			      " message FROM shard.support";
 	sqlite3_finalize(st);
+	/* The shard's oracle must be the store's (db_check_oracle), its mutations come with its results. */
+	if (merge_oracle(d, shard, &mutations_sql, e) < 0)
+		goto detach;
 	if (db_begin(d, e) < 0)
 		goto detach;
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		const char *sql = steps[i] ? steps[i] : i == 3 ? results_sql : support_sql;
+		const char *sql = steps[i] ? steps[i] : i == 3 ? results_sql : i == 5 ? support_sql : mutations_sql;
 
 		if (sqlite3_exec(d->h, sql, NULL, NULL, NULL) != SQLITE_OK) {
 			db_error(d, e, "cannot merge into the store");
@@ -1211,4 +1252,177 @@ detach:
 	free(results_sql);
 	sqlite3_exec(d->h, "DETACH DATABASE shard", NULL, NULL, NULL);
 	return r;
+}
+
+/* --- the metamorphic oracle ---------------------------------------------------------------------- */
+
+int db_check_oracle(struct db *d, const char *oracle, struct err *e)
+{
+	sqlite3_stmt *st = prepare(d, "SELECT (SELECT value FROM meta WHERE key = 'oracle'),"
+				   " EXISTS(SELECT 1 FROM results)", e);
+	char *have = NULL;
+	int any = 0, r = -1;
+
+	if (!st)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		have = text(st, 0) ? xstrdup(text(st, 0)) : NULL;
+		any = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	/* Results without a word of their oracle are the reference's: all there was before schema 4. */
+	if (!have && any)
+		have = xstrdup("reference");
+	if (have && strcmp(have, oracle)) {
+		err_set(e, EXIT_USAGE, "the store '%s' holds the %s oracle's results, and a test has one result per "
+			"frontend: write the %s oracle's into another store", d->path, have, oracle);
+		goto out;
+	}
+	r = 0;
+	if (!have && strcmp(oracle, "reference")) {
+		if (!(st = prepare(d, "INSERT OR REPLACE INTO meta(key, value) VALUES('oracle', ?1)", e)))
+			r = -1;
+		else {
+			bind_text(st, 1, oracle);
+			r = step_done(d, st, e, "cannot write to the store");
+		}
+	}
+out:
+	free(have);
+	return r;
+}
+
+static void bind_count(sqlite3_stmt *st, int i, long long n)
+{
+	if (n < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, n);
+}
+
+int db_put_mutation(struct db *d, const struct db_mutation *m, struct err *e)
+{
+	sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO mutations(frontend, id, seed, k, chain, stats, nodes,"
+				   " original_nodes, status, kind, target_op, message)"
+				   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", e);
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, m->frontend);
+	bind_text(st, 2, m->id);
+	sqlite3_bind_int64(st, 3, m->seed);
+	sqlite3_bind_int64(st, 4, m->k);
+	bind_text(st, 5, m->chain);
+	bind_text(st, 6, m->stats);
+	bind_count(st, 7, m->nodes);
+	bind_count(st, 8, m->original_nodes);
+	bind_text(st, 9, m->status ? m->status : "none");
+	bind_text(st, 10, m->kind);
+	bind_text(st, 11, m->target_op);
+	bind_text(st, 12, m->message);
+	return step_done(d, st, e, "cannot write to the store");
+}
+
+int db_put_mutation_reduction(struct db *d, const struct db_mutation *m, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	char *frame = m->kind && m->target_op ? xasprintf("%s:%s", m->kind, m->target_op) : NULL;
+	int r = -1;
+
+	if (db_begin(d, e) < 0)
+		goto out;
+	if (!(st = prepare(d, "UPDATE mutations SET status = ?3, reduced = ?4, reduced_nodes = ?5, model = ?6,"
+			   " outputs = ?7, kind = coalesce(?8, kind), target_op = coalesce(?9, target_op),"
+			   " message = ?10"
+			   " WHERE frontend = ?1 AND id = ?2", e)))
+		goto rollback;
+	bind_text(st, 1, m->frontend);
+	bind_text(st, 2, m->id);
+	bind_text(st, 3, m->status);
+	bind_text(st, 4, m->reduced);
+	bind_count(st, 5, m->reduced_nodes);
+	bind_text(st, 6, m->model);
+	bind_text(st, 7, m->outputs);
+	bind_text(st, 8, m->kind);
+	bind_text(st, 9, m->target_op);
+	bind_text(st, 10, m->message);
+	if (step_done(d, st, e, "cannot write to the store") < 0)
+		goto rollback;
+	if (frame) {
+		if (!(st = prepare(d, "UPDATE results SET frame = ?3 WHERE frontend = ?1 AND id = ?2 AND outcome = ?4",
+				   e)))
+			goto rollback;
+		bind_text(st, 1, m->frontend);
+		bind_text(st, 2, m->id);
+		bind_text(st, 3, frame);
+		bind_text(st, 4, outcome_name(OUTCOME_INCONSISTENT));
+		if (step_done(d, st, e, "cannot write to the store") < 0)
+			goto rollback;
+	}
+	r = db_commit(d, e);
+	goto out;
+rollback:
+	sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+out:
+	free(frame);
+	return r;
+}
+
+struct mutation_call {
+	int (*fn)(void *ctx, const struct db_mutation *m, struct err *e);
+	void *ctx;
+	int rows;
+};
+
+static long long count_or_none(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+static int call_mutation(sqlite3_stmt *st, void *arg, struct err *e)
+{
+	struct mutation_call *c = arg;
+	struct db_mutation m = {
+		text(st, 0), text(st, 1), sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3), text(st, 4),
+		text(st, 5), count_or_none(st, 6), count_or_none(st, 7), text(st, 8), text(st, 9),
+		count_or_none(st, 10), text(st, 11), text(st, 12), text(st, 13), text(st, 14), text(st, 15),
+	};
+
+	c->rows++;
+	return c->fn ? c->fn(c->ctx, &m, e) : 0;
+}
+
+static int mutations(struct db *d, const char *frontend, const char *id,
+		     int (*fn)(void *ctx, const struct db_mutation *m, struct err *e), void *ctx, struct err *e)
+{
+	struct mutation_call c = { fn, ctx, 0 };
+	sqlite3_stmt *st;
+	int has, r;
+
+	if ((has = has_table(d, "mutations", e)) <= 0)
+		return has;
+	if (!(st = prepare(d, "SELECT frontend, id, seed, k, chain, stats, nodes, original_nodes, status, reduced,"
+			   " reduced_nodes, model, outputs, kind, target_op, message FROM mutations"
+			   " WHERE (?1 IS NULL OR frontend = ?1) AND (?2 IS NULL OR id = ?2)"
+			   " ORDER BY frontend, id", e)))
+		return -1;
+	bind_text(st, 1, frontend);
+	bind_text(st, 2, id);
+	r = each_row(d, st, call_mutation, &c, e);
+	sqlite3_finalize(st);
+	return r < 0 ? -1 : c.rows;
+}
+
+int db_mutation(struct db *d, const char *frontend, const char *id,
+		int (*fn)(void *ctx, const struct db_mutation *m, struct err *e), void *ctx, struct err *e)
+{
+	int n = mutations(d, frontend, id, fn, ctx, e);
+
+	return n < 0 ? -1 : n > 0;
+}
+
+int db_mutations(struct db *d, const char *frontend,
+		 int (*fn)(void *ctx, const struct db_mutation *m, struct err *e), void *ctx, struct err *e)
+{
+	return mutations(d, frontend, NULL, fn, ctx, e) < 0 ? -1 : 0;
 }

@@ -8,9 +8,10 @@
  * plain C values, through the queries below, and print them. Outcomes are those of outcome.h.
  *
  * Schema versions (the meta table's "schema"): 1, the first; 2 adds each result's atol and rtol; 3
- * each result's frontend version; 4 the reductions (ferry reduce). An older store is migrated when it
- * is opened for writing; opened read-only it is read as is, its results without a tolerance (NaN) and
- * without reductions. A store newer than this ferry is refused (EXIT_INPUT). */
+ * each result's frontend version; 4 the reductions (ferry reduce); 5 the mutations table (the
+ * metamorphic oracle's chains). A store of an older version is migrated when it is opened for
+ * writing; opened read-only it is read as is, its results without a tolerance (NaN), without
+ * reductions and without mutations. A store newer than this ferry is refused (EXIT_INPUT). */
 #ifndef FERRY_DB_H
 #define FERRY_DB_H
 
@@ -23,7 +24,7 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 /* The schema this ferry writes, and the oldest it reads. */
-#define DB_SCHEMA 4
+#define DB_SCHEMA 5
 #define DB_SCHEMA_OLDEST 1
 
 struct db {
@@ -224,6 +225,44 @@ int db_put_reduction(struct db *d, const struct db_reduction *r, struct err *e);
  * read-only has none. Returns the number of rows, or -1. */
 int db_reductions(struct db *d, const char *frontend, const char *id,
 		  int (*fn)(void *ctx, const struct db_reduction *r, struct err *e), void *ctx, struct err *e);
+
+/* --- the metamorphic oracle --------------------------------------------------------------------
+ * A store holds the results of one oracle: the reference (the source library's outputs) unless it
+ * says otherwise (the meta table's "oracle"), as a test has one result per frontend. */
+
+/* Make oracle (a name: "reference", "metamorphic") the store's, or refuse (EXIT_USAGE) a store that
+ * holds another's results. A store without results takes any; only another oracle than the
+ * reference is written down. */
+int db_check_oracle(struct db *d, const char *oracle, struct err *e);
+
+/* One test's mutations on a frontend (oracle/metamorphic.py) and their reduction. */
+struct db_mutation {
+	const char *frontend, *id;
+	long long seed, k;
+	const char *chain;           /* JSON: the mutation records */
+	const char *stats;           /* JSON: tried, applied, dropped (with reasons), skipped targets */
+	long long nodes, original_nodes; /* of m' and m; -1: not known */
+	/* "none" (nothing to reduce), "pending" (an inconsistency not reduced yet), "reduced", "partial"
+	 * (its time ran out: the smallest failing m' found so far), "not reproduced", "failed" */
+	const char *status;
+	const char *reduced;         /* JSON: the reduction's account (keep, no_junk, tests, chain), or NULL */
+	long long reduced_nodes;     /* -1: not reduced */
+	const char *model, *outputs; /* base64: the reduced m', an npz of both outputs; NULL when not kept */
+	const char *kind, *target_op; /* the minimal mutation's (what groups the bug) */
+	const char *message;         /* the reduced pair's disagreement, or why the reduction failed */
+};
+
+/* Record a run's mutations of a test (replacing what the pair had: a new run, a new chain). */
+int db_put_mutation(struct db *d, const struct db_mutation *m, struct err *e);
+/* Record a reduction (status, reduced, reduced_nodes, model, outputs, kind, target_op, message), and
+ * name the minimal mutation (kind:target_op) in the inconsistent result's frame, which groups it. */
+int db_put_mutation_reduction(struct db *d, const struct db_mutation *m, struct err *e);
+/* The mutations of one test: 1 (fn called; it may be NULL), 0 when there are none, -1 on error. */
+int db_mutation(struct db *d, const char *frontend, const char *id,
+		int (*fn)(void *ctx, const struct db_mutation *m, struct err *e), void *ctx, struct err *e);
+/* Every test's mutations (frontend NULL: of every frontend), by frontend and id. */
+int db_mutations(struct db *d, const char *frontend,
+		 int (*fn)(void *ctx, const struct db_mutation *m, struct err *e), void *ctx, struct err *e);
 
 /* Add the store at shard to this one, in one transaction: instances by id, runs renumbered, results
  * replacing this store's for the same test; *results gets how many were added. */

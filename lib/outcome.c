@@ -10,6 +10,7 @@ static const struct {
 } table[OUTCOME_COUNT] = {
 	[OUTCOME_PASS] = { "pass", 0, 0 },
 	[OUTCOME_MISMATCH] = { "mismatch", 1, 1 },
+	[OUTCOME_INCONSISTENT] = { "inconsistent", 1, 1 },
 	[OUTCOME_CRASH] = { "crash", 1, 1 },
 	[OUTCOME_TIMEOUT] = { "timeout", 1, 1 },
 	[OUTCOME_OOM] = { "oom", 1, 1 },

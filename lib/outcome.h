@@ -7,7 +7,9 @@
  * Not failures: pass; unsupported (the frontend says it does not support the usage); undefined (a
  * failure on an input in the operator's undefined domain, such as an integer division by zero: the
  * frontend may answer anything there, so it is flagged, never a bug).
- * Failures: mismatch (the value oracle), crash (an exception in a stage, or a fatal signal), timeout,
+ * Failures: mismatch (the value oracle), inconsistent (the metamorphic oracle: the frontend's outputs on
+ * a model and on a mutation of it that computes the same function disagree), crash (an exception in
+ * a stage, or a fatal signal), timeout,
  * oom, and error (ferry could not run the test: a worker that would not start, a missing model file,
  * a template that could not make the model the frontend takes), which is counted as a failure so that
  * a broken test can never pass a CI check unnoticed.
@@ -21,6 +23,7 @@
 enum outcome {
 	OUTCOME_PASS,
 	OUTCOME_MISMATCH,
+	OUTCOME_INCONSISTENT,
 	OUTCOME_CRASH,
 	OUTCOME_TIMEOUT,
 	OUTCOME_OOM,

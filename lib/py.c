@@ -74,11 +74,19 @@ static PyObject *ferry_stage(PyObject *self, PyObject *arg)
 	Py_RETURN_NONE;
 }
 
+static PyObject *ferry_agree(PyObject *self, PyObject *args)
+{
+	if (!hooks.agree)
+		return PyErr_Format(PyExc_RuntimeError, "agree() is a worker's");
+	return hooks.agree(hooks.ctx, args);
+}
+
 static PyMethodDef ferry_methods[] = {
 	{ "emit", ferry_emit, METH_O, "emit(json_text): hand one harvested record to ferry" },
 	{ "skip", ferry_skip, METH_VARARGS, "skip(reason, where): a test that yields no instance, and why" },
 	{ "progress", ferry_progress, METH_VARARGS, "progress(done, total[, label])" },
 	{ "stage", ferry_stage, METH_O, "stage(name): the test enters a stage (load, compile, execute)" },
+	{ "agree", ferry_agree, METH_VARARGS, "agree(outputs, refs, context, atol, rtol, random): (verdict, message)" },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -2,7 +2,8 @@
  * the libraries, with the directory that holds ferry's Python package (fs_python_dir(): DIR/ferry, whose
  * subpackages are extract, templates, oracle and prioritize) first on sys.path.
  * Python calls back into C through the built-in module _ferry, whose functions forward to the hooks
- * set here: emit(json_text), skip(reason, where), progress(done, total, label), stage(name).
+ * set here: emit(json_text), skip(reason, where), progress(done, total, label), stage(name),
+ * agree(outputs, refs, context, atol, rtol, random).
  *
  * Include this header before any system header (Python.h requires it).
  * Reference notes: functions returning PyObject * return a new reference unless stated otherwise. */
@@ -21,6 +22,10 @@ struct py_hooks {
 	void (*skip)(void *ctx, const char *reason, const char *where);
 	void (*progress)(void *ctx, long done, long total, const char *label);
 	void (*stage)(void *ctx, const char *stage);
+	/* agree(outputs, refs, context, atol, rtol, random): the value oracle's verdict on two lists of
+	 * arrays, (True|False|None, message), None where they cannot be compared. A new reference, or
+	 * NULL with a Python exception set. */
+	PyObject *(*agree)(void *ctx, PyObject *args);
 };
 
 /* Start the interpreter of the virtualenv whose python executable is given. With handle_signals,

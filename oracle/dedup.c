@@ -354,6 +354,9 @@ void dedup_signature(const struct failure *f, struct buf *out)
 		/* Frontends against each other (the differential oracle): which agrees with the reference. */
 		if (f->exc_type)
 			buf_addf(out, "|%s", f->exc_type);
+	} else if (o == OUTCOME_INCONSISTENT) {
+		/* The mutation that shows it (its reduction's minimal one, once reduced): kind:target_op. */
+		buf_addf(out, "%s", f->frame ? f->frame : "-");
 	} else if (o == OUTCOME_CRASH && f->exc_type && !strncmp(f->exc_type, "signal ", 7)) {
 		buf_addf(out, "%s|", f->exc_type);
 		canonical_op(f->op, out);

@@ -9,6 +9,8 @@
  *   mismatch     operator and the kind of disagreement (shape, dtype, NaN/Inf placement, values); for
  *                two frontends against each other (session.h's pairs), also which of them agrees with
  *                the reference.
+ *   inconsistent (the metamorphic oracle) the kind of the mutation that shows it and the operator it
+ *                targets (kind:target_op, in the result's frame: its reduction's minimal mutation).
  * Each bug keeps its members and a representative, the simplest member: fewest parameters, then
  * fewest input elements, then the smallest id. Bug ids are stable: a hash of the signature. */
 #ifndef FERRY_DEDUP_H

@@ -58,6 +58,7 @@ enum probe_class probe_class(const char *outcome)
 	switch (outcome_from_name(outcome)) {
 	case OUTCOME_PASS:
 	case OUTCOME_MISMATCH:
+	case OUTCOME_INCONSISTENT:
 		return PROBE_SUPPORTED;
 	case OUTCOME_UNSUPPORTED:
 		return PROBE_UNSUPPORTED;

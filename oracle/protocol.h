@@ -66,6 +66,24 @@
 #define PROTO_KEY_PATTERN "pattern"
 #define PROTO_KEY_COMPARED "compared"
 
+/* The metamorphic oracle (oracle/metamorphic_run.py): a run request's oracle, mutations (k) and
+ * seed; its result's chain and mutation_stats (JSON text), nodes (of m') and original_nodes; a
+ * reduce request (task reduce: dir, mutations, seed, atol, rtol, random, seconds) answered with
+ * reduced (an object, see metamorphic_run.reduce). A stage of the mutated model m' is announced as
+ * the stage's name followed by PROTO_STAGE_MUTATED. */
+#define PROTO_KEY_ORACLE "oracle"
+#define PROTO_KEY_MUTATIONS "mutations"
+#define PROTO_KEY_SEED "seed"
+#define PROTO_KEY_SECONDS "seconds"
+#define PROTO_KEY_CHAIN "chain"
+#define PROTO_KEY_MUTATION_STATS "mutation_stats"
+#define PROTO_KEY_NODES "nodes"
+#define PROTO_KEY_ORIGINAL_NODES "original_nodes"
+#define PROTO_KEY_REDUCED "reduced"
+#define PROTO_ORACLE_METAMORPHIC "metamorphic"
+#define PROTO_TASK_REDUCE "reduce"
+#define PROTO_STAGE_MUTATED ":mutated"
+
 /* Events, tasks, verdicts and stages. */
 #define PROTO_EVENT_READY "ready"
 #define PROTO_EVENT_FATAL "fatal"
@@ -107,6 +125,7 @@
 	X(TASK_RUN) X(TASK_WRAP) X(TASK_VALIDATE) \
 	X(VERDICT_OK) X(VERDICT_MISMATCH) X(VERDICT_CRASH) X(VERDICT_ERROR) X(VERDICT_UNAVAILABLE) \
 	X(STAGE_LOAD) X(STAGE_COMPILE) X(STAGE_EXECUTE) X(STAGE_WRAP) \
-	X(CH_EMIT) X(CH_SKIP) X(CH_PROGRESS) X(CH_TEST) X(CH_DONE) X(CH_END) X(CH_FAIL)
+	X(CH_EMIT) X(CH_SKIP) X(CH_PROGRESS) X(CH_TEST) X(CH_DONE) X(CH_END) X(CH_FAIL) \
+	X(STAGE_MUTATED)
 
 #endif

@@ -109,6 +109,15 @@ def table():
     return "".join(f"{d['NAME']}\t{d['LIBRARY'] or ''}\t{' '.join(d['SUMMARY'].split())}\n" for d in frontends())
 
 
+def format_of(name):
+    """The FORMAT the adapter of frontend name declares, read from its file, or "" where it
+    computes it (the metamorphic oracle mutates models of the onnx format only)."""
+    for found, _, _ in _files():
+        if found == name:
+            return next(d["FORMAT"] or "" for d in frontends() if d["NAME"] == name)
+    return ""
+
+
 def valid_name(name):
     """Whether name can name a frontend: letters, digits, '-' and '_', not starting with either."""
     return (isinstance(name, str) and bool(name) and name[0] not in "_-"

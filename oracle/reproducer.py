@@ -226,3 +226,146 @@ def _comment(text):
     break ends a comment and makes the rest code (Python ends lines at \\r too); the other
     characters that are not printable are escaped, as they would stop the script from compiling."""
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in " ".join(str(text).split()))
+
+
+# --- the metamorphic oracle -----------------------------------------------------------------------
+
+_METAMORPHIC_TEST = '''
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def ferry_dtype(name):
+    """The numpy dtype of a dtype name (ml_dtypes' for bfloat16, float8, int4, ...)."""
+    try:
+        return np.dtype(name)
+    except TypeError:
+        import ml_dtypes
+        return np.dtype(getattr(ml_dtypes, name))
+
+
+def inputs():
+    feeds = {}
+    for name, kind, dtype, files in INPUTS:
+        arrays = [np.load(os.path.join(HERE, f), allow_pickle=False) for f in files]
+        if dtype is not None:
+            arrays = [a.astype(ferry_dtype(dtype)) for a in arrays]
+        feeds[name] = arrays if kind == "sequence" else arrays[0]
+    return feeds
+
+
+def flat(outputs):
+    return [np.asarray(x) for o in outputs for x in (o if isinstance(o, (list, tuple)) else [o])]
+
+
+def differ(got, want):
+    """Where m' (got) and m (want) disagree beyond |got - want| <= ATOL + RTOL * |want|, or with NaN
+    and Inf in other places: a line, or None."""
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return f"dtype {got.dtype} {list(got.shape)} on m', {want.dtype} {list(want.shape)} on m"
+    if got.dtype.kind not in "biufc":
+        return None if np.array_equal(got, want) else "values differ"
+    g, w = got.astype(np.complex128 if got.dtype.kind == "c" else np.float64), want.astype(
+        np.complex128 if want.dtype.kind == "c" else np.float64)
+    if not np.array_equal(np.isnan(g), np.isnan(w)) or not np.array_equal(np.isinf(g), np.isinf(w)):
+        return "NaN or Inf in other places"
+    finite = np.isfinite(g) & np.isfinite(w)
+    if not np.array_equal(g[~finite & ~np.isnan(g)], w[~finite & ~np.isnan(w)]):
+        return "Inf of another sign"
+    bad = finite & (np.abs(g - w) > ATOL + RTOL * np.abs(w))
+    if not bad.any():
+        return None
+    k = np.unravel_index(int(np.argmax(np.where(bad, np.abs(g - w), -1))), g.shape) if g.ndim else ()
+    return (f"max |m' - m| = {float(np.max(np.abs(g - w)[bad]))!r} at {list(map(int, k))} (m' {g[k].item()!r}, m {w[k].item()!r}), "
+            f"{int(bad.sum())} of {g.size} elements beyond the tolerance")
+
+
+def main():
+    feeds = inputs()
+    with open(os.path.join(HERE, "original.onnx"), "rb") as f:
+        m = run_frontend(f.read(), feeds)
+    with open(os.path.join(HERE, "mutated.onnx"), "rb") as f:
+        mutated = run_frontend(f.read(), feeds)
+    a, b = flat(mutated), flat(m)
+    if len(a) != len(b):
+        print(f"{FRONTEND}: m' gives {len(a)} outputs, m {len(b)}")
+        return 1
+    shown = False
+    for k, (x, y) in enumerate(zip(a, b)):
+        why = differ(x, y)
+        if why:
+            print(f"{FRONTEND}: output {k}: {why}")
+            shown = True
+    if not shown:
+        print(f"{FRONTEND}: m and m' agree")
+    return 1 if shown else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+
+def metamorphic(testdir, frontend, atol, rtol, seed, k, reduced, model_b64, outputs_b64, outdir):
+    """The reproducer of an inconsistency (or of a crash of a mutated model): a script that runs the
+    frontend as ferry did on original.onnx (m) and mutated.onnx (the reduced m', or the whole m'
+    where no reduction was kept) with the test's inputs, and prints where their outputs differ; exit
+    1 while the bug shows. With outdir (not ""), writes there the script (reproducer.py), the two
+    models, the inputs (input_K.npy) and both outputs as the frontend gave them in the reduction
+    (output_m_K.npy, output_mutated_K.npy, where kept). The arguments are strings: reduced is the
+    reduction's JSON (keep, no_junk) or "", model_b64 and outputs_b64 base64 or "". Returns the script."""
+    import base64
+    import io
+    import json
+    import shutil
+
+    import numpy as np
+    import onnx
+
+    from ferry.oracle import metamorphic as mt
+    from ferry.oracle import metamorphic_run
+
+    adapter = driver.load_adapter(frontend)
+    reproduce = getattr(adapter, "REPRODUCE", None)
+    if adapter.FORMAT != "onnx" or not callable(reproduce):
+        raise ValueError(f"adapter {adapter.NAME!r} takes no ONNX model or declares no REPRODUCE function")
+    meta = driver._meta(testdir)
+    mutated = base64.b64decode(model_b64) if model_b64 else None
+    if mutated is None:  # not kept in the store: made again, as the run made it
+        inputs = driver.test_inputs(testdir, meta)
+        model, made = metamorphic_run._mutate(testdir, meta, inputs, int(k), int(seed))
+        if isinstance(made, str):
+            raise ValueError(f"the mutation no longer applies: {made}")
+        done = json.loads(reduced) if reduced else {}
+        keep = done.get("keep", list(range(len(made.chain))))
+        mutated = mt.apply(model, made.model, made.chain, keep, done.get("no_junk", [])).SerializeToString()
+    pasted = []
+    frontend_text = "".join(_module_text(reproduce.__module__, "onnx", pasted))
+    spec = [(e["name"], e["kind"], e["dtype"] if "stored" in e else None, e["files"]) for e in meta["inputs"]]
+    script = (f"#!/usr/bin/env python3\n"
+              f"# ferry reproducer, metamorphic oracle: {_comment(meta.get('op', '?'))} on {_comment(adapter.NAME)} "
+              f"{_comment(adapter.version())}\n"
+              f"# instance {_comment(meta.get('id', '?'))}: original.onnx (m) and mutated.onnx (m', which computes\n"
+              f"# the same function) run through the frontend on the same inputs. Exit status 1: the bug shows\n"
+              f"# (their outputs differ beyond |m' - m| <= {float(atol)!r} + {float(rtol)!r} * |m|, or NaN and Inf\n"
+              f"# in other places, or the frontend raises); 0: it does not.\n"
+              f"import os\nimport sys\n\nimport numpy as np\n\n{frontend_text}\n"
+              f"FRONTEND = {adapter.NAME!r}\nrun_frontend = {reproduce.__name__}\n"
+              f"ATOL = {float(atol)!r}\nRTOL = {float(rtol)!r}\nINPUTS = {spec!r}\n{_METAMORPHIC_TEST}")
+    if not outdir:
+        return script
+    os.makedirs(outdir, exist_ok=True)
+    shutil.copyfile(os.path.join(testdir, "model.onnx"), os.path.join(outdir, "original.onnx"))
+    with open(os.path.join(outdir, "mutated.onnx"), "wb") as f:
+        f.write(mutated)
+    onnx.checker.check_model(os.path.join(outdir, "mutated.onnx"))
+    for entry in meta["inputs"]:
+        for name in entry["files"]:
+            shutil.copyfile(os.path.join(testdir, name), os.path.join(outdir, name))
+    if outputs_b64:
+        with np.load(io.BytesIO(base64.b64decode(outputs_b64)), allow_pickle=False) as saved:
+            for name in saved.files:
+                side, _, rest = name.partition("_")
+                np.save(os.path.join(outdir, f"output_{side}_{rest}.npy"), saved[name])
+    with open(os.path.join(outdir, "reproducer.py"), "w") as f:
+        f.write(script)
+    return script

@@ -412,6 +412,8 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
+static int busy(const struct pool *p);
+
 /* Give idle workers jobs. Workers are started only once there is a job for them, so a resumed run
  * with nothing left to do imports no library (unless the caller asked for the release first). */
 static int assign(struct pool *p, struct err *e)
@@ -437,7 +439,7 @@ static int assign(struct pool *p, struct err *e)
 
 			if (r < 0)
 				return -1;
-			if (r == 0)
+			if (r == 0 || (r == 2 && !busy(p)))
 				p->no_more_jobs = 1;
 		}
 		if (!p->pending.key)

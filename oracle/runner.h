@@ -67,7 +67,9 @@ struct runner_outcome {
 
 struct runner_callbacks {
 	void *ctx;
-	/* The next job: 1 and fills job, 0 when there are none left, -1 on error (the run stops). */
+	/* The next job: 1 and fills job, 0 when there are none left, -1 on error (the run stops); 2
+	 * when there is none now but a job in flight may bring more (it is asked again, while a job
+	 * is in flight: never return 2 when none is). */
 	int (*next)(void *ctx, struct runner_job *job, struct err *e);
 	/* A job's outcome. Return -1 to stop the run (e filled). The job is freed after the call. */
 	int (*done)(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e);

@@ -216,6 +216,33 @@ static const char *store_name(const struct frontend *fe)
 	return fe->label;
 }
 
+/* --- the metamorphic oracle (oracle/metamorphic.py) -------------------------------------------- */
+
+int session_metamorphic(const char *oracle)
+{
+	return oracle && !strcmp(oracle, PROTO_ORACLE_METAMORPHIC);
+}
+
+int session_check_metamorphic(const struct frontend *fes, size_t n, struct err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *args[] = { fes[i].name };
+		char *format = strcmp(fes[i].library, "onnx") ? xstrdup("")
+			       : py_call_strings("ferry.oracle.registry", "format_of", args, 1,
+						 "cannot read an adapter", e);
+		int onnx = format && !strcmp(format, "onnx");
+
+		if (!format)
+			return -1;
+		free(format);
+		if (!onnx)
+			return err_set(e, EXIT_USAGE, "the metamorphic oracle mutates ONNX models, and frontend '%s' "
+				       "does not take them (it takes %s models%s)", fes[i].label, fes[i].library,
+				       strcmp(fes[i].library, "onnx") ? "" : " in another format");
+	}
+	return 0;
+}
+
 /* --- the session ------------------------------------------------------------------------------- */
 
 struct session {
@@ -247,6 +274,9 @@ struct session {
 	char *outputs;
 	char **peers;
 	size_t npeers;
+	/* The metamorphic oracle: inconsistencies waiting for their reduction (handed out first). */
+	struct reduction *reduce;
+	size_t nreduce, reduce_cap;
 };
 
 /* Whose probe goes first, and whether it is settled for this run: in the store already, or sent. */
@@ -262,6 +292,7 @@ struct group {
 
 static void forget_groups(struct session *s);
 static void forget_peers(struct session *s);
+static void forget_reductions(struct session *s);
 
 static double now(void)
 {
@@ -446,7 +477,8 @@ int session_open(struct session **out, const struct session_opts *o, struct err 
 		goto fail;
 	for (size_t i = 0; i < s->ntests; i++)
 		strmap_get(&s->index, s->tests[i].in.id, NULL)->count = i;
-	if (db_open(&s->db, o->store, DB_CREATE, e) < 0 || db_lock(&s->db, o->command, e) < 0)
+	if (db_open(&s->db, o->store, DB_CREATE, e) < 0 || db_lock(&s->db, o->command, e) < 0 ||
+	    db_check_oracle(&s->db, o->oracle ? o->oracle : "reference", e) < 0)
 		goto fail;
 	/* The store keeps the instances themselves, so that reports and reproducers need nothing else. */
 	if (db_begin(&s->db, e) < 0)
@@ -480,6 +512,7 @@ void session_close(struct session *s)
 	forget_groups(s);
 	forget_peers(s);
 	free(s->outputs);
+	forget_reductions(s);
 	free(s);
 }
 
@@ -537,8 +570,9 @@ static int differential(const struct session *s, const struct wrapped *t)
 	return s->o->differential || !strcmp(t->in.kind, "graph");
 }
 
-/* The request that runs test t; for the differential oracle with where its outputs are kept, and the
- * outputs the other frontends kept of it. */
+/* The request that runs test t: under the metamorphic oracle with its mutations and seed; for the
+ * differential oracle with where its outputs are kept, and the outputs the other frontends kept of
+ * it (a store holds one oracle's results: the metamorphic oracle's runs keep no outputs). */
 static char *request(struct session *s, const struct wrapped *t)
 {
 	struct tolerance tol = tolerance_for(&s->tol, t->in.op, probe_dtype(&t->in), s->fe->name,
@@ -546,6 +580,15 @@ static char *request(struct session *s, const struct wrapped *t)
 	cJSON *req, *against;
 	char *text, *dir;
 
+	if (session_metamorphic(s->o->oracle)) {
+		req = request_json(t->in.id, t->dir, t->random, tol);
+		cJSON_AddStringToObject(req, PROTO_KEY_ORACLE, PROTO_ORACLE_METAMORPHIC);
+		cJSON_AddNumberToObject(req, PROTO_KEY_MUTATIONS, s->o->mutations);
+		cJSON_AddNumberToObject(req, PROTO_KEY_SEED, (double)s->o->seed);
+		text = cJSON_PrintUnformatted(req);
+		cJSON_Delete(req);
+		return text;
+	}
 	if (!differential(s, t))
 		return session_request_dir(t->in.id, t->dir, t->random, tol);
 	req = request_json(t->in.id, t->dir, t->random, tol);
@@ -758,11 +801,172 @@ static int probe_job(struct session *s, const struct wrapped *t, struct runner_j
 	return 1;
 }
 
+/* --- the metamorphic oracle: mutations and reductions --------------------------------------- */
+
+/* An inconsistency to reduce: its test, with the seed and k of the run that found it. */
+struct reduction {
+	char *id;
+	long long seed, k;
+};
+
+/* A reduction's job key: the test's id after this prefix. */
+#define REDUCE_KEY "reduce:"
+
+/* Add a reduction to the queue (once per test). */
+static void want_reduction(struct session *s, const char *id, long long seed, long long k)
+{
+	for (size_t i = 0; i < s->nreduce; i++)
+		if (!strcmp(s->reduce[i].id, id))
+			return;
+	XGROW(s->reduce, s->reduce_cap, s->nreduce + 1);
+	s->reduce[s->nreduce++] = (struct reduction){ xstrdup(id), seed, k };
+}
+
+static void forget_reductions(struct session *s)
+{
+	for (size_t i = 0; i < s->nreduce; i++)
+		free(s->reduce[i].id);
+	free(s->reduce);
+	s->reduce = NULL;
+	s->nreduce = s->reduce_cap = 0;
+}
+
+static int pending_reduction(void *ctx, const struct db_mutation *m, struct err *e)
+{
+	struct session *s = ctx;
+
+	(void)e;
+	if (m->status && !strcmp(m->status, "pending") && strmap_find(&s->index, m->id))
+		want_reduction(s, m->id, m->seed, m->k);
+	return 0;
+}
+
+/* The next reduction's job (1), or 0 when none waits. Its time is most of a test's: it keeps the
+ * smallest failing model found when that runs out. */
+static int reduce_job(struct session *s, struct runner_job *job)
+{
+	struct reduction r;
+	struct strmap_entry *t;
+	const struct wrapped *test;
+	cJSON *req;
+
+	if (!s->nreduce)
+		return 0;
+	r = s->reduce[--s->nreduce];
+	t = strmap_find(&s->index, r.id);
+	test = &s->tests[t->count];
+	req = cJSON_CreateObject();
+	cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_REDUCE);
+	cJSON_AddStringToObject(req, PROTO_KEY_ID, r.id);
+	cJSON_AddStringToObject(req, PROTO_KEY_DIR, test->dir);
+	cJSON_AddNumberToObject(req, PROTO_KEY_MUTATIONS, (double)r.k);
+	cJSON_AddNumberToObject(req, PROTO_KEY_SEED, (double)r.seed);
+	cJSON_AddNumberToObject(req, PROTO_KEY_SECONDS, 0.8 * s->o->runner.timeout);
+	cJSON_AddBoolToObject(req, PROTO_KEY_RANDOM, test->random);
+	{
+		struct tolerance tol = tolerance_for(&s->tol, test->in.op, probe_dtype(&test->in), s->fe->name,
+						     (struct tolerance){ s->o->atol, s->o->rtol });
+
+		cJSON_AddNumberToObject(req, PROTO_KEY_ATOL, tol.atol);
+		cJSON_AddNumberToObject(req, PROTO_KEY_RTOL, tol.rtol);
+	}
+	job->key = xasprintf(REDUCE_KEY "%s", r.id);
+	job->request = cJSON_PrintUnformatted(req);
+	cJSON_Delete(req);
+	free(r.id);
+	s->res->reductions++;
+	return 1;
+}
+
+/* A reduction's outcome goes to the mutations table; the test's result stays inconsistent. One that
+ * could not finish (the frontend died or hung while it ran) is recorded as failed, with why. */
+static int reduce_done(struct session *s, const char *id, const struct runner_outcome *o, struct err *e)
+{
+	const cJSON *r = o->end == RUNNER_REPLY ? cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_REDUCED) : NULL;
+	const cJSON *keep = cJSON_GetObjectItemCaseSensitive(r, "chain");
+	struct db_mutation m;
+	struct buf why = BUF_INIT;
+	char *reduced = NULL;
+	int ret;
+
+	memset(&m, 0, sizeof(m));
+	m.frontend = store_name(s->fe);
+	m.id = id;
+	m.reduced_nodes = -1;
+	if (cJSON_IsObject(r)) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(r, "reduced_nodes");
+		cJSON *account = cJSON_Duplicate(r, 1);
+
+		/* The models and outputs have columns of their own. */
+		cJSON_DeleteItemFromObjectCaseSensitive(account, "model");
+		cJSON_DeleteItemFromObjectCaseSensitive(account, "outputs");
+		reduced = cJSON_PrintUnformatted(account);
+		cJSON_Delete(account);
+		m.status = json_str(r, "status") ? json_str(r, "status") : "failed";
+		m.reduced = reduced;
+		m.reduced_nodes = cJSON_IsNumber(n) ? (long long)n->valuedouble : -1;
+		m.model = json_str(r, "model");
+		m.outputs = json_str(r, "outputs");
+		m.kind = json_str(r, "kind");
+		m.target_op = json_str(r, "target_op");
+		m.message = json_str(r, "message");
+		s->res->reduced += cJSON_IsArray(keep) &&
+				   (!strcmp(m.status, "reduced") || !strcmp(m.status, "partial"));
+	} else {
+		m.status = "failed";
+		if (o->end == RUNNER_TIMEOUT)
+			buf_addf(&why, "no result after %.0fs", o->seconds);
+		else if (o->end == RUNNER_OOM)
+			buf_adds(&why, "the worker passed the memory limit");
+		else if (o->end == RUNNER_DIED)
+			proc_status_describe(&o->status, &why);
+		else if (json_str(o->reply, PROTO_KEY_MESSAGE))
+			buf_adds(&why, json_str(o->reply, PROTO_KEY_MESSAGE));
+		else
+			buf_adds(&why, "the reduction gave no account");
+		m.message = why.data;
+	}
+	ret = db_put_mutation_reduction(&s->db, &m, e);
+	free(reduced);
+	buf_release(&why);
+	return ret;
+}
+
+/* A metamorphic run's result: its mutations go to the store, and an inconsistency to be reduced. */
+static int mutation_done(struct session *s, const struct db_result *res, const cJSON *reply, struct err *e)
+{
+	const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(reply, PROTO_KEY_NODES);
+	const cJSON *orig = cJSON_GetObjectItemCaseSensitive(reply, PROTO_KEY_ORIGINAL_NODES);
+	int inconsistent = res->outcome == OUTCOME_INCONSISTENT;
+	struct db_mutation m;
+
+	if (!reply || !json_str(reply, PROTO_KEY_CHAIN))
+		return 0;
+	memset(&m, 0, sizeof(m));
+	m.frontend = res->frontend;
+	m.id = res->id;
+	m.seed = s->o->seed;
+	m.k = s->o->mutations;
+	m.chain = json_str(reply, PROTO_KEY_CHAIN);
+	m.stats = json_str(reply, PROTO_KEY_MUTATION_STATS);
+	m.nodes = cJSON_IsNumber(nodes) ? (long long)nodes->valuedouble : -1;
+	m.original_nodes = cJSON_IsNumber(orig) ? (long long)orig->valuedouble : -1;
+	m.status = inconsistent ? "pending" : "none";
+	m.reduced_nodes = -1;
+	if (inconsistent)
+		want_reduction(s, res->id, m.seed, m.k);
+	return db_put_mutation(&s->db, &m, e);
+}
+
+/* --- jobs ------------------------------------------------------------------------------------- */
+
 static int next_job(void *ctx, struct runner_job *job, struct err *e)
 {
 	struct session *s = ctx;
 	const struct session_opts *o = s->o;
 
+	if (reduce_job(s, job))
+		return 1;
 	while (s->cursor < s->norder) {
 		struct wrapped *t = &s->tests[s->order[s->cursor++]];
 		int has, probe;
@@ -797,7 +1001,8 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 		job->request = request(s, t);
 		return 1;
 	}
-	return 0;
+	/* A test in flight may still turn out inconsistent, and its reduction goes next. */
+	return session_metamorphic(o->oracle) ? 2 : 0;
 }
 
 static void count(struct session *s, enum outcome o)
@@ -836,9 +1041,20 @@ static void ready(void *ctx, const char *version)
 	s->version_known = 1;
 }
 
-void session_outcome(const struct runner_outcome *o, struct db_result *res, struct buf *msg, struct buf *sig)
+void session_outcome(const struct runner_outcome *o, struct db_result *res, struct buf *msg, struct buf *sig,
+		     struct buf *stage)
 {
+	/* A stage of the mutated model (the metamorphic oracle) is recorded as the stage, and the
+	 * message says whose. */
+	const char *of_mutated = "";
+
 	res->stage = o->stage;
+	if (o->stage && strlen(o->stage) > strlen(PROTO_STAGE_MUTATED) &&
+	    !strcmp(o->stage + strlen(o->stage) - strlen(PROTO_STAGE_MUTATED), PROTO_STAGE_MUTATED)) {
+		buf_add(stage, o->stage, strlen(o->stage) - strlen(PROTO_STAGE_MUTATED));
+		res->stage = stage->data;
+		of_mutated = " of the mutated model (m')";
+	}
 	res->exc_type = res->message = res->frame = NULL;
 	res->max_abs = NAN;
 	res->seconds = o->seconds;
@@ -868,20 +1084,21 @@ void session_outcome(const struct runner_outcome *o, struct db_result *res, stru
 	}
 	case RUNNER_TIMEOUT:
 		res->outcome = OUTCOME_TIMEOUT;
-		buf_addf(msg, "no result after %.0fs%s%s", o->seconds, o->stage ? " in stage " : "",
-			 o->stage ? o->stage : "");
+		buf_addf(msg, "no result after %.0fs%s%s%s", o->seconds, res->stage ? " in stage " : "",
+			 res->stage ? res->stage : "", of_mutated);
 		res->message = msg->data;
 		break;
 	case RUNNER_OOM:
 		res->outcome = OUTCOME_OOM;
-		res->message = "the worker passed the memory limit";
+		res->message = *of_mutated ? "the worker passed the memory limit on the mutated model (m')"
+			     : "the worker passed the memory limit";
 		break;
 	case RUNNER_DIED:
 		res->outcome = OUTCOME_CRASH;
 		buf_adds(msg, "the worker ");
 		proc_status_describe(&o->status, msg);
-		if (o->stage)
-			buf_addf(msg, " during %s", o->stage);
+		if (res->stage)
+			buf_addf(msg, " during %s%s", res->stage, of_mutated);
 		res->message = msg->data;
 		if (o->status.signaled)
 			buf_addf(sig, "signal %d", o->status.sig);
@@ -903,8 +1120,14 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	struct strmap_entry *t = strmap_find(&s->index, id);
 	const struct wrapped *test = t ? &s->tests[t->count] : NULL;
 	struct tolerance tol = { s->o->atol, s->o->rtol };
+	struct buf mutated = BUF_INIT;
 	int ret;
 
+	if (!strncmp(job->key, REDUCE_KEY, strlen(REDUCE_KEY))) {
+		ret = reduce_done(s, job->key + strlen(REDUCE_KEY), o, e);
+		tick(s);
+		return ret;
+	}
 	memset(&res, 0, sizeof(res));
 	/* The tolerance that judged the test, as next_job chose it, kept with the result for its
 	 * reproducer. */
@@ -923,7 +1146,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 			s->format_why = xstrdup(json_str(o->reply, PROTO_KEY_UNAVAILABLE));
 		return err_set(e, EXIT_ENV, "frontend '%s' is unavailable for %s", s->fe->label, s->format_why);
 	}
-	session_outcome(o, &res, &msg, &sig);
+	session_outcome(o, &res, &msg, &sig, &mutated);
 	/* A failure on an input in the operator's undefined domain is flagged, never reported as a bug:
 	 * the frontend may answer anything there. What it did answer stays in the message. Where only
 	 * the values are in question (a reference that is not finite), a crash is still a crash. */
@@ -942,12 +1165,15 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	if (!probe && ret == 0) {
 		count(s, res.outcome);
 		ret = db_put_result(&s->db, &res, e);
+		if (ret == 0 && o->end == RUNNER_REPLY && session_metamorphic(s->o->oracle))
+			ret = mutation_done(s, &res, o->reply, e);
 	}
 	if (!probe && ret == 0 && o->end == RUNNER_REPLY)
 		ret = put_pairs(s, &res, o->reply, e);
 	buf_release(&undef);
 	buf_release(&msg);
 	buf_release(&sig);
+	buf_release(&mutated);
 	tick(s);
 	return ret;
 }
@@ -1026,14 +1252,20 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 		if (!s->o->no_probe)
 			find_groups(s);
 		find_peers(s);
+		/* Inconsistencies an interrupted run left unreduced go first. */
+		if (session_metamorphic(s->o->oracle) &&
+		    db_mutations(&s->db, store_name(fe), pending_reduction, s, e) < 0)
+			ret = -1;
 		tests = remaining(s, &probes);
 		/* Probes are chosen by the release: the workers say it before the first job. */
 		if (!s->o->no_probe && tests)
 			cb.ready = ready;
-		if (s->o->started)
+		if (s->o->started && ret == 0)
 			s->o->started(s->o->ctx, fe, tests + probes);
-		ret = runner_run(&ro, &cb, &res->version, e);
+		if (ret == 0)
+			ret = runner_run(&ro, &cb, &res->version, e);
 		forget_groups(s);
+		forget_reductions(s);
 		if (s->o->finished)
 			s->o->finished(s->o->ctx, ret == 0);
 	}

@@ -56,6 +56,12 @@ void session_worker_command(const struct frontend *fe, const char *self, const c
 void session_worker_opts(struct runner_opts *o, const struct runner_opts *base, const char *const *wargv,
 			 char **env);
 
+/* Whether an oracle name is the metamorphic oracle's (NULL is the reference's). */
+int session_metamorphic(const char *oracle);
+/* The frontends the metamorphic oracle takes: ONNX models in the onnx format. EXIT_USAGE naming the
+ * one that does not. Needs the interpreter. */
+int session_check_metamorphic(const struct frontend *fes, size_t n, struct err *e);
+
 /* The worker request that runs test t: its directory, whether its outputs are random, and the
  * tolerance rules (may be empty) give for its operator and dtype on frontend (an adapter's NAME),
  * else defaults. Caller frees. */
@@ -76,10 +82,12 @@ char *session_request_dir(const char *id, const char *dir, int random, struct to
 
 /* The result a run records for a test's runner outcome o (what every caller that runs a test must
  * judge alike): res's outcome, stage, exc_type, message, frame, detail, max_abs and seconds, which
- * point into o and into msg and sig (the caller's scratch, released by it). The frontend, id, run,
+ * point into o and into msg, sig and stage (the caller's scratch, released by it; stage holds the
+ * stage of a mutated model's failure without its suffix). The frontend, id, run,
  * tolerance and the undefined-domain flag are the caller's. o must not be a reply that says the
  * frontend is unavailable for the format (PROTO_KEY_UNAVAILABLE): that is no test's result. */
-void session_outcome(const struct runner_outcome *o, struct db_result *res, struct buf *msg, struct buf *sig);
+void session_outcome(const struct runner_outcome *o, struct db_result *res, struct buf *msg, struct buf *sig,
+		     struct buf *stage);
 
 struct session_opts {
 	const char *wrapdir;
@@ -107,6 +115,14 @@ struct session_opts {
 	 * selection that holds no valid test for one of them (a wrong library, a wrong shard). */
 	const struct frontend *fes;
 	size_t nfes;
+	/* The oracle: NULL (or "reference") compares with the source library's outputs;
+	 * PROTO_ORACLE_METAMORPHIC runs each model and a mutation of it (mutations of them, from seed;
+	 * oracle/metamorphic.py) and compares the two, and reduces each inconsistency, in a worker job
+	 * of its own, as soon as it is found (a run that resumes reduces those still pending first). A
+	 * store holds one oracle's results (db_check_oracle). */
+	const char *oracle;
+	int mutations;
+	long long seed;
 
 	void *ctx;
 	void (*warn)(void *ctx, const char *msg);
@@ -128,6 +144,9 @@ struct session_result {
 	 * (a group's first test that is its probe runs once, as both); groups whose probe the store
 	 * had for this release. */
 	size_t probes, probe_classes[PROBE_NCLASSES], probes_apart, probes_cached;
+	/* The metamorphic oracle: inconsistencies whose reduction ran now, and those reduced to a
+	 * smaller failing model (whole or, when its time ran out, partly). */
+	size_t reductions, reduced;
 };
 
 struct session;

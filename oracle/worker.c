@@ -24,6 +24,7 @@ struct worker {
 	PyObject *driver;     /* ferry.oracle.driver */
 	PyObject *adapter;    /* run workers: the adapter module */
 	PyObject *templates;  /* wrap workers: library -> template module */
+	PyObject *metamorphic; /* ferry.oracle.metamorphic_run, once a test asks for it */
 	struct classify unsupported;
 	struct buf stages;    /* run tasks: "load 0.012s, compile ..." so far (ferry run --one) */
 	char stage[32];       /* the stage being timed, or "" */
@@ -215,10 +216,11 @@ static void describe_pair(struct buf *out, Py_ssize_t i, PyObject *got, PyObject
 	buf_addc(out, '\n');
 }
 
-/* Compare every output with its reference; fill res with the verdict. ctx: the driver's context
- * (driver.run), or NULL. */
+/* Compare every output with its reference; fill res with the verdict, failure (mismatch, or for
+ * the metamorphic oracle inconsistent) where they differ. ctx: the driver's context (driver.run), or
+ * NULL. */
 static void judge(cJSON *res, PyObject *outputs, PyObject *refs, PyObject *ctx, int random,
-		  const struct tolerance *tol)
+		  const struct tolerance *tol, enum outcome failure)
 {
 	Py_ssize_t n = PySequence_Size(outputs), m = PySequence_Size(refs);
 	struct buf msg = BUF_INIT, detail = BUF_INIT, sides = BUF_INIT;
@@ -276,7 +278,7 @@ static void judge(cJSON *res, PyObject *outputs, PyObject *refs, PyObject *ctx, 
 		err_release(&e);
 	}
 	if (failed) {
-		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_MISMATCH));
+		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(failure));
 		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, msg.data);
 	} else if (errors) {
 		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
@@ -360,7 +362,7 @@ static void differential(struct worker *w, const cJSON *req, cJSON *res, PyObjec
 		}
 		p = cJSON_CreateObject();
 		cJSON_AddStringToObject(p, PROTO_KEY_FRONTEND, fe->valuestring);
-		judge(p, outputs, theirs, ctx, random, tol);
+		judge(p, outputs, theirs, ctx, random, tol, OUTCOME_MISMATCH);
 		Py_DECREF(theirs);
 		if (!pairs)
 			pairs = cJSON_AddArrayToObject(res, PROTO_KEY_PAIRS);
@@ -368,29 +370,167 @@ static void differential(struct worker *w, const cJSON *req, cJSON *res, PyObjec
 	}
 }
 
-static void run_task(struct worker *w, const cJSON *req, cJSON *res)
+/* The tolerance of a run or reduce request. */
+static struct tolerance request_tolerance(const cJSON *req)
 {
-	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_DIR);
 	const cJSON *atol = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_ATOL);
 	const cJSON *rtol = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_RTOL);
 	struct tolerance tol = TOLERANCE_DEFAULT;
-	PyObject *t, *kind;
 
 	if (cJSON_IsNumber(atol))
 		tol.atol = atol->valuedouble;
 	if (cJSON_IsNumber(rtol))
 		tol.rtol = rtol->valuedouble;
+	return tol;
+}
+
+/* --- the metamorphic oracle (oracle/metamorphic_run.py) ----------------------------------------- */
+
+/* ferry.oracle.metamorphic_run.FUNC for req: run(adapter, dir, k, seed) -> (verdict, info), whose
+ * verdict is returned (new) and info put in *info (new); reduce(adapter, dir, k, seed, seconds,
+ * atol, rtol, random) -> JSON text, returned (new). NULL with the exception pending on failure. */
+static PyObject *metamorphic_call(struct worker *w, const cJSON *req, const char *func, PyObject **info)
+{
+	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_DIR);
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_MUTATIONS);
+	const cJSON *seed = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_SEED);
+	const cJSON *seconds = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_SECONDS);
+	struct tolerance tol = request_tolerance(req);
+	PyObject *r, *v;
+
+	if (!w->metamorphic && !(w->metamorphic = PyImport_ImportModule("ferry.oracle.metamorphic_run"))) /* new */
+		return NULL;
+	if (!strcmp(func, "reduce"))
+		return PyObject_CallMethod(w->metamorphic, "reduce", "OsiLdddi", w->adapter, dir->valuestring,
+					   cJSON_IsNumber(k) ? k->valueint : 3,
+					   (long long)(cJSON_IsNumber(seed) ? seed->valuedouble : 0),
+					   cJSON_IsNumber(seconds) ? seconds->valuedouble : 30.0, tol.atol, tol.rtol,
+					   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_RANDOM)));
+	r = PyObject_CallMethod(w->metamorphic, "run", "OsiL", w->adapter, dir->valuestring,
+				cJSON_IsNumber(k) ? k->valueint : 3,
+				(long long)(cJSON_IsNumber(seed) ? seed->valuedouble : 0)); /* new */
+	if (!r)
+		return NULL;
+	if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2) {
+		Py_DECREF(r);
+		PyErr_SetString(PyExc_TypeError, "metamorphic_run.run() returned no (verdict, info)");
+		return NULL;
+	}
+	v = PyTuple_GET_ITEM(r, 0); /* borrowed */
+	*info = PyTuple_GET_ITEM(r, 1);
+	Py_INCREF(v);
+	Py_INCREF(*info);
+	Py_DECREF(r);
+	return v;
+}
+
+/* A string of info (borrowed; NULL where it has none). */
+static const char *info_str(PyObject *info, const char *key)
+{
+	PyObject *v = PyDict_Check(info) ? PyDict_GetItemString(info, key) : NULL; /* borrowed */
+
+	return v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+}
+
+/* The mutation's account in the result: the chain, its stats, the node counts, and a note where
+ * nothing was mutated. Returns whether the verdict is the mutated model's. */
+static int mutation_fields(cJSON *res, PyObject *info)
+{
+	static const char *const counts[] = { "nodes", PROTO_KEY_NODES, "original_nodes", PROTO_KEY_ORIGINAL_NODES };
+	PyObject *m;
+
+	if (info_str(info, "chain"))
+		cJSON_AddStringToObject(res, PROTO_KEY_CHAIN, info_str(info, "chain"));
+	if (info_str(info, "stats"))
+		cJSON_AddStringToObject(res, PROTO_KEY_MUTATION_STATS, info_str(info, "stats"));
+	for (size_t i = 0; i < sizeof(counts) / sizeof(*counts); i += 2) {
+		PyObject *n = PyDict_Check(info) ? PyDict_GetItemString(info, counts[i]) : NULL; /* borrowed */
+
+		if (n && PyLong_Check(n))
+			cJSON_AddNumberToObject(res, counts[i + 1], (double)PyLong_AsLong(n));
+	}
+	PyErr_Clear();
+	m = PyDict_Check(info) ? PyDict_GetItemString(info, "mutated") : NULL; /* borrowed */
+	return m && PyObject_IsTrue(m) == 1;
+}
+
+/* After the verdict: a pass that mutated nothing says why; an inconsistency names the mutation
+ * that groups it (kind:target_op, in the frame), until its reduction names the minimal one. */
+static void mutation_frame(cJSON *res, PyObject *info)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(res, PROTO_KEY_OUTCOME);
+
+	if (!cJSON_IsString(o))
+		return;
+	if (!strcmp(o->valuestring, outcome_name(OUTCOME_PASS)) && info_str(info, "note") &&
+	    !cJSON_GetObjectItemCaseSensitive(res, PROTO_KEY_MESSAGE))
+		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, info_str(info, "note"));
+	if (!strcmp(o->valuestring, outcome_name(OUTCOME_INCONSISTENT)) && info_str(info, "frame"))
+		cJSON_AddStringToObject(res, PROTO_KEY_FRAME, info_str(info, "frame"));
+}
+
+/* Reduce a test's inconsistency: the reduced pair in res (PROTO_KEY_REDUCED, an object). */
+static void reduce_task(struct worker *w, const cJSON *req, cJSON *res)
+{
+	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_DIR);
+	PyObject *t;
+	cJSON *reduced = NULL;
+
 	if (!cJSON_IsString(dir)) {
 		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
 		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, "the request names no test directory");
 		return;
 	}
-	buf_reset(&w->stages);
-	*w->stage = '\0';
-	t = PyObject_CallMethod(w->driver, "run", "Os", w->adapter, dir->valuestring); /* new */
-	stage_end(w);
-	if (w->stages.len)
-		cJSON_AddStringToObject(res, PROTO_KEY_STAGES, w->stages.data);
+	t = metamorphic_call(w, req, "reduce", NULL); /* new */
+	if (t && PyUnicode_Check(t))
+		reduced = cJSON_Parse(PyUnicode_AsUTF8(t));
+	if (reduced) {
+		cJSON_AddItemToObject(res, PROTO_KEY_REDUCED, reduced);
+	} else {
+		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
+		if (PyErr_Occurred())
+			exception_fields(res);
+		else
+			cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, "the reduction returned nothing");
+	}
+	PyErr_Clear();
+	Py_XDECREF(t);
+}
+
+/* _ferry.agree(outputs, refs, context, atol, rtol, random): the value oracle of a run, for the
+ * reduction's candidates. */
+static PyObject *on_agree(void *ctx, PyObject *args)
+{
+	PyObject *outputs, *refs, *context, *r;
+	struct tolerance tol;
+	int random;
+	cJSON *res = cJSON_CreateObject();
+	const cJSON *o, *m;
+
+	(void)ctx;
+	if (!PyArg_ParseTuple(args, "OOOddp:agree", &outputs, &refs, &context, &tol.atol, &tol.rtol, &random)) {
+		cJSON_Delete(res);
+		return NULL;
+	}
+	judge(res, outputs, refs, context == Py_None ? NULL : context, random, &tol, OUTCOME_INCONSISTENT);
+	o = cJSON_GetObjectItemCaseSensitive(res, PROTO_KEY_OUTCOME);
+	m = cJSON_GetObjectItemCaseSensitive(res, PROTO_KEY_MESSAGE);
+	r = Py_BuildValue("(Os)", !cJSON_IsString(o) || !strcmp(o->valuestring, outcome_name(OUTCOME_ERROR)) ? Py_None
+			  : !strcmp(o->valuestring, outcome_name(OUTCOME_PASS)) ? Py_True : Py_False,
+			  cJSON_IsString(m) ? m->valuestring : ""); /* new */
+	cJSON_Delete(res);
+	return r;
+}
+
+/* Fill res from a driver's verdict t (a new reference, NULL on an exception; released here):
+ * failure is the outcome of outputs that differ (mismatch; inconsistent for the metamorphic
+ * oracle). A crash of the mutated model (mutated) says so in its message, after the unsupported
+ * patterns have judged the frontend's own message. */
+static void verdict(struct worker *w, const cJSON *req, cJSON *res, PyObject *t, enum outcome failure, int mutated)
+{
+	struct tolerance tol = request_tolerance(req);
+	PyObject *kind;
+
 	if (!t || !PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 1) {
 		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
 		if (PyErr_Occurred())
@@ -406,7 +546,7 @@ static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 		PyObject *ctx = PyTuple_GET_SIZE(t) == 4 ? PyTuple_GET_ITEM(t, 3) : NULL; /* borrowed */
 		int random = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_RANDOM));
 
-		judge(res, PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2), ctx, random, &tol);
+		judge(res, PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2), ctx, random, &tol, failure);
 		differential(w, req, res, PyTuple_GET_ITEM(t, 1), ctx, random, &tol);
 	} else if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_UNAVAILABLE)) {
 		/* Not this test's result: the frontend cannot take the format (the runner stops it). */
@@ -420,13 +560,52 @@ static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 		/* Outputs that cannot even be put beside the references (count, sequence length). */
 		char *msg = PyTuple_GET_SIZE(t) > 1 ? py_str(PyTuple_GET_ITEM(t, 1)) : xstrdup("?");
 
-		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_MISMATCH));
+		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(failure));
 		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, msg);
 		free(msg);
 	} else {
 		crash(w, res, t, PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_ERROR));
+		if (mutated) {
+			const cJSON *m = cJSON_GetObjectItemCaseSensitive(res, PROTO_KEY_MESSAGE);
+			char *text = xasprintf("the mutated model (m'), not the original: %s",
+					       cJSON_IsString(m) ? m->valuestring : "");
+
+			cJSON_DeleteItemFromObjectCaseSensitive(res, PROTO_KEY_MESSAGE);
+			cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, text);
+			free(text);
+		}
 	}
 	Py_DECREF(t);
+}
+
+static void run_task(struct worker *w, const cJSON *req, cJSON *res)
+{
+	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_DIR);
+	const cJSON *oracle = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_ORACLE);
+	int metamorphic = cJSON_IsString(oracle) && !strcmp(oracle->valuestring, PROTO_ORACLE_METAMORPHIC);
+	PyObject *t, *info = NULL;
+	int mutated = 0;
+
+	if (!cJSON_IsString(dir)) {
+		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
+		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, "the request names no test directory");
+		return;
+	}
+	buf_reset(&w->stages);
+	*w->stage = '\0';
+	if (metamorphic)
+		t = metamorphic_call(w, req, "run", &info); /* new */
+	else
+		t = PyObject_CallMethod(w->driver, "run", "Os", w->adapter, dir->valuestring); /* new */
+	stage_end(w);
+	if (w->stages.len)
+		cJSON_AddStringToObject(res, PROTO_KEY_STAGES, w->stages.data);
+	if (info)
+		mutated = mutation_fields(res, info);
+	verdict(w, req, res, t, metamorphic ? OUTCOME_INCONSISTENT : OUTCOME_MISMATCH, mutated);
+	if (info)
+		mutation_frame(res, info);
+	Py_XDECREF(info);
 }
 
 /* --- wrap tasks --------------------------------------------------------------------------------- */
@@ -583,6 +762,7 @@ int worker_serve(const char *frontend, struct err *e)
 	memset(&hooks, 0, sizeof(hooks));
 	hooks.ctx = &w;
 	hooks.stage = on_stage;
+	hooks.agree = on_agree;
 	py_set_hooks(&hooks);
 
 	if (start(&w, frontend, &version, e) < 0) {
@@ -615,6 +795,8 @@ int worker_serve(const char *frontend, struct err *e)
 			cJSON_AddStringToObject(res, PROTO_KEY_ID, id->valuestring);
 		if (cJSON_IsString(task) && !strcmp(task->valuestring, PROTO_TASK_RUN) && w.adapter) {
 			run_task(&w, req, res);
+		} else if (cJSON_IsString(task) && !strcmp(task->valuestring, PROTO_TASK_REDUCE) && w.adapter) {
+			reduce_task(&w, req, res);
 		} else if (cJSON_IsString(task) && !strcmp(task->valuestring, PROTO_TASK_WRAP) && w.templates) {
 			wrap_task(&w, req, res);
 		} else if (cJSON_IsString(task) && !strcmp(task->valuestring, PROTO_TASK_VALIDATE) && w.templates) {
@@ -637,6 +819,7 @@ out:
 	Py_XDECREF(w.adapter);
 	Py_XDECREF(w.driver);
 	Py_XDECREF(w.templates);
+	Py_XDECREF(w.metamorphic);
 	if (w.proto)
 		fclose(w.proto);
 	return r;

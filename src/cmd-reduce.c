@@ -421,7 +421,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	size_t ti = 0, k = 0;
 	struct target *t;
 	struct db_result res;
-	struct buf msg = BUF_INIT, sig = BUF_INIT, key = BUF_INIT;
+	struct buf msg = BUF_INIT, sig = BUF_INIT, key = BUF_INIT, stage = BUF_INIT;
 	int ret = 0;
 
 	if (sscanf(job->key, "%zu:%zu", &ti, &k) != 2 || ti >= r->n)
@@ -432,7 +432,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 		return err_set(e, EXIT_ENV, "frontend '%s' is unavailable for %s", r->label,
 			       cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_UNAVAILABLE)->valuestring);
 	memset(&res, 0, sizeof(res));
-	session_outcome(o, &res, &msg, &sig);
+	session_outcome(o, &res, &msg, &sig, &stage);
 	t->tried++;
 	if (k < t->ncands)
 		t->ran[k] = 1;
@@ -449,6 +449,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 		ret = settle(r, t, e);
 	buf_release(&msg);
 	buf_release(&sig);
+	buf_release(&stage);
 	buf_release(&key);
 	return ret;
 }

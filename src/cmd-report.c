@@ -59,6 +59,7 @@ struct report {
 	/* Writing reproducers. */
 	const char *outdir;
 	size_t written, failed;
+	size_t metamorphic;  /* failures of the metamorphic oracle: ferry show writes theirs */
 };
 
 static int print_instances(struct report *r, struct err *e)
@@ -774,6 +775,13 @@ static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
 	free(culprit);
 	snprintf(atol, sizeof(atol), "%.17g", isnan(row->atol) ? TOLERANCE_DEFAULT_ATOL : row->atol);
 	snprintf(rtol, sizeof(rtol), "%.17g", isnan(row->rtol) ? TOLERANCE_DEFAULT_RTOL : row->rtol);
+	/* A failure of the metamorphic oracle is the mutated model's: the reference's script would not
+	 * show it (ferry show BUG -o DIR writes its own, with both models). */
+	if ((bad = db_mutation(&r->db, row->frontend, row->id, NULL, NULL, e)) != 0) {
+		free(adapter);
+		r->metamorphic += bad > 0;
+		return bad < 0 ? -1 : 0;
+	}
 	if (!row->library || py_template_module(row->library, module, sizeof(module), &pe) < 0
 	    || !(script = py_call_strings("ferry.oracle.reproducer", "reproducer", args, 6, "cannot make a reproducer",
 					  &pe))) {
@@ -811,6 +819,9 @@ static int write_reproducers(struct report *r, const char *outdir, struct err *e
 		return -1;
 	printf("\nreproducers: %zu written to %s/FRONTEND/OP-ID.py%s\n", r->written, esc_str(outdir),
 	       r->failed ? " (some could not be made; see the warnings)" : "");
+	if (r->metamorphic)
+		printf("  and %zu failures of the metamorphic oracle, whose reproducers (the original and the mutated "
+		       "model side by side) ferry show BUG -o DIR writes\n", r->metamorphic);
 	return 0;
 }
 

@@ -305,6 +305,11 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (one) {
+		if (ro->oracle || ro->mutations >= 0 || ro->seed >= 0) {
+			code = cmd_usage_error(&cmd_run_entry, "--one runs the reference oracle only (no --oracle, -k, "
+					       "--seed)");
+			goto out;
+		}
 		if (optind != argc || ro->nfes != 1 || ro->s.store) {
 			code = cmd_usage_error(&cmd_run_entry, "--one takes one test directory and one --frontend, "
 					       "and no DIR nor -o (it stores nothing)");

@@ -5,7 +5,9 @@
  * representative's standalone reproducer (of the subgraph ferry reduce left of it, when it was
  * reduced: "reduced from N to M nodes"). With -o, writes the reproducer and the
  * test in the compiler's own test format (for ONNX, a backend test-data directory) into DIR, so a
- * found bug becomes a regression test. */
+ * found bug becomes a regression test. A bug of the metamorphic oracle shows its mutations and their
+ * reduction, and its reproducer runs the original and the reduced mutated model side by side (with
+ * -o: written beside both models, the inputs and both outputs). */
 #include "py.h"
 
 #include <cjson/cJSON.h>
@@ -206,13 +208,97 @@ static char *call_template(const char *library, const char *func, const char *co
 	return py_call_strings("ferry.oracle.reproducer", func, all, nargs < 7 ? nargs + 1 : 8, what, e);
 }
 
+/* --- the metamorphic oracle ------------------------------------------------------------------------ */
+
+/* The representative's mutations (db_mutation), kept for show_metamorphic. */
+struct mutated {
+	int found;
+	char *status, *reduced, *model, *outputs, *kind, *target_op, *message;
+	long long seed, k, nodes, original_nodes, reduced_nodes;
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static int keep_mutation(void *ctx, const struct db_mutation *m, struct err *e)
+{
+	struct mutated *x = ctx;
+
+	(void)e;
+	x->found = 1;
+	x->status = dup_or_null(m->status);
+	x->reduced = dup_or_null(m->reduced);
+	x->model = dup_or_null(m->model);
+	x->outputs = dup_or_null(m->outputs);
+	x->kind = dup_or_null(m->kind);
+	x->target_op = dup_or_null(m->target_op);
+	x->message = dup_or_null(m->message);
+	x->seed = m->seed;
+	x->k = m->k;
+	x->nodes = m->nodes;
+	x->original_nodes = m->original_nodes;
+	x->reduced_nodes = m->reduced_nodes;
+	return 0;
+}
+
+static void mutated_release(struct mutated *x)
+{
+	free(x->status);
+	free(x->reduced);
+	free(x->model);
+	free(x->outputs);
+	free(x->kind);
+	free(x->target_op);
+	free(x->message);
+}
+
+/* A bug of the metamorphic oracle: its mutations and their reduction, then its reproducer (the
+ * original and the reduced mutated model, run side by side; ferry.oracle.reproducer.metamorphic),
+ * written with -o as DIR/reproducer.py beside the models, the inputs and both outputs. */
+static int show_metamorphic(const struct shown *s, const struct mutated *m, struct err *e)
+{
+	char seed[32], k[32];
+	const char *args[] = { s->testdir, s->adapter, s->atol, s->rtol, seed, k, m->reduced ? m->reduced : "",
+			       m->model ? m->model : "", m->outputs ? m->outputs : "", outdir ? outdir : "" };
+	char *script;
+
+	snprintf(seed, sizeof(seed), "%lld", m->seed);
+	snprintf(k, sizeof(k), "%lld", m->k);
+	printf("mutations: %lld (seed %lld), %lld nodes in m' against %lld in m\n", m->k, m->seed, m->nodes,
+	       m->original_nodes);
+	if (m->reduced_nodes >= 0)
+		printf("reduction: %s, to %lld nodes (%s of %s)\n", esc_str(m->status), m->reduced_nodes,
+		       esc_str(m->kind ? m->kind : "?"), esc_str(m->target_op ? m->target_op : "?"));
+	else
+		printf("reduction: %s%s%s (the reproducer takes the whole m')\n", esc_str(m->status),
+		       m->message ? ": " : "", m->message ? esc_str(m->message) : "");
+	if (m->reduced)
+		printf("reduced: %s\n", esc_str(m->reduced));
+	if (py_start(cmd_python(), 1, e) < 0 ||
+	    !(script = py_call_strings("ferry.oracle.reproducer", "metamorphic", args, 10,
+				       "cannot make the metamorphic reproducer", e)))
+		return -1;
+	if (outdir)
+		printf("wrote %s/reproducer.py, original.onnx, mutated.onnx, the inputs and both outputs\n",
+		       esc_str(outdir));
+	else
+		printf("reproducer:\n%s", esc_lines(script));
+	free(script);
+	return 0;
+}
+
 static int cmd_show(int argc, char **argv)
 {
 	struct db db = DB_INIT;
 	struct err e = ERR_INIT;
 	struct shown s;
+	struct mutated mutated;
 	char *script = NULL;
 	int code = EXIT_OK;
+
+	memset(&mutated, 0, sizeof(mutated));
 
 	memset(&s, 0, sizeof(s));
 	if (opts_parse(&cmd_show_entry, argc, argv) < 0)
@@ -238,6 +324,14 @@ static int cmd_show(int argc, char **argv)
 	printf("members:\n");
 	if (db_bug_members(&db, s.frontend, s.bug, 50, print_member, NULL, &e) < 0)
 		goto fail;
+	/* A result of the metamorphic oracle: its reproducer runs the mutated model beside the original. */
+	if (db_mutation(&db, s.frontend, s.rep, keep_mutation, &mutated, &e) < 0)
+		goto fail;
+	if (mutated.found) {
+		if (show_metamorphic(&s, &mutated, &e) < 0)
+			goto fail;
+		goto out;
+	}
 	{
 		const char *args[] = { s.record, s.testdir, s.adapter, s.atol, s.rtol };
 
@@ -288,6 +382,7 @@ out:
 	free(s.reduced);
 	free(s.reduced_ops);
 	free(script);
+	mutated_release(&mutated);
 	err_release(&e);
 	return code;
 }

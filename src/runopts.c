@@ -56,6 +56,7 @@ void runopts_init(struct runopts *r)
 	r->s.runner.timeout = 60;
 	r->s.runner.start_timeout = 300;
 	r->s.runner.stderr_cap = 64 * 1024;
+	r->mutations = r->seed = -1;
 	r->s.ctx = r;
 	r->s.warn = on_warn;
 	r->s.started = on_started;
@@ -222,8 +223,47 @@ const struct opt runopts_options[] = {
 		 "multi-node graphs): each frontend keeps its outputs in STORE.outputs, and a\n"
 		 "disagreement is a result of the pair A~B", &runopts.s.differential),
 	OPT_FLAG('q', "quiet", "no progress line", &runopts.quiet),
+	OPT_STRING(0, "oracle", "NAME", "reference (default: the source library's outputs) or metamorphic (each\n"
+		   "model against mutations of it that compute the same function, ONNX frontends;\n"
+		   "each inconsistency reduced when it is found; a store holds one oracle's)", &runopts.oracle),
+	OPT_INT('k', "mutations", "N", "mutations per model, metamorphic oracle (default 3)", &runopts.mutations, 1,
+		1000),
+	OPT_INT(0, "seed", "S", "the seed of the mutations, metamorphic oracle (default 0)", &runopts.seed, 0,
+		2147483647),
 	OPT_END(),
 };
+
+/* --oracle, -k and --seed: the metamorphic oracle takes ONNX frontends only, and the other options
+ * are its own. */
+static int check_oracle(struct runopts *r, const struct cmd_entry *c)
+{
+	struct err e = ERR_INIT;
+
+	if (r->oracle && strcmp(r->oracle, "reference") && !session_metamorphic(r->oracle)) {
+		cmd_usage_error(c, "no oracle '%s' (reference, metamorphic)", r->oracle);
+		return -1;
+	}
+	if (!session_metamorphic(r->oracle)) {
+		if (r->mutations >= 0 || r->seed >= 0) {
+			cmd_usage_error(c, "%s is the metamorphic oracle's: add --oracle metamorphic",
+					r->mutations >= 0 ? "-k" : "--seed");
+			return -1;
+		}
+		return 0;
+	}
+	r->s.oracle = r->oracle;
+	r->s.mutations = r->mutations >= 0 ? r->mutations : 3;
+	r->s.seed = r->seed >= 0 ? r->seed : 0;
+	if (session_check_metamorphic(r->fes, r->nfes, &e) < 0) {
+		if (e.code == EXIT_USAGE)
+			cmd_usage_error(c, "%s", e.msg);
+		else
+			cmd_error(&e);
+		err_release(&e);
+		return -1;
+	}
+	return 0;
+}
 
 /* NAME@PYTHON is stored as NAME@VERSION: its worker says which release it is. Two entries of one
  * label would run the same release twice into the same results. */
@@ -263,6 +303,8 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 		cmd_usage_error(c, "no output: say which store to write with -o");
 		return -1;
 	}
+	if (check_oracle(r, c) < 0)
+		return -1;
 	r->s.limit = r->limit;
 	r->s.runner.mem_limit = r->memory ? r->memory : cmd_default_memory(r->s.runner.jobs);
 	if (label_frontends(r, c) < 0)
@@ -306,5 +348,8 @@ void runopts_print(const struct runopts *r, const struct session_result *res)
 			       x->probe_classes[PROBE_UNSUPPORTED], x->probe_classes[PROBE_FAILING], x->probes_apart);
 		if (x->probes_cached)
 			printf("  probed before        %zu groups (this release)\n", x->probes_cached);
+		if (x->reductions)
+			printf("  reduced now          %zu of %zu inconsistencies (ferry bugs groups them, ferry show\n"
+			       "                       writes each one's reproducer)\n", x->reduced, x->reductions);
 	}
 }

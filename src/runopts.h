@@ -16,6 +16,8 @@ struct runopts {
 	int quiet;
 	int limit;                      /* --limit, or -1 */
 	unsigned long long memory;      /* --memory, or 0 */
+	const char *oracle;             /* --oracle, or NULL */
+	int mutations, seed;            /* -k and --seed (the metamorphic oracle's), or -1 */
 	struct progress progress;
 	char label[160];
 	char *command;

@@ -107,6 +107,70 @@ static int copy_golden(const char *path)
 	return r;
 }
 
+/* The first mutation row's status, reduced nodes and target op, as "STATUS NODES KIND:OP". */
+static int first_mutation(void *ctx, const struct db_mutation *m, struct err *e)
+{
+	(void)e;
+	snprintf(ctx, 128, "%s %lld %s:%s", m->status, m->reduced_nodes, m->kind ? m->kind : "-",
+		 m->target_op ? m->target_op : "-");
+	return 0;
+}
+
+/* The metamorphic oracle's part of the store: one oracle per store, a test's mutations and their
+ * reduction, which names the minimal mutation in the inconsistent result's frame. */
+static void metamorphic(const char *dir)
+{
+	char path[256], seen[128] = "";
+	struct db d = DB_INIT;
+	struct err e = ERR_INIT;
+	struct db_result r;
+	struct db_mutation m;
+
+	snprintf(path, sizeof(path), "%s/meta.db", dir);
+	ok(db_open(&d, path, DB_CREATE, &e) == 0 && db_check_oracle(&d, "reference", &e) == 0 &&
+	   count(&d, "SELECT count(*) FROM meta WHERE key = 'oracle'") == 0,
+	   "a new store takes the reference oracle, and says nothing of it");
+	ok(db_check_oracle(&d, "metamorphic", &e) == 0 && db_check_oracle(&d, "metamorphic", &e) == 0,
+	   "or the metamorphic one, again and again");
+	ok(db_check_oracle(&d, "reference", &e) < 0 && e.code == EXIT_USAGE && strstr(e.msg, "metamorphic oracle's"),
+	   "then the reference is refused: %s", e.msg);
+	err_release(&e);
+	memset(&r, 0, sizeof(r));
+	r.frontend = "ort";
+	r.id = "abc";
+	r.outcome = OUTCOME_INCONSISTENT;
+	r.frame = "uoc:Add (inserted)";
+	r.max_abs = r.atol = r.rtol = NAN;
+	memset(&m, 0, sizeof(m));
+	m.frontend = "ort";
+	m.id = "abc";
+	m.seed = 7;
+	m.k = 3;
+	m.chain = "[]";
+	m.status = "pending";
+	m.nodes = 30;
+	m.original_nodes = 1;
+	m.reduced_nodes = -1;
+	ok(db_put_result(&d, &r, &e) == 0 && db_put_mutation(&d, &m, &e) == 0, "an inconsistency and its mutations");
+	ok(db_mutation(&d, "ort", "abc", first_mutation, seen, &e) == 1 && !strcmp(seen, "pending -1 -:-"),
+	   "read back, waiting for its reduction (%s)", seen);
+	m.status = "reduced";
+	m.reduced_nodes = 12;
+	m.kind = "pioc";
+	m.target_op = "Conv";
+	ok(db_put_mutation_reduction(&d, &m, &e) == 0 && db_mutation(&d, "ort", "abc", first_mutation, seen, &e) == 1 &&
+	   !strcmp(seen, "reduced 12 pioc:Conv"), "its reduction (%s)", seen);
+	is_int(count(&d, "SELECT count(*) FROM results WHERE frame = 'pioc:Conv'"), 1,
+	       "names the minimal mutation in the result's frame, which groups it");
+	is_int(db_mutation(&d, "ort", "nope", first_mutation, seen, &e), 0, "a test without mutations has none");
+	db_close(&d);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/meta.db-wal", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/meta.db-shm", dir);
+	unlink(path);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/ferry-test-db-XXXXXX";
@@ -118,7 +182,7 @@ int main(void)
 	long long run = 0;
 	const char *rec = "{\"op\":\"Relu\",\"library\":\"onnx\"}";
 
-	plan(56);
+	plan(58);
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof(path), "%s/results.db", dir);
@@ -244,9 +308,12 @@ int main(void)
 	is_int(db_reductions(&d, NULL, NULL, NULL, NULL, &e), 0, "read-only, a store made before reductions has none");
 	db_close(&d);
 	is_int(count_schema(path), 1, "reading left it at schema 1");
+	ok(db_open(&d, path, DB_READ, &e) == 0 && db_mutation(&d, "ort", in.id, NULL, NULL, &e) == 0,
+	   "read-only, a store made before the metamorphic oracle has no mutations");
+	db_close(&d);
 
 	/* Opened for writing, it is migrated. */
-	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 4, "opened for writing, it migrates to schema 4");
+	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 5, "opened for writing, it migrates to schema 5");
 	is_int(count(&d, "SELECT count(*) FROM results WHERE atol IS NULL AND rtol IS NULL"), 14,
 	       "old results get no tolerance");
 	is_int(count(&d, "SELECT count(*) FROM results WHERE frontend = 'ort' AND frontend_version = '1.31.1'"), 7,
@@ -258,9 +325,11 @@ int main(void)
 		   "and read as none");
 	}
 	db_close(&d);
-	is_int(count_schema(path), 4, "the file says schema 4");
-	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 4, "and opens as such");
+	is_int(count_schema(path), 5, "the file says schema 5");
+	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 5, "and opens as such");
+	is_int(db_mutation(&d, "ort", in.id, NULL, NULL, &e), 0, "with no mutations");
 	db_close(&d);
+	metamorphic(dir);
 
 	/* A store of schema 3 (no reductions table) gains it when opened for writing. */
 	ok(db_open(&d, path, DB_WRITE, &e) == 0 && sqlite3_exec(d.h, "DROP TABLE reductions; UPDATE meta SET value = '3'"
@@ -270,7 +339,7 @@ int main(void)
 	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 3 && db_reductions(&d, NULL, NULL, NULL, NULL, &e) == 0,
 	   "read-only, it stays schema 3 and has no reductions");
 	db_close(&d);
-	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 4, "opened for writing, it migrates to schema 4");
+	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 5, "opened for writing, it migrates to schema 5");
 	{
 		struct db_reduction r = { "ort", "abc", "reduced", "/x/abc", 7, 2, 9, "MaxPool,Relu", "1.0" };
 		char got[64] = "";
@@ -284,7 +353,7 @@ int main(void)
 		is_int(db_reductions(&d, "tvm-onnx", NULL, NULL, NULL, &e), 0, "none for another frontend");
 	}
 	db_close(&d);
-	is_int(count_schema(path), 4, "the file says schema 4");
+	is_int(count_schema(path), 5, "the file says schema 5");
 
 	unlink(path);
 	snprintf(text, sizeof(text), "%s/results.db-wal", dir);

@@ -39,11 +39,11 @@ static int sql_says(sqlite3 *h, const char *name)
 
 int main(void)
 {
-	static const char *const failures[] = { "mismatch", "crash", "timeout", "oom", "error" };
+	static const char *const failures[] = { "mismatch", "inconsistent", "crash", "timeout", "oom", "error" };
 	static const char *const others[] = { "pass", "unsupported", "undefined" };
 	sqlite3 *h = NULL;
 
-	plan(3 * OUTCOME_COUNT + 5 + 3 + 3 + 2);
+	plan(3 * OUTCOME_COUNT + 6 + 3 + 3 + 2);
 	if (sqlite3_open(":memory:", &h) != SQLITE_OK)
 		return 1;
 	for (int o = 0; o < OUTCOME_COUNT; o++) {
