@@ -36,7 +36,7 @@ check "its results have no tolerance in the merged store" -- \
 
 expect_exit 0 "bugs writes to it" -- "$FERRY" bugs old.db
 contains "three unique bugs from three failures" "$out" "3 unique bugs from 3 failures"
-check "and migrates it to schema 4" -- test "$(sql old.db "SELECT value FROM meta WHERE key = 'schema'")" = 4
+check "and migrates it to schema 5" -- test "$(sql old.db "SELECT value FROM meta WHERE key = 'schema'")" = 5
 check "its results get their run's frontend version" -- \
 	test "$(sql old.db "SELECT count(*) FROM results WHERE frontend = 'ort' AND frontend_version = '1.31.1'")" -eq 7
 expect_exit 0 "show reads the migrated store" -- "$FERRY" show old.db 8c64
@@ -44,6 +44,6 @@ contains "with the bug's reproducer" "$out" "ATOL = 0.001"
 contains "and the release that gave the result" "$out" "fault-injecting 1.31.1"
 
 cp pristine.db future.db
-"$py" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE meta SET value = 5 WHERE key = ?", ("schema",)); c.commit()' future.db
+"$py" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE meta SET value = 6 WHERE key = ?", ("schema",)); c.commit()' future.db
 expect_exit 4 "a store of a newer schema is refused as bad input" -- "$FERRY" report future.db
 finish
