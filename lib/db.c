@@ -559,6 +559,8 @@ static int call_row(sqlite3_stmt *st, void *arg, struct err *e)
 	return c->fn(c->ctx, &row, e);
 }
 
+static int has_table(struct db *d, const char *name, struct err *e);
+
 static int failures(struct db *d, const char *frontend, enum db_order order, int bugs, db_row_fn fn, void *ctx,
 		    struct err *e)
 {
@@ -572,8 +574,28 @@ static int failures(struct db *d, const char *frontend, enum db_order order, int
 	sqlite3_stmt *st;
 	int r = -1;
 
-	buf_adds(&sql, "SELECT " ROW_COLUMNS " FROM results r LEFT JOIN instances i USING(id)"
-		 " WHERE (?1 IS NULL OR r.frontend = ?1) AND ");
+	int reduced = bugs ? has_table(d, "reductions", e) : 0;
+
+	if (reduced < 0)
+		return -1;
+	/* What groups a failure into a bug is what decides it: a graph test that ferry reduce cut down
+	 * to a subgraph counts as the operators of that subgraph ("graph:MaxPool,Relu"), not as one
+	 * operator "graph" that every graph failure shares. */
+	if (reduced) {
+		struct buf cols = BUF_INIT;
+		const char *at = strstr(ROW_COLUMNS, "i.op,");
+
+		buf_add(&cols, ROW_COLUMNS, (size_t)(at - ROW_COLUMNS));
+		buf_adds(&cols, "CASE WHEN x.ops IS NOT NULL THEN 'graph:' || x.ops ELSE i.op END,");
+		buf_adds(&cols, at + strlen("i.op,"));
+		buf_addf(&sql, "SELECT %s FROM results r LEFT JOIN instances i USING(id) LEFT JOIN reductions x"
+			 " ON x.frontend = r.frontend AND x.id = r.id AND x.status = 'reduced'"
+			 " WHERE (?1 IS NULL OR r.frontend = ?1) AND ", cols.data);
+		buf_release(&cols);
+	} else {
+		buf_adds(&sql, "SELECT " ROW_COLUMNS " FROM results r LEFT JOIN instances i USING(id)"
+			 " WHERE (?1 IS NULL OR r.frontend = ?1) AND ");
+	}
 	if (bugs)
 		outcome_bug_sql("r.outcome", &sql);
 	else

@@ -1,9 +1,9 @@
-/* cmd-reduce.c: ferry reduce STORE [BUG...] [-F FRONTEND] [-j N] [-t SECONDS] [-m SIZE] [-o DIR] [--all]
+/* cmd-reduce.c: ferry reduce STORE [BUG...] [-F FRONTEND] [-j N] [-t SECONDS] [-m SIZE] [-o DIR] [--simplest]
  *
  * Reduces failing multi-node ONNX tests to the smallest subgraph that still fails the same way
  * (GenCoG's reducer, node by node): the bug's reproducer is then a model of a node or two, which
  * names the operator that decides. For each failing result it takes (a crash or a mismatch: the
- * representative of each bug, or with --all every member), ferry.templates.onnx_subgraph plans
+ * failing member of the bugs, or with --simplest each bug's representative), ferry.templates.onnx_subgraph plans
  * candidate subgraphs, smallest first (each node alone, then each node with its producers, growing;
  * at most 4 per node), and writes each as an ordinary test directory whose cut tensors hold the
  * original reference run's values. The candidates run through the result's frontend in watched
@@ -34,14 +34,15 @@
 static const char usage[] =
 	"usage: ferry reduce STORE [BUG...] [-F FRONTEND] [options]\n"
 	"\n"
-	"Reduce the failing multi-node ONNX tests of STORE (each bug's simplest test, or every member\n"
-	"with --all; only the BUGs given, by id or unique prefix) to the smallest subgraph that still\n"
-	"fails the same way, running candidate subgraphs through the frontend, smallest first. ferry\n"
-	"show then writes the reduced model as the bug's reproducer.\n";
+	"Reduce the failing multi-node ONNX tests of STORE (every member of the bugs, or each bug's\n"
+	"simplest test with --simplest; only the BUGs given, by id or unique prefix) to the smallest\n"
+	"subgraph that still fails the same way, running candidate subgraphs through the frontend,\n"
+	"smallest first. ferry show then writes the reduced model as the bug's reproducer; a reduced\n"
+	"failure groups into bugs by the operators of its subgraph.\n";
 
 static struct {
 	const char *frontend, *outdir;
-	int jobs, all, again;
+	int jobs, simplest, again;
 	double timeout;
 	unsigned long long memory;
 } optv;
@@ -53,8 +54,9 @@ static const struct opt options[] = {
 	OPT_SECONDS('t', "timeout", "SECONDS", "time a candidate may take (default: 60)", &optv.timeout),
 	OPT_SIZE('m', "memory", "SIZE", "memory a worker may use (default: a share of the machine's)", &optv.memory),
 	OPT_STRING('o', "output", "DIR", "where the reduced tests go (default: STORE.reduced)", &optv.outdir),
-	OPT_FLAG(0, "all", "reduce every failing member of the bugs, not only each bug's simplest test",
-		 &optv.all),
+	OPT_FLAG(0, "simplest", "reduce only each bug's simplest test (a bug whose members are not all\n"
+		 "reduced may then split: a reduced member groups by the operators that decide it)",
+		 &optv.simplest),
 	OPT_FLAG(0, "again", "reduce results that were reduced before", &optv.again),
 	OPT_END(),
 };
@@ -194,10 +196,10 @@ static int take_member(void *ctx, const char *frontend, const char *bug_id, cons
 	return take(ctx, frontend, id, e);
 }
 
-/* A bug's representative, or with --all its members. */
+/* A bug's members, or with --simplest its representative. */
 static int take_bug(struct reduce *r, const struct db_bug *b, struct err *e)
 {
-	if (optv.all)
+	if (!optv.simplest)
 		return db_bug_members(&r->db, b->frontend, b->bug_id, -1, take_member, r, e);
 	return take(r, b->frontend, b->representative, e);
 }

@@ -8,7 +8,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 28
+plan 29
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 nodes() { "$py" -c 'import onnx, sys; print(",".join(n.op_type + ":" + n.name for n in onnx.load(sys.argv[1] + "/model.onnx").graph.node))' "$1"; }
 
@@ -50,6 +50,8 @@ contains "the same two nodes" "$out" "reduced from 7 to 2 nodes (MaxPool,Relu)"
 expect_exit 0 "bugs lists them" -- "$FERRY" bugs r.db
 contains "with the decisive operators of the crash" "$out" "reduced from 7 to 2 nodes: MaxPool,Relu"
 contains "and the decisive operator of the mismatch" "$out" "reduced from 6 to 1 node: Tanh (the decisive operator)"
+got=$(sql r.db "SELECT ops FROM bugs ORDER BY ops" | tr '\n' ' ')
+check "the bugs group by what decides them, not as 'graph' (got $got)" -- test "$got" = "graph:MaxPool,Relu graph:Tanh "
 expect_exit 0 "report lists them" -- "$FERRY" report r.db
 contains "under each failure" "$out" "reduced from 6 to 1 node: Tanh"
 bug=$(sql r.db "SELECT bug_id FROM bugs WHERE outcome = 'crash'")
