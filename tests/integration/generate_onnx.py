@@ -2,8 +2,8 @@
 record) becomes a model, built here with onnx.helper alone (not with ferry's template, so that a
 template bug cannot hide a spec bug), which must pass onnx.checker (full_check) and strict shape
 inference with data propagation; every node output's inferred dtype and shape must equal the type the
-spec claimed for it; and the model must run in onnx.reference with inputs drawn from the records'
-ranges, giving outputs of the claimed shapes.
+spec claimed for it (a dim onnx leaves unknown agrees with any); and the model must run in
+onnx.reference with inputs drawn from the records' ranges, giving outputs of the claimed shapes.
 
 Usage: python generate_onnx.py CORPUS [--no-run]. Prints one line per disagreement, naming the
 operator, and a summary; exits 1 when there is a disagreement."""
