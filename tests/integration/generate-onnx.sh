@@ -8,7 +8,7 @@ need_python_module onnx
 py="${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}"
 plan 4
 
-"$FERRY" generate -o nodes.jsonl -n 400 --nodes 1:1 --seed 21 -q >/dev/null
+"$FERRY" generate -o nodes.jsonl -n 600 --nodes 1:1 --seed 21 -q >/dev/null
 "$FERRY" generate -o graphs.jsonl -n 50 --nodes 2:30 --seed 22 -q >/dev/null
 ops=$("$FERRY" generate --list | awk '{print $1}' | sort -u | wc -l)
 seen=$(cat nodes.jsonl graphs.jsonl | grep -o '"op":"[A-Za-z]*"' | sort -u | grep -v -c '"op":"graph"')
@@ -16,7 +16,7 @@ seen=$(cat nodes.jsonl graphs.jsonl | grep -o '"op":"[A-Za-z]*"' | sort -u | gre
 set +e
 out=$("$py" "$top_srcdir/tests/integration/generate_onnx.py" nodes.jsonl 2>&1); code=$?
 set -e
-ok $code "400 node records agree with onnx"
+ok $code "600 node records agree with onnx"
 printf '%s\n' "$out" | tail -5 | sed 's/^/#   /'
 set +e
 out=$("$py" "$top_srcdir/tests/integration/generate_onnx.py" graphs.jsonl 2>&1); code=$?
