@@ -123,7 +123,8 @@ int wrapped_load(const char *dir, struct wrapped **out, size_t *n, size_t *bad,
 		w->reason = cJSON_IsString(rs) ? xstrdup(rs->valuestring) : NULL;
 		rs = cJSON_GetObjectItemCaseSensitive(wrap, "undefined");
 		w->undefined = cJSON_IsString(rs) ? xstrdup(rs->valuestring) : NULL;
-		w->undefined_values = w->undefined && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(wrap, "undefined_values"));
+		rs = cJSON_GetObjectItemCaseSensitive(wrap, "undefined_values");
+		w->undefined_values = w->undefined && cJSON_IsTrue(rs);
 		w->dir = wrapped_test_dir(absdir, in.id);
 		record_write(&in, &line);
 		w->line = buf_detach(&line);
