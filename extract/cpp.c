@@ -449,19 +449,24 @@ static int written(struct run *r, CXCursor c)
 
 /* The arguments written in a call: its expression children but the callee, the child that starts
  * where the call starts and is followed by "(" or "<" (a constructor call has no callee child). */
+static int has_callee(struct run *r, CXCursor call, CXCursor *k, size_t nk)
+{
+	size_t nt, nc;
+	struct tok *t, *c;
+
+	if (!nk || !r->api->isExpression(kind(r, k[0])))
+		return 0;
+	t = toks(r, call, &nt);
+	c = toks(r, k[0], &nc);
+	return nc && nt > nc && c[0].offset == t[0].offset && (!strcmp(t[nc].s, "(") || !strcmp(t[nc].s, "<"));
+}
+
 static CXCursor *call_args(struct run *r, CXCursor call, size_t *n)
 {
-	size_t nk, m = 0, first = 0;
+	size_t nk, m = 0, first;
 	CXCursor *k = kids(r, call, &nk), *v = arena_alloc(&r->arena, (nk + 1) * sizeof(*v));
 
-	if (nk && r->api->isExpression(kind(r, k[0]))) {
-		size_t nt, nc;
-		struct tok *t = toks(r, call, &nt), *c = toks(r, k[0], &nc);
-
-		if (kind(r, k[0]) == CXCursor_MemberRefExpr ||
-		    (nc && nt > nc && c[0].offset == t[0].offset && (!strcmp(t[nc].s, "(") || !strcmp(t[nc].s, "<"))))
-			first = 1;
-	}
+	first = (size_t)has_callee(r, call, k, nk);
 	for (size_t i = first; i < nk; i++)
 		if (written(r, k[i]))
 			v[m++] = k[i];
@@ -1131,7 +1136,7 @@ static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 		}
 		return unknown("a value computed at run time");
 	}
-	if (nk && kind(r, k[0]) == CXCursor_MemberRefExpr) {
+	if (nk && kind(r, k[0]) == CXCursor_MemberRefExpr && has_callee(r, c, k, nk)) {
 		size_t nb;
 		CXCursor *b = kids(r, k[0], &nb);
 
