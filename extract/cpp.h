@@ -55,9 +55,9 @@ int cpp_harvest_onnx(char *const *files, size_t n, const struct cpp_opts *o, str
  * F::x(input, F::XFuncOptions()...) (suite "libtorch-cpp"). */
 int cpp_harvest_torch(char *const *files, size_t n, const struct cpp_opts *o, struct err *e);
 
-/* count-tests for ONNX Runtime's tests: each tester that a TEST reaches counts once for its operator
- * (a helper called from ten tests, ten times); a construction no TEST reaches whose operator is a
- * literal counts once. */
+/* count-tests for ONNX Runtime's tests: each tester that a TEST reaches and runs counts once for its
+ * operator (a helper called from ten tests, ten times; a template instantiated for four types, four
+ * times), whatever becomes of its values. */
 int cpp_count_onnx(struct counts *c, char *const *files, size_t n, const struct cpp_opts *o, struct err *e);
 
 #endif
