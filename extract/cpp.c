@@ -38,14 +38,17 @@ static const char stub_header[] =
 	/* each test carries its name in an annotation, which libclang shows as a child of the function */
 	"#define FERRY_NAME_(s, n) __attribute__((annotate(\"ferry-test \" #s \".\" #n)))\n"
 	"#define TEST(s, n) FERRY_NAME_(s, n) void s##_##n##_ferry_test_()\n"
-	"#define TEST_F(s, n) struct s##_##n##_ferry_f_ : s { void body(); }; FERRY_NAME_(s, n) void s##_##n##_ferry_f_::body()\n"
-	"#define TEST_P(s, n) struct s##_##n##_ferry_p_ : s { void body(); }; FERRY_NAME_(s, n) void s##_##n##_ferry_p_::body()\n"
+	"#define TEST_F(s, n) struct s##_##n##_ferry_f_ : s { void body(); }; FERRY_NAME_(s, n) void s##"
+	"_##n##_ferry_f_::body()\n"
+	"#define TEST_P(s, n) struct s##_##n##_ferry_p_ : s { void body(); }; FERRY_NAME_(s, n) void s##"
+	"_##n##_ferry_p_::body()\n"
 	"#define TYPED_TEST(s, n) template <typename TypeParam> FERRY_NAME_(s, n) void s##_##n##_ferry_typed_()\n"
 	"#define TYPED_TEST_SUITE(...)\n#define INSTANTIATE_TEST_SUITE_P(...)\n#define GTEST_SKIP() return\n"
 	"#define ORT_ENFORCE(...)\n#define ORT_THROW(...)\n#define ASSERT_TRUE(...)\n#define ASSERT_FALSE(...)\n"
 	"#define EXPECT_TRUE(...)\n#define EXPECT_FALSE(...)\n#define ASSERT_EQ(...)\n#define EXPECT_EQ(...)\n"
 	"#define ASSERT_NE(...)\n#define EXPECT_NE(...)\n#define ASSERT_STATUS_OK(...)\n#define ASSERT_NEAR(...)\n"
-	"#define EXPECT_NEAR(...)\n#define ASSERT_THROW(...)\n#define EXPECT_THROW(...)\n#define ORT_UNUSED_PARAMETER(x)\n"
+	"#define EXPECT_NEAR(...)\n#define ASSERT_THROW(...)\n#define EXPECT_THROW(...)\n#define ORT_UNU"
+	"SED_PARAMETER(x)\n"
 	"namespace testing { struct Test { virtual void SetUp() {} virtual ~Test() {} }; "
 	"template <typename T> struct TestWithParam : Test { const T &GetParam() const; }; }\n"
 	"namespace onnxruntime {\n"
@@ -58,9 +61,11 @@ static const char stub_header[] =
 	EP(Azure) EP(Snpe) EP(Rknpu) EP(Nuphar) EP(Tvm)
 #undef EP
 	"struct IExecutionProvider {};\n"
-	"struct MLFloat16 { MLFloat16(); MLFloat16(float); static MLFloat16 FromBits(uint16_t); float ToFloat() const; };\n"
+	"struct MLFloat16 { MLFloat16(); MLFloat16(float); static MLFloat16 FromBits(uint16_t); float To"
+	"Float() const; };\n"
 	"struct BFloat16 { BFloat16(); BFloat16(float); float ToFloat() const; };\n"
-	"struct Float8E4M3FN { Float8E4M3FN(float, bool = true); };\nstruct Float8E5M2 { Float8E5M2(float, bool = true); };\n"
+	"struct Float8E4M3FN { Float8E4M3FN(float, bool = true); };\nstruct Float8E5M2 { Float8E5M2(floa"
+	"t, bool = true); };\n"
 	"struct Float8E4M3FNUZ { Float8E4M3FNUZ(float, bool = true); };\n"
 	"struct Float8E5M2FNUZ { Float8E5M2FNUZ(float, bool = true); };\n"
 	"struct Int4x2 { Int4x2(); Int4x2(int, int); };\nstruct UInt4x2 { UInt4x2(); UInt4x2(int, int); };\n"
@@ -85,27 +90,40 @@ static const char stub_header[] =
 	"  enum class ExpectResult { kExpectSuccess, kExpectFailure };\n"
 	"  OpTester(const char *op, int opset = 7, const char *domain = kOnnxDomain, bool verify = true);\n"
 	"  OpTester(const std::string &op, int opset = 7, const char *domain = kOnnxDomain, bool verify = true);\n"
-	"  template <typename T> void AddInput(const char *, std::vector<int64_t>, std::initializer_list<T>, bool = false, const std::vector<std::string> * = nullptr);\n"
-	"  template <typename T> void AddInput(const char *, std::vector<int64_t>, const std::vector<T> &, bool = false, const std::vector<std::string> * = nullptr);\n"
-	"  template <typename T> void AddInput(const std::string &, std::vector<int64_t>, std::initializer_list<T>, bool = false, const std::vector<std::string> * = nullptr);\n"
-	"  template <typename T> void AddInput(const std::string &, std::vector<int64_t>, const std::vector<T> &, bool = false, const std::vector<std::string> * = nullptr);\n"
-	"  template <typename T> void AddOutput(const char *, std::vector<int64_t>, std::initializer_list<T>, bool = false, float = 0, float = 0);\n"
-	"  template <typename T> void AddOutput(const char *, std::vector<int64_t>, const std::vector<T> &, bool = false, float = 0, float = 0);\n"
-	"  template <typename T> void AddOutput(const std::string &, std::vector<int64_t>, std::initializer_list<T>, bool = false, float = 0, float = 0);\n"
-	"  template <typename T> void AddOutput(const std::string &, std::vector<int64_t>, const std::vector<T> &, bool = false, float = 0, float = 0);\n"
+	"  template <typename T> void AddInput(const char *, std::vector<int64_t>, std::initializer_list"
+	"<T>, bool = false, const std::vector<std::string> * = nullptr);\n"
+	"  template <typename T> void AddInput(const char *, std::vector<int64_t>, const std::vector<T> "
+	"&, bool = false, const std::vector<std::string> * = nullptr);\n"
+	"  template <typename T> void AddInput(const std::string &, std::vector<int64_t>, std::initializ"
+	"er_list<T>, bool = false, const std::vector<std::string> * = nullptr);\n"
+	"  template <typename T> void AddInput(const std::string &, std::vector<int64_t>, const std::vec"
+	"tor<T> &, bool = false, const std::vector<std::string> * = nullptr);\n"
+	"  template <typename T> void AddOutput(const char *, std::vector<int64_t>, std::initializer_lis"
+	"t<T>, bool = false, float = 0, float = 0);\n"
+	"  template <typename T> void AddOutput(const char *, std::vector<int64_t>, const std::vector<T>"
+	" &, bool = false, float = 0, float = 0);\n"
+	"  template <typename T> void AddOutput(const std::string &, std::vector<int64_t>, std::initiali"
+	"zer_list<T>, bool = false, float = 0, float = 0);\n"
+	"  template <typename T> void AddOutput(const std::string &, std::vector<int64_t>, const std::ve"
+	"ctor<T> &, bool = false, float = 0, float = 0);\n"
 	"  template <typename T> void AddAttribute(std::string, T);\n"
 	"  template <typename T> void AddAttribute(std::string, std::initializer_list<T>);\n"
 	"  template <typename T> void AddOptionalInputEdge();\n  template <typename T> void AddOptionalOutputEdge();\n"
-	"  template <typename... A> void AddSeqInput(A &&...);\n  template <typename... A> void AddSeqOutput(A &&...);\n"
+	"  template <typename... A> void AddSeqInput(A &&...);\n  template <typename... A> void AddSeqOu"
+	"tput(A &&...);\n"
 	"  template <typename... A> void AddReferenceOutputs(A &&...);\n"
 	"  void Run(ExpectResult = ExpectResult::kExpectSuccess, const std::string & = \"\", "
 	"const std::unordered_set<std::string> & = {}, const RunOptions * = nullptr, "
 	"std::vector<std::unique_ptr<IExecutionProvider>> * = nullptr, ...);\n"
 	"  template <typename... A> void RunWithConfig(A &&...);\n"
-	"  template <typename... A> OpTester &Config(A &&...);\n  template <typename... A> OpTester &ConfigEp(A &&...);\n"
-	"  template <typename... A> OpTester &ConfigEps(A &&...);\n  template <typename... A> OpTester &ConfigExcludeEps(A &&...);\n"
-	"  template <typename... A> void SetOutputAbsErr(A &&...);\n  template <typename... A> void SetOutputRelErr(A &&...);\n"
-	"  template <typename... A> void SetOutputTolerance(A &&...);\n  template <typename... A> void AddShapeToTensorData(A &&...);\n"
+	"  template <typename... A> OpTester &Config(A &&...);\n  template <typename... A> OpTester &Con"
+	"figEp(A &&...);\n"
+	"  template <typename... A> OpTester &ConfigEps(A &&...);\n  template <typename... A> OpTester &"
+	"ConfigExcludeEps(A &&...);\n"
+	"  template <typename... A> void SetOutputAbsErr(A &&...);\n  template <typename... A> void SetO"
+	"utputRelErr(A &&...);\n"
+	"  template <typename... A> void SetOutputTolerance(A &&...);\n  template <typename... A> void A"
+	"ddShapeToTensorData(A &&...);\n"
 	"};\n"
 	"}\n}\n"
 	/* libtorch: the names its tests use, as templates that accept anything. */
@@ -802,8 +820,9 @@ static struct cval numeric_limit(struct run *r, struct frame *f, CXCursor c)
 				 !strcmp(what, "epsilon") ? 2.220446049250313e-16 : NAN);
 	{
 		static const struct { const char *t; long long lo, hi; } ints[] = {
-			{ "int8_t", INT8_MIN, INT8_MAX }, { "uint8_t", 0, UINT8_MAX }, { "int16_t", INT16_MIN, INT16_MAX },
-			{ "uint16_t", 0, UINT16_MAX }, { "int32_t", INT32_MIN, INT32_MAX }, { "int", INT32_MIN, INT32_MAX },
+			{ "int8_t", INT8_MIN, INT8_MAX }, { "uint8_t", 0, UINT8_MAX },
+			{ "int16_t", INT16_MIN, INT16_MAX }, { "uint16_t", 0, UINT16_MAX },
+			{ "int32_t", INT32_MIN, INT32_MAX }, { "int", INT32_MIN, INT32_MAX },
 			{ "uint32_t", 0, UINT32_MAX }, { "int64_t", INT64_MIN, INT64_MAX },
 		};
 
@@ -974,7 +993,8 @@ static struct cval eval(struct run *r, struct frame *f, CXCursor c)
 		idx = eval(r, f, ch[1]);
 		if (base.kind == CV_LIST && idx.kind == CV_NUM && !idx.is_float && idx.i >= 0 && (size_t)idx.i < base.n)
 			return base.items[idx.i];
-		return base.kind == CV_UNKNOWN ? base : idx.kind == CV_UNKNOWN ? idx : unknown("a value computed at run time");
+		return base.kind == CV_UNKNOWN ? base : idx.kind == CV_UNKNOWN ? idx :
+		       unknown("a value computed at run time");
 	}
 	case CXCursor_LambdaExpr: {
 		struct cval v;
@@ -1124,7 +1144,8 @@ static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 		if (!strcmp(op, "[]")) {
 			if (a.kind == CV_LIST && b.kind == CV_NUM && !b.is_float && b.i >= 0 && (size_t)b.i < a.n)
 				return a.items[b.i];
-			return a.kind == CV_UNKNOWN ? a : b.kind == CV_UNKNOWN ? b : unknown("a value computed at run time");
+			return a.kind == CV_UNKNOWN ? a : b.kind == CV_UNKNOWN ? b :
+			       unknown("a value computed at run time");
 		}
 		if ((!strcmp(op, "==") || !strcmp(op, "!=")) && a.kind == CV_STR && b.kind == CV_STR)
 			return boolean(!strcmp(a.s, b.s) == !strcmp(op, "=="));
@@ -1228,7 +1249,8 @@ static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 
 			if (kind(r, cc[i]) == CXCursor_DeclRefExpr &&
 			    (kind(r, rr) == CXCursor_FunctionTemplate || kind(r, rr) == CXCursor_FunctionDecl) &&
-			    r->api->isCursorDefinition(rr) && !r->api->Location_isInSystemHeader(r->api->getCursorLocation(rr)))
+			    r->api->isCursorDefinition(rr) &&
+			    !r->api->Location_isInSystemHeader(r->api->getCursorLocation(rr)))
 				return invoke(r, f, rr, args, nargs, &ce, NULL);
 		}
 	}
@@ -1252,16 +1274,6 @@ static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 	}
 	if (rk == CXCursor_Constructor && nargs == 0)
 		return list_of(r, 0);
-	if (getenv("FERRY_CPP_DEBUG")) {
-		size_t nt;
-		struct tok *t = toks(r, c, &nt);
-
-		fprintf(stderr, "debug: %s:%u: call '%s' (%s, %zu args, ref kind %d):", r->file, line_of(r, c), ce.name,
-			spelling(r, c), nargs, (int)rk);
-		for (size_t i = 0; i < nt && i < 12; i++)
-			fprintf(stderr, " %s", t[i].s);
-		fputc('\n', stderr);
-	}
 	return unknown("a value computed by a call");
 }
 
@@ -1417,7 +1429,8 @@ static int tester_method(struct run *r, struct frame *f, struct tester *t, CXCur
 			size_t nt;
 			struct tok *tk = toks(r, a[0], &nt);
 
-			failure = er.kind == CV_SYM ? !strcmp(er.s, "kExpectFailure") : nt && !strcmp(tk[nt - 1].s, "kExpectFailure");
+			failure = er.kind == CV_SYM ? !strcmp(er.s, "kExpectFailure") :
+				  nt && !strcmp(tk[nt - 1].s, "kExpectFailure");
 			if (nargs >= 2) {
 				struct cval mv = eval(r, f, a[1]);
 
@@ -1427,7 +1440,8 @@ static int tester_method(struct run *r, struct frame *f, struct tester *t, CXCur
 		}
 		tester_run(r, f, t, failure, msg);
 	} else if (!strcmp(m, "AddSeqInput") || !strcmp(m, "AddSeqOutput") || !strncmp(m, "AddSparse", 9) ||
-		   !strcmp(m, "AddReferenceOutputs") || !strcmp(m, "AddCustomOpRegistry") || !strcmp(m, "AddMapInput")) {
+		   !strcmp(m, "AddReferenceOutputs") || !strcmp(m, "AddCustomOpRegistry") ||
+		   !strcmp(m, "AddMapInput")) {
 		t->taint = !strcmp(m, "AddReferenceOutputs") ? "expected outputs read from a file" :
 			   "a sequence, map or sparse tensor";
 	}
@@ -2146,7 +2160,8 @@ static cJSON *attr_json(const struct cval *v, const char *ctype, const char **wh
 			else if (is_number(it))
 				cJSON_AddNumberToObject(x, "int", (double)it->i);
 			else {
-				*why = it->kind == CV_UNKNOWN ? it->s : "an attribute of a kind the harvester does not map";
+				*why = it->kind == CV_UNKNOWN ? it->s :
+				       "an attribute of a kind the harvester does not map";
 				cJSON_Delete(x);
 				cJSON_Delete(o);
 				return NULL;

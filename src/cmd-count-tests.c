@@ -249,7 +249,8 @@ static int count_tests(int argc, char **argv)
 		qsort(f.mlir, f.nmlir, sizeof(*f.mlir), str_cmp);
 	c.library = xstrdup(library);
 	if ((f.npy && counts_py_count(&c, f.py, f.npy, library, on_skipped, NULL, &e) < 0) ||
-	    (strcmp(library, "onnx") ? count_text(&c, f.cpp, f.ncpp, counts_scan_cpp, &e) : count_cpp(&c, &f, &e)) < 0 ||
+	    (strcmp(library, "onnx") ? count_text(&c, f.cpp, f.ncpp, counts_scan_cpp, &e)
+				     : count_cpp(&c, &f, &e)) < 0 ||
 	    count_text(&c, f.mlir, f.nmlir, counts_scan_mlir, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
