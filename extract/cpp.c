@@ -191,10 +191,18 @@ static void arena_release(struct arena *a)
 
 /* --- values ------------------------------------------------------------------------------------- */
 
-enum cv_kind { CV_UNKNOWN, CV_NUM, CV_BOOL, CV_STR, CV_LIST, CV_SYM, CV_TESTER, CV_CLOSURE, CV_ABSENT };
+/* CV_TENSOR, CV_MODULE, CV_OPTS (an options builder) and CV_TOPTS (torch::TensorOptions, its dtype in
+ * s) are libtorch's */
+enum cv_kind {
+	CV_UNKNOWN, CV_NUM, CV_BOOL, CV_STR, CV_LIST, CV_SYM, CV_TESTER, CV_CLOSURE, CV_ABSENT, CV_TENSOR,
+	CV_MODULE, CV_OPTS, CV_TOPTS
+};
 
 struct tester;
 struct frame;
+struct ttensor;
+struct tmod;
+struct topts;
 
 struct cval {
 	enum cv_kind kind;
@@ -208,6 +216,9 @@ struct cval {
 	struct tester *t;       /* CV_TESTER */
 	CXCursor cur;           /* CV_CLOSURE: the lambda */
 	struct frame *env;      /* CV_CLOSURE: where it was made */
+	struct ttensor *tt;     /* CV_TENSOR */
+	struct tmod *tm;        /* CV_MODULE */
+	struct topts *to;       /* CV_OPTS */
 };
 
 static struct cval unknown(const char *why)
@@ -328,6 +339,7 @@ struct run {
 	struct arena arena;
 	const char *file;       /* as recorded (relative to the checkout) */
 	const char *commit;     /* NULL outside a git tree */
+	const char *version;    /* the checkout's version (VERSION_NUMBER, version.txt), or NULL */
 	const char *test;       /* "Suite.Name" */
 	unsigned test_line;
 	int loop;               /* inside a loop the harvester does not unroll */
@@ -1729,57 +1741,112 @@ int cpp_files(const char *const *paths, size_t n, int headers, char ***files, si
 	return 0;
 }
 
-/* The checkout a file is in: its top directory (the one holding .git) and HEAD's commit, read from
- * the git directory's files rather than by running git. */
-static void git_of(struct run *r, const char *path, const char **top, const char **commit)
+/* The first line of a small file, in the arena; NULL when it cannot be read. */
+static const char *first_line(struct run *r, const char *path)
+{
+	struct buf b = BUF_INIT;
+	struct err e = ERR_INIT;
+	const char *line = NULL;
+
+	if (fs_read(path, &b, &e) == 0 && b.len && b.len < 65536)
+		line = arena_strndup(&r->arena, b.data, strcspn(b.data, "\r\n"));
+	buf_release(&b);
+	err_release(&e);
+	return line;
+}
+
+/* The commit a ref names in a git directory: its loose file, else its line in packed-refs. */
+static const char *git_ref(struct run *r, const char *gitdir, const char *ref)
+{
+	char *path = xasprintf("%s/%s", gitdir, ref);
+	const char *c = first_line(r, path), *hit = NULL;
+
+	free(path);
+	if (!c || strlen(c) < 40) {
+		path = xasprintf("%s/packed-refs", gitdir);
+		{
+			struct buf pk = BUF_INIT;
+			struct err e = ERR_INIT;
+			size_t len = strlen(ref);
+
+			/* a line "<40 hex> refs/heads/main" */
+			if (fs_read(path, &pk, &e) == 0)
+				for (const char *q = pk.data; q && (q = strstr(q, ref)); q += len)
+					if (q - pk.data >= 41 && q[-1] == ' ' && (q[len] == '\n' || !q[len])) {
+						hit = arena_strndup(&r->arena, q - 41, 40);
+						break;
+					}
+			buf_release(&pk);
+			err_release(&e);
+		}
+		free(path);
+		return hit;
+	}
+	return arena_strndup(&r->arena, c, 40);
+}
+
+/* The checkout a file is in: its top directory (the nearest holding .git: a directory, or in a
+ * worktree or a submodule a file "gitdir: PATH"), HEAD's commit read from the git directory's files
+ * rather than by running git, and the version its version file (vfile, at the top or above the
+ * file) names. */
+static void git_of(struct run *r, const char *path, const char *vfile, const char **top, const char **commit,
+		   const char **version)
 {
 	char *abs = fs_abspath(path), *p;
-	struct buf head = BUF_INIT;
-	struct err e = ERR_INIT;
 
-	*top = NULL;
-	*commit = NULL;
+	*top = *commit = *version = NULL;
 	while ((p = strrchr(abs, '/'))) {
-		char *git;
+		char *dotgit, *v;
+		const char *gitdir = NULL, *head;
+		struct stat st;
 
 		*p = 0;
-		git = xasprintf("%s/.git/HEAD", *abs ? abs : "");
-		if (fs_exists(git)) {
-			*top = arena_strdup(&r->arena, abs);
-			if (fs_read(git, &head, &e) == 0 && head.len >= 40) {
-				if (!strncmp(head.data, "ref: ", 5)) {
-					char *ref = xasprintf("%s/.git/%.*s", abs, (int)strcspn(head.data + 5, "\n"),
-							      head.data + 5);
-					struct buf h = BUF_INIT;
+		v = xasprintf("%s/%s", abs, vfile);
+		if (!*version && vfile && fs_exists(v))
+			*version = first_line(r, v);
+		free(v);
+		if (*top)
+			continue;
+		dotgit = xasprintf("%s/.git", abs);
+		if (stat(dotgit, &st) == 0 && S_ISDIR(st.st_mode)) {
+			gitdir = arena_strdup(&r->arena, dotgit);
+		} else if (stat(dotgit, &st) == 0 && S_ISREG(st.st_mode)) {
+			const char *line = first_line(r, dotgit);
 
-					if (fs_read(ref, &h, &e) == 0 && h.len >= 40)
-						*commit = arena_strndup(&r->arena, h.data, 40);
-					else {
-						/* a packed ref */
-						char *packed = xasprintf("%s/.git/packed-refs", abs);
-						struct buf pk = BUF_INIT;
-						const char *name = ref + strlen(abs) + 6, *hit;
+			if (line && !strncmp(line, "gitdir: ", 8)) {
+				char *g = line[8] == '/' ? xstrdup(line + 8) : xasprintf("%s/%s", abs, line + 8);
 
-						err_release(&e);
-						if (fs_read(packed, &pk, &e) == 0 && (hit = strstr(pk.data, name)) &&
-						    hit - pk.data >= 41)
-							*commit = arena_strndup(&r->arena, hit - 41, 40);
-						buf_release(&pk);
-						free(packed);
-					}
-					buf_release(&h);
-					free(ref);
-				} else {
-					*commit = arena_strndup(&r->arena, head.data, 40);
-				}
+				gitdir = arena_strdup(&r->arena, g);
+				free(g);
 			}
-			free(git);
-			break;
 		}
-		free(git);
+		free(dotgit);
+		if (!gitdir)
+			continue;
+		*top = arena_strdup(&r->arena, *abs ? abs : "/");
+		{
+			char *hp = xasprintf("%s/HEAD", gitdir);
+
+			head = first_line(r, hp);
+			free(hp);
+		}
+		if (head && !strncmp(head, "ref: ", 5)) {
+			/* a worktree's branches live in the common git directory its commondir names */
+			char *cd = xasprintf("%s/commondir", gitdir);
+			const char *common = first_line(r, cd);
+
+			free(cd);
+			*commit = git_ref(r, gitdir, head + 5);
+			if (!*commit && common) {
+				char *c = common[0] == '/' ? xstrdup(common) : xasprintf("%s/%s", gitdir, common);
+
+				*commit = git_ref(r, arena_strdup(&r->arena, c), head + 5);
+				free(c);
+			}
+		} else if (head && strlen(head) >= 40) {
+			*commit = arena_strndup(&r->arena, head, 40);
+		}
 	}
-	err_release(&e);
-	buf_release(&head);
 	free(abs);
 }
 
@@ -1873,13 +1940,23 @@ static const char *test_name(struct run *r, CXCursor fn)
 	return spelling(r, fn);
 }
 
+static int is_test(struct run *r, CXCursor fn)
+{
+	size_t nk;
+	CXCursor *k = kids(r, fn, &nk);
+
+	for (size_t i = 0; i < nk; i++)
+		if (kind(r, k[i]) == CXCursor_AnnotateAttr && !strncmp(spelling(r, k[i]), "ferry-test ", 11))
+			return 1;
+	return 0;
+}
+
 static enum CXChildVisitResult find_tests(CXCursor c, CXCursor parent, CXClientData data)
 {
 	struct walker *w = data;
 	struct run *r = w->r;
 	enum CXCursorKind k = kind(r, c);
 	CXSourceLocation loc = r->api->getCursorLocation(c);
-	const char *s;
 
 	(void)parent;
 	if (r->api->Location_isInSystemHeader(loc))
@@ -1917,9 +1994,9 @@ static enum CXChildVisitResult find_tests(CXCursor c, CXCursor parent, CXClientD
 	}
 	if ((k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod || k == CXCursor_FunctionTemplate) &&
 	    r->api->isCursorDefinition(c)) {
-		s = spelling(r, c);
-		if (strstr(s, "_ferry_test_") || strstr(s, "_ferry_typed_") ||
-		    (!strcmp(s, "body") && strstr(spelling(r, parent), "_ferry_"))) {
+		/* a TEST's function carries ferry's annotation: TEST_F's and TEST_P's bodies are methods
+		 * defined outside their struct, at the top level, where only the annotation tells them */
+		if (is_test(r, c)) {
 			XGROW(w->tests, w->cap, w->ntests + 1);
 			w->tests[w->ntests++] = c;
 		}
@@ -1948,7 +2025,10 @@ static enum CXChildVisitResult find_constructions(CXCursor c, CXCursor parent, C
 	return CXChildVisit_Recurse;
 }
 
-/* Parse one file and interpret its tests. */
+static void torch_test(struct run *r, CXCursor body);
+
+/* Parse one file and interpret its tests: ONNX Runtime's through the syntax tree (r->on_run),
+ * libtorch's through their tokens. */
 static int harvest_file(struct run *r, CXIndex idx, CXCompilationDatabase db, const char *path,
 			const char *stub, struct err *e)
 {
@@ -1974,13 +2054,15 @@ static int harvest_file(struct run *r, CXIndex idx, CXCompilationDatabase db, co
 		return 0;
 	}
 	r->tu = tu;
-	git_of(r, path, &top, &r->commit);
+	git_of(r, path, r->on_run ? "VERSION_NUMBER" : "version.txt", &top, &r->commit, &r->version);
 	r->file = top && !strncmp(fs_abspath(path), top, strlen(top)) ?
 		  arena_strdup(&r->arena, fs_abspath(path) + strlen(top) + 1) : path;
 	count(r, "files parsed", 1);
 	r->api->visitChildren(r->api->getTranslationUnitCursor(tu), find_tests, &w);
-	r->api->visitChildren(r->api->getTranslationUnitCursor(tu), find_constructions, &w);
-	count(r, "tester constructions written", w.constructions);
+	if (r->on_run) {
+		r->api->visitChildren(r->api->getTranslationUnitCursor(tu), find_constructions, &w);
+		count(r, "tester constructions written", w.constructions);
+	}
 	count(r, "tests read", (long)w.ntests);
 	for (size_t i = 0; i < w.ntests && !r->failed; i++) {
 		struct frame f;
@@ -1991,8 +2073,12 @@ static int harvest_file(struct run *r, CXIndex idx, CXCompilationDatabase db, co
 		r->test = test_name(r, w.tests[i]);
 		r->test_line = line_of(r, w.tests[i]);
 		for (size_t j = 0; j < nk; j++)
-			if (kind(r, k[j]) == CXCursor_CompoundStmt)
-				exec(r, &f, k[j]);
+			if (kind(r, k[j]) == CXCursor_CompoundStmt) {
+				if (r->on_run)
+					exec(r, &f, k[j]);
+				else
+					torch_test(r, k[j]);
+			}
 	}
 	if (r->failed)
 		rc = -1;
@@ -2298,6 +2384,8 @@ static int onnx_run(struct run *r, struct tester *t, int failure, const char *ms
 	}
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "library", "onnx");
+	if (r->version)
+		cJSON_AddStringToObject(rec, "library_version", r->version);
 	cJSON_AddStringToObject(rec, "kind", "node");
 	cJSON_AddStringToObject(rec, "op", t->op.s);
 	ctx = cJSON_AddObjectToObject(rec, "context");
@@ -2389,10 +2477,1579 @@ int cpp_count_onnx(struct counts *c, char *const *files, size_t n, const struct 
 	return harvest_files(files, n, o, c, count_run, e);
 }
 
+/* --- libtorch: the C++ API tests, read from their tokens ----------------------------------------- */
+
+/* libtorch's headers are not there, and its options builders (Conv2dOptions(3, 2, 3).stride(2)) call
+ * setters that no header ferry could inject declares: libclang turns such expressions into invalid
+ * pieces. So libclang finds the TEST bodies and gives their tokens, and a small parser here reads
+ * the statements and expressions from the tokens: declarations, assignments, blocks, range-for loops
+ * over literal lists (unrolled), other loops (read once, their variables unknown), ifs whose condition
+ * it can tell. Tensors come from the factories (torch::tensor, ones, zeros, full, arange, linspace,
+ * randn, rand, empty and their _like forms, with view, reshape and resize_); a module's call or a
+ * functional's call is an instance. */
+
+struct ttensor {
+	const char *dtype;      /* "float32" */
+	struct cval shape;      /* a CV_LIST of sizes, or unknown */
+	struct cval values;     /* flat, row-major; unknown when not written (random, empty) */
+};
+
+struct tmod {                   /* a torch::nn module, shared by every copy of its value */
+	const char *cname, *op; /* "Conv2d", "torch.nn.Conv2d" */
+	const char *why;        /* why its calls cannot be instances, or NULL */
+	const char **pnames;
+	struct cval *pvals;
+	size_t np;
+	int training, called;
+	const char *dtype;      /* after ->to(torch::kDouble) */
+	struct tmod *next;      /* the modules of one test */
+};
+
+struct topts {                  /* an options builder: XOptions(args).a(v).b(w) */
+	const char *name;       /* "Conv2d" of Conv2dOptions and of F::Conv2dFuncOptions */
+	struct cval *args;
+	size_t nargs;
+	const char **snames;
+	struct cval *svals;
+	size_t ns;
+};
+
+/* A torch.nn module or functional: its C++ name and the names of the Python parameters that its
+ * options' constructor arguments stand for, in order (libtorch keeps Python's order). */
+struct tname {
+	const char *name, *params;
+};
+
+static const struct tname tmodules[] = {
+	{ "Linear", "in_features out_features" }, { "Bilinear", "in1_features in2_features out_features" },
+	{ "Identity", "" }, { "Flatten", "" }, { "Unflatten", "dim unflattened_size" },
+	{ "Conv1d", "in_channels out_channels kernel_size" }, { "Conv2d", "in_channels out_channels kernel_size" },
+	{ "Conv3d", "in_channels out_channels kernel_size" },
+	{ "ConvTranspose1d", "in_channels out_channels kernel_size" },
+	{ "ConvTranspose2d", "in_channels out_channels kernel_size" },
+	{ "ConvTranspose3d", "in_channels out_channels kernel_size" },
+	{ "MaxPool1d", "kernel_size" }, { "MaxPool2d", "kernel_size" }, { "MaxPool3d", "kernel_size" },
+	{ "AvgPool1d", "kernel_size" }, { "AvgPool2d", "kernel_size" }, { "AvgPool3d", "kernel_size" },
+	{ "MaxUnpool1d", "kernel_size" }, { "MaxUnpool2d", "kernel_size" }, { "MaxUnpool3d", "kernel_size" },
+	{ "FractionalMaxPool2d", "kernel_size" }, { "FractionalMaxPool3d", "kernel_size" },
+	{ "LPPool1d", "norm_type kernel_size" }, { "LPPool2d", "norm_type kernel_size" },
+	{ "LPPool3d", "norm_type kernel_size" },
+	{ "AdaptiveMaxPool1d", "output_size" }, { "AdaptiveMaxPool2d", "output_size" },
+	{ "AdaptiveMaxPool3d", "output_size" }, { "AdaptiveAvgPool1d", "output_size" },
+	{ "AdaptiveAvgPool2d", "output_size" }, { "AdaptiveAvgPool3d", "output_size" },
+	{ "Fold", "output_size kernel_size" }, { "Unfold", "kernel_size" },
+	{ "Embedding", "num_embeddings embedding_dim" }, { "EmbeddingBag", "num_embeddings embedding_dim" },
+	{ "Dropout", "p" }, { "Dropout2d", "p" }, { "Dropout3d", "p" }, { "AlphaDropout", "p" },
+	{ "FeatureAlphaDropout", "p" },
+	{ "BatchNorm1d", "num_features" }, { "BatchNorm2d", "num_features" }, { "BatchNorm3d", "num_features" },
+	{ "InstanceNorm1d", "num_features" }, { "InstanceNorm2d", "num_features" },
+	{ "InstanceNorm3d", "num_features" }, { "LayerNorm", "normalized_shape" },
+	{ "GroupNorm", "num_groups num_channels" }, { "LocalResponseNorm", "size" }, { "CrossMapLRN2d", "size" },
+	{ "ELU", "" }, { "CELU", "" }, { "SELU", "" }, { "GELU", "" }, { "GLU", "dim" }, { "Hardshrink", "" },
+	{ "Hardtanh", "" }, { "LeakyReLU", "" }, { "LogSigmoid", "" }, { "PReLU", "" }, { "ReLU", "" },
+	{ "ReLU6", "" }, { "RReLU", "" }, { "SiLU", "" }, { "Mish", "" }, { "Sigmoid", "" }, { "Softplus", "" },
+	{ "Softshrink", "" }, { "Softsign", "" }, { "Tanh", "" }, { "Tanhshrink", "" },
+	{ "Threshold", "threshold value" }, { "Softmax", "dim" }, { "Softmin", "dim" }, { "LogSoftmax", "dim" },
+	{ "Softmax2d", "" }, { "MultiheadAttention", "embed_dim num_heads" },
+	{ "ReflectionPad1d", "padding" }, { "ReflectionPad2d", "padding" }, { "ReflectionPad3d", "padding" },
+	{ "ReplicationPad1d", "padding" }, { "ReplicationPad2d", "padding" }, { "ReplicationPad3d", "padding" },
+	{ "ZeroPad1d", "padding" }, { "ZeroPad2d", "padding" }, { "ZeroPad3d", "padding" },
+	{ "ConstantPad1d", "padding value" }, { "ConstantPad2d", "padding value" },
+	{ "ConstantPad3d", "padding value" },
+	{ "PixelShuffle", "upscale_factor" }, { "PixelUnshuffle", "downscale_factor" }, { "Upsample", "" },
+	{ "CosineSimilarity", "" }, { "PairwiseDistance", "" },
+	{ "RNN", "input_size hidden_size" }, { "LSTM", "input_size hidden_size" }, { "GRU", "input_size hidden_size" },
+	{ "RNNCell", "input_size hidden_size" }, { "LSTMCell", "input_size hidden_size" },
+	{ "GRUCell", "input_size hidden_size" },
+	{ "TransformerEncoderLayer", "d_model nhead" }, { "TransformerDecoderLayer", "d_model nhead" },
+	/* losses: an options constructor argument is the reduction */
+	{ "L1Loss", "reduction" }, { "MSELoss", "reduction" }, { "BCELoss", "reduction" },
+	{ "BCEWithLogitsLoss", "reduction" }, { "CrossEntropyLoss", "reduction" }, { "NLLLoss", "reduction" },
+	{ "KLDivLoss", "reduction" }, { "HuberLoss", "reduction" }, { "SmoothL1Loss", "reduction" },
+	{ "SoftMarginLoss", "reduction" }, { "MultiLabelMarginLoss", "reduction" },
+	{ "MultiLabelSoftMarginLoss", "reduction" }, { "MultiMarginLoss", "reduction" },
+	{ "HingeEmbeddingLoss", "reduction" }, { "CosineEmbeddingLoss", "reduction" },
+	{ "MarginRankingLoss", "reduction" }, { "TripletMarginLoss", "reduction" },
+	{ "PoissonNLLLoss", "reduction" }, { "GaussianNLLLoss", "reduction" }, { "CTCLoss", "reduction" },
+};
+
+/* libtorch's modules with no torch.nn counterpart: containers, and the modules of its first API. */
+static const char *const tcpp_only[] = {
+	"BatchNorm", "FeatureDropout", "Functional", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+	"ParameterDict", "SimpleContainer", "AnyModule",
+};
+
+/* functionals whose options' constructor takes arguments: the Python parameters they stand for */
+static const struct tname tfunctionals[] = {
+	{ "max_pool1d", "kernel_size" }, { "max_pool2d", "kernel_size" }, { "max_pool3d", "kernel_size" },
+	{ "avg_pool1d", "kernel_size" }, { "avg_pool2d", "kernel_size" }, { "avg_pool3d", "kernel_size" },
+	{ "max_unpool1d", "kernel_size" }, { "max_unpool2d", "kernel_size" }, { "max_unpool3d", "kernel_size" },
+	{ "fractional_max_pool2d", "kernel_size" }, { "fractional_max_pool3d", "kernel_size" },
+	{ "lp_pool1d", "norm_type kernel_size" }, { "lp_pool2d", "norm_type kernel_size" },
+	{ "lp_pool3d", "norm_type kernel_size" },
+	{ "adaptive_max_pool1d", "output_size" }, { "adaptive_max_pool2d", "output_size" },
+	{ "adaptive_max_pool3d", "output_size" }, { "adaptive_avg_pool1d", "output_size" },
+	{ "adaptive_avg_pool2d", "output_size" }, { "adaptive_avg_pool3d", "output_size" },
+	{ "fold", "output_size kernel_size" }, { "unfold", "kernel_size" },
+	{ "softmax", "dim" }, { "softmin", "dim" }, { "log_softmax", "dim" }, { "glu", "dim" },
+	{ "pad", "pad" }, { "threshold", "threshold value" }, { "pixel_shuffle", "upscale_factor" },
+	{ "pixel_unshuffle", "downscale_factor" }, { "local_response_norm", "size" },
+	{ "layer_norm", "normalized_shape" }, { "group_norm", "num_groups" }, { "pairwise_distance", "p" },
+	{ "l1_loss", "reduction" }, { "mse_loss", "reduction" }, { "binary_cross_entropy", "reduction" },
+	{ "binary_cross_entropy_with_logits", "reduction" }, { "cross_entropy", "reduction" },
+	{ "nll_loss", "reduction" }, { "kl_div", "reduction" }, { "huber_loss", "reduction" },
+	{ "smooth_l1_loss", "reduction" }, { "soft_margin_loss", "reduction" },
+	{ "multilabel_margin_loss", "reduction" }, { "multilabel_soft_margin_loss", "reduction" },
+	{ "multi_margin_loss", "reduction" }, { "hinge_embedding_loss", "reduction" },
+	{ "cosine_embedding_loss", "reduction" }, { "margin_ranking_loss", "reduction" },
+	{ "triplet_margin_loss", "reduction" }, { "poisson_nll_loss", "reduction" },
+	{ "gaussian_nll_loss", "reduction" }, { "ctc_loss", "reduction" },
+};
+
+/* Options whose C++ name is not Python's keyword; and those with none. */
+static const char *const trenamed[][2] = { { "lambda", "lambd" }, { "with_bias", "bias" } };
+static const char *const tunmapped[] = { "stateful", "transposed", "input_channels", "output_channels" };
+
+static const struct { const char *k, *dtype; } tdtypes[] = {
+	{ "kFloat", "float32" }, { "kFloat32", "float32" }, { "kDouble", "float64" }, { "kFloat64", "float64" },
+	{ "kHalf", "float16" }, { "kFloat16", "float16" }, { "kBFloat16", "bfloat16" }, { "kLong", "int64" },
+	{ "kInt64", "int64" }, { "kInt", "int32" }, { "kInt32", "int32" }, { "kShort", "int16" },
+	{ "kInt16", "int16" }, { "kChar", "int8" }, { "kInt8", "int8" }, { "kByte", "uint8" }, { "kUInt8", "uint8" },
+	{ "kBool", "bool" },
+};
+
+static const char *tdtype_of(const char *sym)
+{
+	for (size_t i = 0; sym && i < sizeof(tdtypes) / sizeof(tdtypes[0]); i++)
+		if (!strcmp(sym, tdtypes[i].k))
+			return tdtypes[i].dtype;
+	return NULL;
+}
+
+static const struct tname *tname_find(const struct tname *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	return NULL;
+}
+
+/* The k-th word of a table's parameter names, in the arena; NULL past the last. */
+static const char *tparam_name(struct run *r, const char *params, size_t k)
+{
+	const char *p = params;
+
+	for (;;) {
+		size_t len;
+
+		p += strspn(p, " ");
+		if (!*p)
+			return NULL;
+		len = strcspn(p, " ");
+		if (!k--)
+			return arena_strndup(&r->arena, p, len);
+		p += len;
+	}
+}
+
+struct tp {                     /* the parser over one TEST body's tokens */
+	struct run *r;
+	const struct tok *t;
+	size_t n, i;
+	struct frame *f;
+	struct tmod *mods;      /* the modules this test made */
+	int failing;            /* inside ASSERT_THROWS_WITH and its kind: the calls are meant to fail */
+};
+
+static struct cval tx_expr(struct tp *p, int prec, struct cval **lv);
+static void tx_stmt(struct tp *p);
+
+static int tx_at(const struct tp *p, const char *s)
+{
+	return p->i < p->n && !strcmp(p->t[p->i].s, s);
+}
+
+static int tx_accept(struct tp *p, const char *s)
+{
+	if (!tx_at(p, s))
+		return 0;
+	p->i++;
+	return 1;
+}
+
+/* The index just past the bracket that closes the one at i (or n). */
+static size_t tx_close(const struct tp *p, size_t i)
+{
+	int depth = 0;
+
+	for (; i < p->n; i++) {
+		const char *s = p->t[i].s;
+
+		depth += (!strcmp(s, "(") || !strcmp(s, "[") || !strcmp(s, "{")) -
+			 (!strcmp(s, ")") || !strcmp(s, "]") || !strcmp(s, "}"));
+		if (!depth)
+			return i + 1;
+	}
+	return p->n;
+}
+
+/* Whether the "<" at i opens template arguments: a ">" closes it before anything that is not part of
+ * a type (an operator, a semicolon), and a call, a brace, "::" or ">" follows. */
+static size_t tx_targs_end(const struct tp *p, size_t i)
+{
+	int depth = 0;
+
+	for (; i < p->n; i++) {
+		const char *s = p->t[i].s;
+
+		if (!strcmp(s, "<"))
+			depth++;
+		else if (!strcmp(s, ">") || !strcmp(s, ">>")) {
+			depth -= s[1] ? 2 : 1;
+			if (depth <= 0)
+				break;
+		} else if (p->t[i].kind == CXToken_Punctuation && strcmp(s, "::") && strcmp(s, ",") &&
+			   strcmp(s, "*") && strcmp(s, "&"))
+			return 0;
+	}
+	if (i + 1 >= p->n || depth < 0)
+		return 0;
+	{
+		const char *nx = p->t[i + 1].s;
+
+		return !strcmp(nx, "(") || !strcmp(nx, "{") || !strcmp(nx, "::") || !strcmp(nx, ">") ? i + 1 : 0;
+	}
+}
+
+static struct cval tx_sym(const char *s)
+{
+	struct cval v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = CV_SYM;
+	v.s = s;
+	return v;
+}
+
+static struct cval tx_tensor_val(struct run *r, const char *dtype, struct cval shape, struct cval values)
+{
+	struct cval v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = CV_TENSOR;
+	v.tt = arena_alloc(&r->arena, sizeof(*v.tt));
+	v.tt->dtype = dtype;
+	v.tt->shape = shape;
+	v.tt->values = values;
+	return v;
+}
+
+static long long tx_numel(const struct cval *shape)
+{
+	long long n = 1;
+
+	if (shape->kind != CV_LIST)
+		return -1;
+	for (size_t i = 0; i < shape->n; i++) {
+		if (shape->items[i].kind != CV_NUM || shape->items[i].is_float || shape->items[i].i < 0)
+			return -1;
+		n *= shape->items[i].i;
+		if (n > MAX_FILL)
+			return -1;
+	}
+	return n;
+}
+
+/* A shape argument: a list of sizes, or one size (torch::ones(5)). */
+static struct cval tx_shape(struct run *r, struct cval v)
+{
+	if (v.kind == CV_NUM && !v.is_float) {
+		struct cval l = list_of(r, 1);
+
+		l.items[0] = v;
+		return l;
+	}
+	return v;
+}
+
+/* A nested literal list, flattened into *flat with its shape in *shape; 0, or -1 when ragged. */
+static int tx_flatten(struct run *r, const struct cval *v, int depth, struct cval *shape, struct buf *flat)
+{
+	if (v->kind != CV_LIST) {
+		if (depth != (int)shape->n)
+			return -1;
+		buf_add(flat, v, sizeof(*v));
+		return 0;
+	}
+	if (depth == (int)shape->n) {
+		struct cval l = list_of(r, shape->n + 1);
+
+		if (shape->n)
+			memcpy(l.items, shape->items, shape->n * sizeof(*l.items));
+		l.items[shape->n] = num_int((long long)v->n);
+		*shape = l;
+	} else if (depth > (int)shape->n || shape->items[depth].i != (long long)v->n) {
+		return -1;
+	}
+	for (size_t i = 0; i < v->n; i++)
+		if (tx_flatten(r, &v->items[i], depth + 1, shape, flat) < 0)
+			return -1;
+	return 0;
+}
+
+/* The dtype the options arguments name (torch::kFloat, torch::dtype(torch::kLong), TensorOptions()
+ * .dtype(...)), or dflt. */
+static const char *tx_dtype_arg(const struct cval *args, size_t n, size_t from, const char *dflt)
+{
+	for (size_t i = from; i < n; i++)
+		if ((args[i].kind == CV_SYM || args[i].kind == CV_TOPTS) && tdtype_of(args[i].s))
+			return tdtype_of(args[i].s);
+	return dflt;
+}
+
+static struct cval tx_fill(struct run *r, struct cval shape, struct cval x)
+{
+	long long n = tx_numel(&shape);
+	struct cval l;
+
+	if (n < 0 || n > MAX_ITER)
+		return unknown("a tensor too large to write out");
+	l = list_of(r, (size_t)n);
+	for (long long i = 0; i < n; i++)
+		l.items[i] = x;
+	return l;
+}
+
+/* torch::tensor, ones, zeros, full, arange, linspace, randn, rand, empty and the _like forms. */
+static struct cval tx_factory(struct tp *p, const char *base, struct cval *a, size_t n)
+{
+	struct run *r = p->r;
+	const char *like = strstr(base, "_like");
+	struct cval shape, values;
+	const char *dtype = "float32", *elem;
+
+	for (size_t i = 0; i < n; i++)
+		if (a[i].kind == CV_UNKNOWN && strcmp(base, "tensor"))
+			return a[i];
+	if (like) {
+		if (!n || a[0].kind != CV_TENSOR)
+			return n ? (a[0].kind == CV_UNKNOWN ? a[0] : unknown("a tensor computed at run time")) :
+			       unknown("a tensor computed at run time");
+		shape = a[0].tt->shape;
+		dtype = tx_dtype_arg(a, n, 1, a[0].tt->dtype);
+		base = arena_strndup(&r->arena, base, (size_t)(like - base));
+		if (!strcmp(base, "full"))
+			return tx_tensor_val(r, dtype, shape, n > 1 ? tx_fill(r, shape, cast_to(a[1], dtype)) :
+					     unknown("a missing argument"));
+	} else if (!strcmp(base, "tensor")) {
+		struct buf flat = BUF_INIT;
+		struct cval l;
+		const struct cval *u;
+		int fl = 0, all_bool = 1;
+
+		if (!n)
+			return unknown("a tensor computed at run time");
+		if ((u = first_unknown(&a[0])))
+			return *u;
+		memset(&shape, 0, sizeof(shape));
+		shape = list_of(r, 0);
+		if (tx_flatten(r, &a[0], 0, &shape, &flat) < 0) {
+			buf_release(&flat);
+			return unknown("a ragged tensor literal");
+		}
+		l = list_of(r, flat.len / sizeof(struct cval));
+		if (l.n)
+			memcpy(l.items, flat.data, flat.len);
+		buf_release(&flat);
+		for (size_t i = 0; i < l.n; i++) {
+			if (!is_number(&l.items[i]))
+				return unknown("a tensor literal of values that are not numbers");
+			fl |= l.items[i].is_float;
+			all_bool &= l.items[i].kind == CV_BOOL;
+		}
+		/* libtorch's inference: floating literals the default dtype, integers int64, bools bool */
+		dtype = tx_dtype_arg(a, n, 1, fl ? "float32" : all_bool && l.n ? "bool" : "int64");
+		for (size_t i = 0; i < l.n; i++)
+			l.items[i] = cast_to(l.items[i], !strcmp(dtype, "bool") ? "bool" :
+					     !strncmp(dtype, "float", 5) || !strcmp(dtype, "bfloat16") ? "float" :
+					     "int");
+		return tx_tensor_val(r, dtype, shape, l);
+	} else if (!strcmp(base, "arange") || !strcmp(base, "linspace")) {
+		double lo = 0, hi, step = 1;
+		size_t nn = 0;
+		int fl = 0;
+
+		while (nn < n && a[nn].kind == CV_NUM)
+			fl |= a[nn++].is_float;
+		if (!nn)
+			return unknown("a tensor computed at run time");
+		dtype = tx_dtype_arg(a, n, nn, fl || base[0] == 'l' ? "float32" : "int64");
+		if (base[0] == 'l') {
+			long long cnt = nn >= 3 ? a[2].i : -1;
+
+			if (nn < 3 || cnt < 0 || cnt > MAX_ITER)
+				return unknown("a tensor too large to write out");
+			values = list_of(r, (size_t)cnt);
+			for (long long i = 0; i < cnt; i++)
+				values.items[i] = num_float(cnt > 1 ? a[0].d + (a[1].d - a[0].d) * (double)i /
+							    (double)(cnt - 1) : a[0].d);
+		} else {
+			long long cnt;
+
+			hi = a[nn > 1 ? 1 : 0].d;
+			if (nn > 1)
+				lo = a[0].d;
+			if (nn > 2)
+				step = a[2].d;
+			if (step == 0 || (cnt = (long long)ceil((hi - lo) / step)) < 0 || cnt > MAX_ITER)
+				return unknown("a tensor too large to write out");
+			values = list_of(r, (size_t)cnt);
+			for (long long i = 0; i < cnt; i++)
+				values.items[i] = num_float(lo + step * (double)i);
+		}
+		for (size_t i = 0; i < values.n; i++)
+			values.items[i] = cast_to(values.items[i], strncmp(dtype, "float", 5) ? "int" : "float");
+		shape = list_of(r, 1);
+		shape.items[0] = num_int((long long)values.n);
+		return tx_tensor_val(r, dtype, shape, values);
+	} else {
+		if (!n)
+			return unknown("a tensor computed at run time");
+		shape = tx_shape(r, a[0]);
+		dtype = tx_dtype_arg(a, n, 1, "float32");
+	}
+	if (first_unknown(&shape))
+		return *first_unknown(&shape);
+	if (tx_numel(&shape) < 0)
+		return unknown("a shape that is not a list of sizes");
+	elem = strncmp(dtype, "float", 5) && strcmp(dtype, "bfloat16") ? "int" : "float";
+	if (!strcmp(base, "ones") || !strcmp(base, "zeros"))
+		values = tx_fill(r, shape, cast_to(num_int(base[0] == 'o'), elem));
+	else if (!strcmp(base, "full"))
+		values = n > 1 && is_number(&a[1]) ? tx_fill(r, shape, cast_to(a[1], elem)) :
+			 unknown("a fill value computed at run time");
+	else if (!strcmp(base, "empty"))
+		values = unknown("an uninitialised tensor (torch::empty)");
+	else
+		values = unknown("random data");
+	return tx_tensor_val(r, dtype, shape, values);
+}
+
+static struct cval tx_opts_new(struct run *r, const char *name, struct cval *a, size_t n)
+{
+	struct cval v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = CV_OPTS;
+	v.to = arena_alloc(&r->arena, sizeof(*v.to));
+	v.to->name = name;
+	v.to->args = a;
+	v.to->nargs = n;
+	return v;
+}
+
+/* An options builder with one more setter: a new builder (the first may be used again). */
+static struct cval tx_opts_set(struct run *r, struct cval o, const char *name, struct cval x)
+{
+	struct topts *t = arena_alloc(&r->arena, sizeof(*t));
+
+	*t = *o.to;
+	t->snames = arena_alloc(&r->arena, (t->ns + 1) * sizeof(*t->snames));
+	t->svals = arena_alloc(&r->arena, (t->ns + 1) * sizeof(*t->svals));
+	if (t->ns) {
+		memcpy(t->snames, o.to->snames, t->ns * sizeof(*t->snames));
+		memcpy(t->svals, o.to->svals, t->ns * sizeof(*t->svals));
+	}
+	t->snames[t->ns] = name;
+	t->svals[t->ns++] = x;
+	o.to = t;
+	return o;
+}
+
+/* The Python keyword arguments of an options builder: its constructor's arguments named by params
+ * (a table's), then its setters under their Python names. 0, or -1 with *why. */
+static int tx_kwargs(struct run *r, const struct topts *o, const char *params, const char ***names,
+		     struct cval **vals, size_t *n, const char **why)
+{
+	size_t cap = o->nargs + o->ns + 1, m = 0;
+
+	*names = arena_alloc(&r->arena, cap * sizeof(**names));
+	*vals = arena_alloc(&r->arena, cap * sizeof(**vals));
+	for (size_t i = 0; i < o->nargs; i++) {
+		const char *pn = params ? tparam_name(r, params, i) : NULL;
+
+		if (!pn) {
+			*why = "an options constructor argument the harvester cannot name";
+			return -1;
+		}
+		(*names)[m] = pn;
+		(*vals)[m++] = o->args[i];
+	}
+	for (size_t i = 0; i < o->ns; i++) {
+		const char *pn = o->snames[i];
+
+		for (size_t j = 0; j < sizeof(tunmapped) / sizeof(tunmapped[0]); j++)
+			if (!strcmp(pn, tunmapped[j])) {
+				*why = "an option with no counterpart in Python (stateful, transposed)";
+				return -1;
+			}
+		for (size_t j = 0; j < sizeof(trenamed) / sizeof(trenamed[0]); j++)
+			if (!strcmp(pn, trenamed[j][0]))
+				pn = trenamed[j][1];
+		/* a setter given twice: the last one counts */
+		for (size_t j = 0; j < m; j++)
+			if (!strcmp((*names)[j], pn)) {
+				memmove(*names + j, *names + j + 1, (m - j - 1) * sizeof(**names));
+				memmove(*vals + j, *vals + j + 1, (m - j - 1) * sizeof(**vals));
+				m--;
+				break;
+			}
+		(*names)[m] = pn;
+		(*vals)[m++] = o->svals[i];
+	}
+	*n = m;
+	return 0;
+}
+
+static int tx_cpp_only(const char *name)
+{
+	for (size_t i = 0; i < sizeof(tcpp_only) / sizeof(tcpp_only[0]); i++)
+		if (!strcmp(name, tcpp_only[i]))
+			return 1;
+	return 0;
+}
+
+/* torch::nn::X(args): a module, its Python constructor's keyword arguments from its options. */
+static struct cval tx_module(struct tp *p, const char *name, struct cval *a, size_t n)
+{
+	struct run *r = p->r;
+	const struct tname *tn = tname_find(tmodules, sizeof(tmodules) / sizeof(tmodules[0]), name);
+	struct tmod *m = arena_alloc(&r->arena, sizeof(*m));
+	struct cval v;
+
+	count(r, "module constructions read", 1);
+	m->cname = name;
+	m->training = 1;
+	m->next = p->mods;
+	p->mods = m;
+	if (!tn) {
+		m->why = "a C++ module with no torch.nn counterpart (a container, BatchNorm, FeatureDropout)";
+	} else {
+		struct topts o;
+		char *op = xasprintf("torch.nn.%s", name);
+
+		m->op = arena_strdup(&r->arena, op);
+		free(op);
+		if (n == 1 && a[0].kind == CV_OPTS) {
+			o = *a[0].to;
+		} else {
+			memset(&o, 0, sizeof(o));
+			o.args = a;
+			o.nargs = n;
+		}
+		if (tx_kwargs(r, &o, tn->params, &m->pnames, &m->pvals, &m->np, &m->why) < 0)
+			m->pnames = NULL;
+	}
+	memset(&v, 0, sizeof(v));
+	v.kind = CV_MODULE;
+	v.tm = m;
+	return v;
+}
+
+/* A value in the record's tagged form, or NULL with *why. */
+static cJSON *tx_json(const struct cval *v, const char **why)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	switch (v->kind) {
+	case CV_NUM:
+		if (v->is_float)
+			cJSON_AddItemToObject(o, "float", json_number(v, 1));
+		else
+			cJSON_AddItemToObject(o, "int", json_number(v, 0));
+		return o;
+	case CV_BOOL:
+		cJSON_AddBoolToObject(o, "bool", v->i != 0);
+		return o;
+	case CV_STR:
+		cJSON_AddStringToObject(o, "str", v->s);
+		return o;
+	case CV_SYM: {
+		char low[64];
+		size_t k = 0;
+
+		if (tdtype_of(v->s)) {
+			cJSON_AddStringToObject(o, "dtype", tdtype_of(v->s));
+			return o;
+		}
+		if (!strcmp(v->s, "nullopt") || !strcmp(v->s, "None")) {
+			cJSON_AddNullToObject(o, "none");
+			return o;
+		}
+		if (v->s[0] != 'k' || !isupper((unsigned char)v->s[1]) || strlen(v->s) >= sizeof(low))
+			break;
+		/* torch::kNearestExact is the string "nearest-exact", torch::kMean "mean" */
+		for (const char *s = v->s + 1; *s; s++) {
+			if (isupper((unsigned char)*s) && s > v->s + 1 && islower((unsigned char)s[-1]))
+				low[k++] = strcmp(v->s, "kNearestExact") ? '_' : '-';
+			low[k++] = (char)tolower((unsigned char)*s);
+		}
+		low[k] = 0;
+		cJSON_AddStringToObject(o, "str", low);
+		return o;
+	}
+	case CV_LIST: {
+		cJSON *l = cJSON_AddArrayToObject(o, "list");
+
+		for (size_t i = 0; i < v->n; i++) {
+			cJSON *x = tx_json(&v->items[i], why);
+
+			if (!x) {
+				cJSON_Delete(o);
+				return NULL;
+			}
+			cJSON_AddItemToArray(l, x);
+		}
+		return o;
+	}
+	case CV_TENSOR: {
+		cJSON *t = cJSON_AddObjectToObject(o, "tensor"), *sh;
+		const struct cval *u;
+		long long cnt = tx_numel(&v->tt->shape);
+		int fl = !strncmp(v->tt->dtype, "float", 5) || !strcmp(v->tt->dtype, "bfloat16");
+
+		if ((u = first_unknown(&v->tt->shape)) || cnt < 0) {
+			*why = u ? u->s : "a shape that is not a list of sizes";
+			break;
+		}
+		cJSON_AddStringToObject(t, "dtype", v->tt->dtype);
+		sh = cJSON_AddArrayToObject(t, "shape");
+		for (size_t i = 0; i < v->tt->shape.n; i++)
+			cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)v->tt->shape.items[i].i));
+		if (v->tt->values.kind == CV_LIST && (long long)v->tt->values.n == cnt) {
+			cJSON *vals = cJSON_AddArrayToObject(t, "values");
+
+			for (size_t i = 0; i < v->tt->values.n; i++)
+				cJSON_AddItemToArray(vals, !strcmp(v->tt->dtype, "bool") ?
+						     cJSON_CreateBool(v->tt->values.items[i].d != 0) :
+						     json_number(&v->tt->values.items[i], fl));
+		} else if (!fl) {
+			/* integer and boolean inputs are indices, targets, masks: their values matter */
+			*why = v->tt->values.kind == CV_UNKNOWN ? v->tt->values.s : "values that are not a list";
+			break;
+		}
+		return o;
+	}
+	case CV_UNKNOWN:
+		*why = v->s;
+		cJSON_Delete(o);
+		return NULL;
+	default:
+		break;
+	}
+	if (!*why)
+		*why = v->kind == CV_MODULE ? "a module passed as an argument" :
+		       v->kind == CV_CLOSURE ? "a function passed as an argument" :
+		       "an argument of a kind the harvester does not map";
+	cJSON_Delete(o);
+	return NULL;
+}
+
+/* One instance: a module's call or a functional's. */
+static void tx_instance(struct tp *p, const char *kind_, const char *op, const char **pnames,
+			const struct cval *pvals, size_t np, const struct cval *in, size_t nin,
+			const struct tmod *m, unsigned line, const char *why)
+{
+	struct run *r = p->r;
+	cJSON *rec = NULL, *params, *inputs, *src, *ctx;
+	char *text = NULL;
+
+	count(r, "calls reached", 1);
+	if (p->failing)
+		why = "an expected failure (ASSERT_THROWS_WITH)";
+	if (r->loop && !why)
+		count(r, "calls in loops the harvester does not unroll", 1);
+	if (why)
+		goto drop;
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "library", "torch");
+	if (r->version)
+		cJSON_AddStringToObject(rec, "library_version", r->version);
+	cJSON_AddStringToObject(rec, "op", op);
+	cJSON_AddStringToObject(rec, "kind", kind_);
+	ctx = cJSON_AddObjectToObject(rec, "context");
+	if (m) {
+		cJSON_AddBoolToObject(cJSON_AddObjectToObject(ctx, "training"), "bool", m->training);
+		if (m->dtype)
+			cJSON_AddStringToObject(cJSON_AddObjectToObject(ctx, "dtype"), "dtype", m->dtype);
+	}
+	params = cJSON_AddObjectToObject(rec, "params");
+	for (size_t i = 0; i < np; i++) {
+		cJSON *x = tx_json(&pvals[i], &why);
+
+		if (!x)
+			goto drop;
+		cJSON_AddItemToObject(params, pnames[i], x);
+	}
+	inputs = cJSON_AddArrayToObject(rec, "inputs");
+	for (size_t i = 0; i < nin; i++) {
+		cJSON *x = tx_json(&in[i], &why);
+
+		if (!x)
+			goto drop;
+		cJSON_AddItemToArray(inputs, x);
+	}
+	cJSON_AddArrayToObject(rec, "outputs");
+	src = cJSON_AddObjectToObject(rec, "source");
+	cJSON_AddStringToObject(src, "suite", "libtorch-cpp");
+	cJSON_AddStringToObject(src, "test", r->test);
+	cJSON_AddStringToObject(src, "file", r->file);
+	cJSON_AddNumberToObject(src, "line", r->test_line);
+	cJSON_AddNumberToObject(src, "call_line", line);
+	if (r->commit)
+		cJSON_AddStringToObject(src, "commit", r->commit);
+	if (!(text = cJSON_PrintUnformatted(rec))) {
+		err_set(r->e, EXIT_ENV, "cannot print a record");
+		r->failed = 1;
+	} else if (r->o->emit(r->o->ctx, text, strlen(text), r->e) < 0) {
+		r->failed = 1;
+	}
+	goto out;
+drop:
+	not_recorded(r, why);
+out:
+	free(text);
+	cJSON_Delete(rec);
+}
+
+static void tx_module_call(struct tp *p, struct tmod *m, const struct cval *a, size_t n, unsigned line)
+{
+	m->called = 1;
+	tx_instance(p, "module", m->op, m->pnames, m->pvals, m->np, a, n, m, line, m->why);
+}
+
+/* F::x(tensors..., F::XFuncOptions()...): the functional torch.nn.functional.x, its positional
+ * arguments the inputs, its options the keyword arguments. */
+static void tx_functional(struct tp *p, const char *name, struct cval *a, size_t n, unsigned line)
+{
+	struct run *r = p->r;
+	const struct tname *tn = tname_find(tfunctionals, sizeof(tfunctionals) / sizeof(tfunctionals[0]), name);
+	const char **pnames = NULL, *why = NULL;
+	struct cval *pvals = NULL;
+	size_t np = 0, nin = n;
+	char *op = xasprintf("torch.nn.functional.%s", name);
+
+	count(r, "functional calls read", 1);
+	for (size_t i = 0; i < n; i++)
+		if (a[i].kind == CV_OPTS) {
+			if (i + 1 < n)
+				why = "a positional argument after the options, which the harvester cannot name";
+			else if (tx_kwargs(r, a[i].to, tn ? tn->params : NULL, &pnames, &pvals, &np, &why) < 0)
+				np = 0;
+			nin = i;
+			break;
+		}
+	tx_instance(p, "function", arena_strdup(&r->arena, op), pnames, pvals, np, a, nin, NULL, line, why);
+	free(op);
+}
+
+/* The arguments of a call, at "(" or "{": each evaluated. */
+static struct cval *tx_args(struct tp *p, size_t *n)
+{
+	const char *close = tx_at(p, "(") ? ")" : "}";
+	size_t end = tx_close(p, p->i), cap = 4, m = 0;
+	struct cval *v = arena_alloc(&p->r->arena, cap * sizeof(*v));
+
+	p->i++;
+	while (p->i < end - 1 && !tx_at(p, close)) {
+		size_t start = p->i;
+
+		if (m == cap) {
+			struct cval *nv = arena_alloc(&p->r->arena, 2 * cap * sizeof(*nv));
+
+			memcpy(nv, v, m * sizeof(*v));
+			v = nv;
+			cap *= 2;
+		}
+		v[m++] = tx_expr(p, 0, NULL);
+		if (!tx_accept(p, ",") && !tx_at(p, close))
+			p->i = end - 1;   /* what the parser cannot read: the rest of the arguments */
+		if (p->i == start)
+			p->i++;
+	}
+	p->i = end;
+	*n = m;
+	return v;
+}
+
+static int tx_throws(const char *name)
+{
+	return strstr(name, "THROW") != NULL;
+}
+
+/* A call of a name: tensors, options, modules, functionals, lists; what else a test calls is a value
+ * computed at run time. */
+static struct cval tx_call(struct tp *p, const char *ns, const char *base, const char *targs, unsigned line)
+{
+	struct run *r = p->r;
+	int fn = !strcmp(ns, "F") || has_suffix(ns, "functional");
+	int throws = tx_throws(base);
+	struct cval *a, v;
+	size_t n;
+
+	p->failing += throws;
+	a = tx_args(p, &n);
+	p->failing -= throws;
+	if (fn && !has_suffix(base, "Options")) {
+		tx_functional(p, base, a, n, line);
+		return unknown("the result of a functional");
+	}
+	if (has_suffix(base, "Options") && strcmp(base, "TensorOptions")) {
+		size_t len = strlen(base) - (has_suffix(base, "FuncOptions") ? 11 : 7);
+
+		return tx_opts_new(r, arena_strndup(&r->arena, base, len), a, n);
+	}
+	if ((!strcmp(ns, "torch") || !strcmp(ns, "at")) &&
+	    (!strcmp(base, "tensor") || !strcmp(base, "ones") || !strcmp(base, "zeros") || !strcmp(base, "full") ||
+	     !strcmp(base, "empty") || !strcmp(base, "randn") || !strcmp(base, "rand") || !strcmp(base, "arange") ||
+	     !strcmp(base, "linspace") || has_suffix(base, "_like")))
+		return tx_factory(p, base, a, n);
+	if (!strcmp(base, "TensorOptions") || !strcmp(base, "dtype") || !strcmp(base, "requires_grad") ||
+	    !strcmp(base, "device")) {
+		memset(&v, 0, sizeof(v));
+		v.kind = CV_TOPTS;
+		v.s = !strcmp(base, "dtype") && n && a[0].kind == CV_SYM ? a[0].s : "";
+		return v;
+	}
+	if ((!*ns || !strcmp(ns, "torch::nn") || !strcmp(ns, "nn")) &&
+	    (tname_find(tmodules, sizeof(tmodules) / sizeof(tmodules[0]), base) || tx_cpp_only(base)))
+		return tx_module(p, base, a, n);
+	if (!strcmp(base, "IntArrayRef") || !strcmp(base, "ArrayRef") || !strcmp(base, "vector") ||
+	    !strcmp(base, "ExpandingArray") || !strcmp(base, "initializer_list") || !strcmp(base, "array")) {
+		if (n == 1 && a[0].kind == CV_LIST)
+			return a[0];
+		if (!n)
+			return list_of(r, 0);
+		if (n == 2 && !strcmp(base, "vector"))
+			return tx_fill(r, tx_shape(r, a[0]), a[1]);
+		if (!strcmp(base, "ExpandingArray") || !strcmp(base, "IntArrayRef"))
+			return n == 1 ? a[0] : unknown("a value computed by a call");
+		v = list_of(r, n);
+		memcpy(v.items, a, n * sizeof(*a));
+		return v;
+	}
+	if ((!strcmp(base, "static_cast") || !strcmp(base, "int64_t") || !strcmp(base, "double") ||
+	     !strcmp(base, "float") || !strcmp(base, "int")) && n == 1)
+		return cast_to(a[0], targs && *targs ? targs : base);
+	if (!strcmp(base, "optional") && n == 1)
+		return a[0];
+	return unknown("a value computed by a call");
+}
+
+/* .name(args) or ->name(args) on a value. */
+static struct cval tx_method(struct tp *p, struct cval v, struct cval *lv, const char *name, int arrow,
+			     unsigned line)
+{
+	struct run *r = p->r;
+	struct cval *a = NULL;
+	size_t n = 0;
+	int called = tx_at(p, "(");
+
+	if (called)
+		a = tx_args(p, &n);
+	if (v.kind == CV_OPTS && called && !arrow)
+		return n == 1 ? tx_opts_set(r, v, name, a[0]) :
+		       tx_opts_set(r, v, name, n ? unknown("a setter of several arguments") : boolean(1));
+	if (v.kind == CV_MODULE && called) {
+		if (!strcmp(name, "forward")) {
+			tx_module_call(p, v.tm, a, n, line);
+			return unknown("the result of a module");
+		}
+		if (!strcmp(name, "eval") || !strcmp(name, "train")) {
+			v.tm->training = name[0] == 't' && (!n || (is_number(&a[0]) && a[0].d != 0));
+			return v;
+		}
+		if (!strcmp(name, "to")) {
+			if (n && a[0].kind == CV_SYM && tdtype_of(a[0].s))
+				v.tm->dtype = tdtype_of(a[0].s);
+			return v;
+		}
+		if (!arrow && n == 1 && v.tm->pnames) {
+			/* libtorch's first API: setters on the module (Embedding(10, 2).padding_idx(3)) */
+			struct topts o;
+
+			memset(&o, 0, sizeof(o));
+			o.snames = &name;
+			o.svals = a;
+			o.ns = 1;
+			{
+				const char **nn;
+				struct cval *nv;
+				size_t k;
+
+				if (tx_kwargs(r, &o, NULL, &nn, &nv, &k, &v.tm->why) == 0) {
+					const char **pn = arena_alloc(&r->arena, (v.tm->np + 1) * sizeof(*pn));
+					struct cval *pv = arena_alloc(&r->arena, (v.tm->np + 1) * sizeof(*pv));
+
+					memcpy(pn, v.tm->pnames, v.tm->np * sizeof(*pn));
+					memcpy(pv, v.tm->pvals, v.tm->np * sizeof(*pv));
+					pn[v.tm->np] = nn[0];
+					pv[v.tm->np] = nv[0];
+					v.tm->pnames = pn;
+					v.tm->pvals = pv;
+					v.tm->np++;
+				}
+			}
+			return v;
+		}
+		return unknown("a value computed by a module");
+	}
+	if (v.kind == CV_TOPTS && called) {
+		if (!strcmp(name, "dtype") && n && a[0].kind == CV_SYM)
+			v.s = a[0].s;
+		return v;
+	}
+	if (v.kind == CV_TENSOR && called) {
+		if (!strcmp(name, "view") || !strcmp(name, "reshape") || !strcmp(name, "resize_")) {
+			struct cval sh = n == 1 ? tx_shape(r, a[0]) : list_of(r, n);
+			long long cnt;
+
+			if (n != 1)
+				memcpy(sh.items, a, n * sizeof(*a));
+			cnt = tx_numel(&sh);
+			if (cnt < 0 || cnt != tx_numel(&v.tt->shape))
+				return unknown("a tensor reshaped to a size the harvester cannot tell");
+			v = tx_tensor_val(r, v.tt->dtype, sh, v.tt->values);
+			if (name[0] == 'r' && name[1] == 'e' && name[2] == 's' && name[3] == 'i' && lv)
+				*lv = v;
+			return v;
+		}
+		if (!strcmp(name, "to") || !strcmp(name, "toType")) {
+			const char *dt = tx_dtype_arg(a, n, 0, NULL);
+
+			return dt ? tx_tensor_val(r, dt, v.tt->shape, v.tt->values) :
+			       unknown("a tensor moved where the harvester cannot follow");
+		}
+		if (!strcmp(name, "clone") || !strcmp(name, "contiguous") || !strcmp(name, "detach") ||
+		    !strcmp(name, "set_requires_grad") || !strcmp(name, "requires_grad_"))
+			return v;
+		return unknown("a tensor computed at run time");
+	}
+	if (v.kind == CV_LIST && called) {
+		if (!strcmp(name, "vec"))
+			return v;
+		if (!strcmp(name, "size"))
+			return num_int((long long)v.n);
+	}
+	if (v.kind == CV_UNKNOWN)
+		return v;
+	return unknown(called ? "a value computed by a call" : "a member the harvester cannot follow");
+}
+
+static struct cval tx_number(const char *s)
+{
+	int fl = !strncmp(s, "0x", 2) || !strncmp(s, "0X", 2) ? 0 :
+		 strpbrk(s, ".eE") != NULL || ((s[strlen(s) - 1] == 'f' || s[strlen(s) - 1] == 'F'));
+
+	return fl ? num_float(strtod(s, NULL)) : num_int((long long)strtoull(s, NULL, 0));
+}
+
+/* A primary expression and what follows it (members, calls, subscripts). */
+static struct cval tx_postfix(struct tp *p, struct cval **lvp)
+{
+	struct run *r = p->r;
+	struct cval v, *lv = NULL;
+	const struct tok *t;
+
+	if (p->i >= p->n)
+		return unknown("an expression the harvester cannot read");
+	t = &p->t[p->i];
+	if (t->kind == CXToken_Literal) {
+		p->i++;
+		if (t->s[0] == '"' || strchr(t->s, '"')) {
+			struct buf b = BUF_INIT;
+
+			buf_adds(&b, unescape(r, t->s));
+			while (p->i < p->n && p->t[p->i].kind == CXToken_Literal && strchr(p->t[p->i].s, '"'))
+				buf_adds(&b, unescape(r, p->t[p->i++].s));
+			memset(&v, 0, sizeof(v));
+			v.kind = CV_STR;
+			v.s = arena_strdup(&r->arena, b.data ? b.data : "");
+			buf_release(&b);
+		} else if (t->s[0] == '\'') {
+			v = num_int((unsigned char)t->s[1]);
+		} else {
+			v = tx_number(t->s);
+		}
+	} else if (!strcmp(t->s, "true") || !strcmp(t->s, "false")) {
+		p->i++;
+		v = boolean(t->s[0] == 't');
+	} else if (!strcmp(t->s, "(")) {
+		size_t end = tx_close(p, p->i);
+
+		p->i++;
+		v = tx_expr(p, 0, &lv);
+		p->i = end;
+	} else if (!strcmp(t->s, "{")) {
+		size_t n;
+		struct cval *a = tx_args(p, &n);
+
+		v = list_of(r, n);
+		if (n)
+			memcpy(v.items, a, n * sizeof(*a));
+	} else if (!strcmp(t->s, "[")) {
+		/* a lambda: [captures](params) -> type { body } */
+		p->i = tx_close(p, p->i);
+		if (tx_at(p, "("))
+			p->i = tx_close(p, p->i);
+		while (p->i < p->n && !tx_at(p, "{") && !tx_at(p, ";"))
+			p->i++;
+		if (tx_at(p, "{"))
+			p->i = tx_close(p, p->i);
+		v = unknown("a lambda");
+	} else if (t->kind == CXToken_Identifier || t->kind == CXToken_Keyword || !strcmp(t->s, "::")) {
+		/* a qualified name, with template arguments */
+		struct buf ns = BUF_INIT;
+		const char *base = NULL, *targs = NULL;
+		unsigned line = t->line;
+
+		for (;;) {
+			size_t te;
+
+			if (tx_accept(p, "::"))
+				continue;
+			if (p->i >= p->n ||
+			    (p->t[p->i].kind != CXToken_Identifier && p->t[p->i].kind != CXToken_Keyword))
+				break;
+			if (base)
+				buf_addf(&ns, "%s%s", ns.len ? "::" : "", base);
+			base = p->t[p->i++].s;
+			if (tx_at(p, "<") && (te = tx_targs_end(p, p->i))) {
+				targs = type_text(r, p->f, p->t + p->i + 1, te - p->i - 2);
+				p->i = te;
+			}
+			if (!tx_at(p, "::"))
+				break;
+			p->i++;
+		}
+		if (!base) {
+			buf_release(&ns);
+			p->i++;
+			return unknown("an expression the harvester cannot read");
+		}
+		if (!ns.len && (lv = lookup(p->f, base))) {
+			v = *lv;
+		} else if (tx_at(p, "(") || (tx_at(p, "{") && (ns.len || isupper((unsigned char)base[0])))) {
+			v = tx_call(p, ns.data ? ns.data : "", base, targs, line);
+		} else if (!strcmp(base, "nullptr") || !strcmp(base, "this")) {
+			v = unknown("a pointer");
+		} else {
+			v = tx_sym(base);
+		}
+		buf_release(&ns);
+	} else {
+		p->i++;
+		return unknown("an expression the harvester cannot read");
+	}
+	for (;;) {
+		if (tx_at(p, ".") || tx_at(p, "->")) {
+			int arrow = p->t[p->i].s[0] == '-';
+			unsigned line;
+			const char *name;
+
+			p->i++;
+			tx_accept(p, "template");
+			if (p->i >= p->n)
+				break;
+			line = p->t[p->i].line;
+			name = p->t[p->i++].s;
+			if (tx_at(p, "<")) {
+				size_t te = tx_targs_end(p, p->i);
+
+				if (te)
+					p->i = te;
+			}
+			v = tx_method(p, v, lv, name, arrow, line);
+			lv = NULL;
+		} else if (tx_at(p, "[")) {
+			size_t end = tx_close(p, p->i);
+			struct cval idx;
+
+			p->i++;
+			idx = tx_expr(p, 0, NULL);
+			p->i = end;
+			if (v.kind == CV_LIST && idx.kind == CV_NUM && !idx.is_float && idx.i >= 0 &&
+			    (size_t)idx.i < v.n)
+				v = v.items[idx.i];
+			else if (v.kind != CV_UNKNOWN)
+				v = unknown("a value computed at run time");
+			lv = NULL;
+		} else if (tx_at(p, "(")) {
+			unsigned line = p->t[p->i].line;
+			size_t n;
+			struct cval *a = tx_args(p, &n);
+
+			if (v.kind == CV_MODULE) {
+				tx_module_call(p, v.tm, a, n, line);
+				v = unknown("the result of a module");
+			} else {
+				v = v.kind == CV_UNKNOWN ? v : unknown("a value computed by a call");
+			}
+			lv = NULL;
+		} else if (tx_at(p, "++") || tx_at(p, "--")) {
+			p->i++;
+			if (lv)
+				*lv = unknown("a value computed at run time");
+			v = unknown("a value computed at run time");
+		} else {
+			break;
+		}
+	}
+	if (lvp)
+		*lvp = lv;
+	return v;
+}
+
+static struct cval tx_unary(struct tp *p, struct cval **lv)
+{
+	struct cval v;
+
+	if (tx_accept(p, "-")) {
+		v = tx_unary(p, NULL);
+		return v.kind == CV_NUM ? (v.is_float ? num_float(-v.d) : num_int(-v.i)) :
+		       v.kind == CV_UNKNOWN ? v : unknown("a value computed at run time");
+	}
+	if (tx_accept(p, "+"))
+		return tx_unary(p, NULL);
+	if (tx_accept(p, "!")) {
+		v = tx_unary(p, NULL);
+		return is_number(&v) ? boolean(v.d == 0) : v.kind == CV_UNKNOWN ? v :
+		       unknown("a value computed at run time");
+	}
+	if (tx_accept(p, "*") || tx_accept(p, "&") || tx_accept(p, "~") || tx_accept(p, "++") || tx_accept(p, "--"))
+		return (tx_unary(p, NULL), unknown("a value computed at run time"));
+	return tx_postfix(p, lv);
+}
+
+static int tx_prec(const char *op)
+{
+	static const struct { const char *op; int prec; } ops[] = {
+		{ "||", 1 }, { "&&", 2 }, { "|", 3 }, { "^", 4 }, { "&", 5 }, { "==", 6 }, { "!=", 6 },
+		{ "<", 7 }, { ">", 7 }, { "<=", 7 }, { ">=", 7 }, { "<<", 8 }, { ">>", 8 }, { "+", 9 }, { "-", 9 },
+		{ "*", 10 }, { "/", 10 }, { "%", 10 },
+	};
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(op, ops[i].op))
+			return ops[i].prec;
+	return 0;
+}
+
+/* An expression whose operators bind tighter than prec (precedence climbing); *lv, when the
+ * expression is a variable, its binding. */
+static struct cval tx_expr(struct tp *p, int prec, struct cval **lv)
+{
+	struct cval a = tx_unary(p, lv);
+
+	for (;;) {
+		const char *op;
+		int q;
+		struct cval b;
+
+		if (p->i >= p->n)
+			break;
+		op = p->t[p->i].s;
+		if (!strcmp(op, "?") && prec == 0) {
+			struct cval x, y;
+
+			p->i++;
+			x = tx_expr(p, 0, NULL);
+			if (!tx_accept(p, ":"))
+				return unknown("an expression the harvester cannot read");
+			y = tx_expr(p, 0, NULL);
+			a = is_number(&a) ? (a.d != 0 ? x : y) : a.kind == CV_UNKNOWN ? a :
+			    unknown("a value computed at run time");
+			continue;
+		}
+		if (!(q = tx_prec(op)) || q <= prec)
+			break;
+		p->i++;
+		if (lv)
+			*lv = NULL;
+		b = tx_expr(p, q, NULL);
+		if (!is_number(&a) || !is_number(&b)) {
+			a = a.kind == CV_UNKNOWN ? a : b.kind == CV_UNKNOWN ? b :
+			    a.kind == CV_TENSOR || b.kind == CV_TENSOR ? unknown("a tensor computed by arithmetic") :
+			    unknown("a value computed at run time");
+			continue;
+		}
+		if (!strcmp(op, "==")) a = boolean(a.d == b.d);
+		else if (!strcmp(op, "!=")) a = boolean(a.d != b.d);
+		else if (!strcmp(op, "<")) a = boolean(a.d < b.d);
+		else if (!strcmp(op, ">")) a = boolean(a.d > b.d);
+		else if (!strcmp(op, "<=")) a = boolean(a.d <= b.d);
+		else if (!strcmp(op, ">=")) a = boolean(a.d >= b.d);
+		else if (!strcmp(op, "&&")) a = boolean(a.d != 0 && b.d != 0);
+		else if (!strcmp(op, "||")) a = boolean(a.d != 0 || b.d != 0);
+		else if (a.is_float || b.is_float)
+			a = !strcmp(op, "+") ? num_float(a.d + b.d) : !strcmp(op, "-") ? num_float(a.d - b.d) :
+			    !strcmp(op, "*") ? num_float(a.d * b.d) : !strcmp(op, "/") ? num_float(a.d / b.d) :
+			    unknown("a value computed at run time");
+		else
+			a = !strcmp(op, "+") ? num_int(a.i + b.i) : !strcmp(op, "-") ? num_int(a.i - b.i) :
+			    !strcmp(op, "*") ? num_int(a.i * b.i) : !strcmp(op, "/") && b.i ? num_int(a.i / b.i) :
+			    !strcmp(op, "%") && b.i ? num_int(a.i % b.i) : unknown("a value computed at run time");
+	}
+	return a;
+}
+
+/* The index past the statement that starts at i, without reading it. */
+static size_t tx_skip(const struct tp *p, size_t i)
+{
+	const char *s;
+
+	if (i >= p->n)
+		return p->n;
+	s = p->t[i].s;
+	if (!strcmp(s, "{"))
+		return tx_close(p, i);
+	if (!strcmp(s, "if") || !strcmp(s, "for") || !strcmp(s, "while") || !strcmp(s, "switch")) {
+		size_t j = i + 1;
+
+		if (j < p->n && !strcmp(p->t[j].s, "constexpr"))
+			j++;
+		j = tx_skip(p, tx_close(p, j));
+		if (!strcmp(s, "if") && j < p->n && !strcmp(p->t[j].s, "else"))
+			j = tx_skip(p, j + 1);
+		return j;
+	}
+	if (!strcmp(s, "do")) {
+		size_t j = tx_skip(p, i + 1);
+
+		while (j < p->n && strcmp(p->t[j].s, ";"))
+			j++;
+		return j + 1;
+	}
+	for (; i < p->n; i++) {
+		s = p->t[i].s;
+		if (!strcmp(s, "(") || !strcmp(s, "[") || !strcmp(s, "{"))
+			i = tx_close(p, i) - 1;
+		else if (!strcmp(s, ";"))
+			return i + 1;
+		else if (!strcmp(s, "}"))
+			return i;
+	}
+	return p->n;
+}
+
+/* Whether the statement at p->i declares variables: a type (qualifiers, a qualified name with
+ * template arguments, & and *) followed by a name. The index of the first name, or 0. */
+static size_t tx_decl(const struct tp *p)
+{
+	size_t i = p->i;
+	int named = 0;
+
+	while (i < p->n && (!strcmp(p->t[i].s, "const") || !strcmp(p->t[i].s, "static") ||
+			    !strcmp(p->t[i].s, "constexpr") || !strcmp(p->t[i].s, "unsigned")))
+		i++;
+	while (i < p->n) {
+		if (!strcmp(p->t[i].s, "::")) {
+			i++;
+			continue;
+		}
+		if (p->t[i].kind != CXToken_Identifier && p->t[i].kind != CXToken_Keyword)
+			return 0;
+		i++;
+		named = 1;
+		if (i < p->n && !strcmp(p->t[i].s, "<")) {
+			size_t te = tx_targs_end(p, i);
+			size_t j = i + 1;
+			int depth = 1;
+
+			/* template arguments followed by a name: find the ">" by depth */
+			for (; !te && j < p->n && depth; j++)
+				depth += !strcmp(p->t[j].s, "<") - !strcmp(p->t[j].s, ">") -
+					 2 * !strcmp(p->t[j].s, ">>");
+			i = te ? te : depth ? p->n : j;
+		}
+		if (i < p->n && !strcmp(p->t[i].s, "::"))
+			continue;
+		break;
+	}
+	while (i < p->n && (!strcmp(p->t[i].s, "&") || !strcmp(p->t[i].s, "*") || !strcmp(p->t[i].s, "&&") ||
+			    !strcmp(p->t[i].s, "const")))
+		i++;
+	if (!named || i + 1 >= p->n || p->t[i].kind != CXToken_Identifier)
+		return 0;
+	{
+		const char *nx = p->t[i + 1].s;
+
+		return !strcmp(nx, "=") || !strcmp(nx, "(") || !strcmp(nx, "{") || !strcmp(nx, ";") ||
+		       !strcmp(nx, ",") || !strcmp(nx, "[") || !strcmp(nx, ":") ? i : 0;
+	}
+}
+
+static void tx_bind(struct tp *p, const char *name, struct cval v)
+{
+	bind(p->r, p->f, name, v);
+}
+
+/* A declaration: TYPE a = expr, b(args), c{args}, d; each name bound to its value. */
+static void tx_declaration(struct tp *p, size_t name_at)
+{
+	size_t type_start = p->i, type_end = name_at;
+	const char *type = "";
+
+	/* the type's last name, for T x(args) and T x: a module or an options builder made */
+	for (size_t j = type_start; j < type_end; j++)
+		if (p->t[j].kind == CXToken_Identifier)
+			type = p->t[j].s;
+	p->i = name_at;
+	while (p->i < p->n) {
+		const char *name = p->t[p->i++].s;
+		struct cval v;
+		unsigned line = p->t[p->i - 1].line;
+
+		if (tx_at(p, "=")) {
+			p->i++;
+			v = tx_expr(p, 0, NULL);
+		} else if (tx_at(p, "(") || tx_at(p, "{") || tx_at(p, ";") || tx_at(p, ",")) {
+			/* T x(args): read as T(args) */
+			struct tok *tt = arena_alloc(&p->r->arena, (p->n - p->i + 2) * sizeof(*tt));
+			struct tp q = *p;
+
+			tt[0] = p->t[type_end - 1];
+			tt[0].s = type;
+			tt[0].line = line;
+			tt[0].kind = CXToken_Identifier;
+			if (tx_at(p, "(") || tx_at(p, "{")) {
+				size_t end = tx_close(p, p->i);
+
+				memcpy(tt + 1, p->t + p->i, (end - p->i) * sizeof(*tt));
+				q.n = 1 + end - p->i;
+				p->i = end;
+			} else {
+				tt[1].s = "(";
+				tt[2].s = ")";
+				tt[1].kind = tt[2].kind = CXToken_Punctuation;
+				q.n = 3;
+			}
+			q.t = tt;
+			q.i = 0;
+			if (tname_find(tmodules, sizeof(tmodules) / sizeof(tmodules[0]), type) || tx_cpp_only(type) ||
+			    has_suffix(type, "Options") || q.n > 3 || !strcmp(type, "vector"))
+				v = tx_postfix(&q, NULL);
+			else
+				v = unknown("a variable declared without a value");
+			p->mods = q.mods;
+		} else {
+			v = unknown("a declaration the harvester cannot read");
+		}
+		tx_bind(p, name, v);
+		if (!tx_accept(p, ","))
+			break;
+		/* the next declarator may repeat & or * */
+		while (tx_accept(p, "&") || tx_accept(p, "*"))
+			;
+		if (p->i >= p->n || p->t[p->i].kind != CXToken_Identifier)
+			break;
+	}
+	p->i = tx_skip(p, p->i);
+}
+
+/* for (...) body */
+static void tx_for(struct tp *p)
+{
+	size_t open = p->i, close = tx_close(p, open), colon = 0, body = close, after;
+	int depth = 0;
+
+	for (size_t j = open + 1; j < close - 1; j++) {
+		const char *s = p->t[j].s;
+
+		depth += (!strcmp(s, "(") || !strcmp(s, "{") || !strcmp(s, "[")) -
+			 (!strcmp(s, ")") || !strcmp(s, "}") || !strcmp(s, "]"));
+		if (!depth && !strcmp(s, ":")) {
+			colon = j;
+			break;
+		}
+	}
+	after = tx_skip(p, body);
+	if (colon) {
+		/* for (decl name : range): unrolled over a literal list */
+		struct tp q = *p;
+		struct cval range;
+		const char *name = p->t[colon - 1].s;
+
+		q.i = colon + 1;
+		q.n = close - 1;
+		range = tx_expr(&q, 0, NULL);
+		p->mods = q.mods;
+		if (range.kind == CV_LIST && range.n <= MAX_ITER && !p->r->loop) {
+			for (size_t k = 0; k < range.n && !p->f->returned && !p->r->failed; k++) {
+				tx_bind(p, name, range.items[k]);
+				p->i = body;
+				tx_stmt(p);
+			}
+			p->i = after;
+			return;
+		}
+		tx_bind(p, name, range.kind == CV_UNKNOWN ? range : unknown("a loop variable"));
+	} else {
+		/* the names declared in the loop's first clause are unknown */
+		for (size_t j = open + 1; j + 1 < close && strcmp(p->t[j].s, ";"); j++)
+			if (p->t[j].kind == CXToken_Identifier && !strcmp(p->t[j + 1].s, "="))
+				tx_bind(p, p->t[j].s, unknown("a loop variable"));
+	}
+	count(p->r, "loops the harvester does not unroll", 1);
+	p->r->loop++;
+	p->i = body;
+	tx_stmt(p);
+	p->r->loop--;
+	p->i = after;
+}
+
+static void tx_stmt(struct tp *p)
+{
+	const char *s;
+	size_t d;
+
+	if (p->i >= p->n || p->f->returned || p->r->failed)
+		return;
+	s = p->t[p->i].s;
+	if (!strcmp(s, "{")) {
+		size_t end = tx_close(p, p->i);
+		struct frame g, *up = p->f;
+
+		/* a block: its declarations end with it */
+		memset(&g, 0, sizeof(g));
+		g.up = up;
+		g.depth = up->depth;
+		p->f = &g;
+		p->i++;
+		while (p->i < end - 1 && !g.returned && !p->r->failed) {
+			size_t start = p->i;
+
+			tx_stmt(p);
+			if (p->i == start)
+				p->i++;
+		}
+		up->returned |= g.returned;
+		p->f = up;
+		p->i = end;
+		return;
+	}
+	if (!strcmp(s, ";")) {
+		p->i++;
+		return;
+	}
+	if (!strcmp(s, "for")) {
+		p->i++;
+		tx_for(p);
+		return;
+	}
+	if (!strcmp(s, "while") || !strcmp(s, "do") || !strcmp(s, "switch") || !strcmp(s, "try")) {
+		size_t after = tx_skip(p, p->i);
+
+		if (!strcmp(s, "while") || !strcmp(s, "do")) {
+			count(p->r, "loops the harvester does not unroll", 1);
+			p->r->loop++;
+			p->i = s[0] == 'w' ? tx_close(p, p->i + 1) : p->i + 1;
+			tx_stmt(p);
+			p->r->loop--;
+		}
+		p->i = after;
+		return;
+	}
+	if (!strcmp(s, "if")) {
+		size_t open = p->i + 1, close, then_end;
+		struct tp q = *p;
+		struct cval c;
+
+		if (open < p->n && !strcmp(p->t[open].s, "constexpr"))
+			open++;
+		close = tx_close(p, open);
+		then_end = tx_skip(p, close);
+		q.i = open + 1;
+		q.n = close - 1;
+		c = tx_expr(&q, 0, NULL);
+		p->mods = q.mods;
+		if (is_number(&c) && c.d != 0) {
+			p->i = close;
+			tx_stmt(p);
+			p->i = then_end;
+			if (then_end < p->n && !strcmp(p->t[then_end].s, "else"))
+				p->i = tx_skip(p, then_end + 1);
+		} else {
+			/* false, or a condition on the machine: the else branch */
+			p->i = then_end;
+			if (tx_accept(p, "else"))
+				tx_stmt(p);
+		}
+		return;
+	}
+	if (!strcmp(s, "return")) {
+		p->i = tx_skip(p, p->i);
+		p->f->returned = 1;
+		return;
+	}
+	if (!strcmp(s, "using") || !strcmp(s, "namespace") || !strcmp(s, "struct") || !strcmp(s, "class") ||
+	    !strcmp(s, "typedef") || !strcmp(s, "break") || !strcmp(s, "continue")) {
+		p->i = tx_skip(p, p->i);
+		return;
+	}
+	if ((d = tx_decl(p))) {
+		tx_declaration(p, d);
+		return;
+	}
+	{
+		/* an expression: an assignment to a variable, or a call */
+		size_t after = tx_skip(p, p->i);
+		struct cval *lv = NULL, v;
+
+		v = tx_expr(p, 0, &lv);
+		if (tx_at(p, "=")) {
+			p->i++;
+			v = tx_expr(p, 0, NULL);
+			if (lv)
+				*lv = v;
+		} else if (p->i < p->n && p->t[p->i].kind == CXToken_Punctuation &&
+			   strchr("+-*/%|&^", p->t[p->i].s[0]) && has_suffix(p->t[p->i].s, "=")) {
+			p->i++;
+			tx_expr(p, 0, NULL);
+			if (lv)
+				*lv = unknown("a value computed at run time");
+		}
+		p->i = after;
+	}
+}
+
+/* One TEST body, from its tokens. */
+static void torch_test(struct run *r, CXCursor body)
+{
+	size_t n, m = 0;
+	struct tok *t = toks(r, body, &n), *v = arena_alloc(&r->arena, (n + 1) * sizeof(*v));
+	struct frame f;
+	struct tp p;
+
+	/* comments are no part of the code */
+	for (size_t i = 0; i < n; i++)
+		if (t[i].kind != CXToken_Comment)
+			v[m++] = t[i];
+	memset(&f, 0, sizeof(f));
+	memset(&p, 0, sizeof(p));
+	p.r = r;
+	p.t = v;
+	p.n = m;
+	p.f = &f;
+	tx_stmt(&p);
+	for (struct tmod *mod = p.mods; mod; mod = mod->next)
+		if (!mod->called)
+			not_recorded(r, "a module constructed but never called on a tensor");
+}
+
 int cpp_harvest_torch(char *const *files, size_t n, const struct cpp_opts *o, struct err *e)
 {
-	(void)files, (void)n, (void)o;
-	return err_set(e, EXIT_USAGE, "not yet");
+	return harvest_files(files, n, o, NULL, NULL, e);
 }
 
 #else
