@@ -989,8 +989,11 @@ static struct cval eval(struct run *r, struct frame *f, CXCursor c)
 		struct cval base;
 
 		ch = kids(r, c, &nk);
-		if (!nk)
-			return unknown("a member of the test fixture");
+		if (!nk) {
+			struct cval *b = lookup(f, spelling(r, c));
+
+			return b ? *b : unknown("a member of the test fixture");
+		}
 		base = eval(r, f, ch[0]);
 		t = toks(r, c, &n);
 		return field(r, ch[0], &base, n ? t[n - 1].s : spelling(r, c));
@@ -1117,8 +1120,13 @@ static struct cval invoke(struct run *r, struct frame *f, CXCursor fn, CXCursor 
 
 static struct cval *lvalue(struct run *r, struct frame *f, CXCursor c)
 {
+	size_t nk;
+
 	c = strip(r, c);
 	if (kind(r, c) == CXCursor_DeclRefExpr)
+		return lookup(f, spelling(r, c));
+	/* a member of the TEST_F's fixture (this->test_), bound by fixture_bind */
+	if (kind(r, c) == CXCursor_MemberRefExpr && (kids(r, c, &nk), !nk))
 		return lookup(f, spelling(r, c));
 	return NULL;
 }
@@ -2027,6 +2035,61 @@ static enum CXChildVisitResult find_constructions(CXCursor c, CXCursor parent, C
 
 static void torch_test(struct run *r, CXCursor body);
 
+/* A TEST_F's fixture: its fields bound in f, each to the value its constructor's initializer list or
+ * its own initializer gives it (a tester made in the constructor, a list of data), so that the body
+ * can use them as ONNX Runtime's fixtures do. */
+static void fixture_bind(struct run *r, struct frame *f, CXCursor test)
+{
+	CXCursor st = r->api->getCursorSemanticParent(test), fix;
+	size_t nk, nf;
+	CXCursor *k = kids(r, st, &nk), *fk;
+
+	for (size_t i = 0; i < nk; i++) {
+		if (kind(r, k[i]) != CXCursor_CXXBaseSpecifier)
+			continue;
+		fix = r->api->getTypeDeclaration(r->api->getCursorType(k[i]));
+		if (r->api->Cursor_isNull(fix) || kind(r, fix) >= CXCursor_FirstInvalid)
+			continue;
+		fix = r->api->getCursorDefinition(fix);
+		if (r->api->Cursor_isNull(fix) || kind(r, fix) >= CXCursor_FirstInvalid)
+			continue;
+		fk = kids(r, fix, &nf);
+		/* the fields with an initializer of their own first, then the constructor's list */
+		for (size_t j = 0; j < nf; j++)
+			if (kind(r, fk[j]) == CXCursor_FieldDecl && !strstr(type_of(r, fk[j]), "OpTester"))
+				exec_decl(r, f, fk[j]);
+		for (size_t j = 0; j < nf; j++) {
+			size_t nc;
+			CXCursor *ck;
+
+			if (kind(r, fk[j]) != CXCursor_Constructor)
+				continue;
+			ck = kids(r, fk[j], &nc);
+			for (size_t m = 0; m + 1 < nc; m++) {
+				const char *name, *type;
+				struct cval v;
+
+				if (kind(r, ck[m]) != CXCursor_MemberRef || !r->api->isExpression(kind(r, ck[m + 1])))
+					continue;
+				name = spelling(r, ck[m]);
+				type = type_of(r, r->api->getCursorReferenced(ck[m]));
+				if (strstr(type, "OpTester") && !strchr(type, '*') && !strchr(type, '&')) {
+					memset(&v, 0, sizeof(v));
+					v.kind = CV_TESTER;
+					v.t = tester_new(r, f, strip(r, ck[m + 1]), line_of(r, ck[m]));
+				} else {
+					v = eval(r, f, ck[m + 1]);
+					if (v.kind == CV_LIST && strstr(type, "vector<"))
+						v.ctype = arena_strndup(&r->arena, strstr(type, "vector<") + 7,
+									strcspn(strstr(type, "vector<") + 7, ">"));
+				}
+				bind(r, f, name, v);
+			}
+			break;
+		}
+	}
+}
+
 /* Parse one file and interpret its tests: ONNX Runtime's through the syntax tree (r->on_run),
  * libtorch's through their tokens. */
 static int harvest_file(struct run *r, CXIndex idx, CXCompilationDatabase db, const char *path,
@@ -2072,6 +2135,8 @@ static int harvest_file(struct run *r, CXIndex idx, CXCompilationDatabase db, co
 		memset(&f, 0, sizeof(f));
 		r->test = test_name(r, w.tests[i]);
 		r->test_line = line_of(r, w.tests[i]);
+		if (r->on_run && kind(r, w.tests[i]) == CXCursor_CXXMethod)
+			fixture_bind(r, &f, w.tests[i]);
 		for (size_t j = 0; j < nk; j++)
 			if (kind(r, k[j]) == CXCursor_CompoundStmt) {
 				if (r->on_run)

@@ -43,6 +43,7 @@
 	X(getTokenKind, CXTokenKind, (CXToken))                                                     \
 	X(getTokenLocation, CXSourceLocation, (CXTranslationUnit, CXToken))                         \
 	X(getCursorReferenced, CXCursor, (CXCursor))                                                \
+	X(getCursorSemanticParent, CXCursor, (CXCursor))                                            \
 	X(getCursorDefinition, CXCursor, (CXCursor))                                                \
 	X(getCursorType, CXType, (CXCursor))                                                        \
 	X(getTypeSpelling, CXString, (CXType))                                                      \

@@ -108,5 +108,22 @@ TEST(FerryStyleTest, ReshapeExpectFailure) {
   test.Run(OpTester::ExpectResult::kExpectFailure, "cannot reshape");
 }
 
+// a fixture holding the tester and its data, as ONNX Runtime's Flatten tests do
+class FerryFixtureTest : public testing::Test {
+ public:
+  FerryFixtureTest() : test_("Flatten", 13), data_(6, 2.0f) {}
+
+ protected:
+  OpTester test_;
+  const std::vector<float> data_;
+};
+
+TEST_F(FerryFixtureTest, FlattenAxis2) {
+  test_.AddAttribute<int64_t>("axis", 2L);
+  test_.AddInput<float>("data", {1L, 2L, 3L}, data_);
+  test_.AddOutput<float>("output", {2L, 3L}, data_);
+  test_.Run();
+}
+
 }  // namespace test
 }  // namespace onnxruntime
