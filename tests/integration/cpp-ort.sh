@@ -7,7 +7,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 7
+plan 9
 
 cp "$top_srcdir/tests/data/cpp/ort/ops_test.cc" .
 expect_exit 0 "harvest onnx --cpp" -- "$FERRY" harvest onnx --cpp ops_test.cc -q -o corpus.jsonl
@@ -31,4 +31,6 @@ expect_exit 0 "wrap an instance whose expected output is wrong" -- "$FERRY" wrap
 check "its meta marks the disagreement with the reference" -- \
 	"$py" -c 'import glob, json, sys; e = json.load(open(glob.glob("wb/tests/*/*/meta.json")[0]))["expected"]; sys.exit(e["agrees"] or e["disagree"][0]["where"] != "element 1")'
 expect_exit 0 "run them through ONNX Runtime" -- "$FERRY" run w --frontend ort -o store.db -j 2 -q
+expect_exit 0 "run the instance whose expected output is wrong" -- "$FERRY" run wb --frontend ort -o bad.db -j 1 -q
+check "the report shows it as a spec question" -- sh -c '"$1" report bad.db | grep -A1 "^spec questions: 1 of the 1 instances" | grep -q "Relu .* element 1"' sh "$FERRY"
 finish
