@@ -603,6 +603,21 @@ void harvest_why_empty(const struct harvest *h, int filtered, struct buf *out)
 	}
 }
 
+int harvest_take(struct harvest *h, const struct harvest_opts *o, const char *json, size_t len, struct err *e)
+{
+	struct session s;
+
+	memset(&s, 0, sizeof(s));
+	s.h = h;
+	s.o = o;
+	return on_emit(&s, json, len, e);
+}
+
+void harvest_count_add(struct harvest *h, const char *key, long n)
+{
+	counts_add(&h->counts, key, n);
+}
+
 int harvest_source(const char *name, int *has_suites)
 {
 	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)

@@ -102,6 +102,13 @@ void harvest_why_empty(const struct harvest *h, int filtered, struct buf *out);
  * otherwise. */
 int harvest_source(const char *name, int *has_suites);
 
+/* A record made in this process rather than by a child (the C++ harvester, extract/cpp.h):
+ * validated, given its id, merged and written as a child's are. 0, or -1 with e filled when the
+ * corpus cannot be written. */
+int harvest_take(struct harvest *h, const struct harvest_opts *o, const char *json, size_t len, struct err *e);
+/* Add n to the count named key, as the children's counts are added. */
+void harvest_count_add(struct harvest *h, const char *key, long n);
+
 void harvest_init(struct harvest *h);
 void harvest_release(struct harvest *h);
 

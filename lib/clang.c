@@ -24,9 +24,9 @@ int clang_load(struct clang_api *api, struct err *e)
 		if (!api->name)                                                            \
 			return err_set(e, EXIT_ENV, "libclang '%s' lacks clang_%s", path, #name); \
 	} while (0)
-	SYM(getClangVersion);
-	SYM(getCString);
-	SYM(disposeString);
+#define CLANG_SYM(name, ret, params) SYM(name);
+	CLANG_API(CLANG_SYM)
+#undef CLANG_SYM
 #undef SYM
 	return 0;
 }

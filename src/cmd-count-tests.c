@@ -3,7 +3,9 @@
  * Counts how often a compiler's own frontend tests use each operator: the COUNTS input of `ferry
  * rank`, which puts first the operators the compiler tests least. Python test files are parsed with
  * the embedded interpreter's ast module (prioritize/counts_py.h); C++
- * test files are scanned for ONNX Runtime-style OpTester("Op") constructions (counts_scan_cpp), and
+ * test files of ONNX Runtime are read with libclang by the C++ harvester's front end (extract/cpp.h:
+ * each tester a TEST runs, through its helpers and templates, counts once), other libraries' C++
+ * files scanned for OpTester("Op") constructions (counts_scan_cpp); and
  * for ONNX, MLIR files for the importer's torch.operator "onnx.Op" (counts_scan_mlir: IREE's tests).
  * Directories are searched for such files. The output records the compiler, its version, the files
  * and the command line, so that shipped counts say how they were made. */
@@ -16,6 +18,7 @@
 #include "cmd.h"
 #include "counts.h"
 #include "counts_py.h"
+#include "cpp.h"
 #include "fsutil.h"
 #include "xalloc.h"
 
@@ -24,7 +27,8 @@ static const char usage[] =
 	"\n"
 	"Count the operators a compiler's frontend tests use, for 'ferry rank --counts'. PATHs are test\n"
 	"files or directories: Python files (*.py) are parsed with the ast module, C++ files (*.cc, *.cpp,\n"
-	"*.h, ...) are scanned for OpTester(\"Op\") constructions, and with --library onnx, MLIR files\n"
+	"*.h, ...) of ONNX Runtime are read with libclang (each OpTester a TEST runs counts once, through\n"
+	"its helpers and templates), and with --library onnx, MLIR files\n"
 	"(*.mlir) for torch.operator \"onnx.Op\" operations (IREE's imported ONNX tests).\n";
 
 /* The options' values. */
@@ -143,6 +147,30 @@ static int count_text(struct counts *c, char **paths, size_t n,
 	return 0;
 }
 
+static void cpp_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	cmd_warn("%s", msg);
+}
+
+/* ONNX Runtime's C++ tests through libclang: the sources only, since each includes its headers. */
+static int count_cpp(struct counts *c, const struct files *f, struct err *e)
+{
+	struct cpp_opts o;
+	char **src = xcalloc(f->ncpp + 1, sizeof(*src));
+	size_t n = 0;
+	int r;
+
+	memset(&o, 0, sizeof(o));
+	o.warn = cpp_warn;
+	for (size_t i = 0; i < f->ncpp; i++)
+		if (has_suffix(f->cpp[i], ".cc") || has_suffix(f->cpp[i], ".cpp") || has_suffix(f->cpp[i], ".cxx"))
+			src[n++] = f->cpp[i];
+	r = n ? cpp_count_onnx(c, src, n, &o, e) : 0;
+	free(src);
+	return r;
+}
+
 static char *command_line(int argc, char **argv)
 {
 	struct buf b = BUF_INIT;
@@ -221,7 +249,8 @@ static int count_tests(int argc, char **argv)
 		qsort(f.mlir, f.nmlir, sizeof(*f.mlir), str_cmp);
 	c.library = xstrdup(library);
 	if ((f.npy && counts_py_count(&c, f.py, f.npy, library, on_skipped, NULL, &e) < 0) ||
-	    count_text(&c, f.cpp, f.ncpp, counts_scan_cpp, &e) < 0 ||
+	    (strcmp(library, "onnx") ? count_text(&c, f.cpp, f.ncpp, counts_scan_cpp, &e)
+				     : count_cpp(&c, &f, &e)) < 0 ||
 	    count_text(&c, f.mlir, f.nmlir, counts_scan_mlir, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;

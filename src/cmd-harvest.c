@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cpp.h"
 #include "esc.h"
 #include "fsutil.h"
 #include "harvest.h"
@@ -31,6 +32,7 @@
 static const char usage[] =
 	"usage: ferry harvest SOURCE [--filter GLOB]... -o CORPUS\n"
 	"       ferry harvest torch|keras [--suite NAME]... [--pytest PATH]... [--filter GLOB]... -o CORPUS\n"
+	"       ferry harvest onnx|torch --cpp PATH... [-I DIR]... [-D NAME]... [--compile-commands DIR] -o CORPUS\n"
 	"\n"
 	"Record every operator instance that a library's tests create, as a corpus (JSON Lines).\n"
 	"\n"
@@ -47,7 +49,9 @@ static const char usage[] =
 	"                 distribution on the package index, downloaded once into $FERRY_CACHE, default\n"
 	"                 ~/.cache/ferry, and checked by hash; offline, the rest is harvested); and\n"
 	"                 pytest files or directories (a checkout of Keras's tests), run under the\n"
-	"                 instrumentation\n";
+	"                 instrumentation\n"
+	"  --cpp          onnx: ONNX Runtime's OpTester tests (onnxruntime/test/providers/), torch:\n"
+	"                 libtorch's C++ API tests (test/cpp/api/), read with libclang, not run\n";
 
 static const char more[] =
 	"The tests run in a child process, in a scratch directory that is also their HOME and TMPDIR,\n"
@@ -58,8 +62,8 @@ static const char more[] =
 	"in CORPUS.partial and exits non-zero (130 on Ctrl-C).\n";
 
 
-static const char *output, *keras_tests;
-static struct opts_list patterns, suites, pytest;
+static const char *output, *keras_tests, *compile_commands;
+static struct opts_list patterns, suites, pytest, cpp, includes, defines;
 static double timeout;
 static int no_sandbox, quiet;
 
@@ -75,6 +79,12 @@ static const struct opt options[] = {
 	OPT_STRING(0, "keras-tests", "SET", "keras: which of Keras's own test files layer-tests and ops-tests\n"
 		   "run: default, all, or comma-separated globs under keras/src ('layers/core/*')",
 		   &keras_tests),
+	OPT_LIST(0, "cpp", "PATH", "onnx, torch: read the C++ tests of PATH, a file or a directory, with\n"
+		 "libclang (Debian package libclang1-14) instead of running Python's (repeatable)", &cpp),
+	OPT_LIST('I', "include", "DIR", "--cpp: an include directory of the checkout (repeatable)", &includes),
+	OPT_LIST('D', "define", "NAME[=V]", "--cpp: a macro the checkout's build defines (repeatable)", &defines),
+	OPT_STRING(0, "compile-commands", "DIR", "--cpp: parse each file with its command in\n"
+		   "DIR/compile_commands.json (a configured build of the checkout)", &compile_commands),
 	OPT_SECONDS('t', "timeout", "SECS", "a test that runs longer is stopped and counted as crashed (default 300)",
 		    &timeout),
 	OPT_FLAG(0, "no-sandbox", "run the tests without bubblewrap's read-only sandbox", &no_sandbox),
@@ -236,6 +246,76 @@ static void print_summary(FILE *fp, const struct harvest *h, const char *source,
 		print_suites(fp, h);
 }
 
+/* --cpp: the C++ harvester runs here, in this process (it reads the tests, it runs nothing); its
+ * records go through the engine as a child's would. */
+struct cpp_ctx {
+	struct harvest *h;
+	struct harvest_opts *o;
+	struct show *sh;
+};
+
+static int cpp_emit(void *ctx, const char *json, size_t len, struct err *e)
+{
+	struct cpp_ctx *c = ctx;
+
+	return harvest_take(c->h, c->o, json, len, e);
+}
+
+static void cpp_count(void *ctx, const char *key, long n)
+{
+	struct cpp_ctx *c = ctx;
+
+	harvest_count_add(c->h, key, n);
+}
+
+static void cpp_warn(void *ctx, const char *msg)
+{
+	struct cpp_ctx *c = ctx;
+
+	on_warn(c->sh, msg);
+}
+
+static void cpp_progress(void *ctx, long done, long total, const char *file)
+{
+	struct cpp_ctx *c = ctx;
+
+	(void)file;
+	on_progress(c->sh, done, total, NULL);
+}
+
+static int harvest_cpp(struct harvest *h, struct harvest_opts *o, struct show *sh, const char *source,
+		       struct err *e)
+{
+	struct cpp_ctx c = { h, o, sh };
+	struct cpp_opts co;
+	char **files = NULL;
+	size_t n = 0;
+	int r;
+
+	memset(&co, 0, sizeof(co));
+	co.includes = (const char *const *)includes.v;
+	co.nincludes = includes.n;
+	co.defines = (const char *const *)defines.v;
+	co.ndefines = defines.n;
+	co.compile_commands = compile_commands;
+	co.ctx = &c;
+	co.emit = cpp_emit;
+	co.count = cpp_count;
+	co.warn = cpp_warn;
+	co.progress = cpp_progress;
+	if (cpp_files((const char *const *)cpp.v, cpp.n, 0, &files, &n, e) < 0)
+		return -1;
+	if (!n) {
+		free(files);
+		return err_set(e, EXIT_INPUT, "no C++ files (*.cc, *.cpp, *.cxx) under the --cpp paths");
+	}
+	r = !strcmp(source, "onnx") ? cpp_harvest_onnx(files, n, &co, e) : cpp_harvest_torch(files, n, &co, e);
+	for (size_t i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+	return r;
+}
+
 static int cmd_harvest(int argc, char **argv)
 {
 	struct harvest h;
@@ -268,6 +348,24 @@ static int cmd_harvest(int argc, char **argv)
 		code = cmd_usage_error(&cmd_harvest_entry, "--keras-tests is for source 'keras'");
 		goto out;
 	}
+	if (cpp.n && strcmp(source, "onnx") && strcmp(source, "torch")) {
+		code = cmd_usage_error(&cmd_harvest_entry, "--cpp is for sources 'onnx' and 'torch'");
+		goto out;
+	}
+	if (!cpp.n && (includes.n || defines.n || compile_commands)) {
+		code = cmd_usage_error(&cmd_harvest_entry, "-I, -D and --compile-commands go with --cpp");
+		goto out;
+	}
+	if (cpp.n && (suites.n || pytest.n || patterns.n)) {
+		code = cmd_usage_error(&cmd_harvest_entry, "--cpp takes no --suite, --pytest or --filter");
+		goto out;
+	}
+	for (size_t i = 0; i < cpp.n; i++)
+		if (access(cpp.v[i], R_OK) < 0) {
+			err_errno(&e, EXIT_INPUT, "cannot read '%s'", cpp.v[i]);
+			code = cmd_error(&e);
+			goto out;
+		}
 	if (!has_suites && (suites.n || pytest.n)) {
 		code = cmd_usage_error(&cmd_harvest_entry, "source '%s' takes no --suite or --pytest", source);
 		goto out;
@@ -283,7 +381,7 @@ static int cmd_harvest(int argc, char **argv)
 		goto out;
 	}
 	/* The children need it; checked here, so that a missing one is said once and not per child. */
-	if (!fs_exists(cmd_python())) {
+	if (!cpp.n && !fs_exists(cmd_python())) {
 		err_set(&e, EXIT_ENV, "no Python interpreter at '%s' (run scripts/setup, or set FERRY_PYTHON)",
 			cmd_python());
 		code = cmd_error(&e);
@@ -319,7 +417,7 @@ static int cmd_harvest(int argc, char **argv)
 	o.warn = on_warn;
 	o.progress = on_progress;
 	progress_start(&sh.progress, source, 0, quiet);
-	if (harvest_run(&h, &o, &e) < 0) {
+	if ((cpp.n ? harvest_cpp(&h, &o, &sh, source, &e) : harvest_run(&h, &o, &e)) < 0) {
 		progress_clear(&sh.progress);
 		/* A child that failed has said why; this side only says that the harvest ended early. */
 		code = e.msg[0] ? cmd_error(&e) : (e.code ? (int)e.code : EXIT_ENV);
@@ -358,6 +456,9 @@ out:
 	opts_list_release(&patterns);
 	opts_list_release(&suites);
 	opts_list_release(&pytest);
+	opts_list_release(&cpp);
+	opts_list_release(&includes);
+	opts_list_release(&defines);
 	harvest_release(&h);
 	err_release(&e);
 	return code;

@@ -10,6 +10,7 @@
  * ferry). */
 #include "py.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,75 @@ static int print_instances(struct report *r, struct err *e)
 	printf("store %s: %lld instances of %lld operators (%lld valid, %lld invalid, %lld with random outputs)\n",
 	       esc_str(r->db.path), s.instances, s.ops, s.valid, s.invalid, s.random);
 	return 0;
+}
+
+/* Spec questions: the instances whose source test wrote expected outputs (a C++ test's AddOutput
+ * values) that onnx's reference evaluator does not give. wrap compared them and wrote the verdict in
+ * the test directory's meta.json ("expected"); neither side is trusted over the other, so they are
+ * listed here as questions for the spec, not counted as any frontend's failure. */
+struct questions {
+	struct strmap seen;
+	long long compared, disagree;
+	struct buf lines;
+};
+
+static int add_question(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct questions *q = ctx;
+	struct buf text = BUF_INIT;
+	struct err ignored = ERR_INIT;
+	cJSON *meta = NULL, *ex, *d;
+	char *path;
+	int created;
+
+	(void)e;
+	if (!row->dir || !row->op || (strmap_get(&q->seen, row->id, &created), !created))
+		return 0;
+	path = xasprintf("%s/meta.json", row->dir);
+	/* a test directory removed since the run: nothing to say about it */
+	if (fs_read(path, &text, &ignored) == 0 && (meta = cJSON_Parse(text.data)) &&
+	    cJSON_IsObject(ex = cJSON_GetObjectItemCaseSensitive(meta, "expected"))) {
+		q->compared++;
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(ex, "agrees"))) {
+			cJSON *where, *diff;
+
+			q->disagree++;
+			d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ex, "disagree"), 0);
+			where = cJSON_GetObjectItemCaseSensitive(d, "where");
+			diff = cJSON_GetObjectItemCaseSensitive(d, "max_abs_diff");
+			buf_addf(&q->lines, "    %-24s %.12s  output %d, %s", esc_str(row->op), row->id,
+				 cJSON_GetObjectItemCaseSensitive(d, "output") ?
+				 cJSON_GetObjectItemCaseSensitive(d, "output")->valueint : 0,
+				 cJSON_IsString(where) ? esc_str(where->valuestring) : "?");
+			if (cJSON_IsNumber(diff))
+				buf_addf(&q->lines, " (max |diff| %.3g)", diff->valuedouble);
+			buf_addc(&q->lines, '\n');
+		}
+	}
+	cJSON_Delete(meta);
+	err_release(&ignored);
+	buf_release(&text);
+	free(path);
+	return 0;
+}
+
+static int print_questions(struct report *r, struct err *e)
+{
+	struct questions q;
+	int rc;
+
+	memset(&q, 0, sizeof(q));
+	strmap_init(&q.seen);
+	rc = db_results_with(&r->db, r->frontend, NULL, add_question, &q, e);
+	if (rc == 0 && q.compared) {
+		printf("\nspec questions: %lld of the %lld instances whose source test wrote expected outputs "
+		       "disagree with onnx's reference evaluator\n", q.disagree, q.compared);
+		if (q.lines.len)
+			fputs(q.lines.data, stdout);
+	}
+	buf_release(&q.lines);
+	strmap_release(&q.seen);
+	return rc;
 }
 
 static int print_count(void *ctx, const char *outcome, long long n, struct err *e)
@@ -844,7 +914,8 @@ static int cmd_report(int argc, char **argv)
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&r.db, argv[optind], DB_READ, &e) < 0 || print_instances(&r, &e) < 0)
+	if (db_open(&r.db, argv[optind], DB_READ, &e) < 0 || print_instances(&r, &e) < 0 ||
+	    print_questions(&r, &e) < 0)
 		goto fail;
 	if (db_frontends(&r.db, r.frontend, print_frontend, &r, &e) < 0 ||
 	    db_unavailable(&r.db, r.frontend, print_unavailable, &r, &e) < 0 || print_all_releases(&r, &e) < 0)

@@ -470,8 +470,52 @@ def _write(outdir, record, plan, model, feeds, refs, random):
         "outputs": [_save(outdir, "ref", k, name, kind, dtype, ref)
                     for k, ((name, kind, dtype, _), ref) in enumerate(zip(plan.graph_outputs, refs))],
     }
+    expected = _expected_outputs(record, refs)
+    if expected is not None:
+        meta["expected"] = expected
     with open(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
+
+
+def _expected_outputs(record, refs):
+    """A second reference: the outputs the source test itself expects (a C++ test's AddOutput values,
+    kept in outputs[k].tensor.values), compared with onnx's reference evaluator at the source's own
+    tolerance. Where they disagree the instance is a question for the spec, not a verdict on either:
+    {"source", "agrees", "disagree": [{"output", "max_abs_diff", "where"}]}; None without such values."""
+    outputs = record.get("outputs", [])
+    disagree, compared = [], 0
+    for k, (out, ref) in enumerate(zip(outputs, refs)):
+        t = out.get("tensor") if isinstance(out, dict) else None
+        if not t or "values" not in t or isinstance(ref, list):
+            continue
+        compared += 1
+        ref = np.asarray(ref)
+        category = ferry_values.dtype_category(ferry_values.dtype_name(ref.dtype))
+        if category == "float":
+            want = np.array([float(v) for v in t["values"]], dtype=np.float64).reshape(t["shape"])
+            got = ref.astype(np.float64)
+            loose = ref.dtype.itemsize < 4
+            ok = got.shape == want.shape and np.allclose(got, want, rtol=1e-2 if loose else 1e-4,
+                                                         atol=1e-2 if loose else 1e-5, equal_nan=True)
+        else:
+            want = np.array(t["values"], dtype=object).reshape(t["shape"])
+            got = ref.astype(object)
+            ok = got.shape == want.shape and bool(np.all(got == want))
+        if not ok:
+            entry = {"output": k}
+            if got.shape != want.shape:
+                entry["where"] = f"shape {list(got.shape)}, the test expects {list(want.shape)}"
+            elif category == "float":
+                diff = np.abs(got - want)
+                entry["max_abs_diff"] = float(np.nanmax(np.where(np.isnan(diff), np.inf, diff)))
+                entry["where"] = f"element {int(np.argmax(np.where(np.isnan(diff), np.inf, diff)))}"
+            else:
+                entry["where"] = f"element {int(np.argmax((got != want).reshape(-1)))}"
+            disagree.append(entry)
+    if not compared:
+        return None
+    source = record.get("source", {}).get("suite", "the source test")
+    return {"source": source, "agrees": not disagree, "disagree": disagree}
 
 
 def _seed_matters(model, feeds, refs):

@@ -1,0 +1,63 @@
+/* cpp.h: the C++ harvester, ferry harvest onnx|torch --cpp. It reads C++ test suites with libclang
+ * (lib/clang.h) rather than running them: ONNX Runtime's OpTester tests (onnxruntime/test/providers/)
+ * and libtorch's C++ API tests (test/cpp/api/). Each file is parsed on its own, without the checkout's
+ * headers unless -I/-D or a compile_commands.json give them: a small header of ferry's own, written
+ * to a scratch directory and injected with -include, declares the OpTester API, gtest's TEST macros
+ * and the torch::nn names, so that libclang builds a usable syntax tree from a file whose includes it
+ * cannot find.
+ *
+ * In every TEST body the harvester follows each tester from its construction to its Run by a small
+ * abstract interpretation of the tree: local variables, initializer lists and std::vector
+ * declarations, constants, struct aggregates, calls into helper functions and function templates of
+ * the file (with their template arguments), lambdas, and range-for loops over literal data. What cannot
+ * be evaluated statically (counted loops, random data, values computed by calls) is counted by reason;
+ * an instance is kept with shapes and dtypes where its values are not essential, dropped where they
+ * are. Records are JSON text in the corpus format (lib/record.h), handed to the caller one by one.
+ *
+ * Nothing here prints: counts and warnings go through the hooks. */
+#ifndef FERRY_CPP_H
+#define FERRY_CPP_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+struct counts;
+
+struct cpp_opts {
+	const char *const *includes;    /* -I directories (borrowed) */
+	size_t nincludes;
+	const char *const *defines;     /* -D NAME[=VALUE] (borrowed) */
+	size_t ndefines;
+	const char *compile_commands;   /* a directory holding compile_commands.json, or NULL */
+
+	void *ctx;
+	/* One record (JSON text, one object); -1 with e filled stops the harvest. */
+	int (*emit)(void *ctx, const char *json, size_t len, struct err *e);
+	/* Add n to the count named key ("files parsed", "not recorded: REASON", ...). */
+	void (*count)(void *ctx, const char *key, long n);
+	/* Something worth saying that does not stop the harvest (a file libclang could not parse). */
+	void (*warn)(void *ctx, const char *msg);
+	/* The file being parsed, and how many there are. */
+	void (*progress)(void *ctx, long done, long total, const char *file);
+};
+
+/* The C++ files under paths (files or directories; directories searched for *.cc, *.cpp, *.cxx, *.h,
+ * *.hpp, *.inc), sorted, in *files (the caller frees each and the array). 0, or -1 with e filled
+ * (EXIT_INPUT) for a path that cannot be read. With headers 0, headers are left out of directories:
+ * they are parsed as part of the files that include them. */
+int cpp_files(const char *const *paths, size_t n, int headers, char ***files, size_t *nfiles, struct err *e);
+
+/* ONNX Runtime's OpTester tests: one ONNX node record per Run reached from a TEST (suite "ort-cpp"). */
+int cpp_harvest_onnx(char *const *files, size_t n, const struct cpp_opts *o, struct err *e);
+
+/* libtorch's C++ API tests: one torch module or function record per torch::nn::X(XOptions(...)) or
+ * F::x(input, F::XFuncOptions()...) (suite "libtorch-cpp"). */
+int cpp_harvest_torch(char *const *files, size_t n, const struct cpp_opts *o, struct err *e);
+
+/* count-tests for ONNX Runtime's tests: each tester that a TEST reaches and runs counts once for its
+ * operator (a helper called from ten tests, ten times; a template instantiated for four types, four
+ * times), whatever becomes of its values. */
+int cpp_count_onnx(struct counts *c, char *const *files, size_t n, const struct cpp_opts *o, struct err *e);
+
+#endif

@@ -1,0 +1,31 @@
+#!/bin/sh
+# ferry harvest onnx --cpp: ferry's own test file in ONNX Runtime's style (tests/data/cpp/ort/), read
+# with libclang into exactly the expected records; what it cannot follow counted by reason; count-tests
+# through the same front end; the errors of the options.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
+"$FERRY" --version 2>&1 | grep -q 'libclang' || skip_all "ferry was built without libclang"
+data=$top_srcdir/tests/data/cpp
+plan 15
+
+cp "$data/ort/ops_test.cc" .
+expect_exit 0 "harvest onnx --cpp reads the file" -- "$FERRY" harvest onnx --cpp ops_test.cc -q -o corpus.jsonl
+check "the records are exactly the expected ones" -- cmp corpus.jsonl "$data/ort/expected.jsonl"
+contains "a tester built in a loop is counted, not recorded" "$out" "1  a tester built in a loop"
+contains "the expected failure is counted, not recorded" "$out" "1  an expected failure (ExpectResult::kExpectFailure)"
+contains "every helper call site reaches its Run" "$out" "Runs reached                        12"
+check "the helper with an attributes struct gives transA only where it is set" -- \
+	grep -q '"params":{"alpha":{"float":2},"beta":{"float":0},"transA":{"int":1},"transB":{"int":0}}' corpus.jsonl
+check "the template is instantiated per element type" -- grep -q '"dtype":"int32","shape":\[3\],"values":\[1,2,3\]' corpus.jsonl
+check "a TEST_F reaches the tester and the data its fixture holds" -- \
+	grep -q '"op":"Flatten".*"params":{"axis":{"int":2}},"source":{"suite":"ort-cpp","test":"FerryFixtureTest.FlattenAxis2"' corpus.jsonl
+check "the provenance names the TEST and the AddInput lines" -- \
+	grep -q '"test":"FerryStyleTest.TransposeLiterals","file":"ops_test.cc","line":68,"tester_line":69,"input_lines":\[73\]' corpus.jsonl
+
+expect_exit 0 "count-tests reads ONNX Runtime's C++ with libclang" -- "$FERRY" count-tests --library onnx ops_test.cc -o counts.json
+check "each helper call site counts for its operator" -- grep -q '"Add": 3' counts.json
+check "the tester in a loop still counts once" -- grep -q '"Sigmoid": 1' counts.json
+
+expect_exit 2 "--cpp is for onnx and torch" -- "$FERRY" harvest keras --cpp ops_test.cc -o x.jsonl
+expect_exit 4 "a missing --cpp path is bad input" -- "$FERRY" harvest onnx --cpp missing.cc -o x.jsonl
+expect_exit 2 "-I goes with --cpp" -- "$FERRY" harvest onnx -I inc -o x.jsonl
+finish
