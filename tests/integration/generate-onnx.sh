@@ -12,7 +12,8 @@ plan 5
 "$FERRY" generate -o nodes.jsonl -n 1500 --nodes 1:1 --seed 21 -q >/dev/null
 "$FERRY" generate -o graphs.jsonl -n 50 --nodes 2:30 --seed 22 -q >/dev/null
 # --list shows every block with its opsets (LO.. or LO..HI): the operators at 17, the default opset.
-ops=$("$FERRY" generate --list | awk '{ split($2, o, "[.][.]"); if (o[1] <= 17 && (o[2] == "" || o[2] >= 17)) print $1 }' | sort -u | wc -l)
+ops=$("$FERRY" generate --list | awk '{ split($2, o, "[.][.]") }
+	o[1] <= 17 && (o[2] == "" || o[2] >= 17) { print $1 }' | sort -u | wc -l)
 seen=$(cat nodes.jsonl graphs.jsonl | grep -o '"op":"[A-Za-z0-9]*"' | sort -u | grep -v -c '"op":"graph"')
 [ "$seen" -eq "$ops" ]; ok $? "the records cover every operator ($seen of $ops)"
 set +e
