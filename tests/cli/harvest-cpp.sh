@@ -5,7 +5,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 "$FERRY" --version 2>&1 | grep -q 'libclang' || skip_all "ferry was built without libclang"
 data=$top_srcdir/tests/data/cpp
-plan 15
+plan 26
 
 cp "$data/ort/ops_test.cc" .
 expect_exit 0 "harvest onnx --cpp reads the file" -- "$FERRY" harvest onnx --cpp ops_test.cc -q -o corpus.jsonl
@@ -20,6 +20,25 @@ check "a TEST_F reaches the tester and the data its fixture holds" -- \
 	grep -q '"op":"Flatten".*"params":{"axis":{"int":2}},"source":{"suite":"ort-cpp","test":"FerryFixtureTest.FlattenAxis2"' corpus.jsonl
 check "the provenance names the TEST and the AddInput lines" -- \
 	grep -q '"test":"FerryStyleTest.TransposeLiterals","file":"ops_test.cc","line":68,"tester_line":69,"input_lines":\[73\]' corpus.jsonl
+
+# The other ways ONNX Runtime's tests make testers, and what libclang cannot resolve without the
+# checkout's headers (tests/data/cpp/ort/testers_test.cc).
+cp "$data/ort/testers_test.cc" .
+expect_exit 0 "harvest the file of testers" -- "$FERRY" harvest onnx --cpp testers_test.cc -q -o testers.jsonl
+check "its records are exactly the expected ones" -- cmp testers.jsonl "$data/ort/testers-expected.jsonl"
+contains "a tester made with std::make_unique, declared or assigned, reaches its Run" "$out" "testers reached from a TEST         12"
+check "auto = std::make_unique<OpTester> is followed through ->" -- grep -q '"op":"Softplus"' testers.jsonl
+check "a subclass of OpTester takes its operator and opset from the base's initializer" -- \
+	grep -q '"opset":{"int":18}},"inputs".*"op":"ReduceMax".*"params":{"keepdims":{"int":0}}' testers.jsonl
+contains "a subclass that adds nodes of its own is counted" "$out" "1  a tester subclass that adds nodes of its own (AddNodes)"
+contains "a helper class that only has OpTester in its name is not a tester, and is counted" "$out" \
+	"1  a tester made by a method of a helper class"
+check "onnx's protobuf names give attribute values" -- grep -q '"op":"Cast".*"params":{"to":{"int":6}}' testers.jsonl
+check "an operator of the ML domain is named with its domain" -- grep -q '"op":"ai.onnx.ml.Binarizer"' testers.jsonl
+contains "a statement libclang dropped taints its tester" "$out" \
+	"1  a call libclang could not resolve (a type of a header ferry does not have)"
+check "an element type the call does not write is deduced from the argument" -- \
+	grep -q '"dtype":"int8","shape":\[2\],"values":\[-3,-3\]' testers.jsonl
 
 expect_exit 0 "count-tests reads ONNX Runtime's C++ with libclang" -- "$FERRY" count-tests --library onnx ops_test.cc -o counts.json
 check "each helper call site counts for its operator" -- grep -q '"Add": 3' counts.json
