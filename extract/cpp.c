@@ -67,7 +67,9 @@ static const char stub_header[] =
 	DT(FLOAT8E4M3FNUZ) DT(FLOAT8E5M2) DT(FLOAT8E5M2FNUZ) DT(UINT4) DT(INT4) DT(FLOAT4E2M1)
 #undef DT
 	"}; }\n"
-	"namespace onnxruntime {\nusing namespace onnx;\n"
+	"namespace gsl { template <typename T, typename U> constexpr T narrow(U); "
+	"template <typename T, typename U> constexpr T narrow_cast(U); }\n"
+	"namespace onnxruntime {\nusing namespace onnx;\ntemplate <typename T, typename U> constexpr T narrow(U);\n"
 	"constexpr const char *kOnnxDomain = \"\";\nconstexpr const char *kMLDomain = \"ai.onnx.ml\";\n"
 	"constexpr const char *kMSDomain = \"com.microsoft\";\nconstexpr const char *kMSInternalNHWCDomain = "
 	"\"com.ms.internal.nhwc\";\n"
@@ -98,6 +100,7 @@ static const char stub_header[] =
 	"template <typename... A> std::unique_ptr<IExecutionProvider> DefaultCoreMLExecutionProvider(A...);\n"
 	"template <typename... A> bool HasCudaEnvironment(A...);\n"
 	"template <typename T> std::vector<MLFloat16> ToFloat16(const std::vector<T> &);\n"
+	"namespace utils { template <typename T> constexpr int32_t ToTensorProtoElementType(); }\n"
 	"template <typename T> std::vector<MLFloat16> FloatsToMLFloat16s(const std::vector<T> &);\n"
 	"template <typename T> std::vector<MLFloat16> MakeMLFloat16(const std::initializer_list<T> &);\n"
 	"template <typename T> std::vector<BFloat16> FloatsToBFloat16s(const std::vector<T> &);\n"
@@ -363,6 +366,11 @@ struct run {
 	struct tok *blk;        /* the tokens of the block being run: what libclang left out of a statement */
 	size_t nblk;
 	struct fstruct *structs;
+	struct fdef {           /* a function of the file that is not a test: a helper libtorch's tests call */
+		const char *name;
+		CXCursor c;
+	} *fns;
+	size_t nfns, fcap;
 	size_t nstructs, scap;
 	struct counts *counts;  /* count-tests: count instead of emitting */
 	int (*on_run)(struct run *r, struct tester *t, int failure, const char *msg, struct err *e);
@@ -641,6 +649,7 @@ static const char *type_text(struct run *r, struct frame *f, const struct tok *t
 
 static struct cval eval(struct run *r, struct frame *f, CXCursor c);
 static int has_suffix(const char *s, const char *suf);
+static const char *dtype_of(const char *ctype);
 static int is_make_tester(struct run *r, CXCursor c);
 static struct tester *tester_new(struct run *r, struct frame *f, CXCursor ctor, unsigned line);
 static void exec(struct run *r, struct frame *f, CXCursor c);
@@ -1070,7 +1079,7 @@ static struct cval eval(struct run *r, struct frame *f, CXCursor c)
 static const char *const converters[] = {
 	"ToFloat16", "FloatsToMLFloat16s", "MakeMLFloat16", "FloatsToBFloat16s", "MakeBFloat16", "ToBFloat16",
 	"AsSpan", "make_span", "MLFloat16", "BFloat16", "basic_string", "initializer_list", "string", "move",
-	"Float8E4M3FN", "Float8E5M2", "Float8E4M3FNUZ", "Float8E5M2FNUZ", "c_str",
+	"Float8E4M3FN", "Float8E5M2", "Float8E4M3FNUZ", "Float8E5M2FNUZ", "c_str", "narrow", "narrow_cast",
 };
 
 static int is_converter(const char *name)
@@ -1344,6 +1353,20 @@ static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 			return *obj;
 		}
 	}
+	if (!strcmp(ce.name, "ToTensorProtoElementType") && ce.ntargs) {
+		/* utils::ToTensorProtoElementType<T>(): onnx's number for the element type */
+		static const char *const onnx_types[] = {
+			"", "float32", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool", "float16",
+			"float64", "uint32", "uint64", "", "", "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+			"float8e5m2fnuz",
+		};
+		const char *dt = dtype_of(type_text(r, f, ce.targs, ce.ntargs));
+
+		for (size_t i = 1; dt && i < sizeof(onnx_types) / sizeof(onnx_types[0]); i++)
+			if (!strcmp(dt, onnx_types[i]))
+				return num_int((long long)i);
+		return unknown("an element type the harvester cannot tell");
+	}
 	if (strstr(ce.name, "andom") || strstr(ce.name, "rand"))
 		return unknown("random data");
 	if (!strcmp(ce.name, "infinity") || !strcmp(ce.name, "quiet_NaN") || !strcmp(ce.name, "max") ||
@@ -1405,8 +1428,15 @@ static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 		}
 		return cnt.kind == CV_UNKNOWN ? cnt : unknown("a value computed at run time");
 	}
-	if (rk == CXCursor_Constructor && nargs == 0)
-		return list_of(r, 0);
+	if (rk == CXCursor_Constructor && nargs == 0) {
+		/* an empty container; any other object (a TensorProto filled by its methods) is not a list */
+		const char *ty = type_of(r, c);
+
+		if (strstr(ty, "vector") || strstr(ty, "initializer_list") || strstr(ty, "array") ||
+		    strstr(ty, "basic_string"))
+			return list_of(r, 0);
+		return unknown("an object the harvester cannot follow (a TensorProto, a map)");
+	}
 	return unknown("a value computed by a call");
 }
 
@@ -1433,7 +1463,8 @@ static void gap_runs(struct run *r, struct frame *f, const struct tok *t, size_t
 		size_t j, depth = 0;
 
 		if (t[i].kind != CXToken_Identifier || (strcmp(t[i + 1].s, ".") && strcmp(t[i + 1].s, "->")) ||
-		    strcmp(t[i + 3].s, "(") || !(v = lookup(f, t[i].s)) || v->kind != CV_TESTER)
+		    (strcmp(t[i + 3].s, "(") && strcmp(t[i + 3].s, "<")) || !(v = lookup(f, t[i].s)) ||
+		    v->kind != CV_TESTER)
 			continue;
 		if (!strncmp(t[i + 2].s, "Add", 3)) {
 			/* an input, output or attribute libclang dropped: the tester would miss it */
@@ -1441,7 +1472,7 @@ static void gap_runs(struct run *r, struct frame *f, const struct tok *t, size_t
 				v->t->taint = "a call libclang could not resolve (a type of a header ferry does not have)";
 			continue;
 		}
-		if (strcmp(t[i + 2].s, "Run") && strcmp(t[i + 2].s, "RunWithConfig"))
+		if ((strcmp(t[i + 2].s, "Run") && strcmp(t[i + 2].s, "RunWithConfig")) || strcmp(t[i + 3].s, "("))
 			continue;
 		for (j = i + 3; j < to; j++) {
 			depth += !strcmp(t[j].s, "(") - !strcmp(t[j].s, ")");
@@ -1891,15 +1922,19 @@ static void exec_assign(struct run *r, struct frame *f, CXCursor c)
 	CXCursor *k = kids(r, c, &nk);
 	struct tok *t = toks(r, c, &nt);
 	struct cval *lv;
+	const char *op;
 
 	if (nk != 2)
 		return;
 	lv = lvalue(r, f, k[0]);
-	if (!lv)
+	if (!lv || ntoks(r, k[0]) >= nt)
 		return;
-	if (ntoks(r, k[0]) < nt && !strcmp(t[ntoks(r, k[0])].s, "=") && !r->loop)
+	op = t[ntoks(r, k[0])].s;
+	/* a comparison or other operator written as a statement changes nothing */
+	if (!strcmp(op, "=") && !r->loop)
 		*lv = eval(r, f, k[1]);
-	else
+	else if (!strcmp(op, "=") || (strlen(op) >= 2 && op[strlen(op) - 1] == '=' && strcmp(op, "==") &&
+				      strcmp(op, "!=") && strcmp(op, "<=") && strcmp(op, ">=")))
 		*lv = unknown("a value computed at run time");
 }
 
@@ -1951,8 +1986,12 @@ static void exec(struct run *r, struct frame *f, CXCursor c)
 		if (nk < 2)
 			return;
 		cond = eval(r, f, ch[0]);
-		if (is_number(&cond))
-			exec(r, f, cond.d != 0 ? ch[1] : nk > 2 ? ch[2] : ch[0]);
+		if (is_number(&cond)) {
+			if (cond.d != 0)
+				exec(r, f, ch[1]);
+			else if (nk > 2)
+				exec(r, f, ch[2]);
+		}
 		else if (nk > 2)
 			exec(r, f, ch[2]);   /* a condition on the machine (a provider, a GPU): the portable branch */
 		return;
@@ -2343,6 +2382,10 @@ static enum CXChildVisitResult find_tests(CXCursor c, CXCursor parent, CXClientD
 		if (is_test(r, c)) {
 			XGROW(w->tests, w->cap, w->ntests + 1);
 			w->tests[w->ntests++] = c;
+		} else if (k != CXCursor_CXXMethod) {
+			XGROW(r->fns, r->fcap, r->nfns + 1);
+			r->fns[r->nfns].name = spelling(r, c);
+			r->fns[r->nfns++].c = c;
 		}
 	}
 	if (k == CXCursor_StructDecl && strstr(spelling(r, c), "_ferry_"))
@@ -2556,6 +2599,9 @@ static int harvest_files(char *const *files, size_t n, const struct cpp_opts *o,
 		free(r.structs);
 		r.structs = NULL;
 		r.nstructs = r.scap = 0;
+		free(r.fns);
+		r.fns = NULL;
+		r.nfns = r.fcap = 0;
 	}
 	if (o->progress)
 		o->progress(o->ctx, (long)n, (long)n, "");
@@ -2573,6 +2619,7 @@ out:
 	free(dir);
 	arena_release(&r.arena);
 	free(r.structs);
+	free(r.fns);
 	return rc;
 }
 
@@ -2835,6 +2882,12 @@ static int onnx_run(struct run *r, struct tester *t, int failure, const char *ms
 	/* trailing optional outputs are outputs the node does not have */
 	while (t->nout && !t->out[t->nout - 1].ctype)
 		t->nout--;
+	if (!t->nout) {
+		/* every AddOutput sat in a branch the harvester could not decide (on TYPED_TEST's type) */
+		cJSON_Delete(lines);
+		why = "a tester without an output the harvester could follow";
+		goto drop;
+	}
 	outputs = cJSON_AddArrayToObject(rec, "outputs");
 	for (size_t i = 0; i < t->nout; i++) {
 		int has;
@@ -3706,6 +3759,68 @@ static int tx_throws(const char *name)
 
 /* A call of a name: tensors, options, modules, functionals, lists; what else a test calls is a value
  * computed at run time. */
+/* A helper function of the file (BidirectionalGRUReverseForward(false)): its body read as a test's,
+ * its parameters bound to the call's arguments (the defaults where the call has fewer), the modules
+ * it makes counted with the test's. */
+static struct cval tx_helper(struct tp *p, CXCursor fn, struct cval *a, size_t n)
+{
+	struct run *r = p->r;
+	size_t nk, pi = 0, nt, m = 0;
+	CXCursor *k = kids(r, fn, &nk);
+	struct frame g;
+	struct tp q;
+	struct tok *t = NULL, *v;
+
+	if (p->f->depth >= MAX_DEPTH)
+		return unknown("helpers nested too deep");
+	memset(&g, 0, sizeof(g));
+	g.depth = p->f->depth + 1;
+	g.ret = unknown("a helper that returns nothing the harvester can follow");
+	for (size_t i = 0; i < nk; i++) {
+		if (kind(r, k[i]) == CXCursor_ParmDecl) {
+			const char *name = spelling(r, k[i]);
+
+			if (pi < n) {
+				bind(r, &g, name, a[pi]);
+			} else {
+				/* a default argument: its tokens after "=" */
+				struct tok *d = toks(r, k[i], &nt);
+				size_t e = 0;
+
+				while (e < nt && strcmp(d[e].s, "="))
+					e++;
+				if (e < nt) {
+					struct tp dq = { .r = r, .t = d + e + 1, .n = nt - e - 1, .f = &g };
+
+					bind(r, &g, name, tx_expr(&dq, 0, NULL));
+				} else {
+					bind(r, &g, name, unknown("a missing argument"));
+				}
+			}
+			pi++;
+		} else if (kind(r, k[i]) == CXCursor_CompoundStmt) {
+			t = toks(r, k[i], &nt);
+		}
+	}
+	if (!t)
+		return unknown("a function without a body in the file");
+	v = arena_alloc(&r->arena, (nt + 1) * sizeof(*v));
+	for (size_t i = 0; i < nt; i++)
+		if (t[i].kind != CXToken_Comment)
+			v[m++] = t[i];
+	memset(&q, 0, sizeof(q));
+	q.r = r;
+	q.t = v;
+	q.n = m;
+	q.f = &g;
+	q.mods = p->mods;
+	q.failing = p->failing;
+	count(r, "helper calls followed", 1);
+	tx_stmt(&q);
+	p->mods = q.mods;
+	return g.ret;
+}
+
 static struct cval tx_call(struct tp *p, const char *ns, const char *base, const char *targs, unsigned line)
 {
 	struct run *r = p->r;
@@ -3760,6 +3875,10 @@ static struct cval tx_call(struct tp *p, const char *ns, const char *base, const
 		return cast_to(a[0], targs && *targs ? targs : base);
 	if (!strcmp(base, "optional") && n == 1)
 		return a[0];
+	if (!*ns)
+		for (size_t i = 0; i < r->nfns; i++)
+			if (!strcmp(r->fns[i].name, base))
+				return tx_helper(p, r->fns[i].c, a, n);
 	return unknown("a value computed by a call");
 }
 
@@ -4350,6 +4469,8 @@ static void tx_stmt(struct tp *p)
 			if (p->i == start)
 				p->i++;
 		}
+		if (g.returned)
+			up->ret = g.ret;
 		up->returned |= g.returned;
 		p->f = up;
 		p->i = end;
@@ -4405,7 +4526,12 @@ static void tx_stmt(struct tp *p)
 		return;
 	}
 	if (!strcmp(s, "return")) {
-		p->i = tx_skip(p, p->i);
+		size_t start = p->i++;
+
+		/* a helper's result: what its caller's expression goes on with */
+		if (!tx_at(p, ";"))
+			p->f->ret = tx_expr(p, 0, NULL);
+		p->i = tx_skip(p, start);
 		p->f->returned = 1;
 		return;
 	}

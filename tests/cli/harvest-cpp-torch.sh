@@ -5,18 +5,21 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 "$FERRY" --version 2>&1 | grep -q 'libclang' || skip_all "ferry was built without libclang"
 data=$top_srcdir/tests/data/cpp/torch
-plan 14
+plan 16
 
 cp "$data/api_test.cpp" .
 expect_exit 0 "harvest torch --cpp reads the file" -- "$FERRY" harvest torch --cpp api_test.cpp -q -o corpus.jsonl
 check "the records are exactly the expected ones" -- cmp corpus.jsonl "$data/expected.jsonl"
 contains "every module construction is read" "$out" "module constructions read                    6"
-contains "every functional call is read" "$out" "functional calls read                        9"
+contains "every functional call is read" "$out" "functional calls read                        11"
 contains "a call that depends on a counted loop's variable is counted" "$out" "1  a loop variable"
 contains "a call meant to fail is counted, not recorded" "$out" "1  an expected failure (ASSERT_THROWS_WITH)"
 contains "a C++-only module is counted" "$out" "1  a C++ module with no torch.nn counterpart"
 contains "a module never called is counted" "$out" "1  a module constructed but never called on a tensor"
 contains "an input computed from tensors is counted" "$out" "1  a tensor computed by arithmetic"
+contains "each call of a helper of the file is followed into its body" "$out" "helper calls followed                        2"
+check "the helper's default argument and the one passed both reach the functional" -- \
+	test "$(grep -c '"op":"torch.nn.functional.softplus","outputs":\[\],"params":{"beta":{"float":\(2\|0.5\)}}' corpus.jsonl)" = 2
 check "the range-for over a literal list is unrolled, lambda named lambd" -- \
 	test "$(grep -c '"op":"torch.nn.functional.hardshrink".*"params":{"lambd"' corpus.jsonl)" = 2
 

@@ -83,7 +83,64 @@ void RunIdentity(T value, int opset) {
   test.AddOutput<T>("output", {2}, {value, value});
   test.Run();
 }
+
+// an input added under a condition on a parameter, after a condition that is false
+void RunTopK(int opset, int64_t k) {
+  OpTester test("TopK", opset);
+  if (opset <= 9)
+    test.AddAttribute("k", k);
+  test.AddInput<float>("X", {3}, {1.0f, 3.0f, 2.0f});
+  if (opset >= 10)
+    test.AddInput<int64_t>("K", {1}, {k});
+  test.AddOutput<float>("Values", {1}, {3.0f});
+  test.AddOutput<int64_t>("Indices", {1}, {1});
+  test.Run();
+}
+
+// an element type named through ONNX Runtime's utilities, a size narrowed
+template <typename T>
+void RunCastTo(const std::initializer_list<float>& x, const std::initializer_list<T>& y) {
+  OpTester test("Cast", 19);
+  test.AddAttribute<int64_t>("to", utils::ToTensorProtoElementType<T>());
+  test.AddInput<float>("input", {onnxruntime::narrow<int64_t>(x.size())}, x);
+  test.AddOutput<T>("output", {gsl::narrow_cast<int64_t>(y.size())}, y);
+  test.Run();
+}
 }  // namespace
+
+TEST(FerryTesterTest, Conditions) {
+  RunTopK(11, 1);
+  RunCastTo<int64_t>({2.0f, -1.0f}, {2, -1});
+}
+
+TEST(FerryTesterTest, TensorAttribute) {
+  // a TensorProto filled by its methods is not a list of values
+  OpTester test("ConstantOfShape", 9);
+  TensorProto value;
+  value.set_data_type(TensorProto_DataType_INT32);
+  value.add_int32_data(7);
+  test.AddAttribute("value", value);
+  test.AddInput<int64_t>("input", {1}, {2});
+  test.AddOutput<int32_t>("output", {2}, {7, 7});
+  test.Run();
+}
+
+template <typename T>
+class FerryTypedTest : public ::testing::Test {};
+TYPED_TEST_SUITE(FerryTypedTest, float);
+
+TYPED_TEST(FerryTypedTest, BranchOnType) {
+  // which branch runs depends on TypeParam: no output can be followed
+  OpTester test("Neg", 13);
+  if constexpr (std::is_same<TypeParam, float>::value) {
+    test.AddInput<float>("X", {1}, {1.0f});
+    test.AddOutput<float>("Y", {1}, {-1.0f});
+  } else if constexpr (std::is_same<TypeParam, double>::value) {
+    test.AddInput<double>("X", {1}, {1.0});
+    test.AddOutput<double>("Y", {1}, {-1.0});
+  }
+  test.Run();
+}
 
 TEST(FerryTesterTest, Deduced) {
   RunIdentity(int8_t(-3), 16);
@@ -95,6 +152,7 @@ TEST(FerryTesterTest, MakeUnique) {
   RunSoftsign(true, 1);
   auto direct = std::make_unique<OpTester>("Softplus", 13);
   direct->AddInput<float>("X", {1}, {0.0f});
+  direct->AddOutput<float>("Y", {1}, {0.6931472f});
   direct->Run();
 }
 

@@ -57,3 +57,15 @@ TEST_F(FerryApiTest, Embedding) {
   LogSigmoid model;
   auto z = model(torch::ones({3}, torch::kDouble));
 }
+
+// a helper of the file, called with and without its default argument: followed into its body
+torch::Tensor softplus_of(const torch::Tensor& x, double beta = 2.0) {
+  auto y = F::softplus(x, F::SoftplusFuncOptions().beta(beta));
+  return y;
+}
+
+TEST_F(FerryApiTest, Helper) {
+  auto x = torch::tensor({0.0, 1.0});
+  auto y = softplus_of(x);
+  auto z = softplus_of(x, 0.5);
+}
