@@ -43,13 +43,16 @@ static const char stub_header[] =
 	"#define TEST_P(s, n) struct s##_##n##_ferry_p_ : s { void body(); }; FERRY_NAME_(s, n) void s##"
 	"_##n##_ferry_p_::body()\n"
 	"#define TYPED_TEST(s, n) template <typename TypeParam> FERRY_NAME_(s, n) void s##_##n##_ferry_typed_()\n"
-	"#define TYPED_TEST_SUITE(...)\n#define INSTANTIATE_TEST_SUITE_P(...)\n#define GTEST_SKIP() return\n"
+	/* a typed suite's types, kept as an alias ferry finds by the suite's name */
+	"#define TYPED_TEST_SUITE(s, ...) using s##_ferry_types_ = __VA_ARGS__\n"
+	"#define INSTANTIATE_TEST_SUITE_P(...)\n#define GTEST_SKIP() return\n"
 	"#define ORT_ENFORCE(...)\n#define ORT_THROW(...)\n#define ASSERT_TRUE(...)\n#define ASSERT_FALSE(...)\n"
 	"#define EXPECT_TRUE(...)\n#define EXPECT_FALSE(...)\n#define ASSERT_EQ(...)\n#define EXPECT_EQ(...)\n"
 	"#define ASSERT_NE(...)\n#define EXPECT_NE(...)\n#define ASSERT_STATUS_OK(...)\n#define ASSERT_NEAR(...)\n"
 	"#define EXPECT_NEAR(...)\n#define ASSERT_THROW(...)\n#define EXPECT_THROW(...)\n#define ORT_UNU"
 	"SED_PARAMETER(x)\n"
 	"namespace testing { struct Test { virtual void SetUp() {} virtual ~Test() {} }; "
+	"template <typename... T> struct Types {}; "
 	"template <typename T> struct TestWithParam : Test { const T &GetParam() const; }; }\n"
 	/* onnx's element types by their protobuf names: attributes such as Cast's "to" are written so */
 	"#define ONNX_NAMESPACE onnx\n"
@@ -117,6 +120,11 @@ static const char stub_header[] =
 	"er_list<T>, bool = false, const std::vector<std::string> * = nullptr);\n"
 	"  template <typename T> void AddInput(const std::string &, std::vector<int64_t>, const std::vec"
 	"tor<T> &, bool = false, const std::vector<std::string> * = nullptr);\n"
+	/* the form with a pointer and a count (bool data, which std::vector<bool> cannot hold) */
+	"  template <typename T> void AddInput(const char *, std::vector<int64_t>, const T *, size_t, bool "
+	"= false, const std::vector<std::string> * = nullptr);\n"
+	"  template <typename T> void AddOutput(const char *, std::vector<int64_t>, const T *, size_t, bool "
+	"= false, float = 0, float = 0);\n"
 	"  template <typename T> void AddOutput(const char *, std::vector<int64_t>, std::initializer_lis"
 	"t<T>, bool = false, float = 0, float = 0);\n"
 	"  template <typename T> void AddOutput(const char *, std::vector<int64_t>, const std::vector<T>"
@@ -563,8 +571,18 @@ static void callee_of(struct run *r, CXCursor call, struct callee *ce)
 
 	memset(ce, 0, sizeof(*ce));
 	for (i = 0; i < n; i++) {
-		if (!strcmp(t[i].s, "(") && !depth)
-			break;
+		if (!strcmp(t[i].s, "(") && !depth) {
+			size_t j = i + 1, d = 1;
+
+			/* a chained call (test.Config(...).RunWithConfig()): the callee is the last one */
+			for (; j < n && d; j++)
+				d += !strcmp(t[j].s, "(") - !strcmp(t[j].s, ")");
+			if (d || j >= n || (strcmp(t[j].s, ".") && strcmp(t[j].s, "->")))
+				break;
+			memset(ce, 0, sizeof(*ce));
+			i = j - 1;
+			continue;
+		}
 		if (!strcmp(t[i].s, "<") && i && t[i - 1].kind == CXToken_Identifier && !depth) {
 			size_t j = i + 1, d = 1;
 
@@ -1267,6 +1285,13 @@ static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 		const char *op = spelling(r, c) + 8;
 		struct cval a, b;
 
+		if (!strcmp(op, "()") && nk) {
+			/* a lambda held in a variable, called: run_test(false); the variable is the callee */
+			struct cval *cl = lvalue(r, f, k[0]);
+
+			if (cl && cl->kind == CV_CLOSURE)
+				return invoke(r, f, cl->cur, args, nargs, NULL, cl->env);
+		}
 		if (nargs < 2)
 			return unknown("a value computed at run time");
 		if (!strcmp(op, "=") && as_stmt) {
@@ -2305,6 +2330,8 @@ struct walker {
 	CXCursor *tests;        /* the TEST bodies' functions */
 	size_t ntests, cap;
 	long constructions;
+	CXCursor *aliases;      /* the file's using and typedef declarations, for TYPED_TEST's types */
+	size_t naliases, acap;
 };
 
 /* The test's name, "Suite.Name", from the annotation ferry's TEST macros give it; else the function's. */
@@ -2347,6 +2374,11 @@ static enum CXChildVisitResult find_tests(CXCursor c, CXCursor parent, CXClientD
 	if (k == CXCursor_Namespace || k == CXCursor_LinkageSpec || k == CXCursor_StructDecl ||
 	    k == CXCursor_ClassDecl || k == CXCursor_ClassTemplate)
 		return CXChildVisit_Recurse;
+	if (k == CXCursor_TypeAliasDecl || k == CXCursor_TypedefDecl) {
+		XGROW(w->aliases, w->acap, w->naliases + 1);
+		w->aliases[w->naliases++] = c;
+		return CXChildVisit_Continue;
+	}
 	if (k == CXCursor_FieldDecl) {
 		/* a struct of the file: its fields in order, for aggregates */
 		CXCursor p = r->api->getCursorReferenced(parent);
@@ -2472,6 +2504,49 @@ static void fixture_bind(struct run *r, struct frame *f, CXCursor test)
 	}
 }
 
+/* The element types a TYPED_TEST runs with: the types of its suite's TYPED_TEST_SUITE (an alias
+ * ferry's macro makes), read from the alias's canonical type, testing::Types<float, long>. Each
+ * type's name in types, up to max; how many. */
+static size_t typed_types(struct run *r, const struct walker *w, const char *suite, const char **types, size_t max)
+{
+	char *want = xasprintf("%s_ferry_types_", suite);
+	const char *ty = NULL, *p;
+	size_t found = 0, depth = 0, start;
+
+	for (size_t k = 0; k < w->naliases && !ty; k++)
+		if (!strcmp(spelling(r, w->aliases[k]), want))
+			ty = str(r, r->api->getTypeSpelling(r->api->getCanonicalType(r->api->getCursorType(w->aliases[k]))));
+	free(want);
+	if (!ty || !(p = strstr(ty, "Types<")))
+		return 0;
+	p += 6;
+	start = 0;
+	for (size_t j = 0; p[j] && found < max; j++) {
+		if (p[j] == '<' || p[j] == '(') {
+			depth++;
+		} else if ((p[j] == '>' || p[j] == ')') && depth) {
+			depth--;
+		} else if ((p[j] == ',' || p[j] == '>') && !depth) {
+			const char *a = p + start;
+			size_t n = j - start;
+
+			while (n && *a == ' ')
+				a++, n--;
+			while (n && a[n - 1] == ' ')
+				n--;
+			if (n > 13 && !strncmp(a, "onnxruntime::", 13))
+				a += 13, n -= 13;
+			if (n > 5 && !strncmp(a, "std::", 5))
+				a += 5, n -= 5;
+			types[found++] = arena_strndup(&r->arena, a, n);
+			start = j + 1;
+			if (p[j] == '>')
+				break;
+		}
+	}
+	return found;
+}
+
 /* Parse one file and interpret its tests: ONNX Runtime's through the syntax tree (r->on_run),
  * libtorch's through their tokens. */
 static int harvest_file(struct run *r, CXIndex idx, CXCompilationDatabase db, const char *path,
@@ -2519,6 +2594,31 @@ static int harvest_file(struct run *r, CXIndex idx, CXCompilationDatabase db, co
 		r->test_line = line_of(r, w.tests[i]);
 		if (r->on_run && kind(r, w.tests[i]) == CXCursor_CXXMethod)
 			fixture_bind(r, &f, w.tests[i]);
+		if (r->on_run && kind(r, w.tests[i]) == CXCursor_FunctionTemplate) {
+			/* a TYPED_TEST: its body once per type of its suite, TypeParam bound to it */
+			const char *types[32];
+			size_t nty;
+			char *suite = xstrdup(r->test);
+
+			suite[strcspn(suite, ".")] = '\0';
+			nty = typed_types(r, &w, suite, types, 32);
+			free(suite);
+			for (size_t ty = 0; ty < nty && !r->failed; ty++) {
+				struct binding *b = arena_alloc(&r->arena, sizeof(*b));
+
+				memset(&f, 0, sizeof(f));
+				memset(b, 0, sizeof(*b));
+				b->name = "TypeParam";
+				b->v.kind = CV_STR;
+				b->v.s = types[ty];
+				f.types = b;
+				for (size_t j = 0; j < nk; j++)
+					if (kind(r, k[j]) == CXCursor_CompoundStmt)
+						exec(r, &f, k[j]);
+			}
+			if (nty)
+				continue;
+		}
 		for (size_t j = 0; j < nk; j++)
 			if (kind(r, k[j]) == CXCursor_CompoundStmt) {
 				if (r->on_run)
@@ -2530,6 +2630,7 @@ static int harvest_file(struct run *r, CXIndex idx, CXCompilationDatabase db, co
 	if (r->failed)
 		rc = -1;
 	free(w.tests);
+	free(w.aliases);
 	r->api->disposeTranslationUnit(tu);
 	r->tu = NULL;
 	(void)with_stub;
@@ -3569,7 +3670,9 @@ static cJSON *tx_json(const struct cval *v, const char **why)
 		return o;
 	}
 	case CV_LIST: {
-		cJSON *l = cJSON_AddArrayToObject(o, "list");
+		/* a C++ IntArrayRef, ExpandingArray or vector is a Python tuple: what torch.nn's options
+		 * take (Upsample's scale_factor takes nothing else) */
+		cJSON *l = cJSON_AddArrayToObject(o, "tuple");
 
 		for (size_t i = 0; i < v->n; i++) {
 			cJSON *x = tx_json(&v->items[i], why);

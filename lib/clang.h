@@ -49,6 +49,7 @@
 	X(getTypeSpelling, CXString, (CXType))                                                      \
 	X(getTypeDeclaration, CXCursor, (CXType))                                                   \
 	X(getPointeeType, CXType, (CXType))                                                         \
+	X(getCanonicalType, CXType, (CXType))                                                       \
 	X(Cursor_isNull, int, (CXCursor))                                                           \
 	X(getSpecializedCursorTemplate, CXCursor, (CXCursor))                                       \
 	X(isExpression, unsigned, (enum CXCursorKind))                                              \

@@ -142,6 +142,23 @@ TYPED_TEST(FerryTypedTest, BranchOnType) {
   test.Run();
 }
 
+// a typed suite: its body runs once per type, through a lambda, to a chained RunWithConfig
+template <typename T>
+class FerryTypedAbs : public ::testing::Test {};
+using FerryAbsTypes = ::testing::Types<float, int32_t>;
+TYPED_TEST_SUITE(FerryTypedAbs, FerryAbsTypes);
+
+TYPED_TEST(FerryTypedAbs, PerType) {
+  auto run_test = [](bool is_initializer) {
+    OpTester test("Abs", 13);
+    test.AddInput<TypeParam>("X", {2}, {static_cast<TypeParam>(-2), static_cast<TypeParam>(3)}, is_initializer);
+    test.AddOutput<TypeParam>("Y", {2}, {static_cast<TypeParam>(2), static_cast<TypeParam>(3)});
+    test.Config(nullptr)
+        .RunWithConfig();
+  };
+  run_test(false);
+}
+
 TEST(FerryTesterTest, Deduced) {
   RunIdentity(int8_t(-3), 16);
   RunIdentity(2.5f, 16);
