@@ -785,6 +785,11 @@ static struct cval binary(struct run *r, struct frame *f, CXCursor c)
 	if (!strcmp(op, "||") && a.kind == CV_BOOL && a.i)
 		return boolean(1);
 	b = eval(r, f, k[1]);
+	if ((a.kind == CV_ABSENT || b.kind == CV_ABSENT) && a.kind != CV_UNKNOWN && b.kind != CV_UNKNOWN &&
+	    (!strcmp(op, "==") || !strcmp(op, "!="))) {
+		/* a pointer against nullptr: p_perm != nullptr */
+		return boolean((a.kind == b.kind) == !strcmp(op, "=="));
+	}
 	if ((a.kind == CV_STR && b.kind == CV_STR) || (a.kind == CV_SYM && b.kind == CV_SYM)) {
 		if (!strcmp(op, "=="))
 			return boolean(!strcmp(a.s, b.s));
@@ -941,6 +946,11 @@ static struct cval eval(struct run *r, struct frame *f, CXCursor c)
 		if (!n || nk != 1)
 			return unknown("a value computed at run time");
 		v = eval(r, f, ch[0]);
+		/* &x and *p: a pointer is the value it points to (nullptr is CV_ABSENT) */
+		if (!strcmp(t[0].s, "&") || !strcmp(t[0].s, "*"))
+			return v;
+		if (!strcmp(t[0].s, "!") && v.kind == CV_ABSENT)
+			return boolean(1);
 		if (!strcmp(t[0].s, "-") && v.kind == CV_NUM)
 			return v.is_float ? num_float(-v.d) : num_int(-v.i);
 		if (!strcmp(t[0].s, "+") && v.kind == CV_NUM)
@@ -1085,8 +1095,13 @@ static struct cval eval(struct run *r, struct frame *f, CXCursor c)
 	}
 	case CXCursor_CallExpr:
 		return call(r, f, c, 0);
-	case CXCursor_CXXNullPtrLiteralExpr:
-		return unknown("a null pointer");
+	case CXCursor_CXXNullPtrLiteralExpr: {
+		struct cval v;
+
+		memset(&v, 0, sizeof(v));
+		v.kind = CV_ABSENT;
+		return v;
+	}
 	default:
 		return clang_eval(r, c);
 	}
@@ -2011,6 +2026,10 @@ static void exec(struct run *r, struct frame *f, CXCursor c)
 		if (nk < 2)
 			return;
 		cond = eval(r, f, ch[0]);
+		if (cond.kind == CV_ABSENT)
+			cond = boolean(0);
+		else if (cond.kind == CV_LIST || cond.kind == CV_TESTER)
+			cond = boolean(1);      /* if (p_perm): a pointer to a known object */
 		if (is_number(&cond)) {
 			if (cond.d != 0)
 				exec(r, f, ch[1]);

@@ -106,7 +106,23 @@ void RunCastTo(const std::initializer_list<float>& x, const std::initializer_lis
   test.AddOutput<T>("output", {gsl::narrow_cast<int64_t>(y.size())}, y);
   test.Run();
 }
+
+// an attribute passed by pointer, left out when the pointer is null
+void RunTranspose(const std::vector<int64_t>* p_perm, const std::vector<int64_t>& out_shape) {
+  OpTester test("Transpose", 13);
+  if (nullptr != p_perm)
+    test.AddAttribute("perm", *p_perm);
+  test.AddInput<float>("X", {1, 2}, {1.0f, 2.0f});
+  test.AddOutput<float>("Y", out_shape, {1.0f, 2.0f});
+  test.Run();
+}
 }  // namespace
+
+TEST(FerryTesterTest, Pointers) {
+  std::vector<int64_t> perm = {1, 0};
+  RunTranspose(&perm, {2, 1});
+  RunTranspose(nullptr, {2, 1});
+}
 
 TEST(FerryTesterTest, Conditions) {
   RunTopK(11, 1);
