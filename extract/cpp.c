@@ -1283,6 +1283,41 @@ static struct cval *lvalue(struct run *r, struct frame *f, CXCursor c)
 
 static int tester_method(struct run *r, struct frame *f, struct tester *t, CXCursor c, const struct callee *ce);
 
+/* The variable an element write or an iterator reaches (x[i] = v, x.begin(), x.data(), &x[0]): the
+ * first name among c's tokens that is bound to a list, or NULL. */
+static struct cval *written_list(struct run *r, struct frame *f, CXCursor c)
+{
+	size_t n;
+	struct tok *t = toks(r, c, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		struct cval *v;
+
+		if (t[i].kind != CXToken_Identifier)
+			continue;
+		v = lookup(f, t[i].s);
+		if (v && (v->kind == CV_LIST || v->kind == CV_STR))
+			return v;
+		if (v)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* Whether an argument hands a container to the callee to write: x.begin(), x.data(), &x[0]. */
+static int hands_out(struct run *r, CXCursor arg)
+{
+	size_t n;
+	struct tok *t = toks(r, arg, &n);
+
+	for (size_t i = 0; i + 1 < n; i++)
+		if ((!strcmp(t[i].s, ".") || !strcmp(t[i].s, "->")) &&
+		    (!strcmp(t[i + 1].s, "begin") || !strcmp(t[i + 1].s, "data") || !strcmp(t[i + 1].s, "rbegin") ||
+		     !strcmp(t[i + 1].s, "end")))
+			return 1;
+	return n > 1 && !strcmp(t[0].s, "&");
+}
+
 /* A call: a member function of a tester or of a list, a helper of the file, a lambda, a
  * constructor or converter. as_stmt: the value is not used. */
 static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
@@ -1318,6 +1353,9 @@ static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 				lv->t = tester_new(r, f, strip(r, args[nargs - 1]), line_of(r, c));
 			} else if (lv) {
 				*lv = r->loop ? unknown("a value computed in a loop") : eval(r, f, args[nargs - 1]);
+			} else if ((lv = written_list(r, f, args[0]))) {
+				/* x[i] = v: the vector is no longer what its declaration wrote */
+				*lv = unknown(r->loop ? "a vector filled in a loop" : "a vector changed after its declaration");
 			}
 			return unknown("an assignment");
 		}
@@ -1334,6 +1372,8 @@ static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 		if (as_stmt) {
 			struct cval *lv = lvalue(r, f, args[0]);
 
+			if (!lv && strlen(op) >= 2 && op[strlen(op) - 1] == '=' && strcmp(op, "==") && strcmp(op, "!="))
+				lv = written_list(r, f, args[0]);       /* x[i] += v */
 			if (lv)
 				*lv = unknown("a value computed at run time");
 		}
@@ -1450,6 +1490,15 @@ static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 				return invoke(r, f, rr, args, nargs, &ce, NULL);
 		}
 	}
+	if (!obj && !is_converter(ce.name))
+		/* std::fill(x.begin(), ...), std::iota, ConvertFloatToMLFloat16(x.data(), y.data(), n): what
+		 * the callee writes through an iterator or pointer is no longer what the test wrote */
+		for (size_t i = 0; i < nargs; i++) {
+			struct cval *lv;
+
+			if (hands_out(r, args[i]) && (lv = written_list(r, f, args[i])))
+				*lv = unknown(r->loop ? "a vector filled in a loop" : "a vector changed after its declaration");
+		}
 	/* constructors and converters: the value of their one argument, or a fill constructor */
 	if (nargs == 1 && (is_converter(ce.name) || rk == CXCursor_Constructor || !strcmp(ce.name, "vector") ||
 			   !strcmp(spelling(r, c), "vector")))
@@ -1967,6 +2016,14 @@ static void exec_assign(struct run *r, struct frame *f, CXCursor c)
 	if (nk != 2)
 		return;
 	lv = lvalue(r, f, k[0]);
+	if (!lv && ntoks(r, k[0]) < nt && (kind(r, strip(r, k[0])) == CXCursor_ArraySubscriptExpr ||
+					    !strcmp(spelling(r, strip(r, k[0])), "operator[]")) &&
+	    strchr(t[ntoks(r, k[0])].s, '=') && strcmp(t[ntoks(r, k[0])].s, "==") && strcmp(t[ntoks(r, k[0])].s, "!=")) {
+		/* x[i] = v */
+		if ((lv = written_list(r, f, k[0])))
+			*lv = unknown(r->loop ? "a vector filled in a loop" : "a vector changed after its declaration");
+		return;
+	}
 	if (!lv || ntoks(r, k[0]) >= nt)
 		return;
 	op = t[ntoks(r, k[0])].s;

@@ -5,7 +5,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 "$FERRY" --version 2>&1 | grep -q 'libclang' || skip_all "ferry was built without libclang"
 data=$top_srcdir/tests/data/cpp
-plan 32
+plan 33
 
 cp "$data/ort/ops_test.cc" .
 expect_exit 0 "harvest onnx --cpp reads the file" -- "$FERRY" harvest onnx --cpp ops_test.cc -q -o corpus.jsonl
@@ -26,7 +26,7 @@ check "the provenance names the TEST and the AddInput lines" -- \
 cp "$data/ort/testers_test.cc" .
 expect_exit 0 "harvest the file of testers" -- "$FERRY" harvest onnx --cpp testers_test.cc -q -o testers.jsonl
 check "its records are exactly the expected ones" -- cmp testers.jsonl "$data/ort/testers-expected.jsonl"
-contains "a tester made with std::make_unique, declared or assigned, reaches its Run" "$out" "testers reached from a TEST         20"
+contains "a tester made with std::make_unique, declared or assigned, reaches its Run" "$out" "testers reached from a TEST         21"
 check "auto = std::make_unique<OpTester> is followed through ->" -- grep -q '"op":"Softplus"' testers.jsonl
 check "a subclass of OpTester takes its operator and opset from the base's initializer" -- \
 	grep -q '"opset":{"int":18}},"inputs".*"op":"ReduceMax".*"params":{"keepdims":{"int":0}}' testers.jsonl
@@ -45,6 +45,8 @@ contains "a TensorProto attribute is counted, not a list" "$out" "1  an object t
 contains "outputs only in branches on TYPED_TEST's type are counted" "$out" "1  a tester without an output the harvester could follow"
 check "an attribute passed by pointer is read through it, and left out for nullptr" -- \
 	sh -c 'grep "\"op\":\"Transpose\",.*\"test\":\"FerryTesterTest.Pointers\"" testers.jsonl | grep -c "\"params\":{\"perm\":{\"list\":\[{\"int\":1},{\"int\":0}\]}}\|\"params\":{}" | grep -qx 2'
+check "a vector written element by element or through an iterator is kept as a shape, not its old values" -- \
+	grep -q '"inputs":\[{"tensor":{"dtype":"float32","shape":\[3\]}}\],"kind":"node","library":"onnx","op":"Softsign","outputs":\[{"tensor":{"dtype":"float32","shape":\[3\]}}\]' testers.jsonl
 check "a TYPED_TEST runs once per type of its suite, through a lambda, to a chained RunWithConfig" -- \
 	sh -c 'grep "\"op\":\"Abs\"" testers.jsonl | grep -c "\"dtype\":\"\(float32\|int32\)\",\"shape\":\[2\],\"values\":\[-2,3\]" | grep -qx 2'
 check "an element type the call does not write is deduced from the argument" -- \

@@ -124,6 +124,23 @@ TEST(FerryTesterTest, Pointers) {
   RunTranspose(nullptr, {2, 1});
 }
 
+TEST(FerryTesterTest, ElementWrites) {
+  // values written element by element in a loop are computed: kept as shapes, never as the zeros
+  // the vector was declared with
+  std::vector<float> x(3, 0.0f);
+  float v = 0.5f;
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = v;
+    v += 0.5f;
+  }
+  std::vector<float> y(3, 0.0f);
+  std::fill(y.begin(), y.end(), 1.0f);
+  OpTester test("Softsign", 13);
+  test.AddInput<float>("input", {3}, x);
+  test.AddOutput<float>("output", {3}, y);
+  test.Run();
+}
+
 TEST(FerryTesterTest, Conditions) {
   RunTopK(11, 1);
   RunCastTo<int64_t>({2.0f, -1.0f}, {2, -1});
