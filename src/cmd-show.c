@@ -7,7 +7,9 @@
  * test in the compiler's own test format (for ONNX, a backend test-data directory) into DIR, so a
  * found bug becomes a regression test. A bug of the metamorphic oracle shows its mutations and their
  * reduction, and its reproducer runs the original and the reduced mutated model side by side (with
- * -o: written beside both models, the inputs and both outputs). */
+ * -o: written beside both models, the inputs and both outputs). With --minimal, only the shortest
+ * standalone script of the bug (oracle/reproducer.py's minimal: the model, the inputs and the
+ * reference outputs as literals; got and want printed); with --json, all of it as one JSON document. */
 #include "py.h"
 
 #include <cjson/cJSON.h>
@@ -23,6 +25,7 @@
 #include "fsutil.h"
 #include "probe.h"
 #include "session.h"
+#include "summary.h"
 #include "tolerance.h"
 #include "xalloc.h"
 
@@ -42,14 +45,21 @@ static void print_variant(const char *record)
 }
 
 static const char usage[] =
-	"usage: ferry show STORE BUG [-o DIR]\n"
+	"usage: ferry show STORE BUG [-o DIR] [--minimal] [--json]\n"
 	"\n"
 	"Print a unique bug (an id from ferry bugs, or a unique prefix of one) with its member tests and\n"
 	"the reproducer of its simplest test.\n";
 
 static const char *outdir;
+static int minimal, json;
+/* With --json: the document being filled, instead of printing. */
+static cJSON *doc;
 
 static const struct opt options[] = {
+	OPT_FLAG(0, "minimal", "print only the shortest standalone script that shows the bug (with -o: write\n"
+		 "DIR/minimal.py): the inputs and the reference outputs as literals, got and\n"
+		 "want printed, exit status 1 while the bug shows (ONNX frontends)", &minimal),
+	OPT_FLAG(0, "json", "print the bug as one JSON document (with its members and reproducer)", &json),
 	OPT_STRING('o', "output", "DIR", "also write DIR/reproducer.py and the test in the compiler's own format\n"
 		   "in DIR/test_OP_ID/ (ONNX: a backend test-data directory; PyTorch: a\n"
 		   "pytest test function)", &outdir),
@@ -72,6 +82,24 @@ static int print_reduction(void *ctx, const struct db_reduction *r, struct err *
 	struct shown *s = ctx;
 
 	(void)e;
+	if (doc) {
+		cJSON *x = cJSON_AddObjectToObject(doc, "reduction");
+
+		cJSON_AddStringToObject(x, "status", r->status);
+		cJSON_AddNumberToObject(x, "nodes_before", (double)r->nodes_before);
+		cJSON_AddNumberToObject(x, "nodes_after", (double)r->nodes_after);
+		if (r->ops)
+			cJSON_AddStringToObject(x, "operators", r->ops);
+		if (r->dir)
+			cJSON_AddStringToObject(x, "dir", r->dir);
+	}
+	if (doc || minimal) {
+		if (!strcmp(r->status, "reduced") && r->dir && fs_is_dir(r->dir)) {
+			s->reduced = xstrdup(r->dir);
+			s->reduced_ops = xstrdup(r->ops ? r->ops : "reduced");
+		}
+		return 0;
+	}
 	if (!strcmp(r->status, "reduced") && r->dir && fs_is_dir(r->dir)) {
 		printf("reduced from %lld to %lld node%s (%s): %s\n", r->nodes_before, r->nodes_after,
 		       r->nodes_after == 1 ? "" : "s", esc_str(r->ops ? r->ops : "?"), esc_str(r->dir));
@@ -145,7 +173,9 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		char *culprit = session_pair_culprit(s->frontend, rep->exc_type);
 
 		s->adapter = session_adapter_name(culprit);
-		if (strcmp(culprit, s->frontend))
+		if (strcmp(culprit, s->frontend) && doc)
+			cJSON_AddStringToObject(doc, "reproduced_on", culprit);
+		else if (strcmp(culprit, s->frontend) && !minimal)
 			printf("frontends against each other: the reproducer runs %s\n", esc_str(culprit));
 		free(culprit);
 	}
@@ -157,6 +187,33 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 	/* A result stored before results kept their tolerance was judged by the default. */
 	snprintf(s->atol, sizeof(s->atol), "%.17g", isnan(rep->atol) ? TOLERANCE_DEFAULT_ATOL : rep->atol);
 	snprintf(s->rtol, sizeof(s->rtol), "%.17g", isnan(rep->rtol) ? TOLERANCE_DEFAULT_RTOL : rep->rtol);
+	if (doc) {
+		struct buf line = BUF_INIT;
+		cJSON *record = cJSON_Parse(s->record);
+
+		summary_failure_line(b->outcome, rep->exc_type, rep->message, &line);
+		cJSON_AddStringToObject(doc, "bug", s->bug);
+		cJSON_AddStringToObject(doc, "frontend", s->frontend);
+		cJSON_AddStringToObject(doc, "outcome", b->outcome);
+		cJSON_AddItemToObject(doc, "stage", b->stage ? cJSON_CreateString(b->stage) : cJSON_CreateNull());
+		cJSON_AddItemToObject(doc, "exc_type", rep->exc_type ? cJSON_CreateString(rep->exc_type) :
+				      cJSON_CreateNull());
+		cJSON_AddNumberToObject(doc, "tests", (double)b->members);
+		cJSON_AddStringToObject(doc, "operators", b->ops ? b->ops : "");
+		cJSON_AddStringToObject(doc, "signature", b->signature ? b->signature : "");
+		cJSON_AddStringToObject(doc, "representative", s->rep);
+		cJSON_AddItemToObject(doc, "release", rep->frontend_version ? cJSON_CreateString(rep->frontend_version) :
+				      cJSON_CreateNull());
+		cJSON_AddStringToObject(doc, "line", line.data);
+		cJSON_AddItemToObject(doc, "message", rep->message ? cJSON_CreateString(rep->message) : cJSON_CreateNull());
+		cJSON_AddItemToObject(doc, "detail", rep->detail ? cJSON_CreateString(rep->detail) : cJSON_CreateNull());
+		cJSON_AddItemToObject(doc, "record", record ? record : cJSON_CreateNull());
+		cJSON_AddNumberToObject(doc, "atol", strtod(s->atol, NULL));
+		cJSON_AddNumberToObject(doc, "rtol", strtod(s->rtol, NULL));
+		buf_release(&line);
+	}
+	if (doc || minimal)
+		return db_reductions(s->db, s->frontend, s->rep, print_reduction, s, e) < 0 ? -1 : 0;
 	printf("bug %s: %s %s in stage %s, %lld tests, operators %s\n", esc_str(s->bug), esc_str(s->frontend),
 	       esc_str(b->outcome), esc_str(b->stage ? b->stage : "-"), b->members, esc_str(b->ops));
 	printf("signature: %s\n", esc_str(b->signature));
@@ -164,6 +221,14 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 	/* The frontend's own word for its release, as its worker said when it gave this result. */
 	if (rep->frontend_version)
 		printf("release: %s\n", esc_str(rep->frontend_version));
+	{
+		struct buf line = BUF_INIT;
+
+		/* What decides first, as report and bugs list it (summary.h); then the message as it came. */
+		summary_failure_line(b->outcome, rep->exc_type, rep->message, &line);
+		printf("failure: %s\n", esc_str(line.data));
+		buf_release(&line);
+	}
 	printf("message: %s\n", esc_str(rep->message));
 	if (print_probe(s->db, s->frontend, rep, e) < 0)
 		return -1;
@@ -185,6 +250,14 @@ static int print_member(void *ctx, const char *frontend, const char *bug_id, con
 	(void)frontend;
 	(void)bug_id;
 	(void)e;
+	if (doc) {
+		cJSON *m = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(m, "id", id);
+		cJSON_AddStringToObject(m, "op", op ? op : "?");
+		cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "members"), m);
+		return 0;
+	}
 	printf("  %s  %s\n", esc_str(id), esc_str(op));
 	return 0;
 }
@@ -305,6 +378,10 @@ static int cmd_show(int argc, char **argv)
 		return EXIT_USAGE;
 	if (optind + 2 != argc)
 		return cmd_usage_error(&cmd_show_entry, "show takes a STORE and a BUG");
+	if (minimal && json)
+		return cmd_usage_error(&cmd_show_entry, "--minimal and --json: one at a time");
+	if (json)
+		doc = cJSON_CreateObject();
 	if (!fs_exists(argv[optind])) {
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
@@ -321,15 +398,43 @@ static int cmd_show(int argc, char **argv)
 			err_set(&e, EXIT_INPUT, "no bug '%s' in '%s' (see ferry bugs)", argv[optind + 1], argv[optind]);
 		goto fail;
 	}
-	printf("members:\n");
-	if (db_bug_members(&db, s.frontend, s.bug, 50, print_member, NULL, &e) < 0)
+	if (doc)
+		cJSON_AddArrayToObject(doc, "members");
+	else if (!minimal)
+		printf("members:\n");
+	if (!minimal && db_bug_members(&db, s.frontend, s.bug, doc ? -1 : 50, print_member, NULL, &e) < 0)
 		goto fail;
 	/* A result of the metamorphic oracle: its reproducer runs the mutated model beside the original. */
 	if (db_mutation(&db, s.frontend, s.rep, keep_mutation, &mutated, &e) < 0)
 		goto fail;
+	if (mutated.found && (minimal || doc)) {
+		err_set(&e, EXIT_USAGE, "bug '%s' is the metamorphic oracle's: its reproducer runs two models "
+			"(ferry show without --minimal or --json)", s.bug);
+		goto fail;
+	}
 	if (mutated.found) {
 		if (show_metamorphic(&s, &mutated, &e) < 0)
 			goto fail;
+		goto out;
+	}
+	if (minimal) {
+		const char *args[] = { s.record, s.reduced ? s.reduced : s.testdir, s.adapter, s.atol, s.rtol };
+		char *path = NULL;
+
+		if (!(script = call_template(s.library, "minimal", args, 5, &e)))
+			goto fail;
+		if (!outdir) {
+			/* The script alone, so that "> bug.py" makes it. */
+			fputs(esc_lines(script), stdout);
+			goto out;
+		}
+		path = xasprintf("%s/minimal.py", outdir);
+		if (fs_mkdirs(outdir, &e) < 0 || fs_write_atomic(path, script, strlen(script), &e) < 0) {
+			free(path);
+			goto fail;
+		}
+		printf("wrote %s\n", esc_str(path));
+		free(path);
 		goto out;
 	}
 	{
@@ -341,7 +446,16 @@ static int cmd_show(int argc, char **argv)
 		if (!(script = call_template(s.library, s.reduced ? "reduced" : "reproducer", args, 5, &e)))
 			goto fail;
 	}
-	if (!outdir) {
+	if (doc) {
+		char *text;
+
+		cJSON_AddStringToObject(doc, "reproducer", script);
+		text = cJSON_Print(doc);
+		puts(text);
+		free(text);
+		if (!outdir)
+			goto out;
+	} else if (!outdir) {
 		printf("reproducer:\n%s", esc_lines(script));
 		goto out;
 	}
@@ -358,7 +472,7 @@ static int cmd_show(int argc, char **argv)
 		int bad = fs_mkdirs(outdir, &e) < 0 || fs_write_atomic(path, script, strlen(script), &e) < 0 ||
 			  !(done = call_template(s.library, "export", args, 4, &e));
 
-		if (!bad)
+		if (!bad && !doc)
 			printf("wrote %s and %s\n", esc_str(path), esc_str(done));
 		free(done);
 		free(path);
@@ -382,6 +496,8 @@ out:
 	free(s.reduced);
 	free(s.reduced_ops);
 	free(script);
+	cJSON_Delete(doc);
+	doc = NULL;
 	mutated_release(&mutated);
 	err_release(&e);
 	return code;
