@@ -349,6 +349,18 @@ static int add_member(void *ctx, const char *frontend, const char *bug_id, const
 	return 0;
 }
 
+/* Whether a bug has a member test of an operator that --op matches. */
+static int bug_matches(struct htmlreport *h, const struct bug *x)
+{
+	struct members m = { h->glob, BUF_INIT, 0, 0 };
+	struct err ignored = ERR_INIT;
+
+	db_bug_members(h->db, x->frontend, x->id, -1, add_member, &m, &ignored);
+	buf_release(&m.list);
+	err_release(&ignored);
+	return m.matched > 0;
+}
+
 struct rep {
 	struct htmlreport *h;
 	struct buf *b;
@@ -412,6 +424,29 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 
 	if (db_bugs(h->db, h->frontend, keep_bug, &l, e) < 0)
 		goto out;
+	/* First the list, one line a bug linking to its entry below. */
+	if (l.n) {
+		buf_adds(b, "<table><tr><th>bug</th><th>frontend</th><th>symptom</th><th>stage</th><th>tests</th>"
+			 "<th>operators</th></tr>\n");
+		for (size_t i = 0; i < l.n; i++) {
+			if (h->glob && !bug_matches(h, &l.v[i]))
+				continue;
+			buf_adds(b, "<tr><td><a href=\"#bug-");
+			text(b, l.v[i].id);
+			buf_adds(b, "\"><code>");
+			text(b, l.v[i].id);
+			buf_adds(b, "</code></a></td><td>");
+			text(b, l.v[i].frontend);
+			buf_adds(b, "</td><td>");
+			text(b, l.v[i].outcome);
+			buf_adds(b, "</td><td>");
+			text(b, *l.v[i].stage ? l.v[i].stage : "-");
+			buf_addf(b, "</td><td class=\"n\">%lld</td><td><code>", l.v[i].members);
+			text(b, l.v[i].ops);
+			buf_adds(b, "</code></td></tr>\n");
+		}
+		buf_adds(b, "</table>\n");
+	}
 	for (size_t i = 0; i < l.n; i++) {
 		struct bug *x = &l.v[i];
 		struct members m = { h->glob, BUF_INIT, 0, 0 };
@@ -517,15 +552,23 @@ static void plot_curves(struct buf *b, const struct curve *c, size_t n)
 		 "viewBox=\"0 0 %.0f %.0f\">\n", W, H, W, H);
 	buf_addf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\" stroke=\"#ced4da\"/>\n",
 		 L, T, W - L - R, H - T - B);
-	for (int k = 0; k <= 4; k++) {
-		double x = L + (W - L - R) * k / 4, y = H - B - (H - T - B) * k / 4;
+	/* Ticks at whole numbers: a quarter of the axis each, rounded, each drawn once. */
+	for (int k = 0, lastx = -1, lasty = -1; k <= 4; k++) {
+		long vx = lround((double)xmax * k / 4), vy = lround((double)ymax * k / 4);
+		double x = L + (W - L - R) * (double)vx / (double)xmax, y = H - B - (H - T - B) * (double)vy / (double)ymax;
 
-		buf_addf(b, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#f1f3f5\"/>", x, T, x, H - B);
-		buf_addf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#f1f3f5\"/>\n", L, y, W - R, y);
-		buf_addf(b, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.0f</text>", x, H - B + 16,
-			 (double)xmax * k / 4);
-		buf_addf(b, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n", L - 6, y + 4,
-			 (double)ymax * k / 4);
+		if (vx != lastx) {
+			buf_addf(b, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#f1f3f5\"/>", x, T, x,
+				 H - B);
+			buf_addf(b, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%ld</text>", x, H - B + 16, vx);
+		}
+		if (vy != lasty) {
+			buf_addf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#f1f3f5\"/>\n", L, y,
+				 W - R, y);
+			buf_addf(b, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%ld</text>\n", L - 6, y + 4, vy);
+		}
+		lastx = (int)vx;
+		lasty = (int)vy;
 	}
 	buf_addf(b, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">tests run</text>", L + (W - L - R) / 2,
 		 H - 6);
@@ -640,6 +683,8 @@ static const char *ended_colour(const char *where)
 		return "#1c7ed6";
 	if (!strcmp(where, "execute"))
 		return "#f59f00";
+	if (outcome_from_name(where) >= 0)
+		return outcome_colour[outcome_from_name(where)];
 	return "#adb5bd";
 }
 
@@ -676,12 +721,13 @@ static void timings(struct buf *b, const struct summary *s)
 			buf_addf(b, ": %.1f s, %lld tests</title></rect>\n", t->seconds, t->tests);
 			x += part;
 		}
-		buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\">%.1f s</text>\n", x + 6, y + 14, f->seconds);
+		buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\">%.*f s</text>\n", x + 6, y + 14, f->seconds < 10 ? 2 : 0,
+			 f->seconds);
 		free(ended);
 	}
 	buf_adds(b, "</svg>\n<p class=\"legend\">");
 	{
-		static const char *const where[] = { "pass", "load", "compile", "execute", "other" };
+		static const char *const where[] = { "pass", "load", "compile", "execute", "mismatch", "other" };
 
 		for (size_t k = 0; k < sizeof(where) / sizeof(*where); k++)
 			buf_addf(b, "<span><i class=\"sw\" style=\"background:%s\"></i>%s</span>", ended_colour(where[k]),
@@ -695,14 +741,14 @@ static void timings(struct buf *b, const struct summary *s)
 
 		buf_adds(b, "<tr><td>");
 		text(b, f->name);
-		buf_addf(b, "</td><td class=\"n\">%lld</td><td class=\"n\">%.1f</td><td class=\"n\">%.3f</td><td>",
+		buf_addf(b, "</td><td class=\"n\">%lld</td><td class=\"n\">%.2f</td><td class=\"n\">%.3f</td><td>",
 			 f->timed, f->seconds, f->timed ? f->seconds / (double)f->timed : 0.0);
 		for (size_t k = 0; ended[k]; k++) {
 			const struct summary_time *t = ended[k]->ptr;
 
 			buf_adds(b, k ? ", " : "");
 			text(b, ended[k]->key);
-			buf_addf(b, " %.1f (%lld)", t->seconds, t->tests);
+			buf_addf(b, " %.2f (%lld)", t->seconds, t->tests);
 		}
 		buf_adds(b, "</td></tr>\n");
 		free(ended);

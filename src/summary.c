@@ -207,8 +207,10 @@ static int add_row(void *ctx, const struct db_row *row, struct err *e)
 	if (!isnan(row->seconds)) {
 		f->seconds += row->seconds;
 		f->timed++;
-		ent = strmap_get(&f->ended, out == OUTCOME_PASS ? "pass" : row->stage && *row->stage ? row->stage : "no stage",
-				 NULL);
+		/* A result without a stage ran through every stage (a mismatch) or never reached one: its
+		 * outcome says which. */
+		ent = strmap_get(&f->ended, out == OUTCOME_PASS ? "pass" : row->stage && *row->stage ? row->stage :
+				 row->outcome, NULL);
 		ent->count++;
 		if (!ent->ptr)
 			ent->ptr = xcalloc(1, sizeof(struct summary_time));

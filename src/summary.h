@@ -37,8 +37,9 @@ struct summary_op {
 	long long by_outcome[OUTCOME_COUNT];
 };
 
-/* Time spent by tests that ended in one place: "pass" (every stage ran), a stage (load, compile,
- * execute, wrap) for the others, or "no stage" when the store has no stage. */
+/* Time spent by tests that ended in one place: "pass" (every stage ran), the stage a failure ended
+ * in (load, compile, execute, wrap), or the outcome of a result without a stage ("mismatch": every
+ * stage ran, the values differ). */
 struct summary_time {
 	double seconds;
 	long long tests;
