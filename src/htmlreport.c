@@ -54,6 +54,7 @@ static const char style[] =
 	".grid td.op{text-align:left;white-space:nowrap}.grid-wrap{overflow:auto;max-height:640px}\n"
 	".legend span{display:inline-block;margin-right:14px}.sw{display:inline-block;width:11px;height:11px;"
 	"border-radius:2px;margin-right:4px;vertical-align:-1px}\n"
+	"td.line{max-width:560px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}\n"
 	".muted{color:#868e96}details summary{cursor:pointer;color:#1c3d5a}\n"
 	"svg text{font:12px system-ui,sans-serif;fill:#343a40}\n";
 
@@ -287,7 +288,7 @@ out:
 /* --- bugs ---------------------------------------------------------------------------------------- */
 
 struct bug {
-	char *id, *frontend, *outcome, *stage, *signature, *rep, *ops;
+	char *id, *frontend, *outcome, *stage, *signature, *rep, *ops, *line;
 	long long members;
 };
 
@@ -317,6 +318,12 @@ static int keep_bug(void *ctx, const struct db_bug *b, struct err *e)
 	x->rep = dup0(b->representative);
 	x->ops = dup0(b->ops);
 	x->members = b->members;
+	{
+		struct buf line = BUF_INIT;
+
+		summary_failure_line(b->outcome, NULL, b->message, &line);
+		x->line = buf_detach(&line);
+	}
 	return 0;
 }
 
@@ -427,7 +434,7 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 	/* First the list, one line a bug linking to its entry below. */
 	if (l.n) {
 		buf_adds(b, "<table><tr><th>bug</th><th>frontend</th><th>symptom</th><th>stage</th><th>tests</th>"
-			 "<th>operators</th></tr>\n");
+			 "<th>operators</th><th>what failed</th></tr>\n");
 		for (size_t i = 0; i < l.n; i++) {
 			if (h->glob && !bug_matches(h, &l.v[i]))
 				continue;
@@ -443,7 +450,9 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 			text(b, *l.v[i].stage ? l.v[i].stage : "-");
 			buf_addf(b, "</td><td class=\"n\">%lld</td><td><code>", l.v[i].members);
 			text(b, l.v[i].ops);
-			buf_adds(b, "</code></td></tr>\n");
+			buf_adds(b, "</code></td><td class=\"line\">");
+			text(b, l.v[i].line);
+			buf_adds(b, "</td></tr>\n");
 		}
 		buf_adds(b, "</table>\n");
 	}
@@ -503,6 +512,7 @@ out:
 		free(l.v[i].signature);
 		free(l.v[i].rep);
 		free(l.v[i].ops);
+		free(l.v[i].line);
 	}
 	free(l.v);
 	return ret;
