@@ -159,6 +159,11 @@ out:
 	return r;
 }
 
+static cJSON *string_or_null(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
 static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep, struct err *e)
 {
 	struct shown *s = ctx;
@@ -195,18 +200,16 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		cJSON_AddStringToObject(doc, "bug", s->bug);
 		cJSON_AddStringToObject(doc, "frontend", s->frontend);
 		cJSON_AddStringToObject(doc, "outcome", b->outcome);
-		cJSON_AddItemToObject(doc, "stage", b->stage ? cJSON_CreateString(b->stage) : cJSON_CreateNull());
-		cJSON_AddItemToObject(doc, "exc_type", rep->exc_type ? cJSON_CreateString(rep->exc_type) :
-				      cJSON_CreateNull());
+		cJSON_AddItemToObject(doc, "stage", string_or_null(b->stage));
+		cJSON_AddItemToObject(doc, "exc_type", string_or_null(rep->exc_type));
 		cJSON_AddNumberToObject(doc, "tests", (double)b->members);
 		cJSON_AddStringToObject(doc, "operators", b->ops ? b->ops : "");
 		cJSON_AddStringToObject(doc, "signature", b->signature ? b->signature : "");
 		cJSON_AddStringToObject(doc, "representative", s->rep);
-		cJSON_AddItemToObject(doc, "release", rep->frontend_version ? cJSON_CreateString(rep->frontend_version) :
-				      cJSON_CreateNull());
+		cJSON_AddItemToObject(doc, "release", string_or_null(rep->frontend_version));
 		cJSON_AddStringToObject(doc, "line", line.data);
-		cJSON_AddItemToObject(doc, "message", rep->message ? cJSON_CreateString(rep->message) : cJSON_CreateNull());
-		cJSON_AddItemToObject(doc, "detail", rep->detail ? cJSON_CreateString(rep->detail) : cJSON_CreateNull());
+		cJSON_AddItemToObject(doc, "message", string_or_null(rep->message));
+		cJSON_AddItemToObject(doc, "detail", string_or_null(rep->detail));
 		cJSON_AddItemToObject(doc, "record", record ? record : cJSON_CreateNull());
 		cJSON_AddNumberToObject(doc, "atol", strtod(s->atol, NULL));
 		cJSON_AddNumberToObject(doc, "rtol", strtod(s->rtol, NULL));

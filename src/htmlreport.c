@@ -89,8 +89,9 @@ static void outcome_bars(struct buf *b, const struct summary *s)
 
 			if (!f->outcomes[o])
 				continue;
-			buf_addf(b, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"18\" fill=\"%s\"><title>%s: %lld"
-				 "</title></rect>\n", x, y, part, outcome_colour[o], outcome_name(o), f->outcomes[o]);
+			buf_addf(b, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"18\" fill=\"%s\">",
+				 x, y, part, outcome_colour[o]);
+			buf_addf(b, "<title>%s: %lld</title></rect>\n", outcome_name(o), f->outcomes[o]);
 			x += part;
 		}
 		buf_addf(b, "<text x=\"%.0f\" y=\"%.1f\">%lld tests</text>\n", x0 + w + 6, y + 14, f->total);
@@ -183,7 +184,8 @@ static void grid(struct buf *b, const struct summary *s)
 				bg = "#e9ecef";
 			for (int x = 0; x < OUTCOME_COUNT; x++)
 				if (o->by_outcome[x])
-					buf_addf(&title, "%s%s %lld", title.len ? ", " : "", outcome_name(x), o->by_outcome[x]);
+					buf_addf(&title, "%s%s %lld", title.len ? ", " : "", outcome_name(x),
+						 o->by_outcome[x]);
 			buf_addf(b, "<td style=\"background:%s\" title=\"", bg);
 			text(b, title.data ? title.data : "");
 			buf_addf(b, "\">%lld/%lld</td>", o->failed, o->tests);
@@ -565,16 +567,17 @@ static void plot_curves(struct buf *b, const struct curve *c, size_t n)
 	/* Ticks at whole numbers: a quarter of the axis each, rounded, each drawn once. */
 	for (int k = 0, lastx = -1, lasty = -1; k <= 4; k++) {
 		long vx = lround((double)xmax * k / 4), vy = lround((double)ymax * k / 4);
-		double x = L + (W - L - R) * (double)vx / (double)xmax, y = H - B - (H - T - B) * (double)vy / (double)ymax;
+		double x = L + (W - L - R) * (double)vx / (double)xmax;
+		double y = H - B - (H - T - B) * (double)vy / (double)ymax;
 
 		if (vx != lastx) {
-			buf_addf(b, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#f1f3f5\"/>", x, T, x,
-				 H - B);
+			buf_addf(b, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#f1f3f5\"/>",
+				 x, T, x, H - B);
 			buf_addf(b, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%ld</text>", x, H - B + 16, vx);
 		}
 		if (vy != lasty) {
-			buf_addf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#f1f3f5\"/>\n", L, y,
-				 W - R, y);
+			buf_addf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#f1f3f5\"/>\n",
+				 L, y, W - R, y);
 			buf_addf(b, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%ld</text>\n", L - 6, y + 4, vy);
 		}
 		lastx = (int)vx;
@@ -607,8 +610,8 @@ static void plot_curves(struct buf *b, const struct curve *c, size_t n)
 			buf_addf(b, "<text x=\"%.0f\" y=\"%.0f\" class=\"muted\">no bugs</text>\n", W - R + 30,
 				 T + 31 + 34.0 * (double)i);
 		else
-			buf_addf(b, "<text x=\"%.0f\" y=\"%.0f\">APFD %.3f</text>\n", W - R + 30, T + 31 + 34.0 * (double)i,
-				 c[i].r.apfd);
+			buf_addf(b, "<text x=\"%.0f\" y=\"%.0f\">APFD %.3f</text>\n", W - R + 30,
+				 T + 31 + 34.0 * (double)i, c[i].r.apfd);
 	}
 	buf_adds(b, "</svg>\n");
 }
@@ -725,8 +728,8 @@ static void timings(struct buf *b, const struct summary *s)
 			const struct summary_time *t = ended[k]->ptr;
 			double part = w * t->seconds / most;
 
-			buf_addf(b, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"18\" fill=\"%s\"><title>", x, y,
-				 part, ended_colour(ended[k]->key));
+			buf_addf(b, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"18\" fill=\"%s\"><title>",
+				 x, y, part, ended_colour(ended[k]->key));
 			text(b, ended[k]->key);
 			buf_addf(b, ": %.1f s, %lld tests</title></rect>\n", t->seconds, t->tests);
 			x += part;
@@ -740,8 +743,8 @@ static void timings(struct buf *b, const struct summary *s)
 		static const char *const where[] = { "pass", "load", "compile", "execute", "mismatch", "other" };
 
 		for (size_t k = 0; k < sizeof(where) / sizeof(*where); k++)
-			buf_addf(b, "<span><i class=\"sw\" style=\"background:%s\"></i>%s</span>", ended_colour(where[k]),
-				 where[k]);
+			buf_addf(b, "<span><i class=\"sw\" style=\"background:%s\"></i>%s</span>",
+				 ended_colour(where[k]), where[k]);
 	}
 	buf_adds(b, "</p>\n<table><tr><th>frontend</th><th>tests timed</th><th>seconds</th><th>mean</th>"
 		 "<th>where tests ended: seconds (tests)</th></tr>\n");
