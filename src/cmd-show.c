@@ -46,12 +46,14 @@ static void print_variant(const char *record)
 
 static const char usage[] =
 	"usage: ferry show STORE BUG [-o DIR] [--minimal] [--json]\n"
+	"   or: ferry show STORE --op GLOB [options]\n"
 	"\n"
 	"Print a unique bug (an id from ferry bugs, or a unique prefix of one) with its member tests and\n"
 	"the reproducer of its simplest test.\n";
 
 static const char *outdir;
 static int minimal, json;
+static const char *glob;
 /* With --json: the document being filled, instead of printing. */
 static cJSON *doc;
 
@@ -60,6 +62,8 @@ static const struct opt options[] = {
 		 "DIR/minimal.py): the inputs and the reference outputs as literals, got and\n"
 		 "want printed, exit status 1 while the bug shows (ONNX frontends)", &minimal),
 	OPT_FLAG(0, "json", "print the bug as one JSON document (with its members and reproducer)", &json),
+	OPT_STRING(0, "op", "GLOB", "list only the members of operators matching GLOB (fnmatch); without a BUG,\n"
+		   "show the bug with the most tests of such operators", &glob),
 	OPT_STRING('o', "output", "DIR", "also write DIR/reproducer.py and the test in the compiler's own format\n"
 		   "in DIR/test_OP_ID/ (ONNX: a backend test-data directory; PyTorch: a\n"
 		   "pytest test function)", &outdir),
@@ -253,6 +257,8 @@ static int print_member(void *ctx, const char *frontend, const char *bug_id, con
 	(void)frontend;
 	(void)bug_id;
 	(void)e;
+	if (!summary_op_matches(glob, op))
+		return 0;
 	if (doc) {
 		cJSON *m = cJSON_CreateObject();
 
@@ -365,13 +371,50 @@ static int show_metamorphic(const struct shown *s, const struct mutated *m, stru
 	return 0;
 }
 
+/* ferry show STORE --op GLOB: the bug with the most member tests of operators that GLOB matches. */
+struct pick {
+	struct db *db;
+	char *bug;
+	long long most;
+	size_t n;
+};
+
+static int count_member(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
+			struct err *e)
+{
+	(void)frontend;
+	(void)bug_id;
+	(void)id;
+	(void)e;
+	*(long long *)ctx += summary_op_matches(glob, op);
+	return 0;
+}
+
+static int pick_bug(void *ctx, const struct db_bug *b, struct err *e)
+{
+	struct pick *p = ctx;
+	long long n = 0;
+
+	if (db_bug_members(p->db, b->frontend, b->bug_id, -1, count_member, &n, e) < 0)
+		return -1;
+	if (!n)
+		return 0;
+	p->n++;
+	if (n > p->most) {
+		free(p->bug);
+		p->bug = xstrdup(b->bug_id);
+		p->most = n;
+	}
+	return 0;
+}
+
 static int cmd_show(int argc, char **argv)
 {
 	struct db db = DB_INIT;
 	struct err e = ERR_INIT;
 	struct shown s;
 	struct mutated mutated;
-	char *script = NULL;
+	char *script = NULL, *bug_arg = NULL;
 	int code = EXIT_OK;
 
 	memset(&mutated, 0, sizeof(mutated));
@@ -379,8 +422,8 @@ static int cmd_show(int argc, char **argv)
 	memset(&s, 0, sizeof(s));
 	if (opts_parse(&cmd_show_entry, argc, argv) < 0)
 		return EXIT_USAGE;
-	if (optind + 2 != argc)
-		return cmd_usage_error(&cmd_show_entry, "show takes a STORE and a BUG");
+	if (optind + 2 != argc && !(glob && optind + 1 == argc))
+		return cmd_usage_error(&cmd_show_entry, "show takes a STORE and a BUG (or --op GLOB)");
 	if (minimal && json)
 		return cmd_usage_error(&cmd_show_entry, "--minimal and --json: one at a time");
 	if (json)
@@ -392,13 +435,31 @@ static int cmd_show(int argc, char **argv)
 	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || dedup_rebuild(&db, NULL, NULL, NULL, &e) < 0)
 		goto fail;
 	s.db = &db;
-	if (db_bugs_by_prefix(&db, argv[optind + 1], print_bug, &s, &e) < 0)
+	if (optind + 1 == argc) {
+		/* No BUG: the bug with the most tests of an operator that --op matches. */
+		struct pick p = { &db, NULL, 0, 0 };
+
+		if (db_bugs(&db, NULL, pick_bug, &p, &e) < 0)
+			goto fail;
+		if (!p.bug) {
+			err_set(&e, EXIT_INPUT, "no bug in '%s' has a test of an operator matching '%s'", argv[optind],
+				glob);
+			goto fail;
+		}
+		if (p.n > 1)
+			cmd_warn("%zu bugs have tests of operators matching '%s'; this is the one with the most (%lld; "
+				 "ferry bugs --op lists them)", p.n, glob, p.most);
+		bug_arg = p.bug;
+	} else {
+		bug_arg = xstrdup(argv[optind + 1]);
+	}
+	if (db_bugs_by_prefix(&db, bug_arg, print_bug, &s, &e) < 0)
 		goto fail;
 	if (s.matches != 1) {
 		if (s.matches)
-			err_set(&e, EXIT_INPUT, "'%s' names %d bugs; give more of the id", argv[optind + 1], s.matches);
+			err_set(&e, EXIT_INPUT, "'%s' names %d bugs; give more of the id", bug_arg, s.matches);
 		else
-			err_set(&e, EXIT_INPUT, "no bug '%s' in '%s' (see ferry bugs)", argv[optind + 1], argv[optind]);
+			err_set(&e, EXIT_INPUT, "no bug '%s' in '%s' (see ferry bugs)", bug_arg, argv[optind]);
 		goto fail;
 	}
 	if (doc)
@@ -499,6 +560,7 @@ out:
 	free(s.reduced);
 	free(s.reduced_ops);
 	free(script);
+	free(bug_arg);
 	cJSON_Delete(doc);
 	doc = NULL;
 	mutated_release(&mutated);

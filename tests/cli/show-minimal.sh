@@ -3,12 +3,12 @@
 # (tests/data/adapters/adapter_offbyone.py: its outputs plus one, in its own reproducer too). The
 # script carries the model in ONNX's text syntax and the inputs and reference outputs as literals
 # (no runtime of ferry's pasted in), prints got and want, and exits 1 while the bug shows and 0 once
-# the frontend is fixed. ferry show --json is one JSON document.
+# the frontend is fixed. ferry show --json is one JSON document; --op GLOB picks the bug by operator.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 18
+plan 22
 export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"
 "$FERRY" harvest onnx -q -o corpus.jsonl -f test_ceil -f test_relu >/dev/null
 "$FERRY" wrap corpus.jsonl -o wrapped -q >/dev/null
@@ -36,6 +36,11 @@ expect_exit 0 "fixed, it exits 0" -- "$py" fixed.py
 contains "and says so" "$out" "no bug"
 expect_exit 0 "show --minimal -o DIR" -- "$FERRY" show results.db "$bug" --minimal -o out
 check "writes DIR/minimal.py, the same script" -- cmp out/minimal.py minimal.py
+
+expect_exit 0 "show --op GLOB, without a BUG: the bug of that operator" -- "$FERRY" show results.db --op 'Cei*' --minimal
+check "the same script" -- [ "$out" = "$(cat minimal.py)" ]
+expect_exit 4 "show --op GLOB that no bug's test matches" -- "$FERRY" show results.db --op 'Nope*'
+contains "says so" "$err" "no bug in 'results.db' has a test of an operator matching 'Nope*'"
 
 expect_exit 0 "show --json" -- "$FERRY" show results.db "$bug" --json
 printf '%s\n' "$out" > show.json
