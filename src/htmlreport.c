@@ -551,6 +551,20 @@ static int add_store_bug(void *ctx, const char *frontend, const char *bug_id, co
 	return 0;
 }
 
+/* A step of 1, 2 or 5 times a power of ten that cuts [0, max] into at most five parts. */
+static long nice_step(size_t max)
+{
+	long p = 1;
+
+	for (;; p *= 10)
+		for (int k = 0; k < 3; k++) {
+			long step = p * (k == 0 ? 1 : k == 1 ? 2 : 5);
+
+			if ((double)max / (double)step <= 5)
+				return step;
+		}
+}
+
 static void plot_curves(struct buf *b, const struct curve *c, size_t n)
 {
 	const double W = 720, H = 320, L = 56, R = 170, T = 12, B = 40;
@@ -564,24 +578,18 @@ static void plot_curves(struct buf *b, const struct curve *c, size_t n)
 		 "viewBox=\"0 0 %.0f %.0f\">\n", W, H, W, H);
 	buf_addf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\" stroke=\"#ced4da\"/>\n",
 		 L, T, W - L - R, H - T - B);
-	/* Ticks at whole numbers: a quarter of the axis each, rounded, each drawn once. */
-	for (int k = 0, lastx = -1, lasty = -1; k <= 4; k++) {
-		long vx = lround((double)xmax * k / 4), vy = lround((double)ymax * k / 4);
-		double x = L + (W - L - R) * (double)vx / (double)xmax;
-		double y = H - B - (H - T - B) * (double)vy / (double)ymax;
+	/* Ticks at round numbers (1, 2 or 5 times a power of ten), four or five an axis. */
+	for (long v = 0, step = nice_step(xmax); v <= (long)xmax; v += step) {
+		double x = L + (W - L - R) * (double)v / (double)xmax;
 
-		if (vx != lastx) {
-			buf_addf(b, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#f1f3f5\"/>",
-				 x, T, x, H - B);
-			buf_addf(b, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%ld</text>", x, H - B + 16, vx);
-		}
-		if (vy != lasty) {
-			buf_addf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#f1f3f5\"/>\n",
-				 L, y, W - R, y);
-			buf_addf(b, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%ld</text>\n", L - 6, y + 4, vy);
-		}
-		lastx = (int)vx;
-		lasty = (int)vy;
+		buf_addf(b, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#f1f3f5\"/>", x, T, x, H - B);
+		buf_addf(b, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%ld</text>\n", x, H - B + 16, v);
+	}
+	for (long v = 0, step = nice_step(ymax); v <= (long)ymax; v += step) {
+		double y = H - B - (H - T - B) * (double)v / (double)ymax;
+
+		buf_addf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#f1f3f5\"/>", L, y, W - R, y);
+		buf_addf(b, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%ld</text>\n", L - 6, y + 4, v);
 	}
 	buf_addf(b, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">tests run</text>", L + (W - L - R) / 2,
 		 H - 6);
