@@ -582,13 +582,15 @@ static void plot_curves(struct buf *b, const struct curve *c, size_t n)
 	for (long v = 0, step = nice_step(xmax); v <= (long)xmax; v += step) {
 		double x = L + (W - L - R) * (double)v / (double)xmax;
 
-		buf_addf(b, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#f1f3f5\"/>", x, T, x, H - B);
+		buf_addf(b, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#f1f3f5\"/>",
+			 x, T, x, H - B);
 		buf_addf(b, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%ld</text>\n", x, H - B + 16, v);
 	}
 	for (long v = 0, step = nice_step(ymax); v <= (long)ymax; v += step) {
 		double y = H - B - (H - T - B) * (double)v / (double)ymax;
 
-		buf_addf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#f1f3f5\"/>", L, y, W - R, y);
+		buf_addf(b, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#f1f3f5\"/>",
+			 L, y, W - R, y);
 		buf_addf(b, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%ld</text>\n", L - 6, y + 4, v);
 	}
 	buf_addf(b, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">tests run</text>", L + (W - L - R) / 2,
