@@ -115,7 +115,7 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 		goto out;
 	l->shown++;
 	/* One line per bug, led by what decides it (summary.h): what grouped it. */
-	summary_failure_line(b->outcome, exc_type, b->message, &line);
+	summary_failure_line(b->outcome, exc_type, b->message, 0, &line);
 	if (o) {
 		cJSON_AddStringToObject(o, "bug", b->bug_id);
 		cJSON_AddStringToObject(o, "frontend", b->frontend);

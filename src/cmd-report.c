@@ -405,8 +405,8 @@ static int print_failure(void *ctx, const struct db_row *row, struct err *e)
 		r->shown++;
 		return 0;
 	}
-	/* One line per failure, led by what decides it (summary.h). */
-	summary_failure_line(row->outcome, row->exc_type, row->message, &line);
+	/* One line per failure, led by what decides it, then the whole message (summary.h). */
+	summary_failure_line(row->outcome, row->exc_type, row->message, SUMMARY_WHOLE, &line);
 	/* A crash in an (operator, dtype) group whose simplest test passes is a bug in a path the
 	 * frontend supports, not the edge of what it supports. */
 	if (outcome_name_is_bug(row->outcome) && strcmp(row->outcome, "mismatch")) {
@@ -919,7 +919,7 @@ static int json_failure(void *ctx, const struct db_row *row, struct err *e)
 	(void)e;
 	if (!summary_op_matches(glob, row->op))
 		return 0;
-	summary_failure_line(row->outcome, row->exc_type, row->message, &line);
+	summary_failure_line(row->outcome, row->exc_type, row->message, 0, &line);
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "id", row->id);
 	cJSON_AddItemToObject(o, "op", json_string_or_null(row->op));

@@ -200,7 +200,7 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		struct buf line = BUF_INIT;
 		cJSON *record = cJSON_Parse(s->record);
 
-		summary_failure_line(b->outcome, rep->exc_type, rep->message, &line);
+		summary_failure_line(b->outcome, rep->exc_type, rep->message, 0, &line);
 		cJSON_AddStringToObject(doc, "bug", s->bug);
 		cJSON_AddStringToObject(doc, "frontend", s->frontend);
 		cJSON_AddStringToObject(doc, "outcome", b->outcome);
@@ -232,7 +232,7 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		struct buf line = BUF_INIT;
 
 		/* What decides first, as report and bugs list it (summary.h); then the message as it came. */
-		summary_failure_line(b->outcome, rep->exc_type, rep->message, &line);
+		summary_failure_line(b->outcome, rep->exc_type, rep->message, 0, &line);
 		printf("failure: %s\n", esc_str(line.data));
 		buf_release(&line);
 	}

@@ -323,7 +323,7 @@ static int keep_bug(void *ctx, const struct db_bug *b, struct err *e)
 	{
 		struct buf line = BUF_INIT;
 
-		summary_failure_line(b->outcome, NULL, b->message, &line);
+		summary_failure_line(b->outcome, NULL, b->message, 0, &line);
 		x->line = buf_detach(&line);
 	}
 	return 0;
@@ -383,7 +383,7 @@ static int show_rep(void *ctx, const struct db_row *row, struct err *e)
 	char *root = xasprintf("%s/reproducers", r->h->dir), *path = NULL;
 	int ret = -1;
 
-	summary_failure_line(row->outcome, row->exc_type, row->message, &line);
+	summary_failure_line(row->outcome, row->exc_type, row->message, 0, &line);
 	buf_adds(r->b, "<p><b>");
 	text(r->b, line.data);
 	buf_adds(r->b, "</b></p>\n<details><summary>the whole message");

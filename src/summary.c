@@ -61,7 +61,8 @@ static void order_mismatch(const char *msg, struct buf *out)
 			}
 }
 
-void summary_failure_line(const char *outcome, const char *exc_type, const char *message, struct buf *out)
+void summary_failure_line(const char *outcome, const char *exc_type, const char *message, unsigned flags,
+			  struct buf *out)
 {
 	size_t from = out->len;
 
@@ -73,7 +74,7 @@ void summary_failure_line(const char *outcome, const char *exc_type, const char 
 		if (exc_type && *exc_type && !strstr(line.data ? line.data : "", exc_type))
 			buf_addf(out, "%s: ", exc_type);
 		buf_adds(out, line.data ? line.data : "");
-		if (line.data && strcmp(line.data, message))
+		if ((flags & SUMMARY_WHOLE) && line.data && strcmp(line.data, message))
 			buf_addf(out, " -- %s", message);
 		buf_release(&line);
 	} else if (outcome && !strcmp(outcome, "mismatch") && message) {

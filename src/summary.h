@@ -2,8 +2,8 @@
  * in (the terminal, --json, --html): a failure's line led by what decides it, the results tallied per
  * frontend and operator (narrowed by --op GLOB), and the durations the store recorded.
  *
- * A failure's line: a crash's exception type and decisive line first (dedup_decisive), then the
- * whole message when that is more; a mismatch's parts in the order that decides (NaN/Inf, shape and
+ * A failure's line: a crash's exception type and decisive line first (dedup_decisive), then (with
+ * SUMMARY_WHOLE) the whole message when that is more; a mismatch's parts in the order that decides (NaN/Inf, shape and
  * dtype, then how many elements are out of tolerance, then the largest difference); otherwise the
  * message. Nothing is cut here: summary_width() says how much a terminal line has room for.
  *
@@ -18,8 +18,12 @@
 #include "outcome.h"
 #include "strmap.h"
 
-/* Append a failure's line (its newlines as spaces): outcome, exc_type and message may be NULL. */
-void summary_failure_line(const char *outcome, const char *exc_type, const char *message, struct buf *out);
+/* Append a failure's line (its newlines as spaces): outcome, exc_type and message may be NULL. With
+ * SUMMARY_WHOLE, a crash's decisive line is followed by its whole message (" -- ..."), for a line
+ * that is all there is of it; without, the line is what decides alone (the message is shown apart). */
+enum { SUMMARY_WHOLE = 1 };
+void summary_failure_line(const char *outcome, const char *exc_type, const char *message, unsigned flags,
+			  struct buf *out);
 
 /* The characters a line may take on stdout: 0 (no limit) when stdout is not a terminal or wide is
  * set, else the terminal's width (COLUMNS, else the window's, else 100). */
