@@ -61,6 +61,13 @@ static void order_mismatch(const char *msg, struct buf *out)
 			}
 }
 
+/* Whether a result's exc_type is an exception's name worth putting first: not ferry's own words for
+ * a worker's death ("exit 3", "signal 11"), which its message says already, and not already said. */
+static int names_exception(const char *exc_type, const char *said)
+{
+	return exc_type && *exc_type && !strchr(exc_type, ' ') && !strstr(said ? said : "", exc_type);
+}
+
 void summary_failure_line(const char *outcome, const char *exc_type, const char *message, unsigned flags,
 			  struct buf *out)
 {
@@ -71,7 +78,7 @@ void summary_failure_line(const char *outcome, const char *exc_type, const char 
 
 		/* tvm-tflite's KeyError reads "10" alone: the type is half of what was said. */
 		dedup_decisive(message, &line);
-		if (exc_type && *exc_type && !strstr(line.data ? line.data : "", exc_type))
+		if (names_exception(exc_type, line.data))
 			buf_addf(out, "%s: ", exc_type);
 		buf_adds(out, line.data ? line.data : "");
 		if ((flags & SUMMARY_WHOLE) && line.data && strcmp(line.data, message))
@@ -80,8 +87,7 @@ void summary_failure_line(const char *outcome, const char *exc_type, const char 
 	} else if (outcome && !strcmp(outcome, "mismatch") && message) {
 		order_mismatch(message, out);
 	} else {
-		if (exc_type && *exc_type && outcome && outcome_name_is_failure(outcome) &&
-		    !strstr(message ? message : "", exc_type))
+		if (outcome && outcome_name_is_failure(outcome) && names_exception(exc_type, message))
 			buf_addf(out, "%s: ", exc_type);
 		buf_adds(out, message ? message : "");
 	}
