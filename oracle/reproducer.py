@@ -228,6 +228,143 @@ def _comment(text):
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in " ".join(str(text).split()))
 
 
+# --- the minimal reproducer (ferry show --minimal) -----------------------------------------------
+
+_MINIMAL_TEST = """
+
+def flat(outputs):
+    return [np.asarray(x) for o in outputs for x in (o if isinstance(o, (list, tuple)) else [o])]
+
+
+try:
+    got = flat(run_frontend(model.SerializeToString(), inputs))
+except Exception as e:
+    print(f"{FRONTEND} raised {type(e).__name__}: {e}")
+    sys.exit(1)
+np.set_printoptions(precision=8, threshold=200, linewidth=100)
+bug = len(got) != len(want)
+print(f"{FRONTEND} gives {len(got)} outputs, the reference {len(want)}")
+for k, (g, w) in enumerate(zip(got, want)):
+    why = ""
+    if g.shape != w.shape or g.dtype != w.dtype:
+        why = "another dtype or shape"
+    elif not RANDOM and w.dtype.kind not in "biufc" and not np.array_equal(g, w):
+        why = "other values"
+    elif not RANDOM and w.dtype.kind in "biufc":
+        a, b = (x.astype(np.complex128 if x.dtype.kind == "c" else np.float64) for x in (g, w))
+        far = ~np.isclose(a, b, atol=ATOL, rtol=RTOL, equal_nan=True)  # NaN and Inf must be in the same places
+        if far.any():
+            why = (f"{int(far.sum())} of {far.size} elements beyond |got - want| <= ATOL + RTOL * |want|, "
+                   f"the largest difference {float(np.nanmax(np.abs(a - b)[far]))!r}")
+    bug = bug or bool(why)
+    print(f"output {k}: {why or 'agrees'}\\n  got  {g.dtype} {list(g.shape)}:\\n{g}\\n  want {w.dtype} {list(w.shape)}:\\n{w}")
+print("BUG" if bug else "no bug")
+sys.exit(1 if bug else 0)
+"""
+
+
+_STDLIB = ("import base64", "import sys")
+_QUOTES = "'" * 3
+
+
+def minimal(library, record_json, testdir, frontend, atol=None, rtol=None):
+    """The shortest standalone script for a failing ONNX test: the model in ONNX's text syntax
+    (onnx.parser; base64 where the text would not give the same model back), the inputs ferry ran and
+    the reference outputs it compared with as literals, the frontend run as ferry ran it (its frontend
+    module, whole, as reproducer() carries it), and got and want printed; exit 1 while the bug shows."""
+    import base64
+    import json
+
+    import onnx
+    import onnx.parser
+    import onnx.printer
+
+    adapter = driver.load_adapter(frontend)
+    reproduce = getattr(adapter, "REPRODUCE", None)
+    if library != "onnx" or adapter.LIBRARY != "onnx" or adapter.FORMAT != "onnx":
+        raise ValueError(f"--minimal writes scripts of ONNX tests on ONNX frontends, not of a {library} test on "
+                         f"{adapter.NAME}: ferry show without --minimal gives its reproducer")
+    if not callable(reproduce):
+        raise ValueError(f"adapter {adapter.NAME!r} declares no REPRODUCE function: it has no reproducer")
+    meta = driver._meta(testdir)
+    template = _template(library)
+    atol = template.ATOL if atol is None else float(atol)
+    rtol = template.RTOL if rtol is None else float(rtol)
+    model = onnx.load(os.path.join(testdir, "model.onnx"))
+    text = onnx.printer.to_text(model)
+    try:
+        back = onnx.parser.parse_model(text)
+        same = (_plain(back.graph) == _plain(model.graph) and back.ir_version == model.ir_version
+                and list(back.opset_import) == list(model.opset_import))
+    except Exception:  # the printer writes what the parser cannot read back (some attribute forms)
+        same = False
+    if same and all(c.isprintable() or c == "\n" for c in text) and "\\" not in text and _QUOTES not in text:
+        model_line = f"model = onnx.parser.parse_model({_QUOTES}\n{text}\n{_QUOTES})"  # ONNX's text syntax
+    elif same:
+        model_line = f"model = onnx.parser.parse_model({text!r})"
+    else:
+        model_line = f"model = onnx.load_from_string(base64.b64decode({base64.b64encode(model.SerializeToString()).decode()!r}))"
+    inputs = driver.test_inputs(testdir, meta)
+    wants = []
+    for entry in meta["outputs"]:
+        value = driver._read(testdir, entry, as_input=False)
+        wants += value if isinstance(value, list) else [value]
+    imports = {"import sys", "import numpy as np", "import onnx"}
+    feeds = ",\n".join(f"    {name!r}: {_minimal_value(value, imports)}" for name, value in inputs.items())
+    want = ",\n".join(f"    {_minimal_value(value, imports)}" for value in wants)
+    if not same:
+        imports.add("import base64")
+    else:
+        imports.add("import onnx.parser")
+    pasted = []
+    frontend_text = "".join(_module_text(reproduce.__module__, library, pasted))
+    record = json.loads(record_json) if record_json else {}
+    return (f"#!/usr/bin/env python3\n"
+            f"# ferry minimal reproducer: {_comment(record.get('op', meta.get('op', '?')))} on {_comment(adapter.NAME)} "
+            f"{_comment(adapter.version())}, instance {_comment(record.get('id', meta.get('id', '?')))}\n"
+            f"# Prints got and want. Exit status 1 while the bug shows ({_comment(adapter.NAME)} raises, or an output\n"
+            f"# differs from the reference beyond |got - want| <= {atol!r} + {rtol!r} * |want|), 0 once it does not.\n"
+            + "".join(line + "\n" for line in sorted(imports, key=lambda x: (x not in _STDLIB, x)))
+            + f"\nnan, inf = float('nan'), float('inf')\n\n{frontend_text}\n"
+            f"FRONTEND = {adapter.NAME!r}\nrun_frontend = {reproduce.__name__}\n"
+            f"ATOL, RTOL = {atol!r}, {rtol!r}\nRANDOM = {bool(meta.get('random', False))!r}\n\n"
+            f"{model_line}\ninputs = {{\n{feeds},\n}}\nwant = [\n{want},\n]\n{_MINIMAL_TEST}")
+
+
+def _plain(graph):
+    """A copy of graph with the default domain unset wherever it is set to "" (the parser sets it,
+    the template does not: the same model)."""
+    import onnx
+
+    graph = onnx.GraphProto.FromString(graph.SerializeToString())
+    todo = [graph]
+    while todo:
+        for node in todo.pop().node:
+            if node.HasField("domain") and not node.domain:
+                node.ClearField("domain")
+            for a in node.attribute:
+                todo += ([a.g] if a.HasField("g") else []) + list(a.graphs)
+    return graph
+
+
+def _minimal_value(value, imports):
+    """A literal for an array (a list of them: a sequence input) as the test ran it."""
+    import numpy as np
+
+    if isinstance(value, list):
+        return "[" + ", ".join(_minimal_value(v, imports) for v in value) + "]"
+    a = np.asarray(value)
+    name = a.dtype.name
+    if a.dtype.kind == "O":
+        return f"np.array({a.tolist()!r}, dtype=object)"
+    if a.dtype.kind == "V" or not hasattr(np, name):  # bfloat16, float8, int4: ml_dtypes' types
+        imports.add("import ml_dtypes")
+        wide = a.astype(np.float64 if a.dtype.kind not in "iu" else np.int64)
+        return f"np.array({wide.tolist()!r}).astype(ml_dtypes.{name})"
+    # numpy's own dtypes: float32 values are exact as Python floats, and repr spells them back exactly
+    return f"np.array({a.tolist()!r}, dtype=np.{name})"
+
+
 # --- the metamorphic oracle -----------------------------------------------------------------------
 
 _METAMORPHIC_TEST = '''

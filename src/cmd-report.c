@@ -23,27 +23,41 @@
 #include "esc.h"
 #include "session.h"
 #include "strmap.h"
+#include "summary.h"
 #include "fsutil.h"
+#include "htmlreport.h"
 #include "probe.h"
 #include "tolerance.h"
 #include "xalloc.h"
 
 static const char usage[] =
-	"usage: ferry report STORE [-o DIR] [options]\n"
+	"usage: ferry report STORE [-o DIR] [--html DIR] [--json] [options]\n"
 	"\n"
 	"Summarise the results in STORE: outcomes per frontend, operators with failures, failures.\n";
 
 /* The options' values. */
 static struct {
-	const char *outdir, *frontend;
-	int all;
+	const char *outdir, *frontend, *glob, *html;
+	struct opts_list queues;
+	int all, json, wide, durations;
 } optv;
 
 static const struct opt options[] = {
 	OPT_STRING('o', "output", "DIR", "also write a standalone reproducer script per failure into DIR",
 		&optv.outdir),
 	OPT_STRING('F', "frontend", "NAME", "only this frontend", &optv.frontend),
+	OPT_STRING(0, "op", "GLOB", "only the tests of operators matching GLOB (fnmatch: 'Conv*', 'torch.nn.*')",
+		   &optv.glob),
 	OPT_FLAG('a', "all", "list every failure (default: the first 40 per frontend)", &optv.all),
+	OPT_FLAG(0, "json", "print the report as one JSON document (every failure, whole)", &optv.json),
+	OPT_FLAG('w', "wide", "do not cut lines to the terminal's width (they are never cut in a pipe)",
+		 &optv.wide),
+	OPT_FLAG(0, "durations", "also the slowest tests and the time per frontend and where tests ended",
+		 &optv.durations),
+	OPT_STRING(0, "html", "DIR", "write DIR/index.html, one self-contained page (no network), with the\n"
+		   "reproducers of the bugs in DIR/reproducers/", &optv.html),
+	OPT_LIST(0, "queue", "[LABEL=]QUEUE", "with --html: plot how fast this queue finds the store's bugs\n"
+		 "(repeatable; the queues of 'ferry rank', or one test id a line)", &optv.queues),
 	OPT_END(),
 };
 
@@ -53,6 +67,9 @@ static const struct opt options[] = {
 struct report {
 	struct db db;
 	const char *frontend;   /* NULL: all */
+	const char *glob;       /* --op, or NULL */
+	size_t width;           /* of a line on the terminal; 0: no limit */
+	struct summary sum;
 	int all;
 	int any;                /* a frontend was printed */
 	long long shown;        /* failures listed of the frontend being printed */
@@ -79,6 +96,7 @@ static int print_instances(struct report *r, struct err *e)
  * the test directory's meta.json ("expected"); neither side is trusted over the other, so they are
  * listed here as questions for the spec, not counted as any frontend's failure. */
 struct questions {
+	const char *glob;
 	struct strmap seen;
 	long long compared, disagree;
 	struct buf lines;
@@ -94,7 +112,8 @@ static int add_question(void *ctx, const struct db_row *row, struct err *e)
 	int created;
 
 	(void)e;
-	if (!row->dir || !row->op || (strmap_get(&q->seen, row->id, &created), !created))
+	if (!row->dir || !row->op || !summary_op_matches(q->glob, row->op) ||
+	    (strmap_get(&q->seen, row->id, &created), !created))
 		return 0;
 	path = xasprintf("%s/meta.json", row->dir);
 	/* a test directory removed since the run: nothing to say about it */
@@ -131,6 +150,7 @@ static int print_questions(struct report *r, struct err *e)
 
 	memset(&q, 0, sizeof(q));
 	strmap_init(&q.seen);
+	q.glob = r->glob;
 	rc = db_results_with(&r->db, r->frontend, NULL, add_question, &q, e);
 	if (rc == 0 && q.compared) {
 		printf("\nspec questions: %lld of the %lld instances whose source test wrote expected outputs "
@@ -143,25 +163,31 @@ static int print_questions(struct report *r, struct err *e)
 	return rc;
 }
 
-static int print_count(void *ctx, const char *outcome, long long n, struct err *e)
+/* The outcomes of a frontend's tests (in the order of enum outcome), and the operators with failures. */
+static void print_counts(const struct summary_frontend *f)
 {
-	long long *total = ctx;
-
-	(void)e;
-	printf("  %-12s %6lld\n", esc_str(outcome), n);
-	*total += n;
-	return 0;
+	for (int o = 0; o < OUTCOME_COUNT; o++)
+		if (f->outcomes[o])
+			printf("  %-12s %6lld\n", outcome_name(o), f->outcomes[o]);
+	if (f->other)
+		printf("  %-12s %6lld\n", "other", f->other);
+	printf("  %-12s %6lld\n", "total", f->total);
 }
 
-static int print_op(void *ctx, const struct db_op_failures *f, struct err *e)
+static void print_ops(const struct summary_frontend *f)
 {
-	int *first = ctx;
+	size_t n;
+	struct strmap_entry **ops = summary_failing_ops(f, 25, &n);
 
-	(void)e;
-	if (!(*first)++)
+	if (n)
 		printf("\n  operators with failures    tests  mismatch  crash  timeout/oom\n");
-	printf("  %-24s %7lld %9lld %6lld %12lld\n", esc_str(f->op), f->tests, f->mismatch, f->crash, f->timeout_oom);
-	return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct summary_op *o = ops[i]->ptr;
+
+		printf("  %-24s %7lld %9lld %6lld %12lld\n", esc_str(ops[i]->key), o->tests, o->mismatch, o->crash,
+		       o->timeout_oom);
+	}
+	free(ops);
 }
 
 /* --- unsupported reasons ------------------------------------------------------------------------- */
@@ -180,6 +206,7 @@ struct reasons {
 	struct strmap by_key;       /* normalised reason -> struct reason */
 	struct classify patterns;   /* the frontend's, to find the line that earned "unsupported" */
 	const struct strmap *probes;
+	const char *glob;
 };
 
 /* One unsupported result joins the reason named by the line of its message that a pattern matches
@@ -195,6 +222,8 @@ static int add_unsupported(void *ctx, const struct db_row *row, struct err *e)
 	int created;
 
 	(void)e;
+	if (!summary_op_matches(all->glob, row->op))
+		return 0;
 	if (classify_matched_line(&all->patterns, row->exc_type, row->message, &key)) {
 		dedup_decisive(key.data, &decisive); /* the line, its status prefixes and locations dropped */
 		buf_reset(&key);
@@ -277,7 +306,7 @@ static int by_count(const void *a, const void *b)
 /* "unsupported reasons": each reason once, with its tests and operators, the commonest first. */
 static int print_reasons(struct report *r, const char *fe, struct err *e)
 {
-	struct reasons all = { STRMAP_INIT, CLASSIFY_INIT, &r->probes };
+	struct reasons all = { STRMAP_INIT, CLASSIFY_INIT, &r->probes, r->glob };
 	char *adapter = session_adapter_name(fe);
 	struct strmap reasons;
 	struct reason **list;
@@ -317,8 +346,14 @@ static int print_reasons(struct report *r, const char *fe, struct err *e)
 			buf_addf(&line, "%s%s", k ? ", " : "", ops[k]->key);
 		if (list[i]->ops.len > k)
 			buf_addf(&line, " +%zu", list[i]->ops.len - k);
-		printf("  %6lld  %.110s  (%s)\n", list[i]->n, esc_str(list[i]->text),
-		       esc_str(line.data ? line.data : ""));
+		{
+			/* The operators go first on a terminal: the reason may be long. */
+			const char *ops_text = esc_str(line.data ? line.data : "");
+
+			printf("  %6lld  ", list[i]->n);
+			summary_print_cut(esc_str(list[i]->text), 10 + strlen(ops_text) + 4, r->width);
+			printf("  (%s)\n", ops_text);
+		}
 		print_reason_probe(list[i]);
 		free(ops);
 		buf_release(&line);
@@ -344,55 +379,6 @@ out:
 
 /* --- failures ----------------------------------------------------------------------------------- */
 
-/* How much a part of a mismatch's description decides: NaN/Inf placement, shape and dtype first, then
- * how many elements are out of tolerance, then the largest difference; "0 of N beyond" last. */
-static int part_rank(const char *p, size_t n)
-{
-	char *s = xstrndup(p, n);
-	int rank = 2;
-
-	if (strstr(s, "NaN") || strstr(s, "Inf") || strstr(s, "shape") || strstr(s, "dtype"))
-		rank = 0;
-	else if (strstr(s, " elements beyond "))
-		rank = s[0] == '0' && s[1] == ' ' ? 3 : 1;
-	free(s);
-	return rank;
-}
-
-/* A mismatch's "output K: a, b, c" with its comma-separated parts (outside brackets) ordered by what
- * decides (part_rank), the order otherwise kept. */
-static void order_mismatch(const char *msg, struct buf *out)
-{
-	const char *start[16], *p = msg, *colon = strstr(msg, ": ");
-	size_t len[16];
-	int n = 0, depth = 0;
-
-	if (!strncmp(msg, "output ", 7) && colon) {
-		buf_add(out, msg, (size_t)(colon + 2 - msg));
-		p = colon + 2;
-	}
-	start[0] = p;
-	for (const char *c = p;; c++) {
-		if (*c == '(' || *c == '[' || *c == '{')
-			depth++;
-		else if ((*c == ')' || *c == ']' || *c == '}') && depth > 0)
-			depth--;
-		if (!*c || (*c == ',' && !depth && c[1] == ' ' && n < 15)) {
-			len[n] = (size_t)(c - start[n]);
-			n++;
-			if (!*c)
-				break;
-			start[n] = c + 2;
-		}
-	}
-	for (int rank = 0, first = 1; rank <= 3; rank++)
-		for (int i = 0; i < n; i++)
-			if (part_rank(start[i], len[i]) == rank) {
-				buf_addf(out, "%s%.*s", first ? "" : ", ", (int)len[i], start[i]);
-				first = 0;
-			}
-}
-
 /* Under a failure that ferry reduce reduced: the subgraph's nodes, the operators that decide. */
 static int print_reduction(void *ctx, const struct db_reduction *x, struct err *e)
 {
@@ -408,34 +394,19 @@ static int print_failure(void *ctx, const struct db_row *row, struct err *e)
 {
 	struct report *r = ctx;
 	const char *stage = row->stage ? row->stage : "", *mark = "";
-	char *message;
+	struct buf line = BUF_INIT, head = BUF_INIT;
 
 	(void)e;
+	if (!summary_op_matches(r->glob, row->op))
+		return 0;
 	if (!r->shown)
 		printf("\n  failures:\n");
 	if (!r->all && r->shown >= FAILURES_SHOWN) {
 		r->shown++;
 		return 0;
 	}
-	/* One line per failure, led by what decides it; newlines become spaces. */
-	{
-		struct buf line = BUF_INIT;
-
-		if (!strcmp(row->outcome, "crash") && row->message) {
-			/* The decisive line, then (if it is not all) the whole message as it came. */
-			dedup_decisive(row->message, &line);
-			if (line.data && strcmp(line.data, row->message))
-				buf_addf(&line, " -- %s", row->message);
-		}
-		else if (!strcmp(row->outcome, "mismatch") && row->message)
-			order_mismatch(row->message, &line);
-		else
-			buf_adds(&line, row->message ? row->message : "");
-		message = buf_detach(&line);
-	}
-	for (char *c = message; *c; c++)
-		if (*c == '\n')
-			*c = ' ';
+	/* One line per failure, led by what decides it, then the whole message (summary.h). */
+	summary_failure_line(row->outcome, row->exc_type, row->message, SUMMARY_WHOLE, &line);
 	/* A crash in an (operator, dtype) group whose simplest test passes is a bug in a path the
 	 * frontend supports, not the edge of what it supports. */
 	if (outcome_name_is_bug(row->outcome) && strcmp(row->outcome, "mismatch")) {
@@ -443,9 +414,13 @@ static int print_failure(void *ctx, const struct db_row *row, struct err *e)
 
 		mark = p && !strcmp(p->outcome, "pass") ? "(simplest form passes) " : "";
 	}
-	printf("  %-9s %-20s %.12s  %s%s%s%s%.150s\n", esc_str(row->outcome), esc_str(row->op), esc_str(row->id),
-	       *stage ? "[" : "", esc_str(stage), *stage ? "] " : "", mark, esc_str(message));
-	free(message);
+	buf_addf(&head, "  %-9s %-20s %.12s  %s%s%s%s", esc_str(row->outcome), esc_str(row->op), esc_str(row->id),
+		 *stage ? "[" : "", esc_str(stage), *stage ? "] " : "", mark);
+	fputs(head.data, stdout);
+	summary_print_cut(esc_str(line.data), head.len, r->width);
+	putchar('\n');
+	buf_release(&head);
+	buf_release(&line);
 	r->shown++;
 	return db_reductions(&r->db, row->frontend, row->id, print_reduction, NULL, e) < 0 ? -1 : 0;
 }
@@ -510,15 +485,11 @@ static void print_support(struct report *r, const char *version)
 	free(list);
 }
 
-static int print_frontend(void *ctx, const char *fe, struct err *e)
+static int print_frontend(struct report *r, const struct summary_frontend *f, struct err *e)
 {
-	struct report *r = ctx;
-	char *version = NULL;
-	long long total = 0;
-	int first = 0;
+	const char *fe = f->name;
+	char *version = f->version ? xstrdup(f->version) : NULL;
 
-	if (db_frontend_version(&r->db, fe, &version, e) < 0)
-		return -1;
 	printf("\nfrontend %s", esc_str(fe));
 	if (version)
 		printf(" (%s)", esc_str(version));
@@ -526,18 +497,16 @@ static int print_frontend(void *ctx, const char *fe, struct err *e)
 	r->any = 1;
 	probe_map_release(&r->probes);
 	/* The probes of the release its latest run reported, which are those of its results as a rule. */
-	if (probe_map_load(&r->probes, &r->db, fe, version, e) < 0 ||
-	    db_outcome_counts(&r->db, fe, print_count, &total, e) < 0) {
+	if (probe_map_load(&r->probes, &r->db, fe, version, e) < 0) {
 		free(version);
 		return -1;
 	}
-	printf("  %-12s %6lld\n", "total", total);
+	print_counts(f);
 	print_support(r, version);
 	free(version);
 	if (print_reasons(r, fe, e) < 0)
 		return -1;
-	if (db_failing_ops(&r->db, fe, 25, print_op, &first, e) < 0)
-		return -1;
+	print_ops(f);
 	r->shown = 0;
 	if (db_failures(&r->db, fe, DB_BY_OUTCOME, print_failure, r, e) < 0)
 		return -1;
@@ -628,9 +597,12 @@ static int frontend_failed(const char *outcome)
 static int add_older(void *ctx, const struct db_row *row, struct err *e)
 {
 	struct releases *x = ctx;
-	struct older *o = xcalloc(1, sizeof(*o));
+	struct older *o;
 
 	(void)e;
+	if (!summary_op_matches(x->r->glob, row->op))
+		return 0;
+	o = xcalloc(1, sizeof(*o));
 	o->failure = frontend_failed(row->outcome);
 	o->pass = !strcmp(row->outcome, "pass");
 	o->error = !strcmp(row->outcome, outcome_name(OUTCOME_ERROR));
@@ -701,7 +673,8 @@ static void older_release(struct strmap *m)
 
 #define RELEASE_BUGS_SHOWN 3
 
-static void print_column(const struct column *c, const struct release *older, const struct release *newer)
+static void print_column(const struct column *c, const struct release *older, const struct release *newer,
+			 size_t width)
 {
 	struct strmap_entry **sorted = strmap_sorted(&c->bugs);
 	/* Release numbers, as labels have them: the builds are in the frontends' headings above. */
@@ -719,7 +692,11 @@ static void print_column(const struct column *c, const struct release *older, co
 	free(ov);
 	free(nv);
 	for (size_t i = 0; i < c->bugs.len && i < RELEASE_BUGS_SHOWN; i++)
-		printf("      %4zu  %.110s\n", sorted[i]->count, esc_str(sorted[i]->ptr));
+	{
+		printf("      %4zu  ", sorted[i]->count);
+		summary_print_cut(esc_str(sorted[i]->ptr), 12, width);
+		putchar('\n');
+	}
 	if (c->bugs.len > RELEASE_BUGS_SHOWN)
 		printf("       ... and %zu more bugs\n", c->bugs.len - RELEASE_BUGS_SHOWN);
 	free(sorted);
@@ -758,7 +735,7 @@ static int print_releases(struct report *r, const char *adapter, struct err *e)
 			printf(", %zu left out (ferry's own error in either)", x.errors);
 		putchar('\n');
 		for (size_t k = 0; k < 3; k++) {
-			print_column(&x.col[k], older, newer);
+			print_column(&x.col[k], older, newer, r->width);
 			column_release(&x.col[k]);
 		}
 		older_release(&x.older);
@@ -828,10 +805,13 @@ static int print_unavailable(void *ctx, const char *fe, const char *version, con
 }
 
 /* One reproducer: ferry.oracle.reproducer.reproducer(library, record, testdir, frontend, atol, rtol), with
- * the tolerance that judged the result (the default for a result stored before results kept one). */
-static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
+ * the tolerance that judged the result (the default for a result stored before results kept one),
+ * written to ROOT/FRONTEND/OP-ID.py; *path (when not NULL) gets that path, or NULL when no reproducer
+ * could be made (warned). A failure of the metamorphic oracle is the mutated model's: the reference's
+ * script would not show it (ferry show BUG -o DIR writes its own, with both models). */
+static int reproduce_into(struct report *r, const struct db_row *row, const char *root, char **path_out,
+			  struct err *e)
 {
-	struct report *r = ctx;
 	const char *op = row->op ? row->op : "?";
 	char atol[40], rtol[40];
 	char *culprit = session_pair_culprit(row->frontend, row->exc_type);
@@ -839,50 +819,73 @@ static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
 	const char *args[] = { row->library, row->record ? row->record : "", row->dir ? row->dir : "", adapter,
 			       atol, rtol };
 	struct err pe = ERR_INIT;
-	char module[80], *script, *dir, *path, *safe_op;
-	int bad;
+	char module[80], *script = NULL, *dir = NULL, *path = NULL, *safe_op = NULL;
+	int bad, ret = -1;
 
-	free(culprit);
+	if (path_out)
+		*path_out = NULL;
 	snprintf(atol, sizeof(atol), "%.17g", isnan(row->atol) ? TOLERANCE_DEFAULT_ATOL : row->atol);
 	snprintf(rtol, sizeof(rtol), "%.17g", isnan(row->rtol) ? TOLERANCE_DEFAULT_RTOL : row->rtol);
-	/* A failure of the metamorphic oracle is the mutated model's: the reference's script would not
-	 * show it (ferry show BUG -o DIR writes its own, with both models). */
 	if ((bad = db_mutation(&r->db, row->frontend, row->id, NULL, NULL, e)) != 0) {
-		free(adapter);
 		r->metamorphic += bad > 0;
-		return bad < 0 ? -1 : 0;
+		ret = bad < 0 ? -1 : 0;
+		goto out;
 	}
+	if (py_start(cmd_python(), 1, e) < 0)
+		goto out;
 	if (!row->library || py_template_module(row->library, module, sizeof(module), &pe) < 0
 	    || !(script = py_call_strings("ferry.oracle.reproducer", "reproducer", args, 6, "cannot make a reproducer",
 					  &pe))) {
 		cmd_warn("%s %s: %s", op, row->id, row->library ? pe.msg : "the store has no instance for it");
-		err_release(&pe);
-		free(adapter);
 		r->failed++;
-		return 0;
+		ret = 0;
+		goto out;
 	}
-	free(adapter);
 	safe_op = xstrdup(op);
 	for (char *c = safe_op; *c; c++)
 		if (*c == '/' || *c == ' ')
 			*c = '_';
-	dir = xasprintf("%s/%s", r->outdir, row->frontend);
+	dir = xasprintf("%s/%s", root, row->frontend);
 	path = xasprintf("%s/%s-%.12s.py", dir, safe_op, row->id);
-	bad = fs_mkdirs(dir, e) < 0 || fs_write_atomic(path, script, strlen(script), e) < 0;
+	if (fs_mkdirs(dir, e) < 0 || fs_write_atomic(path, script, strlen(script), e) < 0)
+		goto out;
+	r->written++;
+	if (path_out) {
+		*path_out = path;
+		path = NULL;
+	}
+	ret = 0;
+out:
+	err_release(&pe);
+	free(culprit);
+	free(adapter);
 	free(dir);
 	free(path);
 	free(safe_op);
 	free(script);
-	if (bad)
-		return -1;
-	r->written++;
-	return 0;
+	return ret;
+}
+
+static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct report *r = ctx;
+
+	if (!summary_op_matches(r->glob, row->op))
+		return 0;
+	return reproduce_into(r, row, r->outdir, NULL, e);
+}
+
+/* htmlreport's: the reproducer of a bug's representative. */
+static int reproduce_for_page(void *ctx, const struct db_row *row, const char *root, char **path, struct err *e)
+{
+	return reproduce_into(ctx, row, root, path, e);
 }
 
 /* Write a reproducer per failure. */
 static int write_reproducers(struct report *r, const char *outdir, struct err *e)
 {
 	r->outdir = outdir;
+	r->written = r->failed = 0;
 	if (py_start(cmd_python(), 1, e) < 0)
 		return -1;
 	if (db_failures(&r->db, r->frontend, DB_BY_OP, write_reproducer, r, e) < 0)
@@ -892,6 +895,169 @@ static int write_reproducers(struct report *r, const char *outdir, struct err *e
 	if (r->metamorphic)
 		printf("  and %zu failures of the metamorphic oracle, whose reproducers (the original and the mutated "
 		       "model side by side) ferry show BUG -o DIR writes\n", r->metamorphic);
+	return 0;
+}
+
+/* --- --json --------------------------------------------------------------------------------------- */
+
+static cJSON *json_string_or_null(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+static cJSON *json_number_or_null(double v)
+{
+	return isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v);
+}
+
+static int json_failure(void *ctx, const struct db_row *row, struct err *e)
+{
+	cJSON *list = ctx, *o;
+	struct buf line = BUF_INIT;
+	const char *glob = optv.glob;
+
+	(void)e;
+	if (!summary_op_matches(glob, row->op))
+		return 0;
+	summary_failure_line(row->outcome, row->exc_type, row->message, 0, &line);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "id", row->id);
+	cJSON_AddItemToObject(o, "op", json_string_or_null(row->op));
+	cJSON_AddStringToObject(o, "outcome", row->outcome);
+	cJSON_AddItemToObject(o, "stage", json_string_or_null(row->stage));
+	cJSON_AddItemToObject(o, "exc_type", json_string_or_null(row->exc_type));
+	/* line: what decides first (summary.h); message: as the frontend said it */
+	cJSON_AddStringToObject(o, "line", line.data);
+	cJSON_AddItemToObject(o, "message", json_string_or_null(row->message));
+	cJSON_AddItemToObject(o, "seconds", json_number_or_null(row->seconds));
+	cJSON_AddItemToObject(o, "max_abs", json_number_or_null(row->max_abs));
+	cJSON_AddItemToArray(list, o);
+	buf_release(&line);
+	return 0;
+}
+
+static cJSON *json_durations(const struct summary *s)
+{
+	cJSON *d = cJSON_CreateObject(), *fes = cJSON_AddArrayToObject(d, "frontends");
+	cJSON *slow = cJSON_AddArrayToObject(d, "slowest");
+	double total = 0;
+
+	for (size_t i = 0; i < s->nfe; i++) {
+		const struct summary_frontend *f = &s->fe[i];
+		cJSON *o = cJSON_CreateObject(), *ended = cJSON_AddObjectToObject(o, "ended");
+
+		total += f->seconds;
+		cJSON_AddStringToObject(o, "name", f->name);
+		cJSON_AddNumberToObject(o, "tests", (double)f->timed);
+		cJSON_AddNumberToObject(o, "seconds", f->seconds);
+		for (size_t k = 0; k < f->ended.cap; k++)
+			if (f->ended.slots[k].key) {
+				const struct summary_time *t = f->ended.slots[k].ptr;
+				cJSON *x = cJSON_AddObjectToObject(ended, f->ended.slots[k].key);
+
+				cJSON_AddNumberToObject(x, "seconds", t->seconds);
+				cJSON_AddNumberToObject(x, "tests", (double)t->tests);
+			}
+		cJSON_AddItemToArray(fes, o);
+	}
+	for (size_t i = 0; i < s->nslow; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "seconds", s->slowest[i].seconds);
+		cJSON_AddStringToObject(o, "frontend", s->slowest[i].frontend);
+		cJSON_AddStringToObject(o, "id", s->slowest[i].id);
+		cJSON_AddStringToObject(o, "op", s->slowest[i].op);
+		cJSON_AddStringToObject(o, "outcome", s->slowest[i].outcome);
+		cJSON_AddItemToArray(slow, o);
+	}
+	cJSON_AddNumberToObject(d, "seconds", total);
+	return d;
+}
+
+/* The report as one JSON document: every failure, whole, and its line led by what decides it. */
+static int print_json(struct report *r, const char *store, struct err *e)
+{
+	cJSON *doc = cJSON_CreateObject(), *fes, *inst;
+	struct db_summary ds;
+	char *text;
+	int ret = -1;
+
+	if (db_summary(&r->db, &ds, e) < 0)
+		goto out;
+	cJSON_AddStringToObject(doc, "store", store);
+	cJSON_AddItemToObject(doc, "op", json_string_or_null(r->glob));
+	inst = cJSON_AddObjectToObject(doc, "instances");
+	cJSON_AddNumberToObject(inst, "instances", (double)ds.instances);
+	cJSON_AddNumberToObject(inst, "operators", (double)ds.ops);
+	cJSON_AddNumberToObject(inst, "valid", (double)ds.valid);
+	cJSON_AddNumberToObject(inst, "invalid", (double)ds.invalid);
+	cJSON_AddNumberToObject(inst, "random", (double)ds.random);
+	fes = cJSON_AddArrayToObject(doc, "frontends");
+	for (size_t i = 0; i < r->sum.nfe; i++) {
+		const struct summary_frontend *f = &r->sum.fe[i];
+		cJSON *o = cJSON_CreateObject(), *counts, *ops;
+		struct strmap_entry **failing;
+		size_t n;
+
+		cJSON_AddStringToObject(o, "name", f->name);
+		cJSON_AddItemToObject(o, "version", json_string_or_null(f->version));
+		counts = cJSON_AddObjectToObject(o, "outcomes");
+		for (int k = 0; k < OUTCOME_COUNT; k++)
+			cJSON_AddNumberToObject(counts, outcome_name(k), (double)f->outcomes[k]);
+		if (f->other)
+			cJSON_AddNumberToObject(counts, "other", (double)f->other);
+		cJSON_AddNumberToObject(o, "total", (double)f->total);
+		ops = cJSON_AddArrayToObject(o, "operators_with_failures");
+		failing = summary_failing_ops(f, 0, &n);
+		for (size_t k = 0; k < n; k++) {
+			const struct summary_op *x = failing[k]->ptr;
+			cJSON *j = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(j, "op", failing[k]->key);
+			cJSON_AddNumberToObject(j, "tests", (double)x->tests);
+			cJSON_AddNumberToObject(j, "failed", (double)x->failed);
+			cJSON_AddNumberToObject(j, "mismatch", (double)x->mismatch);
+			cJSON_AddNumberToObject(j, "crash", (double)x->crash);
+			cJSON_AddNumberToObject(j, "timeout_oom", (double)x->timeout_oom);
+			cJSON_AddItemToArray(ops, j);
+		}
+		free(failing);
+		cJSON_AddItemToArray(fes, o);
+		if (db_failures(&r->db, f->name, DB_BY_OUTCOME, json_failure, cJSON_AddArrayToObject(o, "failures"),
+				e) < 0)
+			goto out;
+	}
+	cJSON_AddItemToObject(doc, "durations", json_durations(&r->sum));
+	text = cJSON_Print(doc);
+	fputs(text, stdout);
+	putchar('\n');
+	free(text);
+	ret = 0;
+out:
+	cJSON_Delete(doc);
+	return ret;
+}
+
+static int write_html(struct report *r, const char *store, const char *dir, struct err *e)
+{
+	struct htmlreport h;
+
+	memset(&h, 0, sizeof(h));
+	h.db = &r->db;
+	h.sum = &r->sum;
+	h.store = store;
+	h.dir = dir;
+	h.frontend = r->frontend;
+	h.glob = r->glob;
+	h.queues = optv.queues.v;
+	h.nqueues = optv.queues.n;
+	h.reproduce = reproduce_for_page;
+	h.ctx = r;
+	/* The bugs as ferry bugs groups them now. */
+	if (dedup_rebuild(&r->db, r->frontend, NULL, NULL, e) < 0 || htmlreport_write(&h, e) < 0)
+		return -1;
+	printf("wrote %s/index.html (%zu bytes) and %zu reproducer%s in %s/reproducers\n", esc_str(dir), h.bytes,
+	       h.reproducers, h.reproducers == 1 ? "" : "s", esc_str(dir));
 	return 0;
 }
 
@@ -907,28 +1073,57 @@ static int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	outdir = optv.outdir;
 	r.frontend = optv.frontend;
+	r.glob = optv.glob;
 	r.all = optv.all;
+	r.width = summary_width(optv.wide);
 	if (optind + 1 != argc)
 		return cmd_usage_error(&cmd_report_entry, "report takes one STORE");
+	if (optv.queues.n && !optv.html)
+		return cmd_usage_error(&cmd_report_entry, "--queue plots into the page of --html DIR");
+	if (optv.json && optv.html)
+		return cmd_usage_error(&cmd_report_entry, "--json and --html: one at a time");
 	if (!fs_exists(argv[optind])) {
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&r.db, argv[optind], DB_READ, &e) < 0 || print_instances(&r, &e) < 0 ||
-	    print_questions(&r, &e) < 0)
+	/* The page groups the failures into bugs anew, which writes to the store. */
+	if (db_open(&r.db, argv[optind], optv.html ? DB_WRITE : DB_READ, &e) < 0 ||
+	    summary_load(&r.sum, &r.db, r.frontend, r.glob, &e) < 0)
 		goto fail;
-	if (db_frontends(&r.db, r.frontend, print_frontend, &r, &e) < 0 ||
-	    db_unavailable(&r.db, r.frontend, print_unavailable, &r, &e) < 0 || print_all_releases(&r, &e) < 0)
+	if (optv.json) {
+		if (print_json(&r, argv[optind], &e) < 0)
+			goto fail;
+		goto out;
+	}
+	if (optv.html) {
+		if (write_html(&r, argv[optind], optv.html, &e) < 0)
+			goto fail;
+		if (outdir && write_reproducers(&r, outdir, &e) < 0)
+			goto fail;
+		goto out;
+	}
+	if (print_instances(&r, &e) < 0 || print_questions(&r, &e) < 0)
+		goto fail;
+	if (r.glob)
+		printf("operators matching '%s'\n", esc_str(r.glob));
+	for (size_t i = 0; i < r.sum.nfe; i++)
+		if (print_frontend(&r, &r.sum.fe[i], &e) < 0)
+			goto fail;
+	if (db_unavailable(&r.db, r.frontend, print_unavailable, &r, &e) < 0 || print_all_releases(&r, &e) < 0)
 		goto fail;
 	if (!r.any)
 		printf("\nno results%s%s yet\n", r.frontend ? " for frontend " : "",
 		       r.frontend ? esc_str(r.frontend) : "");
+	if (optv.durations)
+		summary_print_durations(&r.sum);
 	if (outdir && write_reproducers(&r, outdir, &e) < 0)
 		goto fail;
 	goto out;
 fail:
 	code = cmd_error(&e);
 out:
+	summary_release(&r.sum);
+	opts_list_release(&optv.queues);
 	probe_map_release(&r.probes);
 	db_close(&r.db);
 	err_release(&e);

@@ -7,7 +7,9 @@
  * test in the compiler's own test format (for ONNX, a backend test-data directory) into DIR, so a
  * found bug becomes a regression test. A bug of the metamorphic oracle shows its mutations and their
  * reduction, and its reproducer runs the original and the reduced mutated model side by side (with
- * -o: written beside both models, the inputs and both outputs). */
+ * -o: written beside both models, the inputs and both outputs). With --minimal, only the shortest
+ * standalone script of the bug (oracle/reproducer.py's minimal: the model, the inputs and the
+ * reference outputs as literals; got and want printed); with --json, all of it as one JSON document. */
 #include "py.h"
 
 #include <cjson/cJSON.h>
@@ -23,6 +25,7 @@
 #include "fsutil.h"
 #include "probe.h"
 #include "session.h"
+#include "summary.h"
 #include "tolerance.h"
 #include "xalloc.h"
 
@@ -42,14 +45,25 @@ static void print_variant(const char *record)
 }
 
 static const char usage[] =
-	"usage: ferry show STORE BUG [-o DIR]\n"
+	"usage: ferry show STORE BUG [-o DIR] [--minimal] [--json]\n"
+	"   or: ferry show STORE --op GLOB [options]\n"
 	"\n"
 	"Print a unique bug (an id from ferry bugs, or a unique prefix of one) with its member tests and\n"
 	"the reproducer of its simplest test.\n";
 
 static const char *outdir;
+static int minimal, json;
+static const char *glob;
+/* With --json: the document being filled, instead of printing. */
+static cJSON *doc;
 
 static const struct opt options[] = {
+	OPT_FLAG(0, "minimal", "print only the shortest standalone script that shows the bug (with -o: write\n"
+		 "DIR/minimal.py): the inputs and the reference outputs as literals, got and\n"
+		 "want printed, exit status 1 while the bug shows (ONNX frontends)", &minimal),
+	OPT_FLAG(0, "json", "print the bug as one JSON document (with its members and reproducer)", &json),
+	OPT_STRING(0, "op", "GLOB", "list only the members of operators matching GLOB (fnmatch); without a BUG,\n"
+		   "show the bug with the most tests of such operators", &glob),
 	OPT_STRING('o', "output", "DIR", "also write DIR/reproducer.py and the test in the compiler's own format\n"
 		   "in DIR/test_OP_ID/ (ONNX: a backend test-data directory; PyTorch: a\n"
 		   "pytest test function)", &outdir),
@@ -72,6 +86,24 @@ static int print_reduction(void *ctx, const struct db_reduction *r, struct err *
 	struct shown *s = ctx;
 
 	(void)e;
+	if (doc) {
+		cJSON *x = cJSON_AddObjectToObject(doc, "reduction");
+
+		cJSON_AddStringToObject(x, "status", r->status);
+		cJSON_AddNumberToObject(x, "nodes_before", (double)r->nodes_before);
+		cJSON_AddNumberToObject(x, "nodes_after", (double)r->nodes_after);
+		if (r->ops)
+			cJSON_AddStringToObject(x, "operators", r->ops);
+		if (r->dir)
+			cJSON_AddStringToObject(x, "dir", r->dir);
+	}
+	if (doc || minimal) {
+		if (!strcmp(r->status, "reduced") && r->dir && fs_is_dir(r->dir)) {
+			s->reduced = xstrdup(r->dir);
+			s->reduced_ops = xstrdup(r->ops ? r->ops : "reduced");
+		}
+		return 0;
+	}
 	if (!strcmp(r->status, "reduced") && r->dir && fs_is_dir(r->dir)) {
 		printf("reduced from %lld to %lld node%s (%s): %s\n", r->nodes_before, r->nodes_after,
 		       r->nodes_after == 1 ? "" : "s", esc_str(r->ops ? r->ops : "?"), esc_str(r->dir));
@@ -131,6 +163,11 @@ out:
 	return r;
 }
 
+static cJSON *string_or_null(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
 static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep, struct err *e)
 {
 	struct shown *s = ctx;
@@ -145,7 +182,9 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		char *culprit = session_pair_culprit(s->frontend, rep->exc_type);
 
 		s->adapter = session_adapter_name(culprit);
-		if (strcmp(culprit, s->frontend))
+		if (strcmp(culprit, s->frontend) && doc)
+			cJSON_AddStringToObject(doc, "reproduced_on", culprit);
+		else if (strcmp(culprit, s->frontend) && !minimal)
 			printf("frontends against each other: the reproducer runs %s\n", esc_str(culprit));
 		free(culprit);
 	}
@@ -157,6 +196,31 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 	/* A result stored before results kept their tolerance was judged by the default. */
 	snprintf(s->atol, sizeof(s->atol), "%.17g", isnan(rep->atol) ? TOLERANCE_DEFAULT_ATOL : rep->atol);
 	snprintf(s->rtol, sizeof(s->rtol), "%.17g", isnan(rep->rtol) ? TOLERANCE_DEFAULT_RTOL : rep->rtol);
+	if (doc) {
+		struct buf line = BUF_INIT;
+		cJSON *record = cJSON_Parse(s->record);
+
+		summary_failure_line(b->outcome, rep->exc_type, rep->message, 0, &line);
+		cJSON_AddStringToObject(doc, "bug", s->bug);
+		cJSON_AddStringToObject(doc, "frontend", s->frontend);
+		cJSON_AddStringToObject(doc, "outcome", b->outcome);
+		cJSON_AddItemToObject(doc, "stage", string_or_null(b->stage));
+		cJSON_AddItemToObject(doc, "exc_type", string_or_null(rep->exc_type));
+		cJSON_AddNumberToObject(doc, "tests", (double)b->members);
+		cJSON_AddStringToObject(doc, "operators", b->ops ? b->ops : "");
+		cJSON_AddStringToObject(doc, "signature", b->signature ? b->signature : "");
+		cJSON_AddStringToObject(doc, "representative", s->rep);
+		cJSON_AddItemToObject(doc, "release", string_or_null(rep->frontend_version));
+		cJSON_AddStringToObject(doc, "line", line.data);
+		cJSON_AddItemToObject(doc, "message", string_or_null(rep->message));
+		cJSON_AddItemToObject(doc, "detail", string_or_null(rep->detail));
+		cJSON_AddItemToObject(doc, "record", record ? record : cJSON_CreateNull());
+		cJSON_AddNumberToObject(doc, "atol", strtod(s->atol, NULL));
+		cJSON_AddNumberToObject(doc, "rtol", strtod(s->rtol, NULL));
+		buf_release(&line);
+	}
+	if (doc || minimal)
+		return db_reductions(s->db, s->frontend, s->rep, print_reduction, s, e) < 0 ? -1 : 0;
 	printf("bug %s: %s %s in stage %s, %lld tests, operators %s\n", esc_str(s->bug), esc_str(s->frontend),
 	       esc_str(b->outcome), esc_str(b->stage ? b->stage : "-"), b->members, esc_str(b->ops));
 	printf("signature: %s\n", esc_str(b->signature));
@@ -164,6 +228,14 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 	/* The frontend's own word for its release, as its worker said when it gave this result. */
 	if (rep->frontend_version)
 		printf("release: %s\n", esc_str(rep->frontend_version));
+	{
+		struct buf line = BUF_INIT;
+
+		/* What decides first, as report and bugs list it (summary.h); then the message as it came. */
+		summary_failure_line(b->outcome, rep->exc_type, rep->message, 0, &line);
+		printf("failure: %s\n", esc_str(line.data));
+		buf_release(&line);
+	}
 	printf("message: %s\n", esc_str(rep->message));
 	if (print_probe(s->db, s->frontend, rep, e) < 0)
 		return -1;
@@ -185,6 +257,16 @@ static int print_member(void *ctx, const char *frontend, const char *bug_id, con
 	(void)frontend;
 	(void)bug_id;
 	(void)e;
+	if (!summary_op_matches(glob, op))
+		return 0;
+	if (doc) {
+		cJSON *m = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(m, "id", id);
+		cJSON_AddStringToObject(m, "op", op ? op : "?");
+		cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "members"), m);
+		return 0;
+	}
 	printf("  %s  %s\n", esc_str(id), esc_str(op));
 	return 0;
 }
@@ -289,13 +371,50 @@ static int show_metamorphic(const struct shown *s, const struct mutated *m, stru
 	return 0;
 }
 
+/* ferry show STORE --op GLOB: the bug with the most member tests of operators that GLOB matches. */
+struct pick {
+	struct db *db;
+	char *bug;
+	long long most;
+	size_t n;
+};
+
+static int count_member(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
+			struct err *e)
+{
+	(void)frontend;
+	(void)bug_id;
+	(void)id;
+	(void)e;
+	*(long long *)ctx += summary_op_matches(glob, op);
+	return 0;
+}
+
+static int pick_bug(void *ctx, const struct db_bug *b, struct err *e)
+{
+	struct pick *p = ctx;
+	long long n = 0;
+
+	if (db_bug_members(p->db, b->frontend, b->bug_id, -1, count_member, &n, e) < 0)
+		return -1;
+	if (!n)
+		return 0;
+	p->n++;
+	if (n > p->most) {
+		free(p->bug);
+		p->bug = xstrdup(b->bug_id);
+		p->most = n;
+	}
+	return 0;
+}
+
 static int cmd_show(int argc, char **argv)
 {
 	struct db db = DB_INIT;
 	struct err e = ERR_INIT;
 	struct shown s;
 	struct mutated mutated;
-	char *script = NULL;
+	char *script = NULL, *bug_arg = NULL;
 	int code = EXIT_OK;
 
 	memset(&mutated, 0, sizeof(mutated));
@@ -303,8 +422,12 @@ static int cmd_show(int argc, char **argv)
 	memset(&s, 0, sizeof(s));
 	if (opts_parse(&cmd_show_entry, argc, argv) < 0)
 		return EXIT_USAGE;
-	if (optind + 2 != argc)
-		return cmd_usage_error(&cmd_show_entry, "show takes a STORE and a BUG");
+	if (optind + 2 != argc && !(glob && optind + 1 == argc))
+		return cmd_usage_error(&cmd_show_entry, "show takes a STORE and a BUG (or --op GLOB)");
+	if (minimal && json)
+		return cmd_usage_error(&cmd_show_entry, "--minimal and --json: one at a time");
+	if (json)
+		doc = cJSON_CreateObject();
 	if (!fs_exists(argv[optind])) {
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
@@ -312,24 +435,70 @@ static int cmd_show(int argc, char **argv)
 	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || dedup_rebuild(&db, NULL, NULL, NULL, &e) < 0)
 		goto fail;
 	s.db = &db;
-	if (db_bugs_by_prefix(&db, argv[optind + 1], print_bug, &s, &e) < 0)
+	if (optind + 1 == argc) {
+		/* No BUG: the bug with the most tests of an operator that --op matches. */
+		struct pick p = { &db, NULL, 0, 0 };
+
+		if (db_bugs(&db, NULL, pick_bug, &p, &e) < 0)
+			goto fail;
+		if (!p.bug) {
+			err_set(&e, EXIT_INPUT, "no bug in '%s' has a test of an operator matching '%s'", argv[optind],
+				glob);
+			goto fail;
+		}
+		if (p.n > 1)
+			cmd_warn("%zu bugs have tests of operators matching '%s'; this is the one with the most (%lld; "
+				 "ferry bugs --op lists them)", p.n, glob, p.most);
+		bug_arg = p.bug;
+	} else {
+		bug_arg = xstrdup(argv[optind + 1]);
+	}
+	if (db_bugs_by_prefix(&db, bug_arg, print_bug, &s, &e) < 0)
 		goto fail;
 	if (s.matches != 1) {
 		if (s.matches)
-			err_set(&e, EXIT_INPUT, "'%s' names %d bugs; give more of the id", argv[optind + 1], s.matches);
+			err_set(&e, EXIT_INPUT, "'%s' names %d bugs; give more of the id", bug_arg, s.matches);
 		else
-			err_set(&e, EXIT_INPUT, "no bug '%s' in '%s' (see ferry bugs)", argv[optind + 1], argv[optind]);
+			err_set(&e, EXIT_INPUT, "no bug '%s' in '%s' (see ferry bugs)", bug_arg, argv[optind]);
 		goto fail;
 	}
-	printf("members:\n");
-	if (db_bug_members(&db, s.frontend, s.bug, 50, print_member, NULL, &e) < 0)
+	if (doc)
+		cJSON_AddArrayToObject(doc, "members");
+	else if (!minimal)
+		printf("members:\n");
+	if (!minimal && db_bug_members(&db, s.frontend, s.bug, doc ? -1 : 50, print_member, NULL, &e) < 0)
 		goto fail;
 	/* A result of the metamorphic oracle: its reproducer runs the mutated model beside the original. */
 	if (db_mutation(&db, s.frontend, s.rep, keep_mutation, &mutated, &e) < 0)
 		goto fail;
+	if (mutated.found && (minimal || doc)) {
+		err_set(&e, EXIT_USAGE, "bug '%s' is the metamorphic oracle's: its reproducer runs two models "
+			"(ferry show without --minimal or --json)", s.bug);
+		goto fail;
+	}
 	if (mutated.found) {
 		if (show_metamorphic(&s, &mutated, &e) < 0)
 			goto fail;
+		goto out;
+	}
+	if (minimal) {
+		const char *args[] = { s.record, s.reduced ? s.reduced : s.testdir, s.adapter, s.atol, s.rtol };
+		char *path = NULL;
+
+		if (!(script = call_template(s.library, "minimal", args, 5, &e)))
+			goto fail;
+		if (!outdir) {
+			/* The script alone, so that "> bug.py" makes it. */
+			fputs(esc_lines(script), stdout);
+			goto out;
+		}
+		path = xasprintf("%s/minimal.py", outdir);
+		if (fs_mkdirs(outdir, &e) < 0 || fs_write_atomic(path, script, strlen(script), &e) < 0) {
+			free(path);
+			goto fail;
+		}
+		printf("wrote %s\n", esc_str(path));
+		free(path);
 		goto out;
 	}
 	{
@@ -341,7 +510,16 @@ static int cmd_show(int argc, char **argv)
 		if (!(script = call_template(s.library, s.reduced ? "reduced" : "reproducer", args, 5, &e)))
 			goto fail;
 	}
-	if (!outdir) {
+	if (doc) {
+		char *text;
+
+		cJSON_AddStringToObject(doc, "reproducer", script);
+		text = cJSON_Print(doc);
+		puts(text);
+		free(text);
+		if (!outdir)
+			goto out;
+	} else if (!outdir) {
 		printf("reproducer:\n%s", esc_lines(script));
 		goto out;
 	}
@@ -358,7 +536,7 @@ static int cmd_show(int argc, char **argv)
 		int bad = fs_mkdirs(outdir, &e) < 0 || fs_write_atomic(path, script, strlen(script), &e) < 0 ||
 			  !(done = call_template(s.library, "export", args, 4, &e));
 
-		if (!bad)
+		if (!bad && !doc)
 			printf("wrote %s and %s\n", esc_str(path), esc_str(done));
 		free(done);
 		free(path);
@@ -382,6 +560,9 @@ out:
 	free(s.reduced);
 	free(s.reduced_ops);
 	free(script);
+	free(bug_arg);
+	cJSON_Delete(doc);
+	doc = NULL;
 	mutated_release(&mutated);
 	err_release(&e);
 	return code;

@@ -212,6 +212,20 @@ static int version(void)
 		free(v);
 		err_release(&e);
 	}
+	{
+		struct err e = ERR_INIT;
+		char *v = NULL;
+
+		/* The libraries' and frontends' versions, from their metadata (oracle/versions.py): what a bug
+		 * report needs. An interpreter that does not start costs these lines, not the command. */
+		if (py_start(cmd_python(), 1, &e) < 0 ||
+		    !(v = py_call_strings("ferry.oracle.versions", "text", NULL, 0, "cannot list the versions", &e)))
+			printf("libraries and frontends: unknown (%s)\n", esc_str(e.msg));
+		else
+			fputs(esc_lines(v), stdout);
+		free(v);
+		err_release(&e);
+	}
 	return EXIT_OK;
 }
 

@@ -43,7 +43,8 @@ contains "unsupported reasons are counted" "$out" "unsupported: 2 reasons"
 contains "the commonest first, with its tests and operators" "$out" "     3  Unsupported model IR version: 14, max supported IR version: 13  (Add, Relu, Sigmoid)"
 case "$out" in *"negative size"*) ok 1 "a cascade's later line is no reason" ;; *) ok 0 "a cascade's later line is no reason" ;; esac
 contains "a reason of one operator" "$out" "     1  Could not find an implementation for Floor(13) node with name ''  (Floor)"
-contains "a crash's line starts with its decisive line" "$out" "[compile] Slice \`data\` input can't be a scalar."
+contains "a crash's line starts with its exception type and decisive line" "$out" \
+	"[compile] OpConversionFailure: Slice \`data\` input can't be a scalar."
 contains "a mismatch's line with its Inf count first, then its largest difference" "$out" \
 	"output 3: 84 Inf mismatches (first at [0, 0, 0, 13]: got -3.4028235e+38, want -inf), max |got - want| = 2.38"
 expect_exit 0 "bugs" -- "$FERRY" bugs s.db -F ort

@@ -88,7 +88,7 @@ contains "listing the unsupported groups by operator" "$out" "unsupported  Floor
 contains "and the failing ones" "$out" "failing      Exp                      float32"
 contains "an unsupported reason cites its group's probe" "$out" "probe: Floor float32 unsupported: "
 contains "or says the simplest form passes" "$out" "the simplest Ceil float32 test passes: this form is what it lacks"
-contains "a crash whose group's simplest form passes is marked" "$out" "(simplest form passes) injected fault in Add"
+contains "a crash whose group's simplest form passes is marked" "$out" "(simplest form passes) RuntimeError: injected fault in Add"
 "$FERRY" bugs p.db >/dev/null
 bug=$("$FERRY" bugs p.db | awk '/injected fault in Add/ { print $1 }')
 expect_exit 0 "ferry show of the Add bug" -- "$FERRY" show p.db "$bug"
