@@ -2,6 +2,7 @@
  * an error passes through py_error(), the one place where they are fetched. */
 #include "py.h"
 #include "fsutil.h"
+#include "home.h"
 #include "protocol.h"
 #include "xalloc.h"
 
@@ -129,11 +130,15 @@ static int set_wide(PyConfig *c, wchar_t **field, const char *value, struct err 
  * "import torch" anywhere still means PyTorch. */
 static int add_ferry_path(struct err *e)
 {
-	char *base = fs_python_dir();
+	char *base = home_python_dir(e);
 	PyObject *path = PySys_GetObject("path"); /* borrowed */
 	PyObject *s = NULL;
 	int r = 0;
 
+	if (!base) {
+		r = -1;
+		goto out;
+	}
 	if (!path) {
 		r = err_set(e, EXIT_ENV, "Python has no sys.path");
 		goto out;
@@ -307,7 +312,8 @@ int py_template_module(const char *library, char *out, size_t n, struct err *e)
 	for (const char *c = library; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
 			return err_set(e, EXIT_INPUT, "no template for library '%.40s'", library);
-	dir = fs_python_dir();
+	if (!(dir = home_python_dir(e)))
+		return -1;
 	path = xasprintf("%s/ferry/templates/%s.py", dir, library);
 	found = access(path, R_OK) == 0;
 	free(path);
