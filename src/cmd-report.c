@@ -21,6 +21,7 @@
 #include "db.h"
 #include "dedup.h"
 #include "esc.h"
+#include "locations.h"
 #include "session.h"
 #include "strmap.h"
 #include "fsutil.h"
@@ -914,7 +915,8 @@ static int cmd_report(int argc, char **argv)
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&r.db, argv[optind], DB_READ, &e) < 0 || print_instances(&r, &e) < 0 ||
+	if (db_open(&r.db, argv[optind], DB_READ, &e) < 0 || locations_restore(&r.db, &e) < 0 ||
+	    print_instances(&r, &e) < 0 ||
 	    print_questions(&r, &e) < 0)
 		goto fail;
 	if (db_frontends(&r.db, r.frontend, print_frontend, &r, &e) < 0 ||
