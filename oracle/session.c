@@ -442,7 +442,7 @@ int session_open(struct session **out, const struct session_opts *o, struct err 
 	*out = NULL;
 	/* Every input is checked before the store is created: a run that fails on its input leaves
 	 * nothing behind. */
-	if ((o->tolerances && fs_input_file(o->tolerances, e) < 0) || (o->queue && fs_input_file(o->queue, e) < 0))
+	if (o->queue && fs_input_file(o->queue, e) < 0)
 		goto fail;
 	if (!fs_is_dir(o->wrapdir)) {
 		err_set(e, EXIT_INPUT, "'%s' is not a directory of wrapped models (the output of ferry wrap)%s",

@@ -3,7 +3,6 @@
 #include "runopts.h"
 #include "esc.h"
 #include "fsutil.h"
-#include "home.h"
 #include "py.h"
 #include "tolerance.h"
 #include "xalloc.h"
@@ -71,10 +70,8 @@ void runopts_release(struct runopts *r)
 	for (size_t i = 0; i < r->nfes; i++)
 		frontend_release(&r->fes[i]);
 	free(r->command);
-	free(r->tolerances);
 	r->nfes = 0;
 	r->command = NULL;
-	r->tolerances = NULL;
 }
 
 struct runopts runopts;
@@ -91,20 +88,6 @@ static int add_frontend(struct runopts *r, const char *spec, struct err *e)
 	if (session_frontend(spec, &r->fes[r->nfes], e) < 0)
 		return -1;
 	r->nfes++;
-	return 0;
-}
-
-/* --tolerances: a file, or the name of one of ferry's (torch: oracle/tolerances/torch.txt, installed
- * in pkgdatadir/tolerances; lib/home.c). */
-static int parse_tolerances(void *value, const char *arg, struct err *e)
-{
-	struct runopts *r = value;
-	char *path = home_tolerances(arg, e);
-
-	if (!path)
-		return -1;
-	free(r->tolerances);
-	r->s.tolerances = r->tolerances = path;
 	return 0;
 }
 
@@ -231,8 +214,8 @@ const struct opt runopts_options[] = {
 		 &runopts.memory),
 	OPT_DOUBLE(0, "atol", "X", "absolute tolerance of the value oracle (default 1e-3)", &runopts.s.atol),
 	OPT_DOUBLE(0, "rtol", "X", "relative tolerance of the value oracle (default 1e-3)", &runopts.s.rtol),
-	OPT_CALL(0, "tolerances", "F", "per-operator tolerances: lines of OP DTYPE FRONTEND ATOL RTOL REASON,\n"
-		 "a file or the name of one of ferry's (torch, keras)", &runopts, parse_tolerances),
+	OPT_STRING(0, "tolerances", "F", "per-operator tolerances: lines of OP DTYPE FRONTEND ATOL RTOL REASON;\n"
+		   "a file, or the name of one of ferry's (torch, keras)", &runopts.s.tolerances),
 	OPT_FLAG(0, "no-probe", "do not probe what the frontend supports (by default the simplest test of each\n"
 		 "operator and dtype runs first, once per frontend release; probes count toward\n"
 		 "the progress line, not toward --limit)", &runopts.s.no_probe),

@@ -21,7 +21,6 @@ struct runopts {
 	struct progress progress;
 	char label[160];
 	char *command;
-	char *tolerances;               /* --tolerances as found (home_tolerances), or NULL */
 };
 
 /* The options of the set, a fragment for a command's table: OPT_INCLUDE(runopts_options). They set
