@@ -11,7 +11,7 @@ need_python_module onnxruntime
 command -v "${MAKE:-make}" >/dev/null 2>&1 || skip_all "no make"
 test -f "$top_builddir/Makefile" || skip_all "no configured build tree at '$top_builddir'"
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 41
+plan 45
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 # make check's own make must not hand its jobserver or its variables to this one.
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "${MAKE:-make}" -s -C "$top_builddir" "$@" >"$work/.make" 2>&1; }
@@ -51,6 +51,20 @@ contains "and the configured one" "$err" "'$configured/tolerances/nosuch.txt' (t
 check "and creating no store" -- test ! -e x.db
 expect_exit 4 "run from its build tree, ferry looks in the source tree" -- "$FERRY" run wrapped -F ort -q --tolerances nosuch -o x.db
 contains "and says so" "$err" "'$top_srcdir/oracle/tolerances/nosuch.txt' (ferry runs from its build tree)"
+
+# --- unsupported patterns: ferry's own, by the frontend's name, from the installed package -----------
+# The fault-injecting adapter (a test adapter: its Exp raises in execute) without its own patterns.
+mkdir "$work/fault"
+cp "$top_srcdir/tests/data/adapters/adapter_fault.py" "$work/fault/"
+"$fi" harvest onnx -q -f test_exp -o exp.jsonl >/dev/null
+"$fi" wrap exp.jsonl -q -o wexp >/dev/null
+expect_exit 1 "a crash with no pattern for it" -- env FERRY_ADAPTERS="$work/fault" "$fi" check wexp -F fault -q -j 1 -o f1.db
+check "is a crash" -- test "$(sql f1.db "SELECT outcome FROM results")" = crash
+patterns=$prefix/share/ferry/python/ferry/oracle/unsupported/fault.txt
+echo 'injected fault in execute' > "$patterns"
+expect_exit 0 "the installed patterns of the frontend" -- env FERRY_ADAPTERS="$work/fault" "$fi" check wexp -F fault -q -j 1 -o f2.db
+check "make it unsupported" -- test "$(sql f2.db "SELECT outcome FROM results")" = unsupported
+rm "$patterns"
 
 # --- no Python package near the binary ----------------------------------------------------------
 mkdir -p "$work/lost/bin"
