@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "home.h"
 #include "fsutil.h"
 #include "xalloc.h"
 
@@ -1380,20 +1381,8 @@ int spec_load_dir(struct spec_set *s, const char *dir, struct err *e)
 char *spec_default_dir(void)
 {
 	const char *env = getenv("FERRY_SPECS");
-	char *exe, *slash;
-	int in_build_tree;
 
 	if (env && *env)
 		return xstrdup(env);
-	exe = fs_self_exe();
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	/* As fs_python_dir: a binary in its build tree reads the source tree's specs, so an edit
-	 * needs no make. */
-	in_build_tree = !strcmp(exe, ABS_TOP_BUILDDIR) || !strcmp(exe, ABS_TOP_BUILDDIR "/tests/unit");
-	free(exe);
-	if (in_build_tree)
-		return xstrdup(ABS_TOP_SRCDIR "/gen/specs");
-	return xstrdup(PKGDATADIR "/specs");
+	return home_specs_dir();
 }

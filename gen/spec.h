@@ -80,7 +80,8 @@ const char *spec_intern(struct spec_set *s, const char *str);
 int spec_tyvar_ordinal(const struct block *b, int slot);
 
 /* Where ferry's own specs are: $FERRY_SPECS, else the source tree's gen/specs when this binary runs
- * from its build tree, else PKGDATADIR/specs. Caller frees. */
+ * from its build tree, else the installed ones (home.h: beside the binary, then the configured
+ * pkgdatadir). Caller frees. */
 char *spec_default_dir(void);
 
 #endif

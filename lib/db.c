@@ -667,6 +667,44 @@ int db_unavailable(struct db *d, const char *only,
 	return r;
 }
 
+/* In the meta table as "adapter:FRONTEND" = PATH: no schema change, and a store of before it simply
+ * records none. */
+int db_set_adapter(struct db *d, const char *frontend, const char *path, struct err *e)
+{
+	char *key = xasprintf("adapter:%s", frontend);
+	sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", e);
+	int r = -1;
+
+	if (st) {
+		bind_text(st, 1, key);
+		bind_text(st, 2, path);
+		r = step_done(d, st, e, "cannot record where an adapter is");
+	}
+	free(key);
+	return r;
+}
+
+int db_adapters(struct db *d, int (*fn)(void *ctx, const char *frontend, const char *path, struct err *e),
+		void *ctx, struct err *e)
+{
+	sqlite3_stmt *st = prepare(d, "SELECT substr(key, 9), value FROM meta WHERE key LIKE 'adapter:%'"
+				   " ORDER BY key", e);
+	int r = 0, rc;
+
+	if (!st)
+		return -1;
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *fe = (const char *)sqlite3_column_text(st, 0);
+		const char *path = (const char *)sqlite3_column_text(st, 1);
+
+		r = fn(ctx, fe ? fe : "", path ? path : "", e);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_error(d, e, "cannot read where the adapters are");
+	sqlite3_finalize(st);
+	return r;
+}
+
 /* --- what a frontend supports: probes per (operator, dtype) ------------------------------------- */
 
 int db_put_support(struct db *d, const struct db_support *s, struct err *e)
@@ -1213,6 +1251,9 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 		"DROP TABLE run_map",
 		NULL, /* the probes, where the shard has them: below */
 		NULL, /* the mutations, where the shard has them: below */
+		/* where the shard's user adapters were (db_set_adapter), the store's own first */
+		"INSERT OR IGNORE INTO main.meta(key, value) SELECT key, value FROM shard.meta"
+		" WHERE key LIKE 'adapter:%'",
 	};
 	sqlite3_stmt *st = NULL;
 	char *results_sql = NULL;

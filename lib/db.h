@@ -138,6 +138,13 @@ int db_unavailable(struct db *d, const char *only,
 		   int (*fn)(void *ctx, const char *frontend, const char *version, const char *why, struct err *e),
 		   void *ctx, struct err *e);
 
+/* Where the user's adapter of a frontend (a file adapter_NAME.py of FERRY_ADAPTERS) was when the store
+ * was run with it: an absolute path (oracle/locations.h). */
+int db_set_adapter(struct db *d, const char *frontend, const char *path, struct err *e);
+/* Each recorded adapter, by frontend name. */
+int db_adapters(struct db *d, int (*fn)(void *ctx, const char *frontend, const char *path, struct err *e),
+		void *ctx, struct err *e);
+
 /* What a frontend supports (oracle/probe.h): the outcome of one probe, the simplest test of an
  * (operator, dtype) group, run through a release of the frontend. frontend is the store's name for
  * it; version "" (or NULL, stored as "") when its worker said none. */

@@ -341,27 +341,6 @@ char *fs_self_exe(void)
 	return xstrdup(path);
 }
 
-char *fs_python_dir(void)
-{
-	const char *env = getenv("FERRY_PYDIR");
-	char *exe, *slash;
-	int in_build_tree;
-
-	if (env && *env)
-		return xstrdup(env);
-	exe = fs_self_exe();
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	/* Unit and CLI tests run the binary where make left it; its Python is then the package that
-	 * make links together in the build tree (python/ferry: links to the source folders). */
-	in_build_tree = !strcmp(exe, ABS_TOP_BUILDDIR);
-	free(exe);
-	if (in_build_tree)
-		return xstrdup(ABS_TOP_BUILDDIR "/python");
-	return xstrdup(PKGDATADIR "/python");
-}
-
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;

@@ -1,5 +1,5 @@
-/* fsutil.h: file-system helpers: directories, whole-file I/O, atomic replacement, and where ferry's
- * own Python code lives (installed, or the source tree when run from the build tree). */
+/* fsutil.h: file-system helpers: directories, whole-file I/O, atomic replacement, the running
+ * executable's path (where ferry's own files are is home.h's). */
 #ifndef FERRY_FSUTIL_H
 #define FERRY_FSUTIL_H
 
@@ -61,9 +61,6 @@ int fs_is_dir(const char *path);
 int fs_remove_tree(const char *path, struct err *e);
 /* An absolute version of path (the file need not exist). Caller frees. */
 char *fs_abspath(const char *path);
-/* The directory holding ferry's Python package (DIR/ferry): $FERRY_PYDIR, else BUILDDIR/python when
- * this binary runs from its build tree, else PKGDATADIR/python. Caller frees. */
-char *fs_python_dir(void);
 /* The absolute path of the running executable. Caller frees. */
 char *fs_self_exe(void);
 

@@ -2,6 +2,7 @@
  * an error passes through py_error(), the one place where they are fetched. */
 #include "py.h"
 #include "fsutil.h"
+#include "home.h"
 #include "protocol.h"
 #include "xalloc.h"
 
@@ -129,11 +130,15 @@ static int set_wide(PyConfig *c, wchar_t **field, const char *value, struct err 
  * "import torch" anywhere still means PyTorch. */
 static int add_ferry_path(struct err *e)
 {
-	char *base = fs_python_dir();
+	char *base = home_python_dir(e);
 	PyObject *path = PySys_GetObject("path"); /* borrowed */
 	PyObject *s = NULL;
 	int r = 0;
 
+	if (!base) {
+		r = -1;
+		goto out;
+	}
 	if (!path) {
 		r = err_set(e, EXIT_ENV, "Python has no sys.path");
 		goto out;
@@ -242,13 +247,37 @@ int py_error(struct err *e, enum ferry_exit code, const char *what)
 	if (PyErr_GivenExceptionMatches(type, PyExc_KeyboardInterrupt))
 		code = EXIT_INTERRUPTED;
 	text = py_str(value);
-	err_set(e, code, "%s: %s: %s", what, ((PyTypeObject *)type)->tp_name, text);
+	/* An exception of ferry's own that says all the user needs (a class attribute ferry_plain, as
+	 * registry.AdapterError has): its message alone, as any other error of ferry's. */
+	if (PyObject_HasAttrString(type, "ferry_plain")) {
+		err_set(e, code, "%s: %s", what, text);
+	} else {
+		err_set(e, code, "%s: %s: %s", what, ((PyTypeObject *)type)->tp_name, text);
+		err_set_detail(e, format_traceback(type, value, tb));
+	}
 	free(text);
-	err_set_detail(e, format_traceback(type, value, tb));
 	Py_XDECREF(type);
 	Py_XDECREF(value);
 	Py_XDECREF(tb);
 	return -1;
+}
+
+int py_setenv(const char *name, const char *value, struct err *e)
+{
+	PyObject *os = PyImport_ImportModule("os"); /* new */
+	PyObject *env = os ? PyObject_GetAttrString(os, "environ") : NULL; /* new */
+	PyObject *k = env ? PyUnicode_DecodeFSDefault(name) : NULL; /* new */
+	PyObject *v = k ? PyUnicode_DecodeFSDefault(value) : NULL; /* new */
+	int r = 0;
+
+	/* os.environ's item assignment also calls putenv: this process and its children see it. */
+	if (!v || PyObject_SetItem(env, k, v) < 0)
+		r = py_error(e, EXIT_ENV, "cannot set an environment variable of Python");
+	Py_XDECREF(v);
+	Py_XDECREF(k);
+	Py_XDECREF(env);
+	Py_XDECREF(os);
+	return r;
 }
 
 PyObject *py_import(const char *name, struct err *e)
@@ -307,7 +336,8 @@ int py_template_module(const char *library, char *out, size_t n, struct err *e)
 	for (const char *c = library; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
 			return err_set(e, EXIT_INPUT, "no template for library '%.40s'", library);
-	dir = fs_python_dir();
+	if (!(dir = home_python_dir(e)))
+		return -1;
 	path = xasprintf("%s/ferry/templates/%s.py", dir, library);
 	found = access(path, R_OK) == 0;
 	free(path);

@@ -39,8 +39,12 @@ void py_set_hooks(const struct py_hooks *h);
 /* Import a module. New reference, or NULL with e filled from the Python exception. */
 PyObject *py_import(const char *name, struct err *e);
 /* Turn the pending Python exception into e: message "what: Type: text", detail the traceback,
- * code EXIT_INTERRUPTED for KeyboardInterrupt, else the code given. Clears the exception; returns -1. */
+ * code EXIT_INTERRUPTED for KeyboardInterrupt, else the code given; an exception whose class has an
+ * attribute ferry_plain (ferry's own, whose message says all) is "what: text" alone. Clears the
+ * exception; returns -1. */
 int py_error(struct err *e, enum ferry_exit code, const char *what);
+/* Set an environment variable in os.environ, and so (putenv) in this process and its children. */
+int py_setenv(const char *name, const char *value, struct err *e);
 /* Call module.func(*args) with string arguments and return str() of the result (caller frees), or
  * NULL with e filled ("what: Type: message" and the traceback). Modules are imported once per
  * process (Python caches them). */

@@ -2,6 +2,7 @@
 #include "classify.h"
 #include "buf.h"
 #include "fsutil.h"
+#include "home.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -142,9 +143,12 @@ bool classify_match(const struct classify *c, const char *message, const struct 
 
 int classify_load_frontend(struct classify *c, const char *frontend, struct err *e)
 {
-	char *dir = fs_python_dir(), *path = xasprintf("%s/ferry/oracle/unsupported/%s.txt", dir, frontend);
+	char *dir = home_python_dir(e), *path;
 	int r = 0;
 
+	if (!dir)
+		return -1;
+	path = xasprintf("%s/ferry/oracle/unsupported/%s.txt", dir, frontend);
 	if (fs_exists(path))
 		r = classify_load(c, path, e);
 	free(path);

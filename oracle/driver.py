@@ -100,6 +100,8 @@ def load_adapter(name):
     (from ferry.oracle.adapters import ort)."""
     path = registry.user_adapter_path(name)
     if path is None:
+        if not registry.own_adapter(name):
+            raise registry.missing(name)
         adapter = importlib.import_module(registry.module_name(name))
         path = adapter.__file__
     else:

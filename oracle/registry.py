@@ -27,7 +27,10 @@ _ADAPTERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "adapters")
 
 
 class AdapterError(Exception):
-    """An adapter that does not implement the interface; the message names its file."""
+    """An adapter that does not implement the interface, or none at all; the message names its file,
+    or where ferry looked. ferry prints the message alone, without a traceback (lib/py.c)."""
+
+    ferry_plain = True
 
 
 def _constants(path):
@@ -140,6 +143,29 @@ def user_adapter_path(name):
         if os.path.isfile(path):
             return path
     return None
+
+
+def user_adapter_location(name):
+    """The absolute path of the user's adapter of name, or "" where the adapter is ferry's own: what
+    ferry run keeps in the store (oracle/locations.c), so that show, report and reduce find it."""
+    path = user_adapter_path(name)
+    return os.path.abspath(path) if path else ""
+
+
+def own_adapter(name):
+    """Whether ferry has an adapter of its own for frontend name (oracle/adapters/<name>.py)."""
+    return valid_name(name) and os.path.isfile(os.path.join(_ADAPTERS, name.replace("-", "_") + ".py"))
+
+
+def missing(name):
+    """AdapterError for a frontend that has no adapter: neither ferry's own nor one of FERRY_ADAPTERS
+    (to which show, report and reduce add the directories of the adapters a store recorded)."""
+    dirs = user_dirs()
+    where = (f"no directory of FERRY_ADAPTERS or of the adapters the store was run with "
+             f"({os.pathsep.join(dirs)}) holds adapter_{name}.py" if dirs
+             else "FERRY_ADAPTERS is not set, and the store records no adapter of it")
+    return AdapterError(f"no adapter for frontend '{name}': ferry has none of that name, and {where}; "
+                        f"set FERRY_ADAPTERS to the directory that holds adapter_{name}.py")
 
 
 def check(module, where):

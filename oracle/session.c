@@ -2,6 +2,7 @@
 #include "session.h"
 #include "fsutil.h"
 #include "jsonl.h"
+#include "locations.h"
 #include "probe.h"
 #include "protocol.h"
 #include "py.h"
@@ -441,7 +442,7 @@ int session_open(struct session **out, const struct session_opts *o, struct err 
 	*out = NULL;
 	/* Every input is checked before the store is created: a run that fails on its input leaves
 	 * nothing behind. */
-	if ((o->tolerances && fs_input_file(o->tolerances, e) < 0) || (o->queue && fs_input_file(o->queue, e) < 0))
+	if (o->queue && fs_input_file(o->queue, e) < 0)
 		goto fail;
 	if (!fs_is_dir(o->wrapdir)) {
 		err_set(e, EXIT_INPUT, "'%s' is not a directory of wrapped models (the output of ferry wrap)%s",
@@ -478,7 +479,8 @@ int session_open(struct session **out, const struct session_opts *o, struct err 
 	for (size_t i = 0; i < s->ntests; i++)
 		strmap_get(&s->index, s->tests[i].in.id, NULL)->count = i;
 	if (db_open(&s->db, o->store, DB_CREATE, e) < 0 || db_lock(&s->db, o->command, e) < 0 ||
-	    db_check_oracle(&s->db, o->oracle ? o->oracle : "reference", e) < 0)
+	    db_check_oracle(&s->db, o->oracle ? o->oracle : "reference", e) < 0 ||
+	    locations_record(&s->db, o->fes, o->nfes, e) < 0)
 		goto fail;
 	/* The store keeps the instances themselves, so that reports and reproducers need nothing else. */
 	if (db_begin(&s->db, e) < 0)

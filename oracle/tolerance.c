@@ -1,5 +1,7 @@
 /* tolerance.c: the tolerance overrides file. */
 #include "tolerance.h"
+#include "fsutil.h"
+#include "home.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -7,15 +9,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tolerance_rules_load(struct tolerance_rules *t, const char *path, struct err *e)
+int tolerance_rules_load(struct tolerance_rules *t, const char *arg, struct err *e)
 {
-	FILE *fp = fopen(path, "r");
-	char *line = NULL;
+	/* A name (torch) is one of ferry's files: installed, or the source tree's (home.h). */
+	char *path = home_tolerances(arg, e), *line = NULL;
+	FILE *fp = NULL;
 	size_t cap = 0, lineno = 0;
-	int r = 0;
+	int r = -1;
 
-	if (!fp)
-		return err_errno(e, errno == ENOENT ? EXIT_INPUT : EXIT_ENV, "cannot open '%s'", path);
+	if (!path || fs_input_file(path, e) < 0)
+		goto out;
+	if (!(fp = fopen(path, "r"))) {
+		err_errno(e, errno == ENOENT ? EXIT_INPUT : EXIT_ENV, "cannot open '%s'", path);
+		goto out;
+	}
+	r = 0;
 	while (getline(&line, &cap, fp) > 0) {
 		char op[256], dtype[64], fe[128], reason[1024];
 		double atol, rtol;
@@ -48,8 +56,11 @@ int tolerance_rules_load(struct tolerance_rules *t, const char *path, struct err
 		rule->tol.atol = atol;
 		rule->tol.rtol = rtol;
 	}
+out:
 	free(line);
-	fclose(fp);
+	if (fp)
+		fclose(fp);
+	free(path);
 	return r;
 }
 

@@ -39,8 +39,10 @@ struct tolerance_rules {
 
 #define TOLERANCE_RULES_INIT { NULL, 0, 0 }
 
-/* Add the rules of the file at path; a bad line is bad input naming path:line. */
-int tolerance_rules_load(struct tolerance_rules *t, const char *path, struct err *e);
+/* Add the rules of a file: arg is its path, or the name of one of ferry's (torch: torch.txt of the
+ * installed tolerances, or the source tree's; home_tolerances). A bad line is bad input naming
+ * path:line. */
+int tolerance_rules_load(struct tolerance_rules *t, const char *arg, struct err *e);
 void tolerance_rules_release(struct tolerance_rules *t);
 /* The first rule for a test (dtype may be NULL: only * matches it), or NULL. */
 const struct tolerance_rule *tolerance_rules_find(const struct tolerance_rules *t, const char *op,

@@ -26,6 +26,7 @@
 #include "esc.h"
 #include "fsutil.h"
 #include "harvest.h"
+#include "home.h"
 #include "progress.h"
 #include "xalloc.h"
 
@@ -323,7 +324,7 @@ static int cmd_harvest(int argc, char **argv)
 	struct show sh;
 	struct err e = ERR_INIT;
 	const char *source;
-	char *partial = NULL;
+	char *partial = NULL, *pydir = NULL;
 	FILE *out = NULL;
 	int has_suites = 0, code = EXIT_OK;
 
@@ -380,10 +381,14 @@ static int cmd_harvest(int argc, char **argv)
 		code = cmd_usage_error(&cmd_harvest_entry, "no output: say where the corpus goes with -o");
 		goto out;
 	}
-	/* The children need it; checked here, so that a missing one is said once and not per child. */
+	/* The children need them; checked here, so that a missing one is said once and not per child. */
 	if (!cpp.n && !fs_exists(cmd_python())) {
 		err_set(&e, EXIT_ENV, "no Python interpreter at '%s' (run scripts/setup, or set FERRY_PYTHON)",
 			cmd_python());
+		code = cmd_error(&e);
+		goto out;
+	}
+	if (!cpp.n && !(pydir = home_python_dir(&e))) {
 		code = cmd_error(&e);
 		goto out;
 	}
@@ -453,6 +458,7 @@ out:
 	if (out)
 		fclose(out);
 	free(partial);
+	free(pydir);
 	opts_list_release(&patterns);
 	opts_list_release(&suites);
 	opts_list_release(&pytest);

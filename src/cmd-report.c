@@ -21,6 +21,7 @@
 #include "db.h"
 #include "dedup.h"
 #include "esc.h"
+#include "locations.h"
 #include "session.h"
 #include "strmap.h"
 #include "summary.h"
@@ -1088,7 +1089,7 @@ static int cmd_report(int argc, char **argv)
 	}
 	/* The page groups the failures into bugs anew, which writes to the store. */
 	if (db_open(&r.db, argv[optind], optv.html ? DB_WRITE : DB_READ, &e) < 0 ||
-	    summary_load(&r.sum, &r.db, r.frontend, r.glob, &e) < 0)
+	    locations_restore(&r.db, &e) < 0 || summary_load(&r.sum, &r.db, r.frontend, r.glob, &e) < 0)
 		goto fail;
 	if (optv.json) {
 		if (print_json(&r, argv[optind], &e) < 0)

@@ -214,8 +214,8 @@ const struct opt runopts_options[] = {
 		 &runopts.memory),
 	OPT_DOUBLE(0, "atol", "X", "absolute tolerance of the value oracle (default 1e-3)", &runopts.s.atol),
 	OPT_DOUBLE(0, "rtol", "X", "relative tolerance of the value oracle (default 1e-3)", &runopts.s.rtol),
-	OPT_STRING(0, "tolerances", "F", "per-operator tolerances: lines of OP DTYPE FRONTEND ATOL RTOL REASON",
-		   &runopts.s.tolerances),
+	OPT_STRING(0, "tolerances", "F", "per-operator tolerances: lines of OP DTYPE FRONTEND ATOL RTOL REASON;\n"
+		   "a file, or the name of one of ferry's (torch, keras)", &runopts.s.tolerances),
 	OPT_FLAG(0, "no-probe", "do not probe what the frontend supports (by default the simplest test of each\n"
 		 "operator and dtype runs first, once per frontend release; probes count toward\n"
 		 "the progress line, not toward --limit)", &runopts.s.no_probe),
