@@ -559,17 +559,21 @@ out:
 static int stage_run(struct go *g, struct err *e)
 {
 	struct strmap only = STRMAP_INIT;
-	size_t most = 0, from = 0, to;
+	size_t most = 0, from = 0, to, first;
 	int r = 0;
 
 	for (size_t k = 0; k < g->ngroups; k++)
 		if (g->groups[k].nsample > most)
 			most = g->groups[k].nsample;
-	to = budget > 0 ? (most < 64 ? most : 64) : most;
+	/* A first chunk of a few tests per worker: wrapping more would cost time that may not be there. */
+	first = 8 * (size_t)runopts.s.runner.jobs;
+	to = budget > 0 ? (most < first ? most : first) : most;
 	while (from < most && r == 0) {
 		size_t want = 0;
 
 		if (budget > 0 && time_left(g) <= 0) {
+			say("run: the budget of %gs is spent; %zu tests of the sample are left for later\n", budget,
+			    most - from);
 			g->out_of_time = 1;
 			break;
 		}
@@ -752,7 +756,7 @@ static int go_library(struct go *g, const char *dir, const char *library)
 		code = cmd_error(&e);
 		goto out;
 	}
-	if (g->ran == ran_before)
+	if (g->ran == ran_before && !g->out_of_time)
 		say("run: nothing left to run (every test of the sample has its result in '%s')\n", esc_str(g->store));
 	code = stage_report(g, g->ran > ran_before);
 out:

@@ -1,7 +1,9 @@
 """A fault-injecting adapter for tests/cli/select.sh: ONNX Runtime, except that while the file named by
-$BROKEN_FLAG exists its compile stage raises (an adapter bug its user then fixes). Never a stand-in
-for a real frontend's results: without the flag it is ONNX Runtime itself."""
+$BROKEN_FLAG exists its compile stage raises (an adapter bug its user then fixes), and that compile
+takes $BROKEN_SLEEP seconds more (a slow compiler, for tests/cli/go.sh to interrupt a run). Never a
+stand-in for a real frontend's results: without them it is ONNX Runtime itself."""
 import os
+import time
 
 import onnxruntime
 
@@ -25,6 +27,7 @@ def load(testdir):
 
 
 def compile(loaded):
+    time.sleep(float(os.environ.get("BROKEN_SLEEP", "0")))
     flag = os.environ.get("BROKEN_FLAG")
     if flag and os.path.exists(flag):
         raise RuntimeError("the adapter is broken (a bug of its own, fixed by removing the flag)")
