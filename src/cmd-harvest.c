@@ -331,7 +331,8 @@ static int cmd_harvest(int argc, char **argv)
 	struct show sh;
 	struct err e = ERR_INIT;
 	const char *source;
-	char *partial = NULL;
+	char *partial = NULL, **derived = NULL;
+	size_t nderived = 0, nderived_cap = 0;
 	FILE *out = NULL;
 	int has_suites = 0, code = EXIT_OK;
 
@@ -413,8 +414,28 @@ static int cmd_harvest(int argc, char **argv)
 		o.out_name = partial;
 	}
 	o.source = source;
-	o.patterns = patterns.v;
-	o.npatterns = patterns.n;
+	/* torch's and keras's children pass over the samples and tests that no --filter pattern can
+	 * match. --op and --test alone become such patterns too: their union is wider than the
+	 * selection (applied to each record here), and a selected harvest does not run every sample of
+	 * every suite. An operator glob also matches after the last dot, as the selection does. */
+	if (!patterns.n && select_any(&sel) && strcmp(source, "onnx")) {
+		for (size_t i = 0; i < sel.nops; i++) {
+			char *dotted = xasprintf("*.%s", sel.ops[i]);
+
+			XGROW(derived, nderived_cap, nderived + 2);
+			derived[nderived++] = xstrdup(sel.ops[i]);
+			derived[nderived++] = dotted;
+		}
+		for (size_t i = 0; i < sel.ntests; i++) {
+			XGROW(derived, nderived_cap, nderived + 1);
+			derived[nderived++] = xstrdup(sel.tests[i]);
+		}
+		o.patterns = (const char *const *)derived;
+		o.npatterns = nderived;
+	} else {
+		o.patterns = patterns.v;
+		o.npatterns = patterns.n;
+	}
 	o.select = &sel;
 	o.suites = suites.v;
 	o.nsuites = suites.n;
@@ -464,6 +485,9 @@ out:
 	if (out)
 		fclose(out);
 	free(partial);
+	for (size_t i = 0; i < nderived; i++)
+		free(derived[i]);
+	free(derived);
 	opts_list_release(&patterns);
 	select_release(&sel);
 	opts_list_release(&suites);
