@@ -140,6 +140,12 @@ static int on_emit(const struct session *ss, const char *json, size_t len, struc
 	}
 	seen = strmap_get(&h->ids, in.id, &created);
 	seen->count++;
+	/* Left out after the id is known, so that an instance seen again is counted once. */
+	if (select_any(ss->o->select) && !select_instance(ss->o->select, &in)) {
+		h->left_out += created;
+		record_release(&in);
+		return 0;
+	}
 	s = suite_of(h, &in);
 	if (!created) {
 		h->merged++;

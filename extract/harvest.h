@@ -19,6 +19,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "select.h"
 #include "strmap.h"
 
 /* Time a test, or a child's start-up, may take by default; the sample generators of the biggest
@@ -43,6 +44,7 @@ struct harvest_suite {
 struct harvest_opts {
 	const char *source;             /* a name harvest_source() knows */
 	const char *const *patterns;    /* --filter globs (borrowed) */
+	const struct select *select;    /* --op, --test: the records kept (NULL: all; borrowed) */
 	size_t npatterns;
 	const char *const *suites;      /* --suite names (borrowed) */
 	size_t nsuites;
@@ -66,6 +68,7 @@ struct harvest {
 	struct strmap skipped;  /* reason -> tests */
 	struct strmap suites;   /* suite name -> struct harvest_suite (ptr, owned) */
 	size_t instances, merged, unmigratable, bad_records;
+	size_t left_out;        /* distinct instances that --op and --test left out */
 	struct harvest_counts counts;  /* of the children that have ended */
 	char **crashed;         /* one reason per test that took its process down (owned) */
 	size_t ncrashed, crashed_cap;

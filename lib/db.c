@@ -306,7 +306,8 @@ void db_close(struct db *d)
 {
 	sqlite3_finalize(d->has_result);
 	sqlite3_finalize(d->put_result);
-	d->has_result = d->put_result = NULL;
+	sqlite3_finalize(d->result_outcome);
+	d->has_result = d->put_result = d->result_outcome = NULL;
 	if (d->locked && d->h)
 		sqlite3_exec(d->h, "DELETE FROM meta WHERE key = 'writer'", NULL, NULL, NULL);
 	if (d->h)
@@ -455,6 +456,30 @@ int db_has_result(struct db *d, const char *frontend, const char *id, struct err
 	bind_text(st, 2, id);
 	bind_text(st, 3, outcome_name(OUTCOME_ERROR));
 	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return db_error(d, e, "cannot query the store");
+}
+
+int db_result_outcome(struct db *d, const char *frontend, const char *id, int *outcome, struct err *e)
+{
+	sqlite3_stmt *st = cached(d, &d->result_outcome,
+				  "SELECT outcome FROM results WHERE frontend = ?1 AND id = ?2", e);
+	int rc, known;
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, frontend);
+	bind_text(st, 2, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		known = outcome_from_name((const char *)sqlite3_column_text(st, 0));
+		/* An outcome this ferry does not know is no result it can judge: run it again. */
+		*outcome = known >= 0 ? known : OUTCOME_ERROR;
+	}
 	sqlite3_reset(st);
 	if (rc == SQLITE_ROW)
 		return 1;

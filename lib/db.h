@@ -32,12 +32,12 @@ struct db {
 	char *path;
 	int schema;     /* the file's schema version (DB_SCHEMA once migrated) */
 	/* The statements every test uses, prepared once (owned; finalized by db_close). */
-	struct sqlite3_stmt *has_result, *put_result;
+	struct sqlite3_stmt *has_result, *put_result, *result_outcome;
 	/* The writer's lock (db_lock): a descriptor of the store file holding flock(LOCK_EX). */
 	int locked, lock_fd;
 };
 
-#define DB_INIT { NULL, NULL, 0, NULL, NULL, 0, -1 }
+#define DB_INIT { NULL, NULL, 0, NULL, NULL, NULL, 0, -1 }
 
 /* How a store is opened. Each refuses a path that is not a regular file, and a file that is not a
  * ferry store (random bytes, another program's SQLite database) with EXIT_INPUT. */
@@ -96,6 +96,9 @@ int db_finish_run(struct db *d, long long run_id, const char *frontend_version, 
 /* 1 if the pair has a result other than error (ferry's own failure, which a run retries), 0 if not,
  * -1 on error. */
 int db_has_result(struct db *d, const char *frontend, const char *id, struct err *e);
+/* 1 with *outcome (an enum outcome) if the pair has a result, whatever it is, 0 if not, -1 on error:
+ * what --rerun chooses by. */
+int db_result_outcome(struct db *d, const char *frontend, const char *id, int *outcome, struct err *e);
 /* Insert a result and commit it (unless a transaction is open). A second result for the same pair
  * replaces the first. */
 int db_put_result(struct db *d, const struct db_result *r, struct err *e);

@@ -98,3 +98,44 @@ enum jsonl_status jsonl_next_json(struct jsonl_reader *r, cJSON **out, struct er
 	r->records++;
 	return JSONL_OK;
 }
+
+enum jsonl_status jsonl_next_id(struct jsonl_reader *r, char **id, struct err *e)
+{
+	ssize_t n;
+	char *p, *end;
+	cJSON *j = NULL;
+	const cJSON *v;
+
+	*id = NULL;
+	do {
+		if ((n = next_line(r, e)) == -2)
+			return JSONL_FAIL;
+		if (n < 0)
+			return JSONL_END;
+		p = r->line + strspn(r->line, " \t");
+	} while (*p == '#');
+	if (*p != '{') {
+		for (end = p + strlen(p); end > p && (end[-1] == ' ' || end[-1] == '\t'); end--)
+			;
+		/* An id is one word; a line of several is a mistake (a queue pasted with its scores). */
+		if ((size_t)(end - p) != strcspn(p, " \t\"")) {
+			err_set(e, EXIT_INPUT, "expected an id (one word) or a JSON object with an \"id\"");
+			return bad_line(r, e);
+		}
+		*id = xstrndup(p, (size_t)(end - p));
+		r->records++;
+		return JSONL_OK;
+	}
+	if (json_parse_text(r->line, (size_t)n, &j, e) < 0)
+		return bad_line(r, e);
+	v = cJSON_GetObjectItemCaseSensitive(j, "id");
+	if (!cJSON_IsString(v) || !*v->valuestring) {
+		cJSON_Delete(j);
+		err_set(e, EXIT_INPUT, "a queue line without an \"id\"");
+		return bad_line(r, e);
+	}
+	*id = xstrdup(v->valuestring);
+	cJSON_Delete(j);
+	r->records++;
+	return JSONL_OK;
+}

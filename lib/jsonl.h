@@ -36,5 +36,9 @@ void jsonl_close(struct jsonl_reader *r);
 enum jsonl_status jsonl_next(struct jsonl_reader *r, struct instance *in, struct err *e);
 /* The next line as a JSON object (new reference, the caller cJSON_Delete()s it). */
 enum jsonl_status jsonl_next_json(struct jsonl_reader *r, struct cJSON **out, struct err *e);
+/* The next line of a queue as an id (*id: the caller's to free): a JSON object's "id" (ferry rank's
+ * queue, a corpus, a wrapped.jsonl), or a plain id, the line itself (one id per line, as a user
+ * writes a sample by hand or with grep). Lines starting with '#' are passed over. */
+enum jsonl_status jsonl_next_id(struct jsonl_reader *r, char **id, struct err *e);
 
 #endif

@@ -278,6 +278,11 @@ struct session {
 	/* The metamorphic oracle: inconsistencies waiting for their reduction (handed out first). */
 	struct reduction *reduce;
 	size_t nreduce, reduce_cap;
+	/* The selection: queue ids, those not wrapped, those --op and --test leave out. */
+	size_t queued, unknown, left_out;
+	/* Tests of the frontend's library reached down the queue (the limit counts them), and the
+	 * failures of the whole session (--maxfail counts them). */
+	size_t reached, failures;
 };
 
 /* Whose probe goes first, and whether it is settled for this run: in the store already, or sent. */
@@ -331,24 +336,24 @@ static const char *json_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* The queue's ids, in order, as indexes into the tests; ids the wrap does not know are reported. */
+/* The queue's ids, in order, as indexes into the tests. Ids the wrap does not know are counted: a
+ * queue of a whole corpus over a wrapped sample of it is the normal case. */
 static int load_queue(struct session *s, const char *path, struct err *e)
 {
 	struct strmap index = STRMAP_INIT;
 	struct jsonl_reader q;
 	struct err bad = ERR_INIT;
-	size_t cap = 0, unknown = 0;
+	size_t cap = 0;
 	enum jsonl_status st;
-	cJSON *j;
+	char *id;
 	int ret = -1;
 
 	for (size_t i = 0; i < s->ntests; i++)
 		strmap_get(&index, s->tests[i].in.id, NULL)->count = i;
 	if (jsonl_open(&q, path, e) < 0)
 		goto out;
-	while ((st = jsonl_next_json(&q, &j, &bad)) != JSONL_END) {
+	while ((st = jsonl_next_id(&q, &id, &bad)) != JSONL_END) {
 		struct strmap_entry *t;
-		const char *id;
 
 		if (st == JSONL_FAIL) {
 			*e = bad;
@@ -359,24 +364,81 @@ static int load_queue(struct session *s, const char *path, struct err *e)
 			err_release(&bad);
 			continue;
 		}
-		id = json_str(j, "id");
-		if (!id)
-			warn(s->o, "%s:%zu: a queue line without an id", path, q.lineno);
-		else if (!(t = strmap_find(&index, id)))
-			unknown++;
-		else {
+		s->queued++;
+		if (!(t = strmap_find(&index, id)))
+			s->unknown++;
+		else if (t->ptr) {
+			/* Queued twice: it runs where it first stands. */
+		} else {
+			t->ptr = t;
 			XGROW(s->order, cap, s->norder + 1);
 			s->order[s->norder++] = t->count;
 		}
-		cJSON_Delete(j);
+		free(id);
 	}
-	if (unknown)
-		warn(s->o, "%zu ids of the queue '%s' are not among the wrapped models", unknown, path);
 	ret = 0;
 out:
 	jsonl_close(&q);
 	strmap_release(&index);
 	return ret;
+}
+
+/* --op and --test: the tests they leave out are not the session's at all. */
+static void take_selected(struct session *s)
+{
+	size_t k = 0;
+
+	if (!select_any(s->o->select))
+		return;
+	for (size_t i = 0; i < s->norder; i++)
+		if (select_instance(s->o->select, &s->tests[s->order[i]].in))
+			s->order[k++] = s->order[i];
+	s->left_out = s->norder - k;
+	s->norder = k;
+}
+
+void session_selection(const struct session *s, size_t *queued, size_t *unknown, size_t *left_out)
+{
+	*queued = s->queued;
+	*unknown = s->unknown;
+	*left_out = s->left_out;
+}
+
+int session_rerun_parse(const char *word, enum session_rerun *out)
+{
+	static const char *const names[] = { "failed", "errors", "all" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(word, names[i])) {
+			*out = (enum session_rerun)(i + 1);
+			return 0;
+		}
+	return -1;
+}
+
+/* 1 when the test has a result that stands (the run leaves it), 0 when it is to run, -1 on error.
+ * ferry's own errors never stand; --rerun makes failures, errors or every result run again. */
+static int has_result(struct session *s, const char *id, int *existed, struct err *e)
+{
+	int outcome, r;
+
+	*existed = 0;
+	if (s->o->rerun == SESSION_RERUN_NONE)
+		return db_has_result(&s->db, s->fe->label, id, e);
+	if ((r = db_result_outcome(&s->db, s->fe->label, id, &outcome, e)) <= 0)
+		return r;
+	*existed = outcome != OUTCOME_ERROR;
+	switch (s->o->rerun) {
+	case SESSION_RERUN_ALL:
+		return 0;
+	case SESSION_RERUN_FAILED:
+		return !(outcome_is_failure((enum outcome)outcome) || outcome == OUTCOME_ERROR);
+	case SESSION_RERUN_ERRORS:
+		return !(outcome == OUTCOME_CRASH || outcome == OUTCOME_TIMEOUT || outcome == OUTCOME_OOM ||
+			 outcome == OUTCOME_ERROR);
+	default:
+		return outcome != OUTCOME_ERROR;
+	}
 }
 
 /* Keep every nshards-th entry of the order from offset shard: each shard starts at the top of the
@@ -472,6 +534,15 @@ int session_open(struct session **out, const struct session_opts *o, struct err 
 		for (size_t i = 0; i < s->ntests; i++)
 			s->order[i] = i;
 		s->norder = s->ntests;
+	}
+	take_selected(s);
+	if (!s->norder) {
+		char *sel = select_describe(s->o->select);
+
+		err_set(e, EXIT_INPUT, "%s selects none of the %zu wrapped models of '%s'%s: nothing to test", sel,
+			s->ntests, o->wrapdir, o->queue ? " in the queue" : "");
+		free(sel);
+		goto fail;
 	}
 	take_shard(s);
 	if (check_frontends(s, e) < 0)
@@ -971,7 +1042,7 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 		return 1;
 	while (s->cursor < s->norder) {
 		struct wrapped *t = &s->tests[s->order[s->cursor++]];
-		int has, probe;
+		int has, probe, existed;
 
 		if (strcmp(t->in.library, s->fe->library))
 			continue;
@@ -979,15 +1050,22 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 			s->res->invalid++;
 			continue;
 		}
-		if ((has = db_has_result(&s->db, s->fe->label, t->in.id, e)) < 0)
+		if ((has = has_result(s, t->in.id, &existed, e)) < 0)
 			return -1;
+		/* The limit is the top of the queue, done or not: a resumed run finishes the same tests. */
+		if (o->limit >= 0 && s->reached >= (size_t)o->limit) {
+			s->res->budget_left_out += !has;
+			continue;
+		}
+		s->reached++;
 		if (has) {
 			s->res->already++;
 			continue;
 		}
-		if ((o->limit >= 0 && (long)s->res->ran >= o->limit) || s->out_of_time ||
-		    (o->budget > 0 && now() - s->start >= o->budget)) {
-			/* Count what the limit or budget leaves out, then stop taking tests. */
+		if (o->maxfail > 0 && s->failures >= (size_t)o->maxfail)
+			s->res->maxfail = 1;
+		if (s->res->maxfail || s->out_of_time || (o->budget > 0 && now() - s->start >= o->budget)) {
+			/* Count what the budget or --maxfail leaves out, then stop taking tests. */
 			s->out_of_time = 1;
 			s->res->budget_left_out++;
 			continue;
@@ -996,9 +1074,11 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 		probe = s->version_known ? probe_job(s, t, job, e) : 0;
 		if (probe < 0 || probe == 1) {
 			s->cursor -= probe == 1;
+			s->reached -= probe == 1;
 			return probe;
 		}
 		s->res->ran++;
+		s->res->rerun += existed;
 		job->key = probe == 2 ? xasprintf(PROBE_TEST_KEY "%s", t->in.id) : xstrdup(t->in.id);
 		job->request = request(s, t);
 		return 1;
@@ -1010,8 +1090,10 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 static void count(struct session *s, enum outcome o)
 {
 	s->res->counts[o]++;
-	if (outcome_is_failure(o))
+	if (outcome_is_failure(o)) {
 		s->failed++;
+		s->failures++;
+	}
 }
 
 static void tick(void *ctx)
@@ -1193,13 +1275,15 @@ static size_t remaining(struct session *s, size_t *probes)
 	*probes = 0;
 	if (!s->o->no_probe)
 		db_frontend_version(&s->db, store_name(s->fe), &version, &ignored);
-	for (size_t i = 0; i < s->norder && (s->o->limit < 0 || n < (size_t)s->o->limit); i++) {
+	for (size_t i = 0, reached = 0; i < s->norder && (s->o->limit < 0 || reached < (size_t)s->o->limit); i++) {
 		const struct wrapped *t = &s->tests[s->order[i]];
 		const char *dtype = probe_dtype(&t->in);
 		int created;
 
-		if (!t->valid || strcmp(t->in.library, s->fe->library) ||
-		    db_has_result(&s->db, s->fe->label, t->in.id, &ignored) != 0)
+		if (!t->valid || strcmp(t->in.library, s->fe->library))
+			continue;
+		reached++;
+		if (has_result(s, t->in.id, &created, &ignored) != 0)
 			continue;
 		n++;
 		if (s->o->no_probe)
@@ -1241,6 +1325,7 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 	s->fe = fe;
 	s->res = res;
 	s->cursor = 0;
+	s->reached = 0;
 	s->failed = 0;
 	s->out_of_time = 0;
 	free(s->format_why);

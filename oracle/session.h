@@ -14,6 +14,7 @@
 #include "outcome.h"
 #include "probe.h"
 #include "runner.h"
+#include "select.h"
 #include "tolerance.h"
 #include "wrapped.h"
 
@@ -89,14 +90,27 @@ char *session_request_dir(const char *id, const char *dir, int random, struct to
 void session_outcome(const struct runner_outcome *o, struct db_result *res, struct buf *msg, struct buf *sig,
 		     struct buf *stage);
 
+/* Which tests that have a result run again (--rerun): none (a run resumes: only ferry's own errors
+ * are retried), the failures (mismatch, inconsistent, crash, timeout, oom), the errors (the tests
+ * that ended without outputs to judge: crash, timeout, oom; what a fixed adapter changes), or all. */
+enum session_rerun { SESSION_RERUN_NONE, SESSION_RERUN_FAILED, SESSION_RERUN_ERRORS, SESSION_RERUN_ALL };
+/* "failed", "errors", "all" into *out; -1 for another word. */
+int session_rerun_parse(const char *word, enum session_rerun *out);
+
 struct session_opts {
 	const char *wrapdir;
 	const char *store;
-	const char *queue;          /* NULL: the wrap's order */
+	const char *queue;          /* NULL: the wrap's order; a queue of ferry rank's, or plain ids */
+	const struct select *select;  /* --op, --test (NULL: every test) */
 	struct runner_opts runner;  /* argv is the session's to fill */
 	double atol, rtol;          /* defaults, before the tolerance file */
 	const char *tolerances;     /* NULL, or a tolerance file (tolerance.h) */
-	long limit;                 /* tests to run per frontend this time; -1: all */
+	/* The top limit tests of the queue per frontend (valid ones of its library), those with a
+	 * result already included, so that the same command run again finishes the same tests rather
+	 * than taking the next ones; -1: all. */
+	long limit;
+	enum session_rerun rerun;
+	long maxfail;               /* start no test once this many failures came in this session; 0: none */
 	double budget;              /* seconds for the whole session, checked at test boundaries; 0: none */
 	int shard, nshards;         /* take every nshards-th test of the queue, from offset shard */
 	const char *command;        /* recorded with each run */
@@ -139,6 +153,8 @@ struct session_result {
 				     * the format (the adapter raised FormatUnavailable: no test of it ran) */
 	char *why;                  /* then: why ("unavailable for FORMAT: ..." in the second case) */
 	size_t ran, already, invalid, budget_left_out;
+	size_t rerun;               /* of ran: tests that had a result, run again (--rerun) */
+	int maxfail;                /* the session stopped taking tests at --maxfail failures */
 	size_t counts[OUTCOME_COUNT];  /* by enum outcome */
 	/* Groups probed now, by enum probe_class; of them, those whose probe ran apart from the tests
 	 * (a group's first test that is its probe runs once, as both); groups whose probe the store
@@ -163,6 +179,11 @@ struct db *session_db(struct session *s);
 int session_run(struct session *s, const struct frontend *fes, size_t nfes, struct session_result *results,
 		struct err *e);
 void session_result_release(struct session_result *r);
+
+/* The queue's ids (0 without a queue), those that are no wrapped test (a queue of the whole corpus
+ * on a wrapped sample: normal, so counted, not warned about line by line), and the tests that
+ * --op and --test leave out. */
+void session_selection(const struct session *s, size_t *queued, size_t *unknown, size_t *left_out);
 
 /* Call fn for each test the session selects for fe (queue order, shard, fe's library), valid or not.
  * fn returning -1 stops the walk and is returned. */

@@ -220,7 +220,7 @@ enum { SLOT_FREE, SLOT_READY, SLOT_BUSY, SLOT_DONE };
 
 struct parsed {
 	size_t line;
-	int bad;                 /* then msg is "FILE:LINE: why" */
+	int bad;                 /* 1: msg is "FILE:LINE: why"; 2: not selected (--op, --test) */
 	enum rank_tier tier;
 	size_t id, op, lib, msg; /* offsets into the block's strings */
 	size_t p0, np;           /* parameters: pname/pcode[p0 .. p0 + np) */
@@ -242,6 +242,7 @@ struct block {
 struct loader {
 	const char *path;
 	int want_sig;
+	const struct select *select;
 	struct block slot[LOAD_SLOTS];
 	size_t next_fill, next_claim;
 	int eof;
@@ -278,6 +279,11 @@ static void parse_line(struct loader *L, struct block *b, const char *line, size
 		return;
 	}
 	r->bad = 0;
+	if (select_any(L->select) && !select_instance(L->select, &in)) {
+		r->bad = 2;
+		record_release(&in);
+		return;
+	}
 	r->tier = rank_tier_of(&in);
 	r->id = add_str(&b->strs, in.id);
 	r->op = add_str(&b->strs, in.op);
@@ -409,6 +415,10 @@ static void take_block(struct rank_set *s, struct block *b, rank_bad_line_fn bad
 		const char *str = b->strs.data;
 		uint32_t i;
 
+		if (r->bad == 2) {
+			s->left_out++;
+			continue;
+		}
 		if (r->bad) {
 			struct err e = ERR_INIT;
 
@@ -452,6 +462,7 @@ int rank_set_load(struct rank_set *s, const char *path, rank_bad_line_fn bad, vo
 	memset(&L, 0, sizeof(L));
 	L.path = path;
 	L.want_sig = s->want_sig;
+	L.select = s->select;
 	pthread_mutex_init(&L.mu, NULL);
 	pthread_cond_init(&L.cv, NULL);
 	for (int k = 0; k < LOAD_SLOTS; k++)

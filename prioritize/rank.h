@@ -42,6 +42,7 @@
 #include "err.h"
 #include "intern.h"
 #include "record.h"
+#include "select.h"
 #include "subspace.h"
 
 enum rank_strategy { RANK_OPERA, RANK_RANDOM, RANK_FAST, RANK_TOTAL, RANK_ADDITIONAL };
@@ -82,6 +83,9 @@ struct rank_set {
 	/* optional */
 	uint64_t *sig;          /* n * RANK_SIG minhash values, when want_sig */
 	int want_sig;           /* set before adding anything: compute FAST signatures */
+	const struct select *select;  /* set before loading: only the instances it selects (--op,
+	                               * --test; NULL: all); left_out counts the others */
+	size_t left_out;
 	size_t *coff;           /* n + 1, when coverage was loaded */
 	uint32_t *cov;          /* covered element ids */
 	size_t ncov;

@@ -295,6 +295,7 @@ static int cmd_check(int argc, char **argv)
 		goto fail;
 	if (session_open(&c.s, &ro->s, &e) < 0)
 		goto fail;
+	runopts_print_selection(ro, c.s);
 	ran = 1;
 	if (session_run(c.s, ro->fes, ro->nfes, res, &e) < 0) {
 		if (e.code == EXIT_INTERRUPTED)

@@ -28,6 +28,7 @@
 #include "harvest.h"
 #include "home.h"
 #include "progress.h"
+#include "runopts.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -67,11 +68,16 @@ static const char *output, *keras_tests, *compile_commands;
 static struct opts_list patterns, suites, pytest, cpp, includes, defines;
 static double timeout;
 static int no_sandbox, quiet;
+static struct select sel;
 
 static const struct opt options[] = {
 	OPT_STRING('o', "output", "FILE", "the corpus to write ('-' for standard output)", &output),
 	OPT_LIST('f', "filter", "GLOB", "keep only instances whose operator or test matches GLOB (repeatable)",
 		 &patterns),
+	OPT_CALL(0, "op", "GLOB", "keep only instances whose operator matches GLOB (the whole name or its last\n"
+		 "dotted part; comma-separated, repeatable)", &sel, runopts_parse_op),
+	OPT_CALL(0, "test", "GLOB", "keep only instances whose source test matches GLOB (comma-separated,\n"
+		 "repeatable)", &sel, runopts_parse_test),
 	OPT_LIST('s', "suite", "NAME", "torch, keras: harvest this suite (repeatable; default: all of the\n"
 		 "source's suites, unless --pytest is given)", &suites),
 	OPT_LIST('p', "pytest", "PATH",
@@ -237,6 +243,8 @@ static void print_summary(FILE *fp, const struct harvest *h, const char *source,
 	fprintf(fp, "  %-*s %zu\n", w, "distinct operators", h->ops.len);
 	fprintf(fp, "  %-*s %zu\n", w, "duplicates merged", h->merged);
 	fprintf(fp, "  %-*s %zu\n", w, "unmigratable", h->unmigratable);
+	if (h->left_out)
+		fprintf(fp, "  %-*s %zu\n", w, "not --op/--test", h->left_out);
 	fprintf(fp, "  %-*s %zu\n", w, "skipped", skipped);
 	for (size_t i = 0; v[i] && i < 15; i++)
 		fprintf(fp, "    %6zu  %s\n", v[i]->count, esc_str(v[i]->key));
@@ -324,7 +332,8 @@ static int cmd_harvest(int argc, char **argv)
 	struct show sh;
 	struct err e = ERR_INIT;
 	const char *source;
-	char *partial = NULL, *pydir = NULL;
+	char *partial = NULL, *pydir = NULL, **derived = NULL;
+	size_t nderived = 0, nderived_cap = 0;
 	FILE *out = NULL;
 	int has_suites = 0, code = EXIT_OK;
 
@@ -410,8 +419,29 @@ static int cmd_harvest(int argc, char **argv)
 		o.out_name = partial;
 	}
 	o.source = source;
-	o.patterns = patterns.v;
-	o.npatterns = patterns.n;
+	/* torch's and keras's children pass over the samples and tests that no --filter pattern can
+	 * match. --op and --test alone become such patterns too: their union is wider than the
+	 * selection (applied to each record here), and a selected harvest does not run every sample of
+	 * every suite. An operator glob also matches after the last dot, as the selection does. */
+	if (!patterns.n && select_any(&sel) && strcmp(source, "onnx")) {
+		for (size_t i = 0; i < sel.nops; i++) {
+			char *dotted = xasprintf("*.%s", sel.ops[i]);
+
+			XGROW(derived, nderived_cap, nderived + 2);
+			derived[nderived++] = xstrdup(sel.ops[i]);
+			derived[nderived++] = dotted;
+		}
+		for (size_t i = 0; i < sel.ntests; i++) {
+			XGROW(derived, nderived_cap, nderived + 1);
+			derived[nderived++] = xstrdup(sel.tests[i]);
+		}
+		o.patterns = (const char *const *)derived;
+		o.npatterns = nderived;
+	} else {
+		o.patterns = patterns.v;
+		o.npatterns = patterns.n;
+	}
+	o.select = &sel;
 	o.suites = suites.v;
 	o.nsuites = suites.n;
 	o.pytest = pytest.v;
@@ -450,6 +480,8 @@ static int cmd_harvest(int argc, char **argv)
 		struct buf why = BUF_INIT;
 
 		harvest_why_empty(&h, patterns.n > 0, &why);
+		if (h.left_out)
+			buf_addf(&why, " (--op/--test left out %zu)", h.left_out);
 		err_set(&e, EXIT_INPUT, "no instance harvested from '%s': %s", source, why.data);
 		buf_release(&why);
 		code = cmd_error(&e);
@@ -459,7 +491,11 @@ out:
 		fclose(out);
 	free(partial);
 	free(pydir);
+	for (size_t i = 0; i < nderived; i++)
+		free(derived[i]);
+	free(derived);
 	opts_list_release(&patterns);
+	select_release(&sel);
 	opts_list_release(&suites);
 	opts_list_release(&pytest);
 	opts_list_release(&cpp);

@@ -17,6 +17,7 @@
 #include "esc.h"
 #include "fsutil.h"
 #include "rank.h"
+#include "runopts.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -29,6 +30,7 @@ static const char usage[] =
 static const char *output, *counts_path, *coverage;
 static struct rank_opts o = RANK_OPTS_INIT;
 static int quiet, strict, stats;
+static struct select sel;
 
 static int parse_strategy(void *value, const char *arg, struct err *e)
 {
@@ -70,6 +72,10 @@ static const struct opt options[] = {
 	OPT_FLAG(0, "stats", "print only the coverage of the instances that can run, as the opera ranking\n"
 		 "counts it, as one JSON line on standard output (then -o is optional)", &stats),
 	OPT_FLAG(0, "strict", "refuse a corpus with bad lines (default: warn, skip them, rank the rest)", &strict),
+	OPT_CALL(0, "op", "GLOB", "rank only instances whose operator matches GLOB (the whole name or its last\n"
+		 "dotted part; comma-separated, repeatable)", &sel, runopts_parse_op),
+	OPT_CALL(0, "test", "GLOB", "rank only instances whose source test matches GLOB (comma-separated,\n"
+		 "repeatable)", &sel, runopts_parse_test),
 	OPT_FLAG('q', "quiet", "no summary on standard error", &quiet),
 	OPT_END(),
 };
@@ -148,6 +154,7 @@ static int rank(int argc, char **argv)
 		o.counts = &c;
 	}
 	s.want_sig = o.strategy == RANK_FAST;
+	s.select = &sel;
 	if (rank_set_load(&s, corpus, on_bad_line, &bl, &nbad, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
@@ -167,7 +174,7 @@ static int rank(int argc, char **argv)
 	/* An empty queue written with exit 0 would pass a pipeline that ranked the wrong file. */
 	if (!s.n) {
 		err_set(&e, EXIT_INPUT, "'%s' holds no instance records%s: nothing to rank", corpus,
-			nbad ? " (every line is bad)" : "");
+			s.left_out ? " that --op/--test select" : nbad ? " (every line is bad)" : "");
 		code = cmd_error(&e);
 		goto out;
 	}
@@ -213,6 +220,9 @@ static int rank(int argc, char **argv)
 			fprintf(stderr, "ferry: the %zu that can run cover %zu (operator, parameter, subspace) singles "
 				"and %zu pairs, over %zu operator%s\n", st.tier[RANK_TIER_OK],
 				st.cover.singles, st.cover.pairs, st.cover.ops, st.cover.ops == 1 ? "" : "s");
+		if (s.left_out)
+			fprintf(stderr, "ferry: %zu instance%s left out by --op/--test\n", s.left_out,
+				s.left_out == 1 ? "" : "s");
 		if (nbad)
 			fprintf(stderr, "ferry: %zu bad line%s of '%s' left out of the queue\n", nbad,
 				nbad == 1 ? "" : "s",
@@ -232,6 +242,7 @@ static int rank(int argc, char **argv)
 out:
 	rank_queue_release(&q);
 	rank_set_release(&s);
+	select_release(&sel);
 	counts_release(&c);
 	err_release(&e);
 	return code;

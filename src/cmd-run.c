@@ -332,6 +332,7 @@ static int cmd_run(int argc, char **argv)
 		code = cmd_error(&e);
 		goto out;
 	}
+	runopts_print_selection(ro, s);
 	ran = 1;
 	if (session_run(s, ro->fes, ro->nfes, res, &e) < 0) {
 		code = cmd_error(&e);

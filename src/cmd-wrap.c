@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "esc.h"
 #include "progress.h"
+#include "runopts.h"
 #include "wrap.h"
 
 static const char usage[] =
@@ -26,6 +27,7 @@ static const char usage[] =
 static const char *output, *weights;
 static int jobs, quiet;
 static double timeout;
+static struct select sel;
 
 static const struct opt options[] = {
 	OPT_STRING('o', "output", "DIR", "where the models go", &output),
@@ -33,6 +35,10 @@ static const struct opt options[] = {
 	OPT_SECONDS('t', "timeout", "SECS", "time one instance may take (default 60)", &timeout),
 	OPT_STRING(0, "weights", "HOW", "PyTorch weights as 'constant' (default: as real models hold them) or 'input'",
 		   &weights),
+	OPT_CALL(0, "op", "GLOB", "wrap only instances whose operator matches GLOB (the whole name or its last\n"
+		 "dotted part; comma-separated, repeatable)", &sel, runopts_parse_op),
+	OPT_CALL(0, "test", "GLOB", "wrap only instances whose source test matches GLOB (comma-separated,\n"
+		 "repeatable)", &sel, runopts_parse_test),
 	OPT_FLAG('q', "quiet", "no progress line", &quiet),
 	OPT_END(),
 };
@@ -87,6 +93,8 @@ static void print_summary(const struct wrap *w, const struct wrap_opts *o)
 	if (w->reasons.len > 10)
 		printf("      (%zu more reasons)\n", w->reasons.len - 10);
 	printf("  already wrapped      %zu\n", w->resumed);
+	if (w->left_out)
+		printf("  not --op/--test      %zu\n", w->left_out);
 	if (w->bad_lines)
 		printf("  bad corpus lines     %zu\n", w->bad_lines);
 	free(v);
@@ -116,6 +124,7 @@ static int cmd_wrap(int argc, char **argv)
 	o.corpora = (const char *const *)argv + optind;
 	o.ncorpora = (size_t)(argc - optind);
 	o.weights = weights;
+	o.select = &sel;
 	o.dir = output;
 	o.jobs = jobs;
 	o.timeout = timeout;
@@ -141,6 +150,7 @@ static int cmd_wrap(int argc, char **argv)
 	print_summary(&w, &o);
 out:
 	wrap_release(&w);
+	select_release(&sel);
 	err_release(&e);
 	return code;
 }

@@ -17,6 +17,7 @@
 #include "runopts.h"
 
 static const struct cmd_entry *const commands[] = {
+	&cmd_go_entry,
 	&cmd_harvest_entry,
 	&cmd_wrap_entry,
 	&cmd_vary_entry,

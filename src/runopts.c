@@ -69,6 +69,7 @@ void runopts_release(struct runopts *r)
 {
 	for (size_t i = 0; i < r->nfes; i++)
 		frontend_release(&r->fes[i]);
+	select_release(&r->select);
 	free(r->command);
 	r->nfes = 0;
 	r->command = NULL;
@@ -91,9 +92,8 @@ static int add_frontend(struct runopts *r, const char *spec, struct err *e)
 	return 0;
 }
 
-static int parse_frontends(void *value, const char *list, struct err *e)
+int runopts_add_frontends(struct runopts *r, const char *list, struct err *e)
 {
-	struct runopts *r = value;
 	char *names = xstrdup(list), *save = NULL;
 	int ret = 0;
 
@@ -101,6 +101,32 @@ static int parse_frontends(void *value, const char *list, struct err *e)
 		ret = add_frontend(r, tok, e);
 	free(names);
 	return ret;
+}
+
+static int parse_frontends(void *value, const char *list, struct err *e)
+{
+	return runopts_add_frontends(value, list, e);
+}
+
+int runopts_parse_op(void *value, const char *arg, struct err *e)
+{
+	(void)e;
+	select_add(value, 1, arg);
+	return 0;
+}
+
+int runopts_parse_test(void *value, const char *arg, struct err *e)
+{
+	(void)e;
+	select_add(value, 0, arg);
+	return 0;
+}
+
+static int parse_rerun(void *value, const char *arg, struct err *e)
+{
+	if (session_rerun_parse(arg, value) < 0)
+		return err_set(e, EXIT_USAGE, "--rerun takes failed, errors or all, not '%s'", arg);
+	return 0;
 }
 
 /* A frontends file: one frontend per line as -F takes it, '#' comments and blank lines; what a user
@@ -202,8 +228,16 @@ const struct opt runopts_options[] = {
 	OPT_STRING('o', "output", "STORE", "the results store to create or resume", &runopts.s.store),
 	OPT_STRING(0, "queue", "FILE", "run in this order (a queue from ferry rank; others are not run)",
 		   &runopts.s.queue),
-	OPT_INT('n', "limit", "N", "run at most N tests per frontend this time (the top N of the queue)",
-		&runopts.limit, 0, 1 << 30),
+	OPT_INT('n', "limit", "N", "the top N tests of the queue per frontend (those already in the store\n"
+		"count: the same command run again finishes the same N)", &runopts.limit, 0, 1 << 30),
+	OPT_CALL(0, "op", "GLOB", "only tests whose operator matches GLOB (the whole name or its last dotted\n"
+		 "part; comma-separated, repeatable)", &runopts.select, runopts_parse_op),
+	OPT_CALL(0, "test", "GLOB", "only tests whose source test (the record's source.test) matches GLOB\n"
+		 "(comma-separated, repeatable)", &runopts.select, runopts_parse_test),
+	OPT_CALL(0, "rerun", "WHAT", "run again tests that have a result: failed (every failure), errors\n"
+		 "(crash, timeout, oom: after fixing an adapter) or all", &runopts.s.rerun, parse_rerun),
+	OPT_INT(0, "maxfail", "N", "start no test after N failures (the running ones finish)", &runopts.maxfail, 1,
+		1 << 30),
 	OPT_SECONDS(0, "budget", "SECS", "start no test after SECS seconds (the running ones finish)",
 		    &runopts.s.budget),
 	OPT_CALL(0, "shard", "I/N", "take every N-th test of the queue from offset I (0 <= I < N)", &runopts.s,
@@ -306,6 +340,8 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 	if (check_oracle(r, c) < 0)
 		return -1;
 	r->s.limit = r->limit;
+	r->s.maxfail = r->maxfail;
+	r->s.select = &r->select;
 	r->s.runner.mem_limit = r->memory ? r->memory : cmd_default_memory(r->s.runner.jobs);
 	if (label_frontends(r, c) < 0)
 		return -1;
@@ -339,8 +375,12 @@ void runopts_print(const struct runopts *r, const struct session_result *res)
 				printf("    %-18s %zu\n", outcome_name(k), x->counts[k]);
 		printf("  already in the store %zu\n", x->already);
 		printf("  invalid, not run     %zu\n", x->invalid);
+		if (x->rerun)
+			printf("  run again            %zu (--rerun)\n", x->rerun);
+		if (x->maxfail)
+			printf("  stopped at --maxfail %d failures of this command\n", r->maxfail);
 		if (x->budget_left_out)
-			printf("  left for later       %zu (limit or budget)\n", x->budget_left_out);
+			printf("  left for later       %zu (limit, budget or --maxfail)\n", x->budget_left_out);
 		/* What the frontend supports, per (operator, dtype) group (oracle/probe.h). */
 		if (x->probes)
 			printf("  probed now           %zu groups: %zu supported, %zu unsupported, %zu failing (%zu "
@@ -352,4 +392,20 @@ void runopts_print(const struct runopts *r, const struct session_result *res)
 			printf("  reduced now          %zu of %zu inconsistencies (ferry bugs groups them, ferry show\n"
 			       "                       writes each one's reproducer)\n", x->reduced, x->reductions);
 	}
+}
+
+void runopts_print_selection(const struct runopts *r, const struct session *s)
+{
+	size_t queued, unknown, left_out;
+
+	session_selection(s, &queued, &unknown, &left_out);
+	if (r->quiet || (!unknown && !left_out))
+		return;
+	fflush(stdout);
+	/* A queue of the whole corpus over a wrapped sample is normal: said in one line, no warning. */
+	if (unknown)
+		fprintf(stderr, "ferry: the queue '%s' names %zu tests, %zu of them wrapped (the others are not run)\n",
+			esc_str(r->s.queue), queued, queued - unknown);
+	if (left_out)
+		fprintf(stderr, "ferry: --op/--test leave out %zu of the tests\n", left_out);
 }

@@ -14,10 +14,12 @@ struct runopts {
 	struct frontend fes[RUNOPTS_MAX_FRONTENDS];
 	size_t nfes;
 	int quiet;
+	int maxfail;                    /* --maxfail, or 0 */
 	int limit;                      /* --limit, or -1 */
 	unsigned long long memory;      /* --memory, or 0 */
 	const char *oracle;             /* --oracle, or NULL */
 	int mutations, seed;            /* -k and --seed (the metamorphic oracle's), or -1 */
+	struct select select;           /* --op, --test */
 	struct progress progress;
 	char label[160];
 	char *command;
@@ -36,5 +38,13 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 void runopts_help(FILE *fp);
 /* Print what each frontend's run did. */
 void runopts_print(const struct runopts *r, const struct session_result *res);
+/* After session_open: one line on stderr for what the queue and --op/--test selected, when they
+ * left tests out (unless quiet). */
+void runopts_print_selection(const struct runopts *r, const struct session *s);
+/* -F's list (comma-separated NAME, NAME:LIBRARY, NAME@PYTHON), added to r's frontends. */
+int runopts_add_frontends(struct runopts *r, const char *list, struct err *e);
+/* --op and --test for a command's own table (value: a struct select). */
+int runopts_parse_op(void *value, const char *arg, struct err *e);
+int runopts_parse_test(void *value, const char *arg, struct err *e);
 
 #endif

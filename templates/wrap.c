@@ -96,6 +96,12 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 			w->bad_lines++;
 			continue;
 		}
+		if ((w->o->only && !strmap_find(w->o->only, in.id)) ||
+		    (select_any(w->o->select) && !select_instance(w->o->select, &in))) {
+			w->left_out++;
+			record_release(&in);
+			continue;
+		}
 		strmap_get(&w->done, in.id, &created);
 		if (!created) {
 			/* Wrapped by an earlier run, or a duplicate line of a corpus (or of another: the
@@ -292,7 +298,12 @@ int wrap_run(struct wrap *w, struct err *e)
 	if (runner_run(&ro, &cb, NULL, e) < 0)
 		goto out;
 	if (!w->out && !w->resumed) {
-		if (w->o->ncorpora == 1)
+		if (w->left_out && !w->bad_lines && !w->o->only)
+			err_set(e, EXIT_INPUT, "--op/--test select none of the %zu instances of %s'%s'", w->left_out,
+				w->o->ncorpora > 1 ? "the corpora, such as " : "", w->o->corpora[0]);
+		else if (w->left_out && w->o->only)
+			r = 0;  /* ferry go's sample: nothing of it left to wrap */
+		else if (w->o->ncorpora == 1)
 			err_set(e, EXIT_INPUT, "'%s' holds no instance records%s", w->o->corpora[0],
 				w->bad_lines ? " (every line is bad)" : "");
 		else

@@ -16,12 +16,16 @@
 
 #include "err.h"
 #include "jsonl.h"
+#include "select.h"
 #include "strmap.h"
 
 struct wrap_opts {
 	const char *const *corpora;  /* the corpora to wrap, read in this order (borrowed) */
 	size_t ncorpora;        /* at least one */
 	const char *dir;        /* where the models go (borrowed) */
+	const struct select *select;  /* --op, --test: the instances wrapped (NULL: all; borrowed) */
+	const struct strmap *only;    /* NULL, or the ids to wrap, the others left out (ferry go's
+	                               * sample of a ranked queue; borrowed) */
 	int jobs;               /* worker processes */
 	double timeout;         /* seconds one instance may take */
 	unsigned long long mem_limit;  /* bytes a worker may use; 0: none */
@@ -42,6 +46,7 @@ struct wrap_opts {
 struct wrap {
 	size_t resumed;          /* already in DIR/wrapped.jsonl (or repeated in the corpus) */
 	size_t ok, invalid, random, bad_lines;
+	size_t left_out;         /* instances --op and --test left out */
 	struct strmap reasons;   /* invalid reason -> instances */
 
 	/* The engine's own. */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The command line: usage errors exit 2 with a message that says what is wrong; help goes to stdout.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
-plan 40
+plan 41
 
 expect_exit 2 "no command is a usage error" -- "$FERRY"
 contains "no command shows the overview" "$err" "usage: ferry COMMAND"
@@ -31,7 +31,7 @@ done
 man_entry() {  # man_entry CMD: the man page's COMMANDS entry of CMD, from ".B CMD" to the next .TP
 	awk -v cmd="$1" '$0 ~ "^\\.B " cmd "( |$)" { on = 1 } on && /^\.TP/ { on = 0 } on' "$top_srcdir/doc/ferry.1"
 }
-for c in harvest wrap run check rank report bugs show reduce baseline merge apfd count-tests; do
+for c in go harvest wrap run check rank report bugs show reduce baseline merge apfd count-tests; do
 	entry=$(man_entry "$c"; [ "$c" != check ] || man_entry run)
 	missing=
 	for o in $("$FERRY" help "$c" | sed -n '/^Options:/,/^$/p' | sed -n 's/^ *\(-., \)\{0,1\}--\([a-z][a-z-]*\).*/\2/p'); do

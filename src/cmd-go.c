@@ -1,0 +1,895 @@
+/* cmd-go.c: ferry go [LIBRARY...] -F LIST [-o DIR]
+ *
+ * From a library's tests to a bug list in one command, in a project directory: for each library,
+ * harvest its tests into DIR/LIBRARY/corpus.jsonl, rank the corpus for each frontend (against that
+ * frontend's own test counts where ferry ships them; frontends that share counts share a queue),
+ * take a sample down each queue (--per-op K spreads it across operators, --limit N bounds it),
+ * wrap only what will run, run every frontend into DIR/LIBRARY/results.db, group the failures into
+ * bugs (DIR/LIBRARY/bugs.txt) and write the report and its reproducers. Each stage whose output is
+ * current is skipped and says so; every stage keeps what it finished, so Ctrl-C loses nothing and
+ * the same command run again goes on. With --budget the queue is wrapped and run in growing chunks,
+ * every frontend taking each chunk in turn, until the time is spent.
+ *
+ * The stages run through their engines' C interfaces: the session (oracle/session.h) and the wrap
+ * (templates/wrap.h) engines directly, since go chooses what they take; harvest, bugs and report
+ * through their commands' entries, in this process: what those commands do around their engines
+ * (the partial corpus, fetching Keras's tests, the summaries, the reproducers) is theirs, and a
+ * second copy of it here would drift from it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "counts.h"
+#include "esc.h"
+#include "fsutil.h"
+#include "harvest.h"
+#include "jsonl.h"
+#include "progress.h"
+#include "py.h"
+#include "rank.h"
+#include "runopts.h"
+#include "strmap.h"
+#include "wrap.h"
+#include "xalloc.h"
+
+static const char usage[] =
+	"usage: ferry go [LIBRARY...] -F LIST [-o DIR] [options]\n"
+	"\n"
+	"From the tests of LIBRARY (onnx, torch, keras; default: the libraries of the frontends) to a\n"
+	"bug list, in the project directory DIR: harvest, rank, wrap what will run, run each frontend,\n"
+	"bugs, report. Each library's files go to DIR/LIBRARY/. A stage whose output is current is\n"
+	"skipped; the same command run again goes on where it stopped.\n";
+
+static const char more[] =
+	"Files, in DIR/LIBRARY/: corpus.jsonl (harvest), queue.jsonl and queue-COUNTS.jsonl (one per\n"
+	"counts file, ranked), sample.ids and sample-COUNTS.ids (what runs, one id per line), wrapped/,\n"
+	"results.db, bugs.txt (ferry bugs), report.txt and reproducers/ (ferry report -o).\n"
+	"The frontends' counts: ort onnxruntime-cpu, tvm-onnx tvm-relax-onnx, iree-onnx iree-onnx,\n"
+	"tvm-pytorch tvm-relax-torch (corpora/counts/); the others rank without counts.\n";
+
+static const char *output, *counts_opt, *tolerances_opt;
+static struct opts_list suites;
+static int per_op, limit, quiet;
+static double budget;
+
+static int parse_frontends(void *value, const char *list, struct err *e)
+{
+	return runopts_add_frontends(value, list, e);
+}
+
+static int parse_rerun(void *value, const char *arg, struct err *e)
+{
+	if (session_rerun_parse(arg, value) < 0)
+		return err_set(e, EXIT_USAGE, "--rerun takes failed, errors or all, not '%s'", arg);
+	return 0;
+}
+
+static const struct opt options[] = {
+	OPT_CALL('F', "frontend", "LIST", "frontends to run, comma-separated, as ferry run takes them (default:\n"
+		 "every frontend of the libraries named)", &runopts, parse_frontends),
+	OPT_STRING('o', "output", "DIR", "the project directory (default: the current directory)", &output),
+	OPT_CALL(0, "op", "GLOB", "only instances whose operator matches GLOB (the whole name or its last dotted\n"
+		 "part; comma-separated, repeatable)", &runopts.select, runopts_parse_op),
+	OPT_CALL(0, "test", "GLOB", "only instances whose source test matches GLOB (comma-separated, repeatable)",
+		 &runopts.select, runopts_parse_test),
+	OPT_LIST('s', "suite", "NAME", "torch, keras: harvest this suite (repeatable; default: all)", &suites),
+	OPT_INT('n', "limit", "N", "run the top N tests of each frontend's queue (after --per-op)", &limit, 1,
+		1 << 30),
+	OPT_INT(0, "per-op", "K", "take at most K tests of an operator down each queue", &per_op, 1, 1 << 30),
+	OPT_SECONDS(0, "budget", "SECS", "start no test after SECS seconds from the start of the command", &budget),
+	OPT_STRING(0, "counts", "FILE", "rank every queue against these counts (default: each frontend's own)",
+		   &counts_opt),
+	OPT_STRING(0, "tolerances", "F", "per-operator tolerances (default: ferry's for the library, where it has\n"
+		   "them)", &tolerances_opt),
+	OPT_CALL(0, "rerun", "WHAT", "run again tests that have a result: failed, errors (crash, timeout, oom)\n"
+		 "or all", &runopts.s.rerun, parse_rerun),
+	OPT_INT(0, "maxfail", "N", "start no test after N failures", &runopts.maxfail, 1, 1 << 30),
+	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", &runopts.s.runner.jobs, 1, 256),
+	OPT_SECONDS('t', "timeout", "SECS", "time one test may take (default 60)", &runopts.s.runner.timeout),
+	OPT_SIZE('m', "memory", "SIZE", "memory one worker may use, e.g. 4G (default: a share of the machine's)",
+		 &runopts.memory),
+	OPT_FLAG('q', "quiet", "no progress lines", &quiet),
+	OPT_END(),
+};
+
+/* The counts ferry ships, by the frontend they serve (corpora/counts/README.md's table). */
+static const struct {
+	const char *frontend, *file;
+} frontend_counts[] = {
+	{ "ort", "onnxruntime-cpu.json" },
+	{ "tvm-onnx", "tvm-relax-onnx.json" },
+	{ "iree-onnx", "iree-onnx.json" },
+	{ "tvm-pytorch", "tvm-relax-torch.json" },
+};
+
+#define MAX_LIBRARIES 3
+
+/* Frontends that share a queue: the same counts. */
+struct group {
+	char *counts;           /* the counts file, or NULL */
+	char *queue, *stamp, *ids;
+	struct frontend fes[RUNOPTS_MAX_FRONTENDS];  /* shallow copies of runopts.fes */
+	size_t nfes;
+	char **sample;          /* the ids to run, queue order */
+	size_t nsample, cap;
+	size_t runnable;        /* queue entries that can run (before --per-op and --limit) */
+};
+
+struct go {
+	const char *library;
+	char *dir, *corpus, *wrapdir, *store;
+	struct group groups[RUNOPTS_MAX_FRONTENDS];
+	size_t ngroups;
+	double start;
+	size_t ran, failures;
+	int out_of_time;
+};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A line about a stage, on stdout among the stages' own summaries. */
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+static double time_left(const struct go *g)
+{
+	return budget > 0 ? budget - (progress_now() - g->start) : 1e9;
+}
+
+/* A file ferry ships: the build tree's (when this binary runs from it), else the installed one. */
+static char *shipped(const char *tree, const char *installed, const char *name)
+{
+	char *p = xasprintf("%s/%s/%s", ABS_TOP_SRCDIR, tree, name);
+
+	if (!fs_exists(p)) {
+		free(p);
+		p = xasprintf("%s/%s/%s", PKGDATADIR, installed, name);
+	}
+	if (!fs_exists(p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static char *counts_for(const struct frontend *fe)
+{
+	if (counts_opt)
+		return xstrdup(counts_opt);
+	for (size_t i = 0; i < sizeof(frontend_counts) / sizeof(frontend_counts[0]); i++)
+		if (!strcmp(fe->name, frontend_counts[i].frontend))
+			return shipped("corpora/counts", "counts", frontend_counts[i].file);
+	return NULL;
+}
+
+/* Whether stamp holds exactly want (a stage's options, kept beside its output). */
+static int stamp_is(const char *stamp, const char *want)
+{
+	struct buf text = BUF_INIT;
+	struct err e = ERR_INIT;
+	int same = fs_exists(stamp) && fs_read(stamp, &text, &e) == 0 && text.data && !strcmp(text.data, want);
+
+	buf_release(&text);
+	err_release(&e);
+	return same;
+}
+
+static int newer_or_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       (sa.st_mtim.tv_sec > sb.st_mtim.tv_sec ||
+		(sa.st_mtim.tv_sec == sb.st_mtim.tv_sec && sa.st_mtim.tv_nsec >= sb.st_mtim.tv_nsec));
+}
+
+/* Call another command's entry in this process, its stdout into path when path is not NULL. */
+static int call(const struct cmd_entry *c, const char *path, const char **argv, int argc)
+{
+	int saved = -1, fd, code;
+	char **copy = xcalloc((size_t)argc + 1, sizeof(*copy));
+
+	for (int i = 0; i < argc; i++)
+		copy[i] = (char *)argv[i];
+	fflush(stdout);
+	if (path) {
+		if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+			fprintf(stderr, "ferry: error: cannot create '%s': %s\n", esc_str(path), strerror(errno));
+			free(copy);
+			return EXIT_ENV;
+		}
+		saved = dup(STDOUT_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		close(fd);
+	}
+	code = c->fn(argc, copy);
+	fflush(stdout);
+	if (saved >= 0) {
+		dup2(saved, STDOUT_FILENO);
+		close(saved);
+	}
+	free(copy);
+	return code;
+}
+
+/* --- harvest ----------------------------------------------------------------------------------- */
+
+/* The corpus is current when it exists and was harvested with the same selection, or whole (a
+ * whole corpus holds every selection: --op and --test then apply from the rank on). A corpus with
+ * no stamp is an older ferry's whole harvest. */
+static int stage_harvest(struct go *g)
+{
+	char *stamp = xasprintf("%s.args", g->corpus), *sel = select_describe(&runopts.select);
+	struct buf want = BUF_INIT, whole = BUF_INIT;
+	const char *argv[64];
+	int argc = 0, has_suites = 0, code = EXIT_OK;
+	struct err e = ERR_INIT;
+
+	harvest_source(g->library, &has_suites);
+	buf_addf(&whole, "harvest %s\n", g->library);
+	buf_addf(&want, "harvest %s", g->library);
+	for (size_t i = 0; has_suites && i < suites.n; i++)
+		buf_addf(&want, " --suite %s", suites.v[i]);
+	buf_addf(&want, "%s%s\n", *sel ? " " : "", sel);
+	if (fs_exists(g->corpus) && (!fs_exists(stamp) || stamp_is(stamp, whole.data) || stamp_is(stamp, want.data))) {
+		say("harvest %s: current ('%s'), skipped\n", g->library, esc_str(g->corpus));
+		goto out;
+	}
+	argv[argc++] = "harvest";
+	argv[argc++] = g->library;
+	argv[argc++] = "-o";
+	argv[argc++] = g->corpus;
+	for (size_t i = 0; has_suites && i < suites.n && argc < 40; i++) {
+		argv[argc++] = "--suite";
+		argv[argc++] = suites.v[i];
+	}
+	for (size_t i = 0; i < runopts.select.nops && argc < 56; i++) {
+		argv[argc++] = "--op";
+		argv[argc++] = runopts.select.ops[i];
+	}
+	for (size_t i = 0; i < runopts.select.ntests && argc < 62; i++) {
+		argv[argc++] = "--test";
+		argv[argc++] = runopts.select.tests[i];
+	}
+	if (quiet)
+		argv[argc++] = "-q";
+	argv[argc] = NULL;
+	say("harvest %s -> %s\n", g->library, esc_str(g->corpus));
+	if ((code = call(&cmd_harvest_entry, NULL, argv, argc)) != EXIT_OK)
+		goto out;
+	if (fs_write_atomic(stamp, want.data, want.len, &e) < 0)
+		code = cmd_error(&e);
+out:
+	buf_release(&want);
+	buf_release(&whole);
+	free(stamp);
+	free(sel);
+	err_release(&e);
+	return code;
+}
+
+/* --- rank and sample --------------------------------------------------------------------------- */
+
+static void on_bad_line(void *ctx, const struct err *e)
+{
+	size_t *shown = ctx;
+
+	if ((*shown)++ < 5)
+		cmd_warn("%s", e->msg);
+}
+
+static int rank_queue(struct go *g, struct group *q, struct err *e)
+{
+	struct rank_set s;
+	struct rank_opts o = RANK_OPTS_INIT;
+	struct rank_queue rq = RANK_QUEUE_INIT;
+	struct rank_stats st;
+	struct counts c;
+	size_t nbad = 0, shown = 0;
+	int r = -1;
+
+	rank_set_init(&s);
+	counts_init(&c);
+	if (q->counts) {
+		if (counts_load(&c, q->counts, e) < 0)
+			goto out;
+		o.counts = &c;
+	}
+	s.select = &runopts.select;
+	if (rank_set_load(&s, g->corpus, on_bad_line, &shown, &nbad, e) < 0)
+		goto out;
+	if (!s.n) {
+		char *sel = select_describe(&runopts.select);
+
+		err_set(e, EXIT_INPUT, "'%s' holds no instance records%s%s: nothing to rank", g->corpus,
+			*sel ? " that " : "", *sel ? sel : "");
+		free(sel);
+		goto out;
+	}
+	if (rank_run(&s, &o, &rq, &st, e) < 0 || rank_queue_write(&s, &rq, q->queue, e) < 0)
+		goto out;
+	say("rank %s%s%s: %zu instances of %zu operators, %zu can run -> %s\n", g->library,
+	    q->counts ? " against " : "", q->counts ? esc_str(q->counts) : "", s.n, st.ops, st.tier[RANK_TIER_OK],
+	    esc_str(q->queue));
+	r = 0;
+out:
+	rank_queue_release(&rq);
+	rank_set_release(&s);
+	counts_release(&c);
+	return r;
+}
+
+/* The queue (ranked again unless current), then the sample down it: what can run, --per-op K of
+ * an operator at most, the top --limit N. */
+static int stage_rank(struct go *g, struct group *q, struct err *e)
+{
+	char *sel = select_describe(&runopts.select);
+	char *want = xasprintf("rank %s%s%s\n", q->counts ? q->counts : "(no counts)", *sel ? " " : "", sel);
+	struct strmap per = STRMAP_INIT;
+	struct jsonl_reader r;
+	struct err bad = ERR_INIT;
+	struct buf ids = BUF_INIT;
+	enum jsonl_status st;
+	cJSON *j;
+	int ret = -1;
+
+	if (fs_exists(q->queue) && stamp_is(q->stamp, want) && newer_or_same(q->queue, g->corpus)) {
+		say("rank %s%s%s: current ('%s'), skipped\n", g->library, q->counts ? " against " : "",
+		    q->counts ? esc_str(q->counts) : "", esc_str(q->queue));
+	} else {
+		if (rank_queue(g, q, e) < 0 || fs_write_atomic(q->stamp, want, strlen(want), e) < 0)
+			goto out;
+	}
+	if (jsonl_open(&r, q->queue, e) < 0)
+		goto out;
+	while ((st = jsonl_next_json(&r, &j, &bad)) != JSONL_END) {
+		const cJSON *id, *op, *status;
+		struct strmap_entry *n;
+
+		if (st == JSONL_FAIL) {
+			*e = bad;
+			jsonl_close(&r);
+			goto out;
+		}
+		if (st == JSONL_BAD) {
+			err_release(&bad);
+			continue;
+		}
+		id = cJSON_GetObjectItemCaseSensitive(j, "id");
+		op = cJSON_GetObjectItemCaseSensitive(j, "op");
+		status = cJSON_GetObjectItemCaseSensitive(j, "status");
+		/* Invalid and unmigratable instances are last in a queue and never run. */
+		if (cJSON_IsString(id) && cJSON_IsString(op) && !status) {
+			q->runnable++;
+			n = strmap_get(&per, op->valuestring, NULL);
+			if ((!per_op || n->count < (size_t)per_op) && (!limit || q->nsample < (size_t)limit)) {
+				n->count++;
+				XGROW(q->sample, q->cap, q->nsample + 1);
+				q->sample[q->nsample++] = xstrdup(id->valuestring);
+				buf_addf(&ids, "%s\n", id->valuestring);
+			}
+		}
+		cJSON_Delete(j);
+	}
+	jsonl_close(&r);
+	if (fs_write_atomic(q->ids, ids.data ? ids.data : "", ids.len, e) < 0)
+		goto out;
+	say("sample: %zu of the %zu tests of the queue that can run%s -> %s\n", q->nsample, q->runnable,
+	    per_op || limit ? (per_op && limit ? " (--per-op, --limit)" : per_op ? " (--per-op)" : " (--limit)") : "",
+	    esc_str(q->ids));
+	ret = 0;
+out:
+	strmap_release(&per);
+	buf_release(&ids);
+	free(want);
+	free(sel);
+	return ret;
+}
+
+/* --- wrap -------------------------------------------------------------------------------------- */
+
+struct wrap_show {
+	struct progress progress;
+	size_t shown;
+};
+
+static void wrap_warn(void *ctx, const char *msg)
+{
+	struct wrap_show *sh = ctx;
+
+	progress_clear(&sh->progress);
+	cmd_warn("%s", msg);
+}
+
+static void wrap_invalid(void *ctx, const char *corpus, size_t lineno, const char *op, const char *why)
+{
+	struct wrap_show *sh = ctx;
+
+	if (sh->shown++ < 5) {
+		progress_clear(&sh->progress);
+		cmd_warn("%s:%zu: %s is invalid: %s", corpus, lineno, op, why);
+	}
+}
+
+static void wrap_progress(void *ctx, size_t done, size_t invalid)
+{
+	struct wrap_show *sh = ctx;
+
+	progress_update(&sh->progress, done, invalid);
+}
+
+/* Wrap the ids of only that are not wrapped yet. */
+static int stage_wrap(struct go *g, const struct strmap *only, size_t want, struct err *e)
+{
+	const char *corpora[1] = { g->corpus };
+	struct wrap_opts o;
+	struct wrap w;
+	struct wrap_show sh;
+	int r = -1;
+
+	memset(&o, 0, sizeof(o));
+	memset(&w, 0, sizeof(w));
+	memset(&sh, 0, sizeof(sh));
+	o.corpora = corpora;
+	o.ncorpora = 1;
+	o.dir = g->wrapdir;
+	o.only = only;
+	o.jobs = runopts.s.runner.jobs;
+	o.timeout = runopts.s.runner.timeout;
+	o.mem_limit = runopts.s.runner.mem_limit;
+	o.ctx = &sh;
+	o.warn = wrap_warn;
+	o.invalid = wrap_invalid;
+	o.progress = wrap_progress;
+	if (wrap_open(&w, &o, e) < 0)
+		goto out;
+	progress_start(&sh.progress, "wrap", want, quiet);
+	if (wrap_run(&w, e) < 0) {
+		progress_clear(&sh.progress);
+		goto out;
+	}
+	if (w.ok + w.invalid)
+		progress_finish(&sh.progress);
+	else
+		progress_clear(&sh.progress);
+	if (!(w.ok + w.invalid))
+		say("wrap: current (the %zu tests of the sample are wrapped in '%s'), skipped\n", want,
+		    esc_str(g->wrapdir));
+	else
+		say("wrap: %zu wrapped now (%zu valid, %zu invalid: the library rejects them), %zu before -> %s\n",
+		    w.ok + w.invalid, w.ok, w.invalid, w.resumed, esc_str(g->wrapdir));
+	r = 0;
+out:
+	wrap_release(&w);
+	return r;
+}
+
+/* --- run --------------------------------------------------------------------------------------- */
+
+static void print_run(const struct frontend *fe, const struct session_result *x)
+{
+	if (x->unavailable) {
+		say("run %s: unavailable: %s\n", esc_str(fe->label), esc_str(x->why));
+		return;
+	}
+	printf("run %s: %zu ran now", esc_str(fe->label), x->ran);
+	for (size_t k = 0; k < OUTCOME_COUNT; k++)
+		if (x->counts[k])
+			printf(", %zu %s", x->counts[k], outcome_name(k));
+	if (x->already)
+		printf("; %zu already in the store", x->already);
+	if (x->invalid)
+		printf("; %zu invalid", x->invalid);
+	if (x->budget_left_out)
+		printf("; %zu left for later", x->budget_left_out);
+	say("%s\n", x->maxfail ? " (--maxfail)" : "");
+}
+
+/* runopts' progress line, left out for a frontend that has nothing left to run. */
+static void on_started(void *ctx, const struct frontend *fe, size_t total)
+{
+	struct runopts *r = ctx;
+
+	snprintf(r->label, sizeof(r->label), "run %s", fe->label);
+	progress_start(&r->progress, r->label, total, r->quiet || !total);
+}
+
+/* Run the group's frontends on the tests of ids (a plain-id queue). 0, 1 when nothing of the
+ * chunk is valid for them, -1 with e filled. */
+static int run_group(struct go *g, struct group *q, const char *ids, struct err *e)
+{
+	struct session_result res[RUNOPTS_MAX_FRONTENDS];
+	struct session *s = NULL;
+	int r = -1;
+
+	memset(res, 0, sizeof(res));
+	runopts.s.wrapdir = g->wrapdir;
+	runopts.s.store = g->store;
+	runopts.s.queue = ids;
+	runopts.s.select = NULL;  /* applied by the rank */
+	runopts.s.fes = q->fes;
+	runopts.s.nfes = q->nfes;
+	runopts.s.limit = -1;
+	runopts.s.started = on_started;
+	runopts.s.budget = budget > 0 ? time_left(g) : 0;
+	runopts.s.maxfail = runopts.maxfail ? runopts.maxfail - (long)g->failures : 0;
+	if (session_open(&s, &runopts.s, e) < 0) {
+		/* A chunk whose tests the library all rejected: nothing to run, not a failure of go. */
+		if (e->code == EXIT_INPUT && strstr(e->msg, "is valid")) {
+			r = 1;
+			err_release(e);
+		}
+		goto out;
+	}
+	r = session_run(s, q->fes, q->nfes, res, e) < 0 ? -1 : 0;
+	for (size_t i = 0; i < q->nfes; i++) {
+		if (r == 0)
+			print_run(&q->fes[i], &res[i]);
+		g->ran += res[i].ran;
+		for (size_t k = 0; k < OUTCOME_COUNT; k++)
+			if (outcome_is_failure(k))
+				g->failures += res[i].counts[k];
+		g->out_of_time |= res[i].budget_left_out > 0;
+		session_result_release(&res[i]);
+	}
+out:
+	session_close(s);
+	return r;
+}
+
+/* Wrap and run the samples in chunks, each chunk through every group: one chunk of all without a
+ * budget, else chunks that double, so that frontends share the time and little is wrapped that
+ * will not run. */
+static int stage_run(struct go *g, struct err *e)
+{
+	struct strmap only = STRMAP_INIT;
+	size_t most = 0, from = 0, to, first;
+	int r = 0;
+
+	for (size_t k = 0; k < g->ngroups; k++)
+		if (g->groups[k].nsample > most)
+			most = g->groups[k].nsample;
+	/* A first chunk of a few tests per worker: wrapping more would cost time that may not be there. */
+	first = 8 * (size_t)runopts.s.runner.jobs;
+	to = budget > 0 ? (most < first ? most : first) : most;
+	while (from < most && r == 0) {
+		size_t want = 0;
+
+		if (budget > 0 && time_left(g) <= 0) {
+			say("run: the budget of %gs is spent; %zu tests of the sample are left for later\n", budget,
+			    most - from);
+			g->out_of_time = 1;
+			break;
+		}
+		for (size_t k = 0; k < g->ngroups; k++)
+			for (size_t i = from; i < to && i < g->groups[k].nsample; i++) {
+				int created;
+
+				strmap_get(&only, g->groups[k].sample[i], &created);
+				want += created;
+			}
+		if ((r = stage_wrap(g, &only, only.len, e)) < 0)
+			break;
+		for (size_t k = 0; k < g->ngroups && r >= 0; k++) {
+			struct group *q = &g->groups[k];
+			struct buf chunk = BUF_INIT;
+			char *path = NULL;
+
+			if (from >= q->nsample)
+				continue;
+			if (budget > 0 || from > 0) {
+				path = xasprintf("%s.chunk", q->ids);
+				for (size_t i = from; i < to && i < q->nsample; i++)
+					buf_addf(&chunk, "%s\n", q->sample[i]);
+				if ((r = fs_write_atomic(path, chunk.data, chunk.len, e)) == 0)
+					r = run_group(g, q, path, e);
+				unlink(path);
+			} else {
+				r = run_group(g, q, q->ids, e);
+			}
+			buf_release(&chunk);
+			free(path);
+			if (r == 1)
+				r = 0;
+		}
+		if (r < 0 || g->out_of_time ||
+		    (runopts.maxfail && g->failures >= (size_t)runopts.maxfail))
+			break;
+		from = to;
+		to = to * 2 > most ? most : to * 2;
+		(void)want;
+	}
+	strmap_release(&only);
+	return r < 0 ? -1 : 0;
+}
+
+/* --- bugs and report --------------------------------------------------------------------------- */
+
+static int stage_report(struct go *g, int fresh)
+{
+	char *bugs = xasprintf("%s/bugs.txt", g->dir), *report = xasprintf("%s/report.txt", g->dir);
+	char *repro = xasprintf("%s/reproducers", g->dir);
+	const char *bargv[] = { "bugs", g->store, NULL };
+	const char *rargv[] = { "report", g->store, "-o", repro, NULL };
+	struct buf text = BUF_INIT;
+	struct err e = ERR_INIT;
+	int code = EXIT_OK;
+
+	if (!fs_exists(g->store)) {
+		say("bugs %s: no results yet\n", g->library);
+		goto out;
+	}
+	if (!fresh && fs_exists(bugs) && fs_exists(report)) {
+		say("bugs, report: current ('%s', '%s'), skipped\n", esc_str(bugs), esc_str(report));
+	} else {
+		if ((code = call(&cmd_bugs_entry, bugs, bargv, 2)) != EXIT_OK)
+			goto out;
+		if ((code = call(&cmd_report_entry, report, rargv, 4)) != EXIT_OK)
+			goto out;
+		say("report -> %s, reproducers in %s\n", esc_str(report), esc_str(repro));
+	}
+	if (fs_read(bugs, &text, &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
+	say("bugs -> %s:\n%s", esc_str(bugs), text.data ? text.data : "(none)\n");
+out:
+	buf_release(&text);
+	err_release(&e);
+	free(bugs);
+	free(report);
+	free(repro);
+	return code;
+}
+
+/* --- the command ------------------------------------------------------------------------------- */
+
+static void go_release(struct go *g)
+{
+	for (size_t k = 0; k < g->ngroups; k++) {
+		struct group *q = &g->groups[k];
+
+		for (size_t i = 0; i < q->nsample; i++)
+			free(q->sample[i]);
+		free(q->sample);
+		free(q->counts);
+		free(q->queue);
+		free(q->stamp);
+		free(q->ids);
+	}
+	free(g->dir);
+	free(g->corpus);
+	free(g->wrapdir);
+	free(g->store);
+	memset(g, 0, sizeof(*g));
+}
+
+/* The groups of the library's frontends: one per counts file. */
+static void make_groups(struct go *g)
+{
+	for (size_t i = 0; i < runopts.nfes; i++) {
+		const struct frontend *fe = &runopts.fes[i];
+		char *counts;
+		struct group *q = NULL;
+
+		if (strcmp(fe->library, g->library))
+			continue;
+		counts = counts_for(fe);
+		for (size_t k = 0; k < g->ngroups && !q; k++)
+			if ((!counts && !g->groups[k].counts) ||
+			    (counts && g->groups[k].counts && !strcmp(counts, g->groups[k].counts)))
+				q = &g->groups[k];
+		if (!q) {
+			const char *base = counts ? strrchr(counts, '/') : NULL;
+			char *name = counts ? xstrdup(base ? base + 1 : counts) : NULL;
+
+			if (name && strlen(name) > 5 && !strcmp(name + strlen(name) - 5, ".json"))
+				name[strlen(name) - 5] = '\0';
+			q = &g->groups[g->ngroups++];
+			q->counts = counts;
+			counts = NULL;
+			q->queue = xasprintf("%s/queue%s%s.jsonl", g->dir, name ? "-" : "", name ? name : "");
+			q->stamp = xasprintf("%s.args", q->queue);
+			q->ids = xasprintf("%s/sample%s%s.ids", g->dir, name ? "-" : "", name ? name : "");
+			free(name);
+		}
+		free(counts);
+		q->fes[q->nfes++] = *fe;
+	}
+}
+
+static int go_library(struct go *g, const char *dir, const char *library)
+{
+	struct err e = ERR_INIT;
+	size_t ran_before;
+	int code = EXIT_OK;
+	char *tol = NULL;
+
+	g->library = library;
+	g->dir = xasprintf("%s/%s", dir, library);
+	g->corpus = xasprintf("%s/corpus.jsonl", g->dir);
+	g->wrapdir = xasprintf("%s/wrapped", g->dir);
+	g->store = xasprintf("%s/results.db", g->dir);
+	if (fs_mkdirs(g->dir, &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
+	if ((code = stage_harvest(g)) != EXIT_OK)
+		goto out;
+	make_groups(g);
+	for (size_t k = 0; k < g->ngroups; k++)
+		if (stage_rank(g, &g->groups[k], &e) < 0) {
+			code = cmd_error(&e);
+			goto out;
+		}
+	/* The library's own tolerances (half-precision ulps and the like), unless given. */
+	if (!tolerances_opt) {
+		char *py = fs_python_dir(), *name = xasprintf("%s.txt", library);
+
+		tol = xasprintf("%s/ferry/oracle/tolerances/%s", py, name);
+		if (!fs_exists(tol)) {
+			free(tol);
+			tol = NULL;
+		}
+		free(py);
+		free(name);
+	}
+	runopts.s.tolerances = tolerances_opt ? tolerances_opt : tol;
+	ran_before = g->ran;
+	if (stage_run(g, &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
+	if (g->ran == ran_before && !g->out_of_time)
+		say("run: nothing left to run (every test of the sample has its result in '%s')\n", esc_str(g->store));
+	code = stage_report(g, g->ran > ran_before);
+out:
+	runopts.s.tolerances = NULL;
+	free(tol);
+	err_release(&e);
+	return code;
+}
+
+/* -F absent: every frontend of the libraries named, as their adapters declare them. */
+static int default_frontends(const char *const *libs, size_t nlibs, struct err *e)
+{
+	char *table = NULL;
+	int r = -1;
+
+	if (py_start(cmd_python(), 0, e) < 0 || !(table = session_frontend_table(e)))
+		goto out;
+	for (const char *line = table; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+		size_t n = strcspn(line, "\t\n");
+		const char *lib = line + n;
+		size_t libn;
+
+		if (*lib != '\t')
+			continue;
+		libn = strcspn(++lib, "\t\n");
+		for (size_t i = 0; i < nlibs; i++)
+			if (strlen(libs[i]) == libn && !strncmp(lib, libs[i], libn)) {
+				char *name = xstrndup(line, n);
+
+				r = runopts_add_frontends(&runopts, name, e);
+				free(name);
+				if (r < 0)
+					goto out;
+			}
+	}
+	r = 0;
+out:
+	free(table);
+	return r;
+}
+
+static int cmd_go(int argc, char **argv)
+{
+	struct runopts *ro = &runopts;
+	const char *libs[MAX_LIBRARIES];
+	size_t nlibs = 0;
+	const char *dir;
+	struct go g;
+	struct err e = ERR_INIT;
+	double start = progress_now();
+	int code = EXIT_OK, has_suites;
+
+	memset(&g, 0, sizeof(g));
+	runopts_init(ro);
+	ro->quiet = 0;
+	if (opts_parse(&cmd_go_entry, argc, argv) < 0) {
+		code = EXIT_USAGE;
+		goto out;
+	}
+	ro->quiet = quiet;
+	dir = output ? output : ".";
+	for (int i = optind; i < argc; i++) {
+		if (harvest_source(argv[i], &has_suites) < 0) {
+			code = cmd_usage_error(&cmd_go_entry, "unknown library '%s' (onnx, torch, keras)", argv[i]);
+			goto out;
+		}
+		for (size_t k = 0; k < nlibs; k++)
+			if (!strcmp(libs[k], argv[i])) {
+				code = cmd_usage_error(&cmd_go_entry, "library '%s' named twice", argv[i]);
+				goto out;
+			}
+		if (nlibs == MAX_LIBRARIES) {
+			code = cmd_usage_error(&cmd_go_entry, "at most %d libraries", MAX_LIBRARIES);
+			goto out;
+		}
+		libs[nlibs++] = argv[i];
+	}
+	if (!ro->nfes && !nlibs) {
+		code = cmd_usage_error(&cmd_go_entry, "name a LIBRARY or the frontends (-F)");
+		goto out;
+	}
+	if (!ro->nfes && default_frontends(libs, nlibs, &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
+	/* The libraries are the frontends' when none is named; a frontend of another is a mistake. */
+	for (size_t i = 0; i < ro->nfes; i++) {
+		size_t k;
+
+		for (k = 0; k < nlibs && strcmp(libs[k], ro->fes[i].library); k++)
+			;
+		if (k < nlibs)
+			continue;
+		if (optind < argc) {
+			code = cmd_usage_error(&cmd_go_entry, "frontend '%s' takes %s models, and %s is not among the "
+					       "libraries named", ro->fes[i].label, ro->fes[i].library,
+					       ro->fes[i].library);
+			goto out;
+		}
+		if (harvest_source(ro->fes[i].library, &has_suites) < 0 || nlibs == MAX_LIBRARIES) {
+			code = cmd_usage_error(&cmd_go_entry, "frontend '%s' takes %s models, which ferry cannot "
+					       "harvest", ro->fes[i].label, ro->fes[i].library);
+			goto out;
+		}
+		libs[nlibs++] = ro->fes[i].library;
+	}
+	ro->s.store = dir;
+	if (runopts_finish(ro, &cmd_go_entry, dir, argc, argv) < 0) {
+		code = EXIT_USAGE;
+		goto out;
+	}
+	for (size_t i = 0; i < nlibs && code == EXIT_OK; i++) {
+		g.start = start;
+		if (budget > 0 && time_left(&g) <= 0) {
+			say("%s: the budget is spent; not started\n", libs[i]);
+			continue;
+		}
+		code = go_library(&g, dir, libs[i]);
+		go_release(&g);
+	}
+	if (code == EXIT_INTERRUPTED)
+		fprintf(stderr, "ferry: what is done is kept in '%s'; run the same command to go on\n", esc_str(dir));
+	else if (code == EXIT_OK)
+		say("go: done in %.0fs\n", progress_now() - start);
+out:
+	go_release(&g);
+	opts_list_release(&suites);
+	runopts_release(ro);
+	err_release(&e);
+	return code;
+}
+
+const struct cmd_entry cmd_go_entry = {
+	.name = "go", .fn = cmd_go, .needs = CMD_NEEDS_NOTHING, .usage = usage, .opts = options, .more = more,
+	.summary = "from libraries and frontends to a bug list, every stage in one command",
+};

@@ -1,0 +1,82 @@
+#!/bin/sh
+# ferry go end to end on a small real slice (ONNX node tests of three operators, on ONNX Runtime):
+# every stage's output, a second run that skips every stage, --per-op and --limit, a run
+# interrupted by SIGINT that the same command finishes, and --budget.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
+need_python_module onnx
+need_python_module onnxruntime
+plan 31
+py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
+sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
+ops='Relu,Abs,Conv'
+
+expect_exit 0 "ferry go" -- "$FERRY" go onnx -F ort --op "$ops" -o proj -j 1 -q
+d=proj/onnx
+check "every stage wrote its output" -- test -s $d/corpus.jsonl -a -s $d/queue-onnxruntime-cpu.jsonl -a \
+	-s $d/sample-onnxruntime-cpu.ids -a -s $d/wrapped/wrapped.jsonl -a -s $d/results.db -a -s $d/bugs.txt \
+	-a -s $d/report.txt
+contains "the harvest took the operators asked for" "$out" "not --op/--test"
+contains "and ends with the bug list" "$out" "bugs -> proj/onnx/bugs.txt:"
+sample=$(wc -l < $d/sample-onnxruntime-cpu.ids)
+cp $d/corpus.jsonl $d/corpus.jsonl.args .  # for the runs below, which start from this harvest
+results=$(sql $d/results.db "SELECT count(*) FROM results WHERE frontend = 'ort'")
+check "every test of the sample has its result ($results of $sample)" -- [ "$results" -eq "$sample" -a "$sample" -gt 0 ]
+check "the sample holds those operators only" -- [ "$(sed 's/.*"op":"\([^"]*\)".*/\1/' $d/corpus.jsonl | sort -u | \
+	tr '\n' ,)" = "Abs,Conv,Relu," ]
+
+expect_exit 0 "the same command again" -- "$FERRY" go onnx -F ort --op "$ops" -o proj -j 1 -q
+contains "skips the harvest" "$out" "harvest onnx: current"
+contains "skips the rank" "$out" "current ('proj/onnx/queue-onnxruntime-cpu.jsonl'), skipped"
+contains "skips the wrap" "$out" "wrap: current"
+contains "runs nothing" "$out" "run: nothing left to run"
+contains "skips bugs and report" "$out" "bugs, report: current"
+after=$(sql $d/results.db "SELECT count(*) FROM results")
+check "and adds no result" -- [ "$after" -eq "$results" ]
+
+# --per-op K spreads the sample across operators; --limit bounds it; the corpus is reused.
+expect_exit 0 "--per-op 1" -- "$FERRY" go onnx -F ort --op "$ops" --per-op 1 -o proj -j 1 -q
+contains "takes one test per operator" "$out" "sample: 3 of the"
+expect_exit 0 "another --op" -- "$FERRY" go onnx -F ort --op Relu -n 1 -o proj -j 1 -q
+contains "harvests again" "$out" "harvest onnx -> proj/onnx/corpus.jsonl"
+check "ranks only Relu" -- [ "$(sed 's/.*"op":"\([^"]*\)".*/\1/' $d/queue-onnxruntime-cpu.jsonl | sort -u)" = Relu ]
+contains "and takes the top one" "$out" "sample: 1 of the"
+
+expect_exit 2 "an unknown library is a usage error" -- "$FERRY" go nosuch -F ort -o proj
+expect_exit 2 "a frontend of a library not named is a usage error" -- "$FERRY" go torch -F ort -o proj
+contains "and says which" "$err" "frontend 'ort' takes onnx models"
+
+# Ctrl-C in the middle of the run keeps what is done, and the same command finishes it. The adapter
+# is ONNX Runtime behind a slow compile (tests/data/broken-adapter), so that the run is caught midway.
+FERRY_ADAPTERS=$top_srcdir/tests/data/broken-adapter
+export FERRY_ADAPTERS
+mkdir -p int/onnx
+cp corpus.jsonl corpus.jsonl.args int/onnx/
+BROKEN_SLEEP=0.5 "$FERRY" go onnx -F broken --op "$ops" -o int -j 1 -q >int.out 2>int.err &
+pid=$!
+n=0
+while kill -0 $pid 2>/dev/null; do  # results, not a time: however busy the machine
+	n=$(sql int/onnx/results.db "SELECT count(*) FROM results" 2>/dev/null || echo 0)
+	case $n in '' | *[!0-9]*) n=0 ;; esac
+	[ "$n" -ge 2 ] && break
+	sleep 0.1
+done
+kill -INT $pid
+set +e; wait $pid; rc=$?; set -e
+check "Ctrl-C exits 130 (got $rc)" -- test "$rc" -eq 130
+contains "and says how to go on" "$(cat int.err)" "run the same command to go on"
+kept=$(sql int/onnx/results.db "SELECT count(*) FROM results")
+check "the results so far are kept ($kept)" -- test "$kept" -ge 2 -a "$kept" -lt "$sample"
+expect_exit 0 "the same command goes on" -- "$FERRY" go onnx -F broken --op "$ops" -o int -j 1 -q
+contains "from the wrap it finished" "$out" "wrap: current"
+total=$(sql int/onnx/results.db "SELECT count(*), count(DISTINCT id) FROM results WHERE frontend = 'broken'")
+check "and runs each test once in all ($total)" -- test "$total" = "$sample|$sample"
+
+# --budget: no test starts once the time is spent; what is left is said to be left.
+mkdir -p bud/onnx
+cp corpus.jsonl corpus.jsonl.args bud/onnx/
+"$FERRY" wrap bud/onnx/corpus.jsonl -o bud/onnx/wrapped -j 1 -q >/dev/null  # the budget is the run's
+expect_exit 0 "--budget" -- env BROKEN_SLEEP=1 "$FERRY" go onnx -F broken --op "$ops" --budget 3 -o bud -j 1 -q
+ran=$(sql bud/onnx/results.db "SELECT count(*) FROM results WHERE frontend = 'broken'")
+check "runs part of the sample ($ran of $sample)" -- test "$ran" -ge 1 -a "$ran" -lt "$sample"
+contains "and says what is left" "$out" "left for later"
+finish

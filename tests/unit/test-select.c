@@ -1,0 +1,73 @@
+/* test-select.c: --op and --test, one meaning in every stage (lib/select.h), and queues read as ids
+ * whatever their form (jsonl_next_id). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonl.h"
+#include "select.h"
+#include "tap.h"
+
+static void selection(void)
+{
+	struct select s = SELECT_INIT;
+	char *d;
+
+	ok(select_match(&s, "Conv", "test_conv") && !select_any(&s), "no globs select everything");
+	select_add(&s, 1, "Conv2d,conv*,,");
+	ok(select_any(&s) && s.nops == 2, "comma-separated globs, empty ones dropped");
+	ok(select_match(&s, "torch.nn.Conv2d", NULL), "an operator glob matches the part after the last dot");
+	ok(select_match(&s, "torch.nn.functional.conv1d", NULL), "a glob too");
+	ok(select_match(&s, "Conv2d", NULL), "or the whole name");
+	ok(!select_match(&s, "torch.nn.Conv3d", NULL), "and nothing else");
+	ok(!select_match(&s, "torch.nn.Conv2d.x", NULL), "only the last dotted part");
+	select_add(&s, 0, "test_conv*");
+	ok(select_match(&s, "Conv2d", "test_conv_pads"), "operator and test both match");
+	ok(!select_match(&s, "Conv2d", "x.test_conv_pads"), "a test glob matches the whole test name");
+	ok(!select_match(&s, "Conv2d", NULL), "a record without a test is not selected by a test glob");
+	ok(!select_match(&s, "Relu", "test_conv_pads"), "nor one whose operator does not match");
+	d = select_describe(&s);
+	ok(!strcmp(d, "--op Conv2d,conv* --test test_conv*"), "described as it was given (%s)", d);
+	free(d);
+	select_release(&s);
+	ok(!select_any(&s), "released");
+}
+
+static void queue_ids(void)
+{
+	char path[] = "/tmp/ferry-test-select.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *fp = fdopen(fd, "w");
+	struct jsonl_reader r;
+	struct err e = ERR_INIT;
+	enum jsonl_status st;
+	char *id, got[256] = "";
+	size_t bad = 0;
+
+	fputs("{\"rank\":1,\"id\":\"aa\",\"op\":\"Conv\"}\n  bb  \n# a comment\n\ncc\n{\"no\":\"id\"}\n"
+	      "two words\n{\"id\":\"dd\"}\n", fp);
+	fclose(fp);
+	ok(jsonl_open(&r, path, &e) == 0, "open a queue");
+	while ((st = jsonl_next_id(&r, &id, &e)) != JSONL_END && st != JSONL_FAIL) {
+		if (st == JSONL_BAD) {
+			bad++;
+			err_release(&e);
+			continue;
+		}
+		strcat(got, id);
+		strcat(got, " ");
+		free(id);
+	}
+	jsonl_close(&r);
+	unlink(path);
+	ok(!strcmp(got, "aa bb cc dd "), "JSON lines and plain ids, in order, comments passed over (%s)", got);
+	ok(bad == 2, "a line without an id and a line of two words are bad (%zu)", bad);
+}
+
+int main(void)
+{
+	plan(16);
+	selection();
+	queue_ids();
+	return done();
+}
