@@ -22,6 +22,7 @@ static const struct {
 	[HOME_PYTHON] = { ABS_TOP_BUILDDIR "/python", "python", "FERRY_PYDIR" },
 	[HOME_TOLERANCES] = { ABS_TOP_SRCDIR "/oracle/tolerances", "tolerances", NULL },
 	[HOME_SPECS] = { ABS_TOP_SRCDIR "/gen/specs", "specs", NULL },
+	[HOME_COUNTS] = { ABS_TOP_SRCDIR "/corpora/counts", "counts", NULL },
 };
 
 /* The path of to relative to from, both absolute and taken as written (no symbolic link is
@@ -181,6 +182,15 @@ char *home_tolerances(const char *arg, struct err *e)
 out:
 	buf_release(&where);
 	free(name);
+	return path;
+}
+
+char *home_file(enum home_kind kind, const char *name)
+{
+	struct buf where = BUF_INIT;
+	char *path = find(kind, name, &where);
+
+	buf_release(&where);
 	return path;
 }
 

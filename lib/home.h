@@ -18,6 +18,7 @@ enum home_kind {
 	HOME_PYTHON,     /* the directory that holds the package ferry/ (put on sys.path) */
 	HOME_TOLERANCES, /* tolerance files, NAME.txt (oracle/tolerances/ in the source tree) */
 	HOME_SPECS,      /* operator specs, *.spec (gen/specs/ in the source tree) */
+	HOME_COUNTS,     /* compiler-test operator counts, NAME.json (corpora/counts/ in the source tree) */
 };
 
 #define HOME_MAX 3
@@ -41,6 +42,10 @@ char *home_python_dir(struct err *e);
  * directory (has a '/'); else a name, NAME or NAME.txt, looked up among the installed (or the
  * build tree's) tolerance files. NULL with e (EXIT_INPUT) naming where it looked. Caller frees. */
 char *home_tolerances(const char *arg, struct err *e);
+
+/* The first readable DIR/name among the places of kind, or NULL when there is none: for a file
+ * ferry ships and uses when it is there. Caller frees. */
+char *home_file(enum home_kind kind, const char *name);
 
 /* The specs' directory: the first place of HOME_SPECS that exists, else the last one looked in (the
  * reader of specs then says it is missing). Caller frees. */

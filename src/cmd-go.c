@@ -31,6 +31,7 @@
 #include "counts.h"
 #include "esc.h"
 #include "fsutil.h"
+#include "home.h"
 #include "harvest.h"
 #include "jsonl.h"
 #include "progress.h"
@@ -152,29 +153,13 @@ static double time_left(const struct go *g)
 	return budget > 0 ? budget - (progress_now() - g->start) : 1e9;
 }
 
-/* A file ferry ships: the build tree's (when this binary runs from it), else the installed one. */
-static char *shipped(const char *tree, const char *installed, const char *name)
-{
-	char *p = xasprintf("%s/%s/%s", ABS_TOP_SRCDIR, tree, name);
-
-	if (!fs_exists(p)) {
-		free(p);
-		p = xasprintf("%s/%s/%s", PKGDATADIR, installed, name);
-	}
-	if (!fs_exists(p)) {
-		free(p);
-		return NULL;
-	}
-	return p;
-}
-
 static char *counts_for(const struct frontend *fe)
 {
 	if (counts_opt)
 		return xstrdup(counts_opt);
 	for (size_t i = 0; i < sizeof(frontend_counts) / sizeof(frontend_counts[0]); i++)
 		if (!strcmp(fe->name, frontend_counts[i].frontend))
-			return shipped("corpora/counts", "counts", frontend_counts[i].file);
+			return home_file(HOME_COUNTS, frontend_counts[i].file);
 	return NULL;
 }
 
@@ -740,14 +725,9 @@ static int go_library(struct go *g, const char *dir, const char *library)
 		}
 	/* The library's own tolerances (half-precision ulps and the like), unless given. */
 	if (!tolerances_opt) {
-		char *py = fs_python_dir(), *name = xasprintf("%s.txt", library);
+		char *name = xasprintf("%s.txt", library);
 
-		tol = xasprintf("%s/ferry/oracle/tolerances/%s", py, name);
-		if (!fs_exists(tol)) {
-			free(tol);
-			tol = NULL;
-		}
-		free(py);
+		tol = home_file(HOME_TOLERANCES, name);
 		free(name);
 	}
 	runopts.s.tolerances = tolerances_opt ? tolerances_opt : tol;
