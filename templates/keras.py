@@ -787,6 +787,11 @@ def export(record_json, testdir, outdir, frontend=None):
     outdir/model.tflite (where they exist), outdir/input_K.npy and outdir/ref_K.npy (the reference
     outputs of Keras), and outdir/record.json. Returns outdir."""
     os.makedirs(outdir, exist_ok=True)
+    for which in FILES:  # what ferry wrap --frontend left out, made now as a frontend would
+        try:
+            serialized(testdir, which)
+        except NotSerialized:
+            pass
     meta = testdir_meta(testdir)
     if meta.get("saved_model"):
         shutil.copytree(os.path.join(testdir, meta["saved_model"]), os.path.join(outdir, "saved_model"),
