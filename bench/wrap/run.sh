@@ -4,7 +4,10 @@
 #     bench/wrap/run.sh [WORKDIR]
 # The samples: PyTorch's modules suite (convolutions, normalizations, poolings) and OpInfo
 # functions, Keras's docstring examples, harvested once into WORKDIR (kept for the next run), each
-# sorted by id and cut to its first BENCH_TORCH (default 160) and BENCH_KERAS (default 60) lines.
+# sorted by id and cut to its first lines: BENCH_TORCH_MODULES (default 150) and BENCH_TORCH_OPINFO
+# (default 450) of PyTorch's, BENCH_KERAS (default 60) of Keras's. A sample that small is wrapped in
+# a minute or two, so a worker's start (importing torch or TensorFlow: seconds, tens of seconds on
+# a busy machine) weighs in every run, before and after alike.
 # Each sample is wrapped three times with -j JOBS (default: the number of cores):
 #   before     FERRY_WRAP_SLOW=1, every format: the path and settings wrap had before
 #   after      every format (ferry wrap without --frontend)
@@ -19,23 +22,28 @@ ferry=${FERRY:-$top/ferry}
 py=${FERRY_PYTHON:-$top/.venv/bin/python}
 work=${1:-$top/work/bench-wrap}
 jobs=${JOBS:-$(nproc)}
-ntorch=${BENCH_TORCH:-160}
+nmodules=${BENCH_TORCH_MODULES:-150}
+nopinfo=${BENCH_TORCH_OPINFO:-450}
 nkeras=${BENCH_KERAS:-60}
 torch_fe=${BENCH_TORCH_FE:-openvino-pytorch,inductor,openvino-fx,torch-onnx-ort}
 keras_fe=${BENCH_KERAS_FE:-openvino-tf,xla-tf,tflite}
 mkdir -p "$work"
 
-if [ ! -s "$work/torch-corpus.jsonl" ]; then
+if [ ! -s "$work/torch-modules.jsonl" ]; then
 	"$ferry" harvest torch --suite modules -f 'torch.nn.Conv*' -f 'torch.nn.*Norm*' -f 'torch.nn.*Pool*' \
 		-q -o "$work/torch-modules.jsonl" >/dev/null
+fi
+if [ ! -s "$work/torch-opinfo.jsonl" ]; then
 	"$ferry" harvest torch --suite opinfo -f 'torch.nn.functional.[a-e]*' -f 'torch.[a-c]*' \
 		-q -o "$work/torch-opinfo.jsonl" >/dev/null
-	cat "$work/torch-modules.jsonl" "$work/torch-opinfo.jsonl" > "$work/torch-corpus.jsonl"
 fi
 if [ ! -s "$work/keras-corpus.jsonl" ]; then
 	"$ferry" harvest keras --suite docstrings -q -o "$work/keras-corpus.jsonl" >/dev/null
 fi
-LC_ALL=C sort "$work/torch-corpus.jsonl" | head -n "$ntorch" > "$work/torch.jsonl"
+{
+	LC_ALL=C sort "$work/torch-modules.jsonl" | head -n "$nmodules"
+	LC_ALL=C sort "$work/torch-opinfo.jsonl" | head -n "$nopinfo"
+} > "$work/torch.jsonl"
 LC_ALL=C sort "$work/keras-corpus.jsonl" | head -n "$nkeras" > "$work/keras.jsonl"
 
 # wrap LABEL SAMPLE [options]: wrap SAMPLE into WORKDIR/LABEL; print the wall clock and the CPU time

@@ -13,7 +13,7 @@ keras=0
 if has keras && has tensorflow; then keras=1; fi
 ov=0
 if has openvino; then ov=1; fi
-plan $((12 + 2 * ov + 5 * keras))
+plan $((11 + 2 * ov + 5 * keras))
 data=$top_srcdir/tests/data/wrap
 count() { ls $1 2>/dev/null | wc -l; }
 
