@@ -12,7 +12,11 @@
 #   before     FERRY_WRAP_SLOW=1, every format: the path and settings wrap had before
 #   after      every format (ferry wrap without --frontend)
 #   after -F   only the formats of the frontends named (BENCH_TORCH_FE, BENCH_KERAS_FE)
-# and prints instances per second and the ratios against before; then bench/wrap/same.py checks
+# and prints instances per second and the ratios against before. Each run's wall clock includes
+# the workers' start (importing torch or TensorFlow), the same before and after: a fourth run wraps
+# JOBS instances alone (one per worker: the start and one instance), and the ratios are printed
+# again with that time taken off every run and JOBS instances off its count: the rates of a long
+# wrap, where the start is paid once. Then bench/wrap/same.py checks
 # that each after made the same tests as before (statuses, meta.json, inputs and references, array
 # by array). The machine's load average is printed before and after: other work on the machine
 # slows every run, so compare the ratios, measured back to back, rather than the rates.
@@ -63,6 +67,24 @@ ratio() {
 		END { printf "  %s against %s: %.2fx the instances per second, %.2fx less CPU time\n", b, a, rb / ra, ca / cb }' \
 		"$work/rates.txt"
 }
+# steady LIB: the rates once the workers have started, from the runs' times less the start run's
+steady() {
+	awk -v lib="$1" -v j="$jobs" '
+		$1 == lib "-start" { st = $4; sc = $8 * $2 }
+		$1 ~ "^" lib "-(before|after|after-F)$" { n[$1] = $2; t[$1] = $4; c[$1] = $8 * $2 }
+		END {
+			b = lib "-before"
+			rb = (n[b] - j) / (t[b] - st)
+			cb = (c[b] - sc) / (n[b] - j)
+			printf "  without the workers\047 start (%.1f s, %.1f CPU s):\n", st, sc
+			printf "    %-16s %6.2f instances/s  %6.3f CPU s/instance\n", b, rb, cb
+			for (k in n) if (k != b) {
+				r = (n[k] - j) / (t[k] - st); c1 = (c[k] - sc) / (n[k] - j)
+				printf "    %-16s %6.2f instances/s  %6.3f CPU s/instance: %.2fx the rate, %.2fx less CPU time\n",
+					k, r, c1, r / rb, cb / c1
+			}
+		}' "$work/rates.txt"
+}
 
 echo "bench-wrap: $(nproc) cores, -j $jobs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$work/rates.txt"
@@ -73,8 +95,11 @@ for lib in torch keras; do
 	FERRY_WRAP_SLOW=1 wrap "$lib-before" "$work/$lib.jsonl"
 	wrap "$lib-after" "$work/$lib.jsonl"
 	wrap "$lib-after-F" "$work/$lib.jsonl" -F "$fe"
+	head -n "$jobs" "$work/$lib.jsonl" > "$work/$lib-start.jsonl"
+	wrap "$lib-start" "$work/$lib-start.jsonl"
 	ratio "$lib-before" "$lib-after"
 	ratio "$lib-before" "$lib-after-F"
+	steady "$lib"
 	echo "  the same tests (after against before):"
 	"$py" "$top/bench/wrap/same.py" "$work/$lib-before" "$work/$lib-after" | tail -n 5 || status=1
 	echo "  the same tests (after -F against before):"
