@@ -49,6 +49,7 @@ static int open_output(struct wrap *w, struct err *e)
 static cJSON *formats_for(const struct wrap_opts *o, const char *library, int *none)
 {
 	cJSON *list;
+	size_t j;
 
 	*none = 0;
 	if (!o->formats)
@@ -61,7 +62,12 @@ static cJSON *formats_for(const struct wrap_opts *o, const char *library, int *n
 			cJSON_Delete(list);
 			return NULL;
 		}
-		cJSON_AddItemToArray(list, cJSON_CreateString(o->formats[k].format));
+		for (j = 0; j < k; j++)  /* two frontends of one format (pt2): named once */
+			if (!strcmp(o->formats[j].library, library) &&
+			    !strcmp(o->formats[j].format, o->formats[k].format))
+				break;
+		if (j == k)
+			cJSON_AddItemToArray(list, cJSON_CreateString(o->formats[k].format));
 	}
 	if (!cJSON_GetArraySize(list)) {
 		cJSON_Delete(list);
