@@ -5,8 +5,9 @@
  * computes, in ferry's workers (the engine: templates/wrap.h). An instance the library itself rejects
  * is marked invalid, with the library's reason, and never reaches a compiler. DIR gets one directory
  * per instance under tests/, and DIR/wrapped.jsonl, so running the command again picks up where an
- * interrupted one stopped. This file parses the options, shows progress and the first invalid
- * instances, and prints the summary. */
+ * interrupted one stopped. --frontend makes only the formats those frontends read (their adapters
+ * say which, so this file asks the registry), --queue wraps in a queue's order. This file parses the
+ * options, shows progress and the first invalid instances, and prints the summary. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,19 +16,25 @@
 #include "esc.h"
 #include "progress.h"
 #include "runopts.h"
+#include "py.h"
+#include "session.h"
 #include "wrap.h"
+#include "xalloc.h"
 
 static const char usage[] =
 	"usage: ferry wrap CORPUS... -o DIR [options]\n"
 	"\n"
 	"Make a single-operator model, inputs and reference outputs for every instance of the corpora\n"
 	"(an id in several is wrapped once). Writes DIR/tests/ and DIR/wrapped.jsonl; an interrupted\n"
-	"wrap resumes when run again.\n";
+	"wrap resumes when run again. With --frontend, only the model files those frontends read are\n"
+	"made (a frontend run later that reads another makes it then); with --queue, the queue's\n"
+	"instances are wrapped in its order.\n";
 
-static const char *output, *weights;
-static int jobs, quiet;
+static const char *output, *weights, *queue;
+static int jobs, quiet, limit;
 static double timeout;
 static struct select sel;
+static struct opts_list frontends;
 
 static const struct opt options[] = {
 	OPT_STRING('o', "output", "DIR", "where the models go", &output),
@@ -39,6 +46,11 @@ static const struct opt options[] = {
 		 "dotted part; comma-separated, repeatable)", &sel, runopts_parse_op),
 	OPT_CALL(0, "test", "GLOB", "wrap only instances whose source test matches GLOB (comma-separated,\n"
 		 "repeatable)", &sel, runopts_parse_test),
+	OPT_LIST('F', "frontend", "LIST", "make only the files these frontends read (names separated by commas;\n"
+		 "repeatable; NAME:LIBRARY for an adapter of your own); the instances of a\n"
+		 "library none of them takes are not wrapped", &frontends),
+	OPT_STRING(0, "queue", "QUEUE", "wrap the instances of QUEUE (ferry rank's output), in its order", &queue),
+	OPT_INT('n', "limit", "N", "with --queue: only its first N lines", &limit, 1, 2147483647),
 	OPT_FLAG('q', "quiet", "no progress line", &quiet),
 	OPT_END(),
 };
@@ -76,6 +88,66 @@ static void on_progress(void *ctx, size_t done, size_t invalid)
 	progress_update(&sh->progress, done, invalid);
 }
 
+/* The LIBRARY and FORMAT of each frontend of --frontend, as their adapters declare them (read by
+ * Python without importing any adapter), into o->formats: the array and its strings are the
+ * caller's to free (formats_free), on failure too. */
+static int frontend_formats(struct wrap_opts *o, struct err *e)
+{
+	struct wrap_format *fm = NULL;
+	size_t n = 0, cap = 0;
+	int r = -1;
+
+	if (py_start(cmd_python(), 0, e) < 0)
+		goto out;
+	for (size_t i = 0; i < frontends.n; i++) {
+		char *list = xstrdup(frontends.v[i]), *save = NULL;
+
+		for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			struct frontend fe;
+			const char *args[1];
+			char *format;
+
+			if (session_frontend(tok, &fe, e) < 0) {
+				frontend_release(&fe);
+				free(list);
+				goto out;
+			}
+			args[0] = fe.name;
+			format = py_call_strings("ferry.oracle.registry", "format_of", args, 1,
+						 "cannot read the frontends' formats", e);
+			if (!format) {
+				frontend_release(&fe);
+				free(list);
+				goto out;
+			}
+			XGROW(fm, cap, n + 1);
+			fm[n].library = fe.library;
+			fm[n++].format = format;
+			fe.library = NULL;  /* fm's now */
+			frontend_release(&fe);
+		}
+		free(list);
+	}
+	if (!n) {
+		err_set(e, EXIT_USAGE, "--frontend names no frontend");
+		goto out;
+	}
+	r = 0;
+out:
+	o->formats = fm;
+	o->nformats = n;
+	return r;
+}
+
+static void formats_free(struct wrap_opts *o)
+{
+	for (size_t k = 0; k < o->nformats; k++) {
+		free((char *)o->formats[k].library);
+		free((char *)o->formats[k].format);
+	}
+	free((struct wrap_format *)o->formats);
+}
+
 static void print_summary(const struct wrap *w, const struct wrap_opts *o)
 {
 	struct strmap_entry **v = strmap_sorted(&w->reasons);
@@ -95,8 +167,17 @@ static void print_summary(const struct wrap *w, const struct wrap_opts *o)
 	printf("  already wrapped      %zu\n", w->resumed);
 	if (w->left_out)
 		printf("  not --op/--test      %zu\n", w->left_out);
+	if (o->formats)
+		printf("  no frontend takes    %zu\n", w->skipped);
+	if (o->queue) {
+		printf("  queue lines taken    %zu\n", w->queued);
+		if (w->unknown)
+			printf("    not in the corpora %zu\n", w->unknown);
+	}
 	if (w->bad_lines)
 		printf("  bad corpus lines     %zu\n", w->bad_lines);
+	if (w->bad_queue)
+		printf("  bad queue lines      %zu\n", w->bad_queue);
 	free(v);
 }
 
@@ -121,6 +202,8 @@ static int cmd_wrap(int argc, char **argv)
 		return cmd_usage_error(&cmd_wrap_entry, "no output: say where the models go with -o DIR");
 	if (weights && strcmp(weights, "constant") && strcmp(weights, "input"))
 		return cmd_usage_error(&cmd_wrap_entry, "--weights takes 'constant' or 'input'");
+	if (limit && !queue)
+		return cmd_usage_error(&cmd_wrap_entry, "-n takes the first N of a queue: give it with --queue");
 	o.corpora = (const char *const *)argv + optind;
 	o.ncorpora = (size_t)(argc - optind);
 	o.weights = weights;
@@ -133,6 +216,12 @@ static int cmd_wrap(int argc, char **argv)
 	o.warn = on_warn;
 	o.invalid = on_invalid;
 	o.progress = on_progress;
+	o.queue = queue;
+	o.limit = (size_t)limit;
+	if (frontends.n && frontend_formats(&o, &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
 	if (wrap_open(&w, &o, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
@@ -151,6 +240,8 @@ static int cmd_wrap(int argc, char **argv)
 out:
 	wrap_release(&w);
 	select_release(&sel);
+	formats_free(&o);
+	opts_list_release(&frontends);
 	err_release(&e);
 	return code;
 }

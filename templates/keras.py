@@ -14,14 +14,16 @@ dimension still agree; meta.json's "filled_shapes" says which input shapes were 
 wrap() writes a test directory:
     record.json     the instance
     saved_model/    the model as a TensorFlow SavedModel (model.export, a serving signature taking
-                    in_K and giving output_K), where Keras can export it
+                    in_K and giving output_K), where Keras can export it (FORMAT savedmodel)
     model.tflite    saved_model converted by the TFLite converter (TFLite's own operators only), where
-                    the converter accepts it
+                    the converter accepts it (FORMAT tflite)
     input_K.npy     input in_K
     ref_K.npy       output K as Keras computes it (the model called eagerly)
     meta.json       {"id", "op", "kind", "random", "inputs", "outputs"} in the form ferry.oracle.driver reads
                     (strings stored as numpy unicode: "stored": "str"), and "saved_model", "tflite":
-                    the file, or null with "saved_model_error" / "tflite_error" saying why it is missing
+                    the file, or null with "saved_model_error" / "tflite_error" saying why it is
+                    missing, or neither key where ferry wrap --frontend needed no such file
+                    (serialized() makes it when a frontend first reads it: ferry/templates/_formats.py)
 reproducer_test() gives the same model and inputs as lines of a standalone script for a bug report
 (ferry/oracle/reproducer.py assembles it; this module imports nothing of ferry.oracle).
 
@@ -30,6 +32,7 @@ reproducer inlines that module whole): Keras's random generator is seeded from t
 weights are the same in the test directory, in every adapter and in a reproducer.
 """
 
+import gc
 import hashlib
 import json
 import math
@@ -47,7 +50,7 @@ tf = tfload.load()  # before keras, which imports it too
 
 import keras  # noqa: E402
 
-from ferry.templates import runtime_keras  # noqa: E402
+from ferry.templates import _formats, runtime_keras  # noqa: E402
 from ferry.templates.runtime_keras import (  # noqa: E402, F401
     FerrySlot,
     ferry_array,
@@ -75,6 +78,14 @@ tf.config.threading.set_inter_op_parallelism_threads(1)
 # objects of records up in it too.
 ferry_resolve.table = ferry_operators()
 ferry_values.allow(ferry_resolve.table)
+
+# Keras's clear_session and the TFLite converter each run a full garbage collection for every
+# instance, and a full collection walks every object that importing TensorFlow and Keras made: 0.37 s
+# a collection, half of what wrapping an instance took. Those objects live as long as the process,
+# so they are put out of the collector's sight once, here; what each instance makes is collected as
+# before. FERRY_WRAP_SLOW=1 leaves them in sight, as wrap was (bench/wrap/run.sh times both).
+if not os.environ.get("FERRY_WRAP_SLOW"):
+    gc.freeze()
 
 
 # --- from a record to a model --------------------------------------------------------------------------
@@ -274,6 +285,7 @@ def wrap(record_json, outdir):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             record = json.loads(record_json)
+            formats = _formats.requested(record)
             plan, inputs, model, refs = _reference(record)
             random = any(not _same(refs, ferry_call(model, inputs)) for _ in range(2))
     except Exception as e:  # a bad record or a rejection by Keras: either way the instance is invalid
@@ -292,7 +304,7 @@ def wrap(record_json, outdir):
         meta["filled_shapes"] = filled
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _serialize(outdir, model, inputs, meta)
+        _serialize(outdir, model, inputs, meta, formats)
         disagree = _export_disagrees(outdir, meta, inputs, refs, random)
     keras.utils.clear_session()
     if disagree:
@@ -506,26 +518,83 @@ def _save(outdir, prefix, name, k, array):
     return entry
 
 
-def _serialize(outdir, model, inputs, meta):
-    """saved_model/ and model.tflite, where Keras and the TFLite converter can make them."""
+# The files of the test directory by meta.json's key, and the FORMAT names of the adapters that read
+# each (the TFLite model is converted from the SavedModel, which is made for it too).
+FILES = {"saved_model": ("saved_model", ("savedmodel", "tflite")), "tflite": ("model.tflite", ("tflite",))}
+
+
+def _serialize(outdir, model, inputs, meta, formats=None):
+    """saved_model/ and model.tflite, where Keras and the TFLite converter can make them; only what
+    formats (FORMAT names; None: all) need."""
+    tflite = _formats.wanted(formats, *FILES["tflite"][1])
+    if tflite:
+        meta["tflite"] = None  # its place in meta.json, before the SavedModel's, as it always had
+    if _formats.wanted(formats, *FILES["saved_model"][1]):
+        _make_saved_model(outdir, model, inputs, meta)
+    if tflite:
+        _make_tflite(outdir, meta)
+
+
+def _make_saved_model(outdir, model, inputs, meta):
     path = os.path.join(outdir, "saved_model")
     shutil.rmtree(path, ignore_errors=True)
-    meta["tflite"] = None
     try:
         ferry_export(model, inputs, path)
         meta["saved_model"] = "saved_model"
     except Exception as e:  # Keras cannot export this layer: the frontends that read it skip it
         meta["saved_model"] = None
         meta["saved_model_error"] = _whole(e)
+
+
+def _make_tflite(outdir, meta):
+    meta["tflite"] = None
+    if not meta.get("saved_model"):
         meta["tflite_error"] = "no SavedModel"
         return
     try:
-        flatbuffer = ferry_tflite(path)
+        flatbuffer = ferry_tflite(os.path.join(outdir, meta["saved_model"]))
         with open(os.path.join(outdir, "model.tflite"), "wb") as f:
             f.write(flatbuffer)
         meta["tflite"] = "model.tflite"
     except Exception as e:  # the converter rejects it: TVM's TFLite frontend has nothing to read
         meta["tflite_error"] = _whole(e)
+
+
+def _make_later(testdir, which):
+    """The meta of testdir once the file which ("saved_model", "tflite") that ferry wrap --frontend
+    left out is made, as wrap makes it: the model rebuilt from record.json, as seeded. A SavedModel
+    made now is checked against Keras as wrap checks it; where they disagree it is no model (the
+    instance would have been invalid at wrap)."""
+    def make(meta):
+        with open(os.path.join(testdir, "record.json")) as f:
+            record = json.load(f)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                if which == "tflite" and _formats.left(meta, "saved_model"):
+                    make_saved_model(meta, record)
+                if which == "saved_model":
+                    make_saved_model(meta, record)
+                else:
+                    _make_tflite(testdir, meta)
+            finally:
+                keras.utils.clear_session()
+
+    def make_saved_model(meta, record):
+        try:
+            _, inputs, model, refs = _reference(record)
+            for _ in range(2):  # as wrap's random check does: a random layer's seed state moves on
+                ferry_call(model, inputs)
+        except Exception as e:  # the record built at wrap; it should again
+            meta["saved_model"], meta["saved_model_error"] = None, _whole(e)
+            return
+        _make_saved_model(testdir, model, inputs, meta)
+        disagree = _export_disagrees(testdir, meta, inputs, refs, meta.get("random", False))
+        if disagree:
+            shutil.rmtree(os.path.join(testdir, "saved_model"), ignore_errors=True)
+            meta["saved_model"] = None
+            meta["saved_model_error"] = f"Keras's SavedModel disagrees with Keras: {disagree}"
+    return _formats.make_later(testdir, which, make)
 
 
 # --- what the adapters share ---------------------------------------------------------------------------
@@ -542,8 +611,10 @@ def testdir_meta(testdir):
 
 def serialized(testdir, which):
     """The path of saved_model ("saved_model") or model.tflite ("tflite"), or NotSerialized with the
-    template's reason."""
+    template's reason; made first where ferry wrap --frontend left it out."""
     meta = testdir_meta(testdir)
+    if _formats.left(meta, which):  # ferry wrap --frontend did not need it: made now, once
+        meta = _make_later(testdir, which)
     if not meta.get(which):
         what = {"saved_model": "Keras could not export the SavedModel",
                 "tflite": "the TFLite converter made no model"}[which]
@@ -718,6 +789,11 @@ def export(record_json, testdir, outdir, frontend=None):
     outdir/model.tflite (where they exist), outdir/input_K.npy and outdir/ref_K.npy (the reference
     outputs of Keras), and outdir/record.json. Returns outdir."""
     os.makedirs(outdir, exist_ok=True)
+    for which in FILES:  # what ferry wrap --frontend left out, made now as a frontend would
+        try:
+            serialized(testdir, which)
+        except NotSerialized:
+            pass
     meta = testdir_meta(testdir)
     if meta.get("saved_model"):
         shutil.copytree(os.path.join(testdir, meta["saved_model"]), os.path.join(outdir, "saved_model"),

@@ -260,6 +260,7 @@ def wrap(record_json, outdir):
     built or onnx itself rejects it (checker, shape inference, reference evaluator). A record of kind
     "graph" (ferry generate) is a model of its nodes; its result may say "undefined" where its
     outputs are NaN or Inf whatever range its inputs are drawn from (FINITE_TRIES)."""
+    record_json = _without_options(record_json)
     graph = _graph_record(record_json)
     if graph is not None:
         return _wrap_graph(graph, outdir)
@@ -276,6 +277,16 @@ def wrap(record_json, outdir):
     undefined = _guard(plan, feeds) or _variant_undefined(record, refs)
     _mark(result, undefined)
     return result
+
+
+def _without_options(record_json):
+    """The record without ferry wrap's options (wrap_options: the formats the requested frontends
+    read, ferry/templates/_formats.py): an ONNX test has one format, its model, always made."""
+    if '"wrap_options"' not in record_json:
+        return record_json
+    record = json.loads(record_json)
+    record.pop("wrap_options", None)
+    return json.dumps(record, separators=(",", ":"))
 
 
 def _guard(plan, feeds):

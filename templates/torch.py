@@ -14,8 +14,9 @@ wrap() writes a test directory:
                     start from the eager module use it: TorchInductor, the ONNX exporter)
     model.ts        the module as TorchScript (torch.jit.trace, then torch.jit.freeze: weights and
                     default arguments are constants), where tracing works; "frozen" false in meta
-                    and "freeze_error" say why where PyTorch could not freeze it
-    model.pt2       the module as an ExportedProgram (torch.export), where exporting works
+                    and "freeze_error" say why where PyTorch could not freeze it (FORMAT ts)
+    model.pt2       the module as an ExportedProgram (torch.export), where exporting works (FORMAT
+                    pt2)
     input_K.npy     forward input K
     ref_K.npy       output K as eager PyTorch computes it
     meta.json       {"id", "op", "kind", "random", "random_reason", "undefined", "weights" ("constant" or
@@ -23,7 +24,9 @@ wrap() writes a test directory:
                     names), "inputs", "outputs"} in the form ferry.oracle.driver
                     reads ("stored" where numpy cannot hold the dtype: bfloat16 and float8 as
                     float32, complex32 as complex64), and "torchscript" and "export": the file, or
-                    null with "torchscript_error" / "export_error" saying why it is missing;
+                    null with "torchscript_error" / "export_error" saying why it is missing, or
+                    neither key where ferry wrap --frontend needed no such file (serialized() makes
+                    it when a frontend first reads it: ferry/templates/_formats.py);
                     "filled_shapes" where the record left dimensions unknown (resolve_shapes)
 reproducer_test() gives the same module and inputs as lines of a standalone script for a bug report
 (ferry/oracle/reproducer.py assembles it; this module imports nothing of ferry.oracle).
@@ -45,6 +48,7 @@ import numpy as np
 import torch
 
 from ferry.extract import values as ferry_values
+from ferry.templates import _formats
 from ferry.templates.runtime_torch import STORED as _STORED
 from ferry.templates.runtime_torch import (  # noqa: F401
     FerryConst,
@@ -519,6 +523,7 @@ def wrap(record_json, outdir):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             record = json.loads(record_json)
+            formats = _formats.requested(record)
             plan = _Plan(record, _options(record))
             inputs = plan.inputs()
             refs, random = _reference(plan, inputs)
@@ -542,7 +547,7 @@ def wrap(record_json, outdir):
             meta["random_reason"] = "the outputs differ between runs of the reference"
         if undefined:
             meta["undefined"] = undefined
-        _serialize(outdir, plan, inputs, meta)
+        _serialize(outdir, plan, inputs, meta, formats)
     with open(os.path.join(outdir, "record.json"), "w") as f:
         json.dump(record, f, separators=(",", ":"))
     with open(os.path.join(outdir, "meta.json"), "w") as f:
@@ -820,8 +825,20 @@ def torch_dtype_name(dtype):
     return str(dtype).replace("torch.", "")
 
 
-def _serialize(outdir, plan, inputs, meta):
-    """model.ts and model.pt2, each from a freshly built module, where PyTorch can make them."""
+# The files of the test directory by meta.json's key, and the FORMAT names the adapters read them by.
+FILES = {"torchscript": ("model.ts", "ts"), "export": ("model.pt2", "pt2")}
+
+
+def _serialize(outdir, plan, inputs, meta, formats=None):
+    """model.ts and model.pt2, each from a freshly built module, where PyTorch can make them; only
+    those of formats (FORMAT names; None: both)."""
+    if _formats.wanted(formats, FILES["torchscript"][1]):
+        _make_torchscript(outdir, plan, inputs, meta)
+    if _formats.wanted(formats, FILES["export"][1]):
+        _make_export(outdir, plan, inputs, meta)
+
+
+def _make_torchscript(outdir, plan, inputs, meta):
     try:
         traced, why = ferry_script(plan.build(), _clones(inputs))
         meta["frozen"] = why is None
@@ -834,6 +851,9 @@ def _serialize(outdir, plan, inputs, meta):
         _remove(os.path.join(outdir, "model.ts"))
         meta["torchscript"] = None
         meta["torchscript_error"] = _whole(e)
+
+
+def _make_export(outdir, plan, inputs, meta):
     try:
         exported = torch.export.export(plan.build(), tuple(_clones(inputs)))
         torch.export.save(exported, os.path.join(outdir, "model.pt2"))
@@ -843,6 +863,24 @@ def _serialize(outdir, plan, inputs, meta):
         _remove(os.path.join(outdir, "model.pt2"))
         meta["export"] = None
         meta["export_error"] = _whole(e)
+
+
+def _make_later(testdir, which):
+    """The meta of testdir once the file which ("torchscript", "export") that ferry wrap --frontend
+    left out is made, as wrap makes it: the module and inputs rebuilt from record.json, as seeded."""
+    def make(meta):
+        with open(os.path.join(testdir, "record.json")) as f:
+            record = json.load(f)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                plan = _Plan(record, meta.get("weights", "input"))
+                inputs = plan.inputs()
+            except Exception as e:  # the record built at wrap; it should again
+                meta[which], meta[f"{which}_error"] = None, _whole(e)
+                return
+            (_make_torchscript if which == "torchscript" else _make_export)(testdir, plan, inputs, meta)
+    return _formats.make_later(testdir, which, make)
 
 
 def _remove(path):
@@ -877,8 +915,10 @@ class NotSerialized(Exception):
 
 def serialized(testdir, which):
     """The path of model.ts ("torchscript") or model.pt2 ("export"), or NotSerialized with the
-    template's reason."""
+    template's reason; made first where ferry wrap --frontend left it out."""
     meta = testdir_meta(testdir)
+    if _formats.left(meta, which):  # ferry wrap --frontend did not need it: made now, once
+        meta = _make_later(testdir, which)
     if not meta.get(which):
         raise NotSerialized(f"ferry: PyTorch could not make the {which} model: "
                             f"{meta.get(which + '_error', 'unknown reason')}")

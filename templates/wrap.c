@@ -20,6 +20,13 @@ struct pending {
 	char *op;
 };
 
+/* With a queue: where an id's record is, to read it again when the queue reaches it. */
+struct wrap_place {
+	size_t corpus;   /* index into o->corpora */
+	long offset;     /* of the line (or of blank lines before it) */
+	size_t lineno;   /* the reader's line count before it */
+};
+
 
 /* DIR and its wrapped.jsonl are made when the first instance is about to be wrapped, not before: a
  * wrap that fails on its corpus (missing, empty, junk) leaves nothing behind. */
@@ -36,53 +43,84 @@ static int open_output(struct wrap *w, struct err *e)
 	return 0;
 }
 
-/* The record the template gets: the corpus line, with the wrap options the template reads
- * ("wrap_options", which it takes out again) where they are not the defaults. The line written to
- * wrapped.jsonl stays the corpus's own. 1, or 0 where the line does not parse back. */
-static int add_record(cJSON *req, const char *line, const char *weights)
+/* The formats the requested frontends read of a library's models, as the JSON list the template
+ * takes (new), or NULL for all of them: no formats given, or a frontend whose format is computed.
+ * *none is set where no requested frontend takes the library at all. */
+static cJSON *formats_for(const struct wrap_opts *o, const char *library, int *none)
 {
-	cJSON *rec, *opts;
-	char *text;
+	cJSON *list;
+	size_t j;
 
-	if (!weights || !strcmp(weights, "constant")) {
-		cJSON_AddStringToObject(req, PROTO_KEY_RECORD, line);
-		return 1;
+	*none = 0;
+	if (!o->formats)
+		return NULL;
+	list = cJSON_CreateArray();
+	for (size_t k = 0; k < o->nformats; k++) {
+		if (strcmp(o->formats[k].library, library))
+			continue;
+		if (!*o->formats[k].format) {
+			cJSON_Delete(list);
+			return NULL;
+		}
+		for (j = 0; j < k; j++)  /* two frontends of one format (pt2): named once */
+			if (!strcmp(o->formats[j].library, library) &&
+			    !strcmp(o->formats[j].format, o->formats[k].format))
+				break;
+		if (j == k)
+			cJSON_AddItemToArray(list, cJSON_CreateString(o->formats[k].format));
 	}
-	if (!(rec = cJSON_Parse(line)) || !cJSON_IsObject(rec)) {
-		cJSON_Delete(rec);
-		return 0;
+	if (!cJSON_GetArraySize(list)) {
+		cJSON_Delete(list);
+		*none = 1;
+		return NULL;
 	}
-	cJSON_DeleteItemFromObjectCaseSensitive(rec, "wrap_options");
-	opts = cJSON_AddObjectToObject(rec, "wrap_options");
-	cJSON_AddStringToObject(opts, "weights", weights);
-	text = cJSON_PrintUnformatted(rec);
-	cJSON_AddStringToObject(req, PROTO_KEY_RECORD, text);
-	cJSON_free(text);
-	cJSON_Delete(rec);
-	return 1;
+	return list;
 }
 
-static int next_job(void *ctx, struct runner_job *job, struct err *e)
+/* The record the template gets: the corpus line, with the wrap options the template reads
+ * ("wrap_options", which it takes out again) where they are not the defaults: the weights, and the
+ * formats to make (formats, taken over; NULL: all). The options are put into the line as text, not by
+ * parsing and printing it again: cJSON prints a double in 15 digits wherever that comes within an
+ * epsilon of it, so the template would build its tensors of kept values from other numbers (one ulp
+ * off) than a wrap without options. The line written to wrapped.jsonl stays the corpus's own. */
+static void add_record(cJSON *req, const char *line, const char *weights, cJSON *formats)
 {
-	struct wrap *w = ctx;
-	struct instance in;
+	cJSON *opts;
+	char *text, *with;
+	size_t n = strlen(line);
+	int input = weights && strcmp(weights, "constant");
+
+	if (!input && !formats) {
+		cJSON_AddStringToObject(req, PROTO_KEY_RECORD, line);
+		return;
+	}
+	opts = cJSON_CreateObject();
+	if (input)
+		cJSON_AddStringToObject(opts, "weights", weights);
+	if (formats)
+		cJSON_AddItemToObject(opts, "formats", formats);
+	text = cJSON_PrintUnformatted(opts);
+	/* record_write's line is an object with fields: it ends with '}', and the options go before it. */
+	with = xasprintf("%.*s,\"wrap_options\":%s}", (int)(n - 1), line, text);
+	cJSON_AddStringToObject(req, PROTO_KEY_RECORD, with);
+	free(with);
+	cJSON_free(text);
+	cJSON_Delete(opts);
+}
+
+/* The next record of the corpora, read one after the other as if the files were one: 1 with *in
+ * filled and *k its corpus, 0 at the end, -1 on a read error. Bad lines are reported and counted. */
+static int next_in_corpora(struct wrap *w, struct instance *in, size_t *k, struct err *e)
+{
 	struct err bad = ERR_INIT;
 
 	for (;;) {
-		enum jsonl_status st = jsonl_next(&w->corpus, &in, &bad);
-		struct pending *p;
-		struct buf b = BUF_INIT;
-		char *dir;
-		cJSON *req;
-		int created;
+		enum jsonl_status st = jsonl_next(&w->corpus[w->current], in, &bad);
 
 		if (st == JSONL_END) {
-			/* The next corpus, as if the files were one. */
 			if (w->current + 1 == w->o->ncorpora)
 				return 0;
-			jsonl_close(&w->corpus);
-			if (jsonl_open(&w->corpus, w->o->corpora[++w->current], e) < 0)
-				return -1;
+			w->current++;
 			continue;
 		}
 		if (st == JSONL_FAIL) {
@@ -96,21 +134,148 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 			w->bad_lines++;
 			continue;
 		}
+		*k = w->current;
+		return 1;
+	}
+}
+
+/* With a queue: read the corpora through once, noting where each id's record is (its first line,
+ * as without a queue an id met again is wrapped once). */
+static int index_corpora(struct wrap *w, struct err *e)
+{
+	for (;;) {
+		struct jsonl_reader *r = &w->corpus[w->current];
+		struct wrap_place at = { w->current, ftell(r->fp), r->lineno };
+		struct instance in;
+		struct strmap_entry *ent;
+		size_t k;
+		int created, got;
+
+		if (at.offset < 0)
+			return err_errno(e, EXIT_INPUT, "cannot read '%s' in the queue's order", r->path);
+		if ((got = next_in_corpora(w, &in, &k, e)) <= 0)
+			return got;
+		if (k != at.corpus) {
+			/* The record is the first of the next corpus: its place is that reader's start. */
+			at.corpus = k;
+			at.offset = 0;
+			at.lineno = 0;
+		}
+		ent = strmap_get(&w->index, in.id, &created);
+		if (created) {
+			ent->ptr = xmalloc(sizeof(at));
+			memcpy(ent->ptr, &at, sizeof(at));
+		}
+		record_release(&in);
+	}
+}
+
+/* The next record in the queue's order: 1 with *in filled and *k its corpus, 0 at the end of the
+ * queue (or of its first o->limit lines), -1 on a read error. */
+static int next_in_queue(struct wrap *w, struct instance *in, size_t *k, struct err *e)
+{
+	struct err bad = ERR_INIT;
+
+	while (!w->o->limit || w->queued < w->o->limit) {
+		cJSON *j = NULL;
+		enum jsonl_status st = jsonl_next_json(&w->queue, &j, &bad);
+		const struct wrap_place *at;
+		struct strmap_entry *ent;
+		struct jsonl_reader *r;
+		const cJSON *id;
+
+		if (st == JSONL_END)
+			return 0;
+		if (st == JSONL_FAIL) {
+			*e = bad;
+			return -1;
+		}
+		if (st == JSONL_BAD) {
+			if (w->o->warn)
+				w->o->warn(w->o->ctx, bad.msg);
+			err_release(&bad);
+			w->bad_queue++;
+			continue;
+		}
+		id = cJSON_GetObjectItemCaseSensitive(j, "id");
+		if (!cJSON_IsString(id)) {
+			if (w->o->warn) {
+				char *msg = xasprintf("%s:%zu: a queue line without an id", w->o->queue,
+						      w->queue.lineno);
+
+				w->o->warn(w->o->ctx, msg);
+				free(msg);
+			}
+			w->bad_queue++;
+			cJSON_Delete(j);
+			continue;
+		}
+		w->queued++;
+		ent = strmap_find(&w->index, id->valuestring);
+		cJSON_Delete(j);
+		if (!ent) {
+			w->unknown++;
+			continue;
+		}
+		at = ent->ptr;
+		r = &w->corpus[at->corpus];
+		if (fseek(r->fp, at->offset, SEEK_SET) < 0)
+			return err_errno(e, EXIT_INPUT, "cannot read '%s' in the queue's order", r->path);
+		r->lineno = at->lineno;
+		st = jsonl_next(r, in, &bad);
+		if (st != JSONL_OK) {
+			/* It was a good record when the corpora were indexed: the file changed since. */
+			if (st == JSONL_FAIL || st == JSONL_BAD) {
+				*e = bad;
+				return -1;
+			}
+			return err_set(e, EXIT_INPUT, "'%s' changed while it was wrapped", r->path);
+		}
+		*k = at->corpus;
+		return 1;
+	}
+	return 0;
+}
+
+static int next_job(void *ctx, struct runner_job *job, struct err *e)
+{
+	struct wrap *w = ctx;
+	struct instance in;
+
+	for (;;) {
+		struct pending *p;
+		struct buf b = BUF_INIT;
+		char *dir;
+		cJSON *req, *formats;
+		size_t k = 0;
+		int none, got;
+
+		got = w->o->queue ? next_in_queue(w, &in, &k, e) : next_in_corpora(w, &in, &k, e);
+		if (got <= 0)
+			return got;
 		if ((w->o->only && !strmap_find(w->o->only, in.id)) ||
 		    (select_any(w->o->select) && !select_instance(w->o->select, &in))) {
 			w->left_out++;
 			record_release(&in);
 			continue;
 		}
-		strmap_get(&w->done, in.id, &created);
-		if (!created) {
+		if (strmap_find(&w->done, in.id)) {
 			/* Wrapped by an earlier run, or a duplicate line of a corpus (or of another: the
 			 * same usage harvested and derived as a variant is one test). */
 			w->resumed++;
 			record_release(&in);
 			continue;
 		}
+		formats = formats_for(w->o, in.library, &none);
+		if (none) {
+			/* No requested frontend takes its library: nothing of it would run. */
+			w->skipped++;
+			record_release(&in);
+			continue;
+		}
+		strmap_get(&w->done, in.id, NULL);
 		if (!w->out && open_output(w, e) < 0) {
+			cJSON_Delete(formats);
 			record_release(&in);
 			return -1;
 		}
@@ -126,14 +291,7 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 		cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_WRAP);
 		cJSON_AddStringToObject(req, PROTO_KEY_ID, in.id);
 		cJSON_AddStringToObject(req, PROTO_KEY_LIBRARY, in.library);
-		if (!add_record(req, b.data, w->o->weights)) {
-			cJSON_Delete(req);
-			buf_release(&b);
-			free(dir);
-			record_release(&in);
-			return err_set(e, EXIT_INPUT, "%s:%zu: the record cannot be read back",
-				       w->o->corpora[w->current], w->corpus.lineno);
-		}
+		add_record(req, b.data, w->o->weights, formats);
 		cJSON_AddStringToObject(req, PROTO_KEY_DIR, dir);
 		job->key = xstrdup(in.id);
 		job->request = cJSON_PrintUnformatted(req);
@@ -142,8 +300,8 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 
 		p = xcalloc(1, sizeof(*p));
 		p->line = buf_detach(&b);
-		p->corpus = w->o->corpora[w->current];
-		p->lineno = w->corpus.lineno;
+		p->corpus = w->o->corpora[k];
+		p->lineno = w->corpus[k].lineno;
 		p->op = xstrdup(in.op);
 		strmap_get(&w->pending, in.id, NULL)->ptr = p;
 		record_release(&in);
@@ -268,7 +426,13 @@ int wrap_open(struct wrap *w, const struct wrap_opts *o, struct err *e)
 	for (size_t k = 0; k < o->ncorpora; k++)
 		if (fs_input_file(o->corpora[k], e) < 0)
 			return -1;
-	if (jsonl_open(&w->corpus, o->corpora[0], e) < 0)
+	if (o->queue && fs_input_file(o->queue, e) < 0)
+		return -1;
+	w->corpus = xcalloc(o->ncorpora, sizeof(*w->corpus));
+	for (size_t k = 0; k < o->ncorpora; k++)
+		if (jsonl_open(&w->corpus[k], o->corpora[k], e) < 0)
+			return -1;
+	if (o->queue && jsonl_open(&w->queue, o->queue, e) < 0)
 		return -1;
 	if (fs_exists(o->dir) && !fs_is_dir(o->dir))
 		return err_set(e, EXIT_INPUT, "cannot write into '%s': it is not a directory", o->dir);
@@ -295,14 +459,22 @@ int wrap_run(struct wrap *w, struct err *e)
 	ro.start_timeout = 300;
 	ro.mem_limit = w->o->mem_limit;
 	ro.stderr_cap = 64 * 1024;
+	if (w->o->queue && index_corpora(w, e) < 0)
+		goto out;
 	if (runner_run(&ro, &cb, NULL, e) < 0)
 		goto out;
-	if (!w->out && !w->resumed) {
+	if (!w->out && !w->resumed && !w->skipped) {
 		if (w->left_out && !w->bad_lines && !w->o->only)
 			err_set(e, EXIT_INPUT, "--op/--test select none of the %zu instances of %s'%s'", w->left_out,
 				w->o->ncorpora > 1 ? "the corpora, such as " : "", w->o->corpora[0]);
 		else if (w->left_out && w->o->only)
 			r = 0;  /* ferry go's sample: nothing of it left to wrap */
+		else if (w->o->queue && w->index.len)
+			/* A queue of another corpus, of plain ids or of junk would wrap nothing and say it
+			 * was done. */
+			err_set(e, EXIT_INPUT, "the queue '%s' names none of the instances of the corpora%s",
+				w->o->queue, w->queued ? " (it should be ferry rank's output for them)" :
+				" (it has no line with an id)");
 		else if (w->o->ncorpora == 1)
 			err_set(e, EXIT_INPUT, "'%s' holds no instance records%s", w->o->corpora[0],
 				w->bad_lines ? " (every line is bad)" : "");
@@ -324,10 +496,18 @@ void wrap_release(struct wrap *w)
 	for (size_t i = 0; i < w->pending.cap; i++)
 		if (w->pending.slots[i].key)
 			pending_free(w->pending.slots[i].ptr);
+	for (size_t i = 0; i < w->index.cap; i++)
+		if (w->index.slots[i].key)
+			free(w->index.slots[i].ptr);
 	strmap_release(&w->pending);
 	strmap_release(&w->done);
 	strmap_release(&w->reasons);
-	jsonl_close(&w->corpus);
+	strmap_release(&w->index);
+	if (w->corpus)
+		for (size_t k = 0; k < w->o->ncorpora; k++)
+			jsonl_close(&w->corpus[k]);
+	free(w->corpus);
+	jsonl_close(&w->queue);
 	free(w->out_path);
 	memset(w, 0, sizeof(*w));
 }

@@ -7,6 +7,13 @@
  * DIR/wrapped.jsonl: the records, each annotated with "wrap": {"status", "reason", "random", "dir"},
  * appended as each one is done, so that a wrap run again picks up where an interrupted one stopped.
  *
+ * What is wrapped, and in which order: every instance of the corpora in their order, or with a queue
+ * (ferry rank's output) the queue's ids in its order, its first `limit` lines only, so that a run
+ * with a budget never wraps what it will not reach. Which files: every format of every library, or
+ * with formats (the requested frontends' adapters' LIBRARY and FORMAT) only those, and no instance
+ * of a library none of them takes; a format left out is made when a frontend first reads it
+ * (templates/_formats.py).
+ *
  * The engine prints nothing: it reports through the hooks in struct wrap_opts, and the counts in
  * struct wrap are the caller's to print. */
 #ifndef FERRY_WRAP_H
@@ -18,6 +25,12 @@
 #include "jsonl.h"
 #include "select.h"
 #include "strmap.h"
+
+/* A requested frontend's source library and the format its adapter reads (borrowed). */
+struct wrap_format {
+	const char *library;   /* "torch" */
+	const char *format;    /* "ts"; "" where the adapter computes it: every format of the library */
+};
 
 struct wrap_opts {
 	const char *const *corpora;  /* the corpora to wrap, read in this order (borrowed) */
@@ -32,6 +45,12 @@ struct wrap_opts {
 	/* How a PyTorch template holds the tensors real models hold as weights: NULL or "constant" (as
 	 * constants of the model, the default), "input" (as forward inputs). Borrowed. */
 	const char *weights;
+	/* The formats to make (borrowed); NULL: every format of every library. */
+	const struct wrap_format *formats;
+	size_t nformats;
+	/* A queue to wrap in the order of (borrowed), or NULL: the corpora in theirs. */
+	const char *queue;
+	size_t limit;           /* with a queue: its first limit lines only; 0: all of it */
 
 	void *ctx;
 	/* A bad corpus line, skipped. */
@@ -47,25 +66,33 @@ struct wrap {
 	size_t resumed;          /* already in DIR/wrapped.jsonl (or repeated in the corpus) */
 	size_t ok, invalid, random, bad_lines;
 	size_t left_out;         /* instances --op and --test left out */
+	size_t skipped;          /* of a library no requested frontend takes (o->formats) */
+	size_t unknown;          /* queue ids that no corpus holds */
+	size_t bad_queue;        /* queue lines that are not JSON objects with an id */
 	struct strmap reasons;   /* invalid reason -> instances */
 
 	/* The engine's own. */
 	const struct wrap_opts *o;
-	struct jsonl_reader corpus;   /* o->corpora[current] */
-	size_t current;
+	struct jsonl_reader *corpus;  /* one reader per corpus */
+	size_t current;               /* the corpus read now (without a queue) */
+	struct jsonl_reader queue;
+	size_t queued;                /* queue lines taken so far */
+	struct strmap index;          /* with a queue: id -> where its record is (struct wrap_place) */
 	FILE *out;
 	char *out_path;
 	struct strmap done;      /* ids already in wrapped.jsonl, or taken from a corpus this time */
 	struct strmap pending;   /* id -> an instance handed to a worker and not yet done */
 };
 
-/* Open the first corpus (after checking that every one is a readable file, so that a mistake in the
- * last is not found after wrapping the first) and read what an earlier wrap into o->dir did. 0, or
- * -1 with e filled. */
+/* Open the corpora (after checking that every one is a readable file, so that a mistake in the
+ * last is not found after wrapping the first) and the queue, and read what an earlier wrap into
+ * o->dir did. 0, or -1 with e filled. */
 int wrap_open(struct wrap *w, const struct wrap_opts *o, struct err *e);
-/* Wrap every instance not yet wrapped; an id met again (in the same corpus or another) is wrapped
- * once. 0, or -1 with e filled (EXIT_INTERRUPTED on SIGINT or SIGTERM: what was wrapped is kept;
- * EXIT_INPUT when no corpus holds an instance record). */
+/* Wrap every instance not yet wrapped (of the queue, with one); an id met again (in the same corpus
+ * or another) is wrapped once. With a queue, the corpora are read through once first, to find each
+ * id's line (bad lines are reported then). 0, or -1 with e filled (EXIT_INTERRUPTED on SIGINT or
+ * SIGTERM: what was wrapped is kept; EXIT_INPUT when no corpus holds an instance record, or the queue
+ * none of theirs). */
 int wrap_run(struct wrap *w, struct err *e);
 void wrap_release(struct wrap *w);
 
