@@ -1,6 +1,7 @@
 /* rank.c: the compact corpus (struct rank_set), its loading, the seeded order, the dispatch to the
  * strategies, and the queue file. */
 #include "rank.h"
+#include "canon.h"
 #include "coverage.h"
 #include "fast.h"
 #include "fsutil.h"
@@ -242,6 +243,7 @@ struct block {
 struct loader {
 	const char *path;
 	int want_sig;
+	int cjson_only;
 	struct block slot[LOAD_SLOTS];
 	size_t next_fill, next_claim;
 	int eof;
@@ -258,31 +260,40 @@ static size_t add_str(struct buf *b, const char *s)
 	return at;
 }
 
-static void parse_line(struct loader *L, struct block *b, const char *line, size_t len, size_t lineno,
-		       struct subspace_row *row, struct buf *scratch)
+/* What a worker thread keeps from line to line. */
+struct parser {
+	struct subspace_row row;
+	struct buf scratch;
+	struct canon canon;
+};
+
+static void parser_init(struct parser *ps)
 {
-	struct instance in;
-	struct err e = ERR_INIT;
-	struct parsed *r;
+	subspace_row_init(&ps->row);
+	buf_init(&ps->scratch);
+	canon_init(&ps->canon);
+}
 
-	XGROW(b->rec, b->reccap, b->nrec + 1);
-	r = &b->rec[b->nrec++];
-	r->line = lineno;
-	if (record_parse(&in, line, len, &e) < 0) {
-		char *msg = xasprintf("%s:%zu: %s", L->path, lineno, e.msg);
+static void parser_release(struct parser *ps)
+{
+	subspace_row_release(&ps->row);
+	buf_release(&ps->scratch);
+	canon_release(&ps->canon);
+}
 
-		r->bad = 1;
-		r->msg = add_str(&b->strs, msg);
-		free(msg);
-		err_release(&e);
-		return;
-	}
+/* Keep what the ranking needs of a record: in is the instance, text its canonical form (NULL: to
+ * be written when needed), tier its tier. */
+static void keep_record(struct loader *L, struct block *b, struct parsed *r, const struct instance *in,
+			const struct buf *text, enum rank_tier tier, struct parser *ps)
+{
+	struct subspace_row *row = &ps->row;
+
 	r->bad = 0;
-	r->tier = rank_tier_of(&in);
-	r->id = add_str(&b->strs, in.id);
-	r->op = add_str(&b->strs, in.op);
-	r->lib = add_str(&b->strs, in.library);
-	subspace_row_fill(row, &in);
+	r->tier = tier;
+	r->id = add_str(&b->strs, in->id);
+	r->op = add_str(&b->strs, in->op);
+	r->lib = add_str(&b->strs, in->library);
+	subspace_row_fill(row, in);
 	r->p0 = b->npar;
 	r->np = row->n;
 	if (b->npar + row->n > b->parcap) {
@@ -298,14 +309,49 @@ static void parse_line(struct loader *L, struct block *b, const char *line, size
 		b->pcode[b->npar++] = row->p[k].code;
 	}
 	if (L->want_sig) {
-		buf_reset(scratch);
-		record_canonical(&in, scratch);
-		fast_signature(scratch->data, scratch->len, r->sig);
+		if (!text) {
+			buf_reset(&ps->scratch);
+			record_canonical(in, &ps->scratch);
+			text = &ps->scratch;
+		}
+		fast_signature(text->data, text->len, r->sig);
 	}
+}
+
+/* A line that ferry wrote is read by the canonical reader (lib/canon.h), which gives the same
+ * instance as record_parse without its cost; any other line, or every line when cjson_only, goes
+ * through record_parse, which also names what is wrong with a bad one. */
+static void parse_line(struct loader *L, struct block *b, const char *line, size_t len, size_t lineno,
+		       struct parser *ps)
+{
+	struct instance in;
+	struct err e = ERR_INIT;
+	struct parsed *r;
+
+	XGROW(b->rec, b->reccap, b->nrec + 1);
+	r = &b->rec[b->nrec++];
+	r->line = lineno;
+	if (!L->cjson_only && canon_parse(&ps->canon, line, len) == 0) {
+		const struct canon *c = &ps->canon;
+
+		keep_record(L, b, r, &c->in, &c->text, c->in.unmigratable ? RANK_TIER_UNMIGRATABLE :
+			    c->wrap_invalid ? RANK_TIER_INVALID : RANK_TIER_OK, ps);
+		return;
+	}
+	if (record_parse(&in, line, len, &e) < 0) {
+		char *msg = xasprintf("%s:%zu: %s", L->path, lineno, e.msg);
+
+		r->bad = 1;
+		r->msg = add_str(&b->strs, msg);
+		free(msg);
+		err_release(&e);
+		return;
+	}
+	keep_record(L, b, r, &in, NULL, rank_tier_of(&in), ps);
 	record_release(&in);
 }
 
-static void parse_block(struct loader *L, struct block *b, struct subspace_row *row, struct buf *scratch)
+static void parse_block(struct loader *L, struct block *b, struct parser *ps)
 {
 	const char *p = b->text, *end = b->text + b->len;
 	size_t lineno = b->first_line;
@@ -322,7 +368,7 @@ static void parse_block(struct loader *L, struct block *b, struct subspace_row *
 		for (q = p; q < p + n && (*q == ' ' || *q == '\t'); q++)
 			;
 		if (q < p + n)
-			parse_line(L, b, p, n, lineno, row, scratch);
+			parse_line(L, b, p, n, lineno, ps);
 		p = nl ? nl + 1 : end;
 	}
 }
@@ -330,10 +376,9 @@ static void parse_block(struct loader *L, struct block *b, struct subspace_row *
 static void *load_worker(void *arg)
 {
 	struct loader *L = arg;
-	struct subspace_row row;
-	struct buf scratch = BUF_INIT;
+	struct parser ps;
 
-	subspace_row_init(&row);
+	parser_init(&ps);
 	pthread_mutex_lock(&L->mu);
 	for (;;) {
 		struct block *b;
@@ -345,14 +390,13 @@ static void *load_worker(void *arg)
 		b = &L->slot[L->next_claim++ % LOAD_SLOTS];
 		b->state = SLOT_BUSY;
 		pthread_mutex_unlock(&L->mu);
-		parse_block(L, b, &row, &scratch);
+		parse_block(L, b, &ps);
 		pthread_mutex_lock(&L->mu);
 		b->state = SLOT_DONE;
 		pthread_cond_broadcast(&L->cv);
 	}
 	pthread_mutex_unlock(&L->mu);
-	subspace_row_release(&row);
-	buf_release(&scratch);
+	parser_release(&ps);
 	return NULL;
 }
 
@@ -452,6 +496,7 @@ int rank_set_load(struct rank_set *s, const char *path, rank_bad_line_fn bad, vo
 	memset(&L, 0, sizeof(L));
 	L.path = path;
 	L.want_sig = s->want_sig;
+	L.cjson_only = s->reader == RANK_READER_CJSON;
 	pthread_mutex_init(&L.mu, NULL);
 	pthread_cond_init(&L.cv, NULL);
 	for (int k = 0; k < LOAD_SLOTS; k++)
@@ -486,15 +531,13 @@ int rank_set_load(struct rank_set *s, const char *path, rank_bad_line_fn bad, vo
 		b = &L.slot[next_take % LOAD_SLOTS];
 		/* No worker started (or all failed to): parse here. */
 		if (!nth && b->state == SLOT_READY) {
-			struct subspace_row row;
-			struct buf scratch = BUF_INIT;
+			struct parser ps;
 
 			L.next_claim++;
 			pthread_mutex_unlock(&L.mu);
-			subspace_row_init(&row);
-			parse_block(&L, b, &row, &scratch);
-			subspace_row_release(&row);
-			buf_release(&scratch);
+			parser_init(&ps);
+			parse_block(&L, b, &ps);
+			parser_release(&ps);
 			pthread_mutex_lock(&L.mu);
 			b->state = SLOT_DONE;
 		}
