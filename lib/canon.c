@@ -292,7 +292,8 @@ struct cur {
 
 #define NOT (-1)
 
-static int lit(struct cur *k, const char *s, size_t n)
+/* Inlined, so that memcmp on a literal's constant length is a compare or two, not a call. */
+static inline __attribute__((always_inline)) int lit(struct cur *k, const char *s, size_t n)
 {
 	if ((size_t)(k->end - k->p) < n || memcmp(k->p, s, n))
 		return NOT;
@@ -710,11 +711,11 @@ static int tensor_canon(struct cur *k, struct tensor *t)
 }
 
 static const struct {
-	const char *tag;
+	const char *name;
 	size_t len;
 	enum vtype type;
 } tags[] = {
-#define TAG(s, t) { "{\"" s "\":", sizeof("{\"" s "\":") - 1, t }
+#define TAG(s, t) { s, sizeof(s) - 1, t }
 	TAG("int", V_INT), TAG("float", V_FLOAT), TAG("str", V_STR), TAG("bool", V_BOOL),
 	TAG("list", V_LIST), TAG("tuple", V_TUPLE), TAG("tensor", V_TENSOR), TAG("none", V_NONE),
 	TAG("dtype", V_DTYPE), TAG("dict", V_DICT), TAG("callable", V_CALLABLE), TAG("opaque", V_OPAQUE),
@@ -725,15 +726,23 @@ static const struct {
 /* A tagged value: {"TYPE":BODY}. */
 static int value_canon(struct cur *k, struct value *v)
 {
+	const char *name = k->p + 2, *q;
 	size_t i, len;
 
 	memset(v, 0, sizeof(*v));
+	if (k->end - k->p < 4 || k->p[0] != '{' || k->p[1] != '"')
+		return NOT;
+	for (q = name; q < k->end && q - name <= 8 && *q != '"'; q++)
+		;
+	if (k->end - q < 2 || q[0] != '"' || q[1] != ':')
+		return NOT;
+	len = (size_t)(q - name);
 	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
-		if ((size_t)(k->end - k->p) >= tags[i].len && !memcmp(k->p, tags[i].tag, tags[i].len))
+		if (tags[i].len == len && !memcmp(name, tags[i].name, len))
 			break;
 	if (i == sizeof(tags) / sizeof(tags[0]) || push_depth(k))
 		return NOT;
-	k->p += tags[i].len;
+	k->p = q + 2;
 	v->type = tags[i].type;
 	switch (v->type) {
 	case V_NONE:

@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 void rank_set_init(struct rank_set *s)
 {
@@ -71,10 +70,25 @@ static void grow_instances(struct rank_set *s)
 	s->cap = c;
 }
 
-static uint32_t add_op(struct rank_set *s, const char *op)
+/* A string with its length and intern_hash, which a loader's threads compute. */
+struct hstr {
+	const char *s;
+	size_t len;
+	uint64_t h;
+};
+
+static struct hstr hstr_of(const char *str)
+{
+	struct hstr x = { str, strlen(str), 0 };
+
+	x.h = intern_hash(str, x.len);
+	return x;
+}
+
+static uint32_t add_op(struct rank_set *s, const struct hstr *op)
 {
 	int added;
-	uint32_t o = intern_add(&s->ops, 0, op, strlen(op), &added);
+	uint32_t o = intern_add_hashed(&s->ops, 0, op->s, op->len, op->h, &added);
 
 	if (added) {
 		if (o + 1 > s->opcap) {
@@ -91,10 +105,10 @@ static uint32_t add_op(struct rank_set *s, const char *op)
 	return o;
 }
 
-static uint32_t add_slot(struct rank_set *s, uint32_t o, const char *name, size_t len)
+static uint32_t add_slot(struct rank_set *s, uint32_t o, const char *name, size_t len, uint64_t h)
 {
 	int added;
-	uint32_t g = intern_add(&s->params, o + 1, name, len, &added);
+	uint32_t g = intern_add_hashed(&s->params, o + 1, name, len, h, &added);
 
 	if (added) {
 		if (g + 1 > s->slotcap) {
@@ -110,20 +124,23 @@ static uint32_t add_slot(struct rank_set *s, uint32_t o, const char *name, size_
 	return g;
 }
 
-uint32_t rank_set_add(struct rank_set *s, const char *id, const char *op, enum rank_tier tier,
-		      const struct subspace_param *p, size_t np)
+/* rank_set_add with the strings' hashes given (phash[k] for p[k].name). The id's hash is
+ * intern_hash's, which is XXH3_64bits: id_hash is the same either way. */
+static uint32_t add_hashed(struct rank_set *s, const struct hstr *id, const struct hstr *op, enum rank_tier tier,
+			   const struct subspace_param *p, const uint64_t *phash, size_t np)
 {
 	uint32_t i = (uint32_t)s->n;
-	size_t idlen = strlen(id);
+	size_t idlen = id->len;
 
 	grow_instances(s);
 	if (!i)
 		s->poff[0] = 0;
 	s->op[i] = add_op(s, op);
 	s->tier[i] = (uint8_t)tier;
-	s->id_hash[i] = XXH3_64bits(id, idlen);
+	s->id_hash[i] = id->h;
 	XGROW(s->ids, s->ids_cap, s->ids_len + idlen + 1);
-	memcpy(s->ids + s->ids_len, id, idlen + 1);
+	memcpy(s->ids + s->ids_len, id->s, idlen);
+	s->ids[s->ids_len + idlen] = '\0';
 	s->id_off[i] = s->ids_len;
 	s->ids_len += idlen + 1;
 	if (s->np + np > s->npcap) {
@@ -133,7 +150,8 @@ uint32_t rank_set_add(struct rank_set *s, const char *id, const char *op, enum r
 		XGROW(s->pcode, s->npcap, s->np + np);
 	}
 	for (size_t k = 0; k < np; k++) {
-		uint32_t g = add_slot(s, s->op[i], p[k].name, p[k].len);
+		uint32_t g = add_slot(s, s->op[i], p[k].name, p[k].len,
+				      phash ? phash[k] : intern_hash(p[k].name, p[k].len));
 
 		s->pslot[s->np] = s->slot_local[g];
 		s->pcode[s->np] = p[k].code;
@@ -145,6 +163,14 @@ uint32_t rank_set_add(struct rank_set *s, const char *id, const char *op, enum r
 			s->sig[(size_t)i * RANK_SIG + k] = UINT64_MAX;
 	s->n++;
 	return i;
+}
+
+uint32_t rank_set_add(struct rank_set *s, const char *id, const char *op, enum rank_tier tier,
+		      const struct subspace_param *p, size_t np)
+{
+	struct hstr hid = hstr_of(id), hop = hstr_of(op);
+
+	return add_hashed(s, &hid, &hop, tier, p, NULL, np);
 }
 
 enum rank_tier rank_tier_of(const struct instance *in)
@@ -224,7 +250,9 @@ struct parsed {
 	int bad;                 /* then msg is "FILE:LINE: why" */
 	enum rank_tier tier;
 	size_t id, op, lib, msg; /* offsets into the block's strings */
-	size_t p0, np;           /* parameters: pname/pcode[p0 .. p0 + np) */
+	size_t idlen, oplen, liblen;
+	uint64_t idh, oph, libh; /* their intern_hash, computed on the worker's thread */
+	size_t p0, np;           /* parameters: pname/plen/phash/pcode[p0 .. p0 + np) */
 	uint64_t sig[RANK_SIG];
 };
 
@@ -236,6 +264,8 @@ struct block {
 	size_t nrec, reccap;
 	struct buf strs;
 	size_t *pname;           /* offsets into strs */
+	size_t *plen;
+	uint64_t *phash;
 	uint64_t *pcode;
 	size_t npar, parcap;
 };
@@ -257,6 +287,17 @@ static size_t add_str(struct buf *b, const char *s)
 
 	buf_adds(b, s);
 	buf_addc(b, '\0');
+	return at;
+}
+
+/* Keep a string of the record with its length and hash. */
+static size_t add_hstr(struct buf *b, const char *s, size_t *len, uint64_t *h)
+{
+	size_t at = b->len;
+
+	*len = strlen(s);
+	*h = intern_hash(s, *len);
+	buf_add(b, s, *len + 1);
 	return at;
 }
 
@@ -290,9 +331,9 @@ static void keep_record(struct loader *L, struct block *b, struct parsed *r, con
 
 	r->bad = 0;
 	r->tier = tier;
-	r->id = add_str(&b->strs, in->id);
-	r->op = add_str(&b->strs, in->op);
-	r->lib = add_str(&b->strs, in->library);
+	r->id = add_hstr(&b->strs, in->id, &r->idlen, &r->idh);
+	r->op = add_hstr(&b->strs, in->op, &r->oplen, &r->oph);
+	r->lib = add_hstr(&b->strs, in->library, &r->liblen, &r->libh);
 	subspace_row_fill(row, in);
 	r->p0 = b->npar;
 	r->np = row->n;
@@ -300,10 +341,16 @@ static void keep_record(struct loader *L, struct block *b, struct parsed *r, con
 		size_t c = b->parcap;
 
 		XGROW(b->pname, c, b->npar + row->n);
+		c = b->parcap;
+		XGROW(b->plen, c, b->npar + row->n);
+		c = b->parcap;
+		XGROW(b->phash, c, b->npar + row->n);
 		XGROW(b->pcode, b->parcap, b->npar + row->n);
 	}
 	for (size_t k = 0; k < row->n; k++) {
 		b->pname[b->npar] = b->strs.len;
+		b->plen[b->npar] = row->p[k].len;
+		b->phash[b->npar] = intern_hash(row->p[k].name, row->p[k].len);
 		buf_add(&b->strs, row->p[k].name, row->p[k].len);
 		buf_addc(&b->strs, '\0');
 		b->pcode[b->npar++] = row->p[k].code;
@@ -435,8 +482,10 @@ static int read_block(FILE *fp, struct block *b, struct buf *carry, size_t *line
 	if (!b->len)
 		return 0;
 	b->first_line = *lines + 1;
-	for (size_t k = 0; k < b->len; k++)
-		*lines += b->text[k] == '\n';
+	/* memchr, which goes a vector at a time, rather than a loop over the bytes: this runs on the
+	 * thread that everything waits for. */
+	for (const char *q = b->text, *end = b->text + b->len; (q = memchr(q, '\n', (size_t)(end - q))); q++)
+		(*lines)++;
 	if (b->text[b->len - 1] != '\n')
 		(*lines)++;
 	return 1;
@@ -466,11 +515,15 @@ static void take_block(struct rank_set *s, struct block *b, rank_bad_line_fn bad
 		XGROW(p, cap, r->np);
 		for (size_t x = 0; x < r->np; x++) {
 			p[x].name = str + b->pname[r->p0 + x];
-			p[x].len = strlen(p[x].name);
+			p[x].len = b->plen[r->p0 + x];
 			p[x].code = b->pcode[r->p0 + x];
 		}
-		i = rank_set_add(s, str + r->id, str + r->op, r->tier, p, r->np);
-		intern_add(&s->libs, 0, str + r->lib, strlen(str + r->lib), NULL);
+		{
+			struct hstr id = { str + r->id, r->idlen, r->idh }, op = { str + r->op, r->oplen, r->oph };
+
+			i = add_hashed(s, &id, &op, r->tier, p, b->phash + r->p0, r->np);
+		}
+		intern_add_hashed(&s->libs, 0, str + r->lib, r->liblen, r->libh, NULL);
 		if (s->want_sig)
 			memcpy(&s->sig[(size_t)i * RANK_SIG], r->sig, sizeof(r->sig));
 	}
@@ -572,6 +625,8 @@ int rank_set_load(struct rank_set *s, const char *path, rank_bad_line_fn bad, vo
 		free(L.slot[k].rec);
 		buf_release(&L.slot[k].strs);
 		free(L.slot[k].pname);
+		free(L.slot[k].plen);
+		free(L.slot[k].phash);
 		free(L.slot[k].pcode);
 	}
 	pthread_mutex_destroy(&L.mu);
