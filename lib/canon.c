@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -157,12 +158,13 @@ static int format_g(char *out, int neg, uint64_t q, int p, int x)
 	return n;
 }
 
-/* json_add_double's loop (the shortest of %.15g, %.16g, %.17g that reads back) done exactly: d is
+/* json_add_double's loop (the shortest of %.15g, %.16g, %.17g that reads back), or %.{fixed_p}g
+ * alone, done exactly: d is
  * m 2^e2, scaled by 10^s so that its integer part N has 17 digits; the rounding of N to p digits and
  * whether that reads back (lies within half an ulp of d) are decided in 128-bit integers, everything
  * scaled by 2^K so that it is whole. -1 when d is outside the magnitudes this covers, or where a tie
  * would need the C library's own tie-breaking: the caller then asks the C library. */
-static int double_fast(double d, char *out)
+static int double_fast(double d, int fixed_p, char *out)
 {
 	uint64_t bits, m;
 	int e2, x, s, neg;
@@ -213,7 +215,7 @@ static int double_fast(double d, char *out)
 			ulp *= 5;
 		if (L > 0)
 			ulp <<= L;
-		for (int p = 15; p <= 17; p++) {
+		for (int p = fixed_p ? fixed_p : 15; p <= (fixed_p ? fixed_p : 17); p++) {
 			uint64_t div = pow10_u64[17 - p];
 			uint64_t q = (uint64_t)(N / div), r = (uint64_t)(N % div);
 			u128 twice_rem = 2 * (((u128)r << K) + frac), cand, diff;
@@ -237,7 +239,7 @@ static int double_fast(double d, char *out)
 					return -1;
 				rt = 2 * diff < ulp;
 			}
-			if (p < 17 && !rt)
+			if (!fixed_p && p < 17 && !rt)
 				continue;
 			if (q == pow10_u64[p]) {
 				q = pow10_u64[p - 1];
@@ -273,7 +275,7 @@ int canon_double(double d, char out[48])
 		out[n] = '\0';
 		return n;
 	}
-	if ((n = double_fast(d, out)) >= 0)
+	if ((n = double_fast(d, 0, out)) >= 0)
 		return n;
 	json_add_double(&b, d);
 	n = (int)b.len < 47 ? (int)b.len : 47;
@@ -281,6 +283,15 @@ int canon_double(double d, char out[48])
 	out[n] = '\0';
 	buf_release(&b);
 	return n;
+}
+
+int canon_double_g(double d, int prec, char out[48])
+{
+	int n;
+
+	if (prec >= 1 && prec <= 17 && isfinite(d) && (n = double_fast(d, prec, out)) >= 0)
+		return n;
+	return snprintf(out, 48, "%.*g", prec, d);
 }
 
 /* --- the reader --------------------------------------------------------------------------------- */

@@ -1011,7 +1011,7 @@ void rank_queue_line(const struct rank_set *s, const struct rank_queue *q, size_
 {
 	uint32_t i = q->order[k];
 	double sc = q->score[k];
-	char num[32], *d;
+	char num[48], *d;
 
 	buf_adds(out, "{\"rank\":");
 	d = utoa_end(num + sizeof(num), (uint64_t)k + 1);
@@ -1023,7 +1023,8 @@ void rank_queue_line(const struct rank_set *s, const struct rank_queue *q, size_
 	if (sc == 0) {
 		buf_adds(out, ",\"score\":0");
 	} else {
-		int n = snprintf(num, sizeof(num), "%.6g", sc);
+		/* printf's %.6g, without printf's cost (a third of writing a million lines). */
+		int n = canon_double_g(sc, 6, num);
 
 		buf_adds(out, ",\"score\":");
 		buf_add(out, num, (size_t)n);

@@ -62,6 +62,36 @@ static void check_double(double d)
 	buf_release(&b);
 }
 
+/* canon_double_g against printf, at the queue's precision (6) and others. */
+static void test_double_g(void)
+{
+	static const int precs[] = { 1, 2, 6, 10, 15, 16, 17 };
+	size_t checked = 0, bad = 0;
+	char want[64], got[48];
+
+	for (int i = 0; i < 300000; i++) {
+		double d;
+		int p = precs[i % 7];
+
+		if (i % 3 == 0) {
+			uint64_t bits = rnd();
+
+			memcpy(&d, &bits, sizeof(d));
+		} else if (i % 3 == 1) {
+			d = ((double)(rnd() >> 11) / 9007199254740992.0) * pow(10, (int)(rnd() % 30) - 15);
+		} else {
+			/* Short decimals and halves, where rounding ties. */
+			d = (double)(rnd() % 2000001) / (double)(1ULL << (rnd() % 12)) * pow(10, (int)(rnd() % 9) - 4);
+		}
+		checked++;
+		snprintf(want, sizeof(want), "%.*g", p, d);
+		canon_double_g(d, p, got);
+		if (strcmp(want, got) && bad++ < 5)
+			diag("%%.%dg of %.17g: printf '%s', canon_double_g '%s'", p, d, want, got);
+	}
+	ok(bad == 0, "canon_double_g writes %zu doubles at precisions 1 to 17 as printf does (%zu differ)", checked, bad);
+}
+
 static void test_doubles(void)
 {
 	static const double fixed[] = {
@@ -124,6 +154,7 @@ static void test_doubles(void)
 	}
 	ok(dbl_bad == 0, "canon_double writes %zu doubles as json_add_double does (%zu differ)", dbl_checked,
 	   dbl_bad);
+	test_double_g();
 }
 
 /* --- 2. records --------------------------------------------------------------------------------- */
@@ -512,7 +543,7 @@ int main(int argc, char **argv)
 		buf_release(&corpus);
 		return 0;
 	}
-	plan(1 + 5 + 4 + 6);
+	plan(2 + 5 + 4 + 6);
 	test_doubles();
 	test_records();
 	test_specific();
