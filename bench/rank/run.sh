@@ -92,9 +92,9 @@ for n in $sizes; do
 		continue
 	fi
 	corpus=$BENCH_DIR/corpus-$n.jsonl
-	"$ferry" rank "$corpus" --strategy random -o "$BENCH_DIR/random-$n.jsonl" -q
+	"$bench" --order "$BENCH_DIR/seeded-$n.jsonl" --size "$n" --seed "$seed"
 	/usr/bin/time -f '%M' -o "$BENCH_DIR/time" "$py" "$top_srcdir/bench/rank/rank_ref.py" "$corpus" \
-		"$BENCH_DIR/random-$n.jsonl" -o "$BENCH_DIR/py-$n.txt" 2> "$BENCH_DIR/py.err"
+		"$BENCH_DIR/seeded-$n.jsonl" -o "$BENCH_DIR/py-$n.txt" 2> "$BENCH_DIR/py.err"
 	kb=$(cat "$BENCH_DIR/time")
 	set -- $(cat "$BENCH_DIR/py.err")
 	sed 's/^{"rank":[0-9]*,"id":"\([^"]*\)".*/\1/' "$BENCH_DIR/queue-$n.jsonl" > "$BENCH_DIR/ids-$n.txt"
