@@ -26,9 +26,16 @@ void intern_release(struct intern *t)
 	intern_init(t);
 }
 
-static uint64_t str_hash(uint32_t scope, const char *s, size_t len)
+uint64_t intern_hash(const char *s, size_t len)
 {
-	return XXH3_64bits_withSeed(s, len, scope);
+	return XXH3_64bits(s, len);
+}
+
+/* The table's hash of (scope, string), from the string's own: so that a loader's threads can hash
+ * the strings and the thread that interns them only mixes in the scope. */
+static uint64_t scoped(uint32_t scope, uint64_t h)
+{
+	return scope ? intern_mix(h ^ ((uint64_t)scope << 32)) : h;
 }
 
 static int str_eq(const struct intern *t, uint32_t id, uint32_t scope, const char *s, size_t len)
@@ -59,7 +66,7 @@ uint32_t intern_find(const struct intern *t, uint32_t scope, const char *s, size
 
 	if (!t->cap)
 		return UINT32_MAX;
-	h = str_hash(scope, s, len);
+	h = scoped(scope, intern_hash(s, len));
 	for (i = h & (t->cap - 1); t->slots[i]; i = (i + 1) & (t->cap - 1)) {
 		uint32_t id = t->slots[i] - 1;
 
@@ -71,7 +78,13 @@ uint32_t intern_find(const struct intern *t, uint32_t scope, const char *s, size
 
 uint32_t intern_add(struct intern *t, uint32_t scope, const char *s, size_t len, int *added)
 {
-	uint64_t h = str_hash(scope, s, len);
+	return intern_add_hashed(t, scope, s, len, intern_hash(s, len), added);
+}
+
+uint32_t intern_add_hashed(struct intern *t, uint32_t scope, const char *s, size_t len, uint64_t strhash,
+			   int *added)
+{
+	uint64_t h = scoped(scope, strhash);
 	uint32_t id;
 	size_t i;
 

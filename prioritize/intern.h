@@ -34,6 +34,11 @@ void intern_init(struct intern *t);
 void intern_release(struct intern *t);
 /* The id of (scope, s[0..len)), adding it if absent; *added (may be NULL) says whether it was. */
 uint32_t intern_add(struct intern *t, uint32_t scope, const char *s, size_t len, int *added);
+/* The same, with strhash = intern_hash(s, len) computed beforehand (on another thread, say). */
+uint32_t intern_add_hashed(struct intern *t, uint32_t scope, const char *s, size_t len, uint64_t strhash,
+			   int *added);
+/* The hash of a string that intern_add_hashed takes. */
+uint64_t intern_hash(const char *s, size_t len);
 /* The id, or UINT32_MAX when absent. */
 uint32_t intern_find(const struct intern *t, uint32_t scope, const char *s, size_t len);
 /* The string of an id (NUL-terminated, borrowed). */

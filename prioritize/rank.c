@@ -1,6 +1,7 @@
 /* rank.c: the compact corpus (struct rank_set), its loading, the seeded order, the dispatch to the
  * strategies, and the queue file. */
 #include "rank.h"
+#include "canon.h"
 #include "coverage.h"
 #include "fast.h"
 #include "fsutil.h"
@@ -17,7 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 void rank_set_init(struct rank_set *s)
 {
@@ -70,10 +70,25 @@ static void grow_instances(struct rank_set *s)
 	s->cap = c;
 }
 
-static uint32_t add_op(struct rank_set *s, const char *op)
+/* A string with its length and intern_hash, which a loader's threads compute. */
+struct hstr {
+	const char *s;
+	size_t len;
+	uint64_t h;
+};
+
+static struct hstr hstr_of(const char *str)
+{
+	struct hstr x = { str, strlen(str), 0 };
+
+	x.h = intern_hash(str, x.len);
+	return x;
+}
+
+static uint32_t add_op(struct rank_set *s, const struct hstr *op)
 {
 	int added;
-	uint32_t o = intern_add(&s->ops, 0, op, strlen(op), &added);
+	uint32_t o = intern_add_hashed(&s->ops, 0, op->s, op->len, op->h, &added);
 
 	if (added) {
 		if (o + 1 > s->opcap) {
@@ -90,10 +105,10 @@ static uint32_t add_op(struct rank_set *s, const char *op)
 	return o;
 }
 
-static uint32_t add_slot(struct rank_set *s, uint32_t o, const char *name, size_t len)
+static uint32_t add_slot(struct rank_set *s, uint32_t o, const char *name, size_t len, uint64_t h)
 {
 	int added;
-	uint32_t g = intern_add(&s->params, o + 1, name, len, &added);
+	uint32_t g = intern_add_hashed(&s->params, o + 1, name, len, h, &added);
 
 	if (added) {
 		if (g + 1 > s->slotcap) {
@@ -109,20 +124,23 @@ static uint32_t add_slot(struct rank_set *s, uint32_t o, const char *name, size_
 	return g;
 }
 
-uint32_t rank_set_add(struct rank_set *s, const char *id, const char *op, enum rank_tier tier,
-		      const struct subspace_param *p, size_t np)
+/* rank_set_add with the strings' hashes given (phash[k] for p[k].name). The id's hash is
+ * intern_hash's, which is XXH3_64bits: id_hash is the same either way. */
+static uint32_t add_hashed(struct rank_set *s, const struct hstr *id, const struct hstr *op, enum rank_tier tier,
+			   const struct subspace_param *p, const uint64_t *phash, size_t np)
 {
 	uint32_t i = (uint32_t)s->n;
-	size_t idlen = strlen(id);
+	size_t idlen = id->len;
 
 	grow_instances(s);
 	if (!i)
 		s->poff[0] = 0;
 	s->op[i] = add_op(s, op);
 	s->tier[i] = (uint8_t)tier;
-	s->id_hash[i] = XXH3_64bits(id, idlen);
+	s->id_hash[i] = id->h;
 	XGROW(s->ids, s->ids_cap, s->ids_len + idlen + 1);
-	memcpy(s->ids + s->ids_len, id, idlen + 1);
+	memcpy(s->ids + s->ids_len, id->s, idlen);
+	s->ids[s->ids_len + idlen] = '\0';
 	s->id_off[i] = s->ids_len;
 	s->ids_len += idlen + 1;
 	if (s->np + np > s->npcap) {
@@ -132,7 +150,8 @@ uint32_t rank_set_add(struct rank_set *s, const char *id, const char *op, enum r
 		XGROW(s->pcode, s->npcap, s->np + np);
 	}
 	for (size_t k = 0; k < np; k++) {
-		uint32_t g = add_slot(s, s->op[i], p[k].name, p[k].len);
+		uint32_t g = add_slot(s, s->op[i], p[k].name, p[k].len,
+				      phash ? phash[k] : intern_hash(p[k].name, p[k].len));
 
 		s->pslot[s->np] = s->slot_local[g];
 		s->pcode[s->np] = p[k].code;
@@ -144,6 +163,14 @@ uint32_t rank_set_add(struct rank_set *s, const char *id, const char *op, enum r
 			s->sig[(size_t)i * RANK_SIG + k] = UINT64_MAX;
 	s->n++;
 	return i;
+}
+
+uint32_t rank_set_add(struct rank_set *s, const char *id, const char *op, enum rank_tier tier,
+		      const struct subspace_param *p, size_t np)
+{
+	struct hstr hid = hstr_of(id), hop = hstr_of(op);
+
+	return add_hashed(s, &hid, &hop, tier, p, NULL, np);
 }
 
 enum rank_tier rank_tier_of(const struct instance *in)
@@ -223,7 +250,9 @@ struct parsed {
 	int bad;                 /* 1: msg is "FILE:LINE: why"; 2: not selected (--op, --test) */
 	enum rank_tier tier;
 	size_t id, op, lib, msg; /* offsets into the block's strings */
-	size_t p0, np;           /* parameters: pname/pcode[p0 .. p0 + np) */
+	size_t idlen, oplen, liblen;
+	uint64_t idh, oph, libh; /* their intern_hash, computed on the worker's thread */
+	size_t p0, np;           /* parameters: pname/plen/phash/pcode[p0 .. p0 + np) */
 	uint64_t sig[RANK_SIG];
 };
 
@@ -235,6 +264,8 @@ struct block {
 	size_t nrec, reccap;
 	struct buf strs;
 	size_t *pname;           /* offsets into strs */
+	size_t *plen;
+	uint64_t *phash;
 	uint64_t *pcode;
 	size_t npar, parcap;
 };
@@ -242,6 +273,7 @@ struct block {
 struct loader {
 	const char *path;
 	int want_sig;
+	int cjson_only;
 	const struct select *select;
 	struct block slot[LOAD_SLOTS];
 	size_t next_fill, next_claim;
@@ -259,8 +291,86 @@ static size_t add_str(struct buf *b, const char *s)
 	return at;
 }
 
+/* Keep a string of the record with its length and hash. */
+static size_t add_hstr(struct buf *b, const char *s, size_t *len, uint64_t *h)
+{
+	size_t at = b->len;
+
+	*len = strlen(s);
+	*h = intern_hash(s, *len);
+	buf_add(b, s, *len + 1);
+	return at;
+}
+
+/* What a worker thread keeps from line to line. */
+struct parser {
+	struct subspace_row row;
+	struct buf scratch;
+	struct canon canon;
+};
+
+static void parser_init(struct parser *ps)
+{
+	subspace_row_init(&ps->row);
+	buf_init(&ps->scratch);
+	canon_init(&ps->canon);
+}
+
+static void parser_release(struct parser *ps)
+{
+	subspace_row_release(&ps->row);
+	buf_release(&ps->scratch);
+	canon_release(&ps->canon);
+}
+
+/* Keep what the ranking needs of a record: in is the instance, text its canonical form (NULL: to
+ * be written when needed), tier its tier. */
+static void keep_record(struct loader *L, struct block *b, struct parsed *r, const struct instance *in,
+			const struct buf *text, enum rank_tier tier, struct parser *ps)
+{
+	struct subspace_row *row = &ps->row;
+
+	r->bad = 0;
+	r->tier = tier;
+	r->id = add_hstr(&b->strs, in->id, &r->idlen, &r->idh);
+	r->op = add_hstr(&b->strs, in->op, &r->oplen, &r->oph);
+	r->lib = add_hstr(&b->strs, in->library, &r->liblen, &r->libh);
+	subspace_row_fill(row, in);
+	r->p0 = b->npar;
+	r->np = row->n;
+	if (b->npar + row->n > b->parcap) {
+		size_t c = b->parcap;
+
+		XGROW(b->pname, c, b->npar + row->n);
+		c = b->parcap;
+		XGROW(b->plen, c, b->npar + row->n);
+		c = b->parcap;
+		XGROW(b->phash, c, b->npar + row->n);
+		XGROW(b->pcode, b->parcap, b->npar + row->n);
+	}
+	for (size_t k = 0; k < row->n; k++) {
+		b->pname[b->npar] = b->strs.len;
+		b->plen[b->npar] = row->p[k].len;
+		b->phash[b->npar] = intern_hash(row->p[k].name, row->p[k].len);
+		buf_add(&b->strs, row->p[k].name, row->p[k].len);
+		buf_addc(&b->strs, '\0');
+		b->pcode[b->npar++] = row->p[k].code;
+	}
+	if (L->want_sig) {
+		if (!text) {
+			buf_reset(&ps->scratch);
+			record_canonical(in, &ps->scratch);
+			text = &ps->scratch;
+		}
+		fast_signature(text->data, text->len, r->sig);
+	}
+}
+
+/* A line that ferry wrote is read by the canonical reader (lib/canon.h), which gives the same
+ * instance as record_parse without its cost; any other line, or every line when cjson_only, goes
+ * through record_parse, which also names what is wrong with a bad one. */
 static void parse_line(struct loader *L, struct block *b, const char *line, size_t len, size_t lineno,
-		       struct subspace_row *row, struct buf *scratch)
+		       struct parser *ps)
 {
 	struct instance in;
 	struct err e = ERR_INIT;
@@ -269,6 +379,19 @@ static void parse_line(struct loader *L, struct block *b, const char *line, size
 	XGROW(b->rec, b->reccap, b->nrec + 1);
 	r = &b->rec[b->nrec++];
 	r->line = lineno;
+	/* The canonical reader keeps no annotations, so a --test selection (source.test) reads every
+	 * line the slow way; --op alone needs only the operator, which it has. */
+	if (!L->cjson_only && !(L->select && L->select->ntests) && canon_parse(&ps->canon, line, len) == 0) {
+		const struct canon *c = &ps->canon;
+
+		if (select_any(L->select) && !select_match(L->select, c->in.op, NULL)) {
+			r->bad = 2;
+			return;
+		}
+		keep_record(L, b, r, &c->in, &c->text, c->in.unmigratable ? RANK_TIER_UNMIGRATABLE :
+			    c->wrap_invalid ? RANK_TIER_INVALID : RANK_TIER_OK, ps);
+		return;
+	}
 	if (record_parse(&in, line, len, &e) < 0) {
 		char *msg = xasprintf("%s:%zu: %s", L->path, lineno, e.msg);
 
@@ -278,40 +401,16 @@ static void parse_line(struct loader *L, struct block *b, const char *line, size
 		err_release(&e);
 		return;
 	}
-	r->bad = 0;
 	if (select_any(L->select) && !select_instance(L->select, &in)) {
 		r->bad = 2;
 		record_release(&in);
 		return;
 	}
-	r->tier = rank_tier_of(&in);
-	r->id = add_str(&b->strs, in.id);
-	r->op = add_str(&b->strs, in.op);
-	r->lib = add_str(&b->strs, in.library);
-	subspace_row_fill(row, &in);
-	r->p0 = b->npar;
-	r->np = row->n;
-	if (b->npar + row->n > b->parcap) {
-		size_t c = b->parcap;
-
-		XGROW(b->pname, c, b->npar + row->n);
-		XGROW(b->pcode, b->parcap, b->npar + row->n);
-	}
-	for (size_t k = 0; k < row->n; k++) {
-		b->pname[b->npar] = b->strs.len;
-		buf_add(&b->strs, row->p[k].name, row->p[k].len);
-		buf_addc(&b->strs, '\0');
-		b->pcode[b->npar++] = row->p[k].code;
-	}
-	if (L->want_sig) {
-		buf_reset(scratch);
-		record_canonical(&in, scratch);
-		fast_signature(scratch->data, scratch->len, r->sig);
-	}
+	keep_record(L, b, r, &in, NULL, rank_tier_of(&in), ps);
 	record_release(&in);
 }
 
-static void parse_block(struct loader *L, struct block *b, struct subspace_row *row, struct buf *scratch)
+static void parse_block(struct loader *L, struct block *b, struct parser *ps)
 {
 	const char *p = b->text, *end = b->text + b->len;
 	size_t lineno = b->first_line;
@@ -328,7 +427,7 @@ static void parse_block(struct loader *L, struct block *b, struct subspace_row *
 		for (q = p; q < p + n && (*q == ' ' || *q == '\t'); q++)
 			;
 		if (q < p + n)
-			parse_line(L, b, p, n, lineno, row, scratch);
+			parse_line(L, b, p, n, lineno, ps);
 		p = nl ? nl + 1 : end;
 	}
 }
@@ -336,10 +435,9 @@ static void parse_block(struct loader *L, struct block *b, struct subspace_row *
 static void *load_worker(void *arg)
 {
 	struct loader *L = arg;
-	struct subspace_row row;
-	struct buf scratch = BUF_INIT;
+	struct parser ps;
 
-	subspace_row_init(&row);
+	parser_init(&ps);
 	pthread_mutex_lock(&L->mu);
 	for (;;) {
 		struct block *b;
@@ -351,14 +449,13 @@ static void *load_worker(void *arg)
 		b = &L->slot[L->next_claim++ % LOAD_SLOTS];
 		b->state = SLOT_BUSY;
 		pthread_mutex_unlock(&L->mu);
-		parse_block(L, b, &row, &scratch);
+		parse_block(L, b, &ps);
 		pthread_mutex_lock(&L->mu);
 		b->state = SLOT_DONE;
 		pthread_cond_broadcast(&L->cv);
 	}
 	pthread_mutex_unlock(&L->mu);
-	subspace_row_release(&row);
-	buf_release(&scratch);
+	parser_release(&ps);
 	return NULL;
 }
 
@@ -397,8 +494,10 @@ static int read_block(FILE *fp, struct block *b, struct buf *carry, size_t *line
 	if (!b->len)
 		return 0;
 	b->first_line = *lines + 1;
-	for (size_t k = 0; k < b->len; k++)
-		*lines += b->text[k] == '\n';
+	/* memchr, which goes a vector at a time, rather than a loop over the bytes: this runs on the
+	 * thread that everything waits for. */
+	for (const char *q = b->text, *end = b->text + b->len; (q = memchr(q, '\n', (size_t)(end - q))); q++)
+		(*lines)++;
 	if (b->text[b->len - 1] != '\n')
 		(*lines)++;
 	return 1;
@@ -432,11 +531,15 @@ static void take_block(struct rank_set *s, struct block *b, rank_bad_line_fn bad
 		XGROW(p, cap, r->np);
 		for (size_t x = 0; x < r->np; x++) {
 			p[x].name = str + b->pname[r->p0 + x];
-			p[x].len = strlen(p[x].name);
+			p[x].len = b->plen[r->p0 + x];
 			p[x].code = b->pcode[r->p0 + x];
 		}
-		i = rank_set_add(s, str + r->id, str + r->op, r->tier, p, r->np);
-		intern_add(&s->libs, 0, str + r->lib, strlen(str + r->lib), NULL);
+		{
+			struct hstr id = { str + r->id, r->idlen, r->idh }, op = { str + r->op, r->oplen, r->oph };
+
+			i = add_hashed(s, &id, &op, r->tier, p, b->phash + r->p0, r->np);
+		}
+		intern_add_hashed(&s->libs, 0, str + r->lib, r->liblen, r->libh, NULL);
 		if (s->want_sig)
 			memcpy(&s->sig[(size_t)i * RANK_SIG], r->sig, sizeof(r->sig));
 	}
@@ -462,6 +565,7 @@ int rank_set_load(struct rank_set *s, const char *path, rank_bad_line_fn bad, vo
 	memset(&L, 0, sizeof(L));
 	L.path = path;
 	L.want_sig = s->want_sig;
+	L.cjson_only = s->reader == RANK_READER_CJSON;
 	L.select = s->select;
 	pthread_mutex_init(&L.mu, NULL);
 	pthread_cond_init(&L.cv, NULL);
@@ -497,15 +601,13 @@ int rank_set_load(struct rank_set *s, const char *path, rank_bad_line_fn bad, vo
 		b = &L.slot[next_take % LOAD_SLOTS];
 		/* No worker started (or all failed to): parse here. */
 		if (!nth && b->state == SLOT_READY) {
-			struct subspace_row row;
-			struct buf scratch = BUF_INIT;
+			struct parser ps;
 
 			L.next_claim++;
 			pthread_mutex_unlock(&L.mu);
-			subspace_row_init(&row);
-			parse_block(&L, b, &row, &scratch);
-			subspace_row_release(&row);
-			buf_release(&scratch);
+			parser_init(&ps);
+			parse_block(&L, b, &ps);
+			parser_release(&ps);
 			pthread_mutex_lock(&L.mu);
 			b->state = SLOT_DONE;
 		}
@@ -540,6 +642,8 @@ int rank_set_load(struct rank_set *s, const char *path, rank_bad_line_fn bad, vo
 		free(L.slot[k].rec);
 		buf_release(&L.slot[k].strs);
 		free(L.slot[k].pname);
+		free(L.slot[k].plen);
+		free(L.slot[k].phash);
 		free(L.slot[k].pcode);
 	}
 	pthread_mutex_destroy(&L.mu);
@@ -924,7 +1028,7 @@ void rank_queue_line(const struct rank_set *s, const struct rank_queue *q, size_
 {
 	uint32_t i = q->order[k];
 	double sc = q->score[k];
-	char num[32], *d;
+	char num[48], *d;
 
 	buf_adds(out, "{\"rank\":");
 	d = utoa_end(num + sizeof(num), (uint64_t)k + 1);
@@ -936,7 +1040,8 @@ void rank_queue_line(const struct rank_set *s, const struct rank_queue *q, size_
 	if (sc == 0) {
 		buf_adds(out, ",\"score\":0");
 	} else {
-		int n = snprintf(num, sizeof(num), "%.6g", sc);
+		/* printf's %.6g, without printf's cost (a third of writing a million lines). */
+		int n = canon_double_g(sc, 6, num);
 
 		buf_adds(out, ",\"score\":");
 		buf_add(out, num, (size_t)n);

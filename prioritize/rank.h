@@ -54,6 +54,11 @@ enum rank_tier { RANK_TIER_OK = 0, RANK_TIER_INVALID = 1, RANK_TIER_UNMIGRATABLE
 /* FAST: the number of minhash functions (bands x rows, one row per band, as in Miranda et al.) and
  * the shingle length. */
 #define RANK_SIG 10
+
+/* rank_set_load reads a line that ferry wrote with the canonical reader (lib/canon.h) and any other
+ * with cJSON (record_parse); RANK_READER_CJSON reads every line with cJSON, the old path, kept to
+ * measure the new one against and to check that both give the same queue. */
+enum rank_reader { RANK_READER_AUTO, RANK_READER_CJSON };
 #define RANK_SHINGLE 5
 
 struct rank_set {
@@ -86,6 +91,7 @@ struct rank_set {
 	const struct select *select;  /* set before loading: only the instances it selects (--op,
 	                               * --test; NULL: all); left_out counts the others */
 	size_t left_out;
+	enum rank_reader reader; /* how rank_set_load reads lines (default: the canonical reader first) */
 	size_t *coff;           /* n + 1, when coverage was loaded */
 	uint32_t *cov;          /* covered element ids */
 	size_t ncov;

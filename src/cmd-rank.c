@@ -155,6 +155,9 @@ static int rank(int argc, char **argv)
 	}
 	s.want_sig = o.strategy == RANK_FAST;
 	s.select = &sel;
+	/* Hidden: FERRY_RANK_READER=cjson reads every line the old way (bench/rank, tests/cli/rank-reader.sh). */
+	if (getenv("FERRY_RANK_READER") && !strcmp(getenv("FERRY_RANK_READER"), "cjson"))
+		s.reader = RANK_READER_CJSON;
 	if (rank_set_load(&s, corpus, on_bad_line, &bl, &nbad, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;

@@ -11,6 +11,7 @@
  *   bench-rank [--sizes 10000,100000,1000000] [--seed S]
  *   bench-rank --jsonl FILE --size N [--seed S]       write the corpus
  *   bench-rank --queue FILE --size N [--seed S]       rank it in memory and write the queue
+ *   bench-rank --order FILE --size N [--seed S]       write the order that breaks ties (rank_ref.py)
  *
  * The corpus (bench/rank/README.md says more): operator o has 3 + (o's hash mod 10) parameters, of
  * which 1 to 3 are tensor inputs (dtype from 4, rank 0..5, each dimension 1, 2..64 or unknown) and the
@@ -350,9 +351,38 @@ static int write_queue(const char *path, size_t n, uint64_t seed)
 	return r;
 }
 
+/* The order that breaks ties (rank_seeded_order at the command's default seed, 1), as queue lines:
+ * what rank_ref.py needs to break its ties the same way. The random strategy's queue is not it: its
+ * seed is derived apart (rank_random_seed). */
+static int write_order(const char *path, size_t n, uint64_t seed)
+{
+	struct rank_set s;
+	struct rank_opts o = RANK_OPTS_INIT;
+	uint32_t *order;
+	FILE *fp = fopen(path, "w");
+
+	if (!fp) {
+		fprintf(stderr, "bench-rank: cannot open '%s': %s\n", path, strerror(errno));
+		return 1;
+	}
+	rank_set_init(&s);
+	build(&s, n, seed);
+	order = xmalloc((s.n ? s.n : 1) * sizeof(*order));
+	rank_seeded_order(&s, o.seed, order, NULL);
+	for (size_t k = 0; k < s.n; k++)
+		fprintf(fp, "{\"rank\":%zu,\"id\":\"%s\"}\n", k + 1, rank_set_id(&s, order[k]));
+	free(order);
+	rank_set_release(&s);
+	if (fclose(fp)) {
+		fprintf(stderr, "bench-rank: cannot write '%s': %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *sizes = "10000,100000,1000000", *jsonl = NULL, *queue = NULL;
+	const char *sizes = "10000,100000,1000000", *jsonl = NULL, *queue = NULL, *order = NULL;
 	size_t size = 0;
 	uint64_t seed = 20250;
 	char *list, *tok, *save = NULL;
@@ -366,11 +396,13 @@ int main(int argc, char **argv)
 			jsonl = argv[++i];
 		else if (!strcmp(argv[i], "--queue") && i + 1 < argc)
 			queue = argv[++i];
+		else if (!strcmp(argv[i], "--order") && i + 1 < argc)
+			order = argv[++i];
 		else if (!strcmp(argv[i], "--size") && i + 1 < argc)
 			size = strtoull(argv[++i], NULL, 10);
 		else {
 			fprintf(stderr, "usage: bench-rank [--sizes N,N,...] [--seed S] | --jsonl FILE --size N | "
-				"--queue FILE --size N\n");
+				"--queue FILE --size N | --order FILE --size N\n");
 			return 2;
 		}
 	}
@@ -378,6 +410,8 @@ int main(int argc, char **argv)
 		return write_jsonl(jsonl, size, seed);
 	if (queue)
 		return write_queue(queue, size, seed);
+	if (order)
+		return write_order(order, size, seed);
 	printf("# ferry rank benchmark: opera strategy, %d operators, 3-12 parameters each, seed %llu\n", NOPS,
 	       (unsigned long long)seed);
 	printf("# load = records -> ranking form (not JSON parsing); rank = rank_run; peak = max RSS\n");

@@ -3,7 +3,8 @@ only (it is not part of ferry). It reads the same JSON Lines corpus, computes th
 (prioritize/subspace.h) as tuples instead of hashes, and runs the same greedy (prioritize/opera.h):
 per-operator counts of unseen single and pair features, lowered through postings as features become
 seen, a lazy heap per operator, and a merge by (score, seeded position). Ties follow the seeded
-order, which it takes from a queue of `ferry rank --strategy random` with the same seed, so that its
+order, which it takes from `bench-rank --order` (the seeded order at the command's default seed, as
+queue lines; the random strategy's queue is not it, since its seed is derived apart), so that its
 queue can be compared line by line with ferry's.
 
     python3 rank_ref.py CORPUS SEEDED_QUEUE [-o QUEUE] [--counts COUNTS]
@@ -177,7 +178,7 @@ def rank(records, positions, counts):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("corpus")
-    ap.add_argument("seeded", help="a queue of `ferry rank --strategy random` with the same seed")
+    ap.add_argument("seeded", help="the seeded order, from `bench-rank --order`")
     ap.add_argument("-o", "--output")
     ap.add_argument("--counts")
     a = ap.parse_args()
