@@ -61,6 +61,16 @@ static char *relative(const char *from, const char *to)
 	return buf_detach(&out);
 }
 
+#define HOME_MAX 3
+
+/* The directories of a kind, in the order they are searched, each with why it is one (for
+ * messages: "FERRY_PYDIR", "ferry runs from its build tree", "beside the binary /x/bin/ferry"). */
+struct home_places {
+	size_t n;
+	char *dir[HOME_MAX];
+	char *why[HOME_MAX];
+};
+
 static void add_place(struct home_places *p, char *dir, char *why)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -74,7 +84,7 @@ static void add_place(struct home_places *p, char *dir, char *why)
 	p->n++;
 }
 
-void home_places(enum home_kind kind, struct home_places *p)
+static void places(enum home_kind kind, struct home_places *p)
 {
 	const char *env = kinds[kind].env ? getenv(kinds[kind].env) : NULL;
 	char *exe, *bindir, *slash;
@@ -113,7 +123,7 @@ void home_places(enum home_kind kind, struct home_places *p)
 	free(exe);
 }
 
-void home_places_release(struct home_places *p)
+static void places_release(struct home_places *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		free(p->dir[i]);
@@ -129,7 +139,7 @@ static char *find(enum home_kind kind, const char *what, struct buf *where)
 	struct home_places p;
 	char *found = NULL;
 
-	home_places(kind, &p);
+	places(kind, &p);
 	for (size_t i = 0; i < p.n && !found; i++) {
 		char *path = xasprintf("%s/%s", p.dir[i], what);
 
@@ -139,7 +149,7 @@ static char *find(enum home_kind kind, const char *what, struct buf *where)
 			free(path);
 		buf_addf(where, "%s'%s/%s' (%s)", i ? ", " : "", p.dir[i], what, p.why[i]);
 	}
-	home_places_release(&p);
+	places_release(&p);
 	return found;
 }
 
@@ -165,8 +175,8 @@ char *home_tolerances(const char *arg, struct err *e)
 	size_t n = strlen(arg);
 	char *name = NULL, *path = NULL;
 
-	/* A path as given: the file names a directory, or is there (a file named like an installed
-	 * one in the current directory is the user's, as it always was). */
+	/* A path as given: it has a slash, or the file is there (a file in the current directory named
+	 * like one of ferry's is the user's, as it always was). */
 	if (strchr(arg, '/') || fs_exists(arg)) {
 		path = xstrdup(arg);
 		goto out;
@@ -199,12 +209,12 @@ char *home_specs_dir(void)
 	struct home_places p;
 	char *dir = NULL;
 
-	home_places(HOME_SPECS, &p);
+	places(HOME_SPECS, &p);
 	for (size_t i = 0; i < p.n && !dir; i++)
 		if (fs_is_dir(p.dir[i]))
 			dir = xstrdup(p.dir[i]);
 	if (!dir && p.n)
 		dir = xstrdup(p.dir[p.n - 1]);
-	home_places_release(&p);
+	places_release(&p);
 	return dir;
 }

@@ -6,7 +6,7 @@
  * its own files; then in the pkgdatadir configure was given. FERRY_PYDIR, when set, is the one
  * place of the Python package.
  *
- * Ownership: every returned char * belongs to the caller; struct home_places owns its paths. */
+ * Ownership: every returned char * belongs to the caller. */
 #ifndef FERRY_HOME_H
 #define FERRY_HOME_H
 
@@ -20,19 +20,6 @@ enum home_kind {
 	HOME_SPECS,      /* operator specs, *.spec (gen/specs/ in the source tree) */
 	HOME_COUNTS,     /* compiler-test operator counts, NAME.json (corpora/counts/ in the source tree) */
 };
-
-#define HOME_MAX 3
-
-/* The directories of a kind, in the order they are searched, each with why it is one (for
- * messages: "FERRY_PYDIR", "the build tree", "beside the binary /x/bin/ferry", ...). */
-struct home_places {
-	size_t n;
-	char *dir[HOME_MAX];
-	char *why[HOME_MAX];
-};
-
-void home_places(enum home_kind kind, struct home_places *p);
-void home_places_release(struct home_places *p);
 
 /* The directory holding ferry's Python package (DIR/ferry/__init__.py), or NULL with e (EXIT_ENV)
  * saying where it looked and that FERRY_PYDIR overrides. Caller frees. */

@@ -47,6 +47,22 @@ static int holds(const char *list, const char *frontend)
 	return found;
 }
 
+/* Whether a record is one that run could have written: a name ferry could have run
+ * (registry.valid_name) and the absolute path of its adapter_NAME.py. A store is data. */
+static int well_formed(const char *frontend, const char *path)
+{
+	static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+	size_t n = strlen(frontend);
+	const char *slash;
+
+	if (!n || strspn(frontend, name_chars) != n || frontend[0] == '-' || frontend[0] == '_')
+		return 0;
+	if (path[0] != '/' || strchr(path, ':'))
+		return 0;
+	slash = strrchr(path, '/');
+	return !strncmp(slash + 1, "adapter_", 8) && !strncmp(slash + 9, frontend, n) && !strcmp(slash + 9 + n, ".py");
+}
+
 static int restore_one(void *ctx, const char *frontend, const char *path, struct err *e)
 {
 	struct restore *r = ctx;
@@ -54,14 +70,9 @@ static int restore_one(void *ctx, const char *frontend, const char *path, struct
 	char *dir;
 
 	(void)e;
-	/* A store is data: only a name ferry could have run (registry.valid_name) and the absolute path
-	 * of its adapter_NAME.py, as run wrote it, are taken. */
-	if (!*frontend || strspn(frontend, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-	    strlen(frontend) || frontend[0] == '-' || frontend[0] == '_')
+	if (!well_formed(frontend, path))
 		return 0;
-	if (path[0] != '/' || !slash || strncmp(slash + 1, "adapter_", 8) || strncmp(slash + 9, frontend,
-	    strlen(frontend)) || strcmp(slash + 9 + strlen(frontend), ".py") || strchr(path, ':'))
-		return 0;
+	/* The user's FERRY_ADAPTERS comes first, and one directory is enough. */
 	if ((r->user && holds(r->user, frontend)) || holds(r->added.data, frontend))
 		return 0;
 	dir = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));

@@ -11,7 +11,7 @@ need_python_module onnxruntime
 command -v "${MAKE:-make}" >/dev/null 2>&1 || skip_all "no make"
 test -f "$top_builddir/Makefile" || skip_all "no configured build tree at '$top_builddir'"
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 45
+plan 47
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 # make check's own make must not hand its jobserver or its variables to this one.
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "${MAKE:-make}" -s -C "$top_builddir" "$@" >"$work/.make" 2>&1; }
@@ -97,6 +97,9 @@ contains "that names the frontend and what to set" "$err" \
 	"no adapter for frontend 'mine': ferry has none of that name, and no directory of FERRY_ADAPTERS"
 case "$err" in *Traceback*) ok 1 "no Python traceback reaches the user" ;; *) ok 0 "no Python traceback reaches the user" ;; esac
 expect_exit 0 "FERRY_ADAPTERS, set, comes first" -- env FERRY_ADAPTERS="$work/moved-adapter" "$fi" show u.db "$bug"
+expect_exit 0 "merge" -- "$fi" merge -o merged.db u.db
+check "keeps where the shards' adapters were" -- \
+	test "$(sql merged.db "SELECT value FROM meta WHERE key = 'adapter:mine'")" = "$work/mine/adapter_mine.py"
 
 # --- make install DESTDIR=STAGE, the tree moved into place ------------------------------------------
 cd "$work"
