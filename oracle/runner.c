@@ -53,7 +53,8 @@ struct worker {
 	double started;              /* when the test (or the start-up) began */
 	double deadline;
 	double stopped_since;        /* when the worker was first seen stopped; 0: running */
-	double queued;               /* how long its job waited, from next() to this worker */
+	double idle_since;           /* when it last became free */
+	double queued;               /* how long its job waited for it (see assign) */
 	struct lane *lane;           /* whose worker it is (while not W_DEAD) */
 	int pollix;                  /* its stdout's index in this round's poll set, or -1 */
 };
@@ -294,6 +295,7 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 		l->ever_ready = 1;
 		l->start_failures = 0;
 		w->state = W_IDLE;
+		w->idle_since = mono_now();
 		buf_reset(&w->errcap.buf);
 	} else if (!strcmp(ev->valuestring, PROTO_EVENT_FATAL)) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, PROTO_KEY_MESSAGE);
@@ -312,6 +314,7 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 		w->stage = cJSON_IsString(s) ? xstrdup(s->valuestring) : NULL;
 	} else if (!strcmp(ev->valuestring, PROTO_EVENT_RESULT) && w->state == W_BUSY) {
 		w->state = W_IDLE;
+		w->idle_since = mono_now();
 		r = finish_job(p, w, RUNNER_REPLY, j, NULL, e);
 	}
 out:
@@ -527,7 +530,11 @@ static int assign(struct pool *p, struct lane *l, struct err *e)
 		l->pending.request = NULL;
 		idle->state = W_BUSY;
 		idle->started = mono_now();
-		idle->queued = idle->started - l->pending_since;
+		/* The job's wait from when both it and this worker were there: a job that waits for a
+		 * worker to start (its imports) or for a slot another frontend holds waits for no
+		 * overhead of ferry's. */
+		idle->queued = idle->started -
+			       (l->pending_since > idle->idle_since ? l->pending_since : idle->idle_since);
 		idle->deadline = idle->started + l->o->timeout;
 		buf_reset(&idle->errcap.buf);
 		idle->errcap.dropped = 0;

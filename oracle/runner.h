@@ -63,7 +63,8 @@ struct runner_outcome {
 	const char *stderr_text;     /* what the worker wrote to stderr during this test (its tail) */
 	const char *version;         /* what the first ready worker announced, or NULL */
 	double seconds;              /* from the request's write to the worker until its end */
-	double queued;               /* before that: from next() until a worker of its own was free */
+	double queued;               /* before that: how long the job and a free worker of its
+				      * frontend waited for each other to meet (the pool's latency) */
 };
 
 struct runner_callbacks {

@@ -732,6 +732,7 @@ static int put_pairs(struct session *s, const struct db_result *mine, const cJSO
 		r.detail = json_str(p, PROTO_KEY_DETAIL);
 		r.max_abs = cJSON_IsNumber(m) ? m->valuedouble : NAN;
 		r.seconds = 0;
+		r.timed = 0;
 		r.message = NULL;
 		if (r.outcome == OUTCOME_MISMATCH) {
 			int a = theirs == OUTCOME_PASS, b = mine->outcome == OUTCOME_PASS;
@@ -1158,6 +1159,38 @@ void session_outcome(const struct runner_outcome *o, struct db_result *res, stru
 	}
 }
 
+/* Where test's time went, when its worker answered with the times of the frontend's stages: the
+ * rest, from next() to this moment (just before its row is written), is ferry's. */
+static void time_result(const struct runner_outcome *o, struct db_result *res, double entered)
+{
+	const cJSON *t = o->end == RUNNER_REPLY ? cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_TIMES) : NULL;
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(t, PROTO_STAGE_LOAD);
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(t, PROTO_STAGE_COMPILE);
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(t, PROTO_STAGE_EXECUTE);
+	double ferry;
+
+	res->timed = cJSON_IsNumber(l) && cJSON_IsNumber(c) && cJSON_IsNumber(x);
+	if (!res->timed)
+		return;
+	res->load_seconds = l->valuedouble;
+	res->compile_seconds = c->valuedouble;
+	res->execute_seconds = x->valuedouble;
+	ferry = o->queued + o->seconds + (now() - entered) - l->valuedouble - c->valuedouble - x->valuedouble;
+	/* Two clocks (the worker's and ours) read apart: never below nothing. */
+	res->ferry_seconds = ferry > 0 ? ferry : 0;
+}
+
+/* A timed result's seconds into the frontend's account, with the write of its row (which the row
+ * cannot hold): ferry's too. */
+static void add_time(struct session_result *r, const struct db_result *res, double write)
+{
+	r->timed++;
+	r->load_seconds += res->load_seconds;
+	r->compile_seconds += res->compile_seconds;
+	r->execute_seconds += res->execute_seconds;
+	r->ferry_seconds += res->ferry_seconds + write;
+}
+
 static int job_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
 {
 	struct session *s = ctx;
@@ -1170,6 +1203,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	const struct wrapped *test = t ? &s->tests[t->count] : NULL;
 	struct tolerance tol = { s->o->atol, s->o->rtol };
 	struct buf mutated = BUF_INIT;
+	double entered = now();
 	int ret;
 
 	if (!strncmp(job->key, REDUCE_KEY, strlen(REDUCE_KEY))) {
@@ -1212,8 +1246,14 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	}
 	ret = probe || both ? probe_done(s, test, &res, e) : 0;
 	if (!probe && ret == 0) {
+		double written;
+
 		count(s, res.outcome);
+		time_result(o, &res, entered);
+		written = now();
 		ret = db_put_result(&s->db, &res, e);
+		if (res.timed)
+			add_time(s->res, &res, now() - written);
 		if (ret == 0 && o->end == RUNNER_REPLY && session_metamorphic(s->o->oracle))
 			ret = mutation_done(s, &res, o->reply, e);
 	}
