@@ -199,14 +199,13 @@ static void forget_job(struct worker *w)
  * taking is not the job's outcome: it goes back to be handed to a fresh worker. Workers that keep
  * ending before they take anything cannot run the frontend at all: after MAX_START_FAILURES in a
  * row the run stops, as when workers cannot start. */
-static int finish_job(struct pool *p, struct worker *w, enum runner_end end, const cJSON *reply,
-		      const struct proc_status *st, struct err *e)
+static int finish_job(struct worker *w, enum runner_end end, const cJSON *reply, const struct proc_status *st,
+		      struct err *e)
 {
 	struct lane *l = w->lane;
 	struct runner_outcome out;
 	int r;
 
-	(void)p;
 	drain_stderr(w);
 	if (end != RUNNER_REPLY && !w->taken) {
 		if (++l->untaken >= MAX_START_FAILURES) {
@@ -253,12 +252,11 @@ static int finish_job(struct pool *p, struct worker *w, enum runner_end end, con
 }
 
 /* The worker ended before being ready: the frontend cannot be used. */
-static int start_failed(struct pool *p, struct worker *w, const char *why, struct err *e)
+static int start_failed(struct worker *w, const char *why, struct err *e)
 {
 	const char *tail = w->errcap.buf.data;
 	struct lane *l = w->lane;
 
-	(void)p;
 	l->start_failures++;
 	if (l->ever_ready && l->start_failures < MAX_START_FAILURES)
 		return 0; /* a passing fault: the next job starts another */
@@ -302,7 +300,7 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 		char *why = xstrdup(cJSON_IsString(m) ? m->valuestring : "the worker could not start");
 
 		worker_stop(p, w, NULL);
-		r = start_failed(p, w, why, e);
+		r = start_failed(w, why, e);
 		free(why);
 	} else if (!strcmp(ev->valuestring, PROTO_EVENT_TAKEN) && w->state == W_BUSY) {
 		w->taken = true;
@@ -315,7 +313,7 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 	} else if (!strcmp(ev->valuestring, PROTO_EVENT_RESULT) && w->state == W_BUSY) {
 		w->state = W_IDLE;
 		w->idle_since = mono_now();
-		r = finish_job(p, w, RUNNER_REPLY, j, NULL, e);
+		r = finish_job(w, RUNNER_REPLY, j, NULL, e);
 	}
 out:
 	cJSON_Delete(j);
@@ -327,7 +325,7 @@ static int worker_died(struct pool *p, struct worker *w, const struct proc_statu
 {
 	drain_stderr(w);
 	worker_stop(p, w, NULL);
-	return finish_job(p, w, RUNNER_DIED, NULL, st, e);
+	return finish_job(w, RUNNER_DIED, NULL, st, e);
 }
 
 /* Give a worker whose stdout ended a moment to finish exiting, so that the status reported is its
@@ -380,7 +378,7 @@ static int read_stdout(struct pool *p, struct worker *w, struct err *e)
 			buf_adds(&why, "the worker ended before it was ready (");
 			proc_status_describe(&st, &why);
 			buf_adds(&why, ")");
-			r = start_failed(p, w, why.data, e);
+			r = start_failed(w, why.data, e);
 			buf_release(&why);
 			return r;
 		}
@@ -580,7 +578,7 @@ static int watch(struct pool *p, struct worker *w, double now, int check_mem, st
 
 	if (w->state == W_STARTING && now > w->deadline) {
 		worker_stop(p, w, &st);
-		return start_failed(p, w, "the worker did not become ready in time (importing its libraries)", e);
+		return start_failed(w, "the worker did not become ready in time (importing its libraries)", e);
 	}
 	if (w->state != W_BUSY)
 		return 0;
@@ -592,7 +590,7 @@ static int watch(struct pool *p, struct worker *w, double now, int check_mem, st
 		return worker_died(p, w, &st, e);
 	if (now > w->deadline) {
 		worker_stop(p, w, &st);
-		return finish_job(p, w, RUNNER_TIMEOUT, NULL, &st, e);
+		return finish_job(w, RUNNER_TIMEOUT, NULL, &st, e);
 	}
 	if (proc_stopped(&w->cp, &stop, &ignored) == 1) {
 		if (!w->stopped_since)
@@ -600,7 +598,7 @@ static int watch(struct pool *p, struct worker *w, double now, int check_mem, st
 		if (now - w->stopped_since >= STOP_GRACE) {
 			worker_stop(p, w, NULL);
 			err_release(&ignored);
-			return finish_job(p, w, RUNNER_DIED, NULL, &stop, e);
+			return finish_job(w, RUNNER_DIED, NULL, &stop, e);
 		}
 	} else {
 		w->stopped_since = 0;
@@ -611,7 +609,7 @@ static int watch(struct pool *p, struct worker *w, double now, int check_mem, st
 	if (proc_group_rss(w->cp.pid, &rss, NULL, &ignored) == 0 && rss > w->lane->o->mem_limit) {
 		err_release(&ignored);
 		worker_stop(p, w, &st);
-		return finish_job(p, w, RUNNER_OOM, NULL, &st, e);
+		return finish_job(w, RUNNER_OOM, NULL, &st, e);
 	}
 	err_release(&ignored);
 	return 0;

@@ -18,6 +18,10 @@
  * the test goes to a fresh worker and is not reported. Requests and results are the caller's
  * business; the runner only carries them.
  *
+ * One pool may serve several frontends at once (runner_run_shared): each worker belongs to one
+ * frontend for its whole life, the slots go to the frontends that still have jobs, and a frontend's
+ * failure to start is its own.
+ *
  * While it runs, the runner is a child subreaper (lib/proc.h): whatever a worker's descendants
  * leave behind, setsid daemons included, is killed when the worker ends and at the end of the
  * run. */

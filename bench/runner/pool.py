@@ -54,7 +54,7 @@ def main():
         subprocess.run([ferry, "wrap", "corpus.jsonl", "-o", "wrapped", "-q"], check=True, stdout=subprocess.DEVNULL)
     # N valid node tests spread evenly over the wrap (a mix of operators), in wrap order.
     valid = [json.loads(line) for line in open("wrapped/wrapped.jsonl")]
-    valid = [r["id"] for r in valid if r.get("status") == "ok"]
+    valid = [r["id"] for r in valid if r.get("wrap", {}).get("status") == "ok"]
     step = max(1, len(valid) // n)
     ids = valid[::step][:n]
     with open("queue.jsonl", "w") as f:
