@@ -70,6 +70,10 @@
  * (_ferry.stage("")) or at the verdict: the rest of the test's time is ferry's (ferry run's
  * durations). */
 #define PROTO_KEY_TIMES "times"
+/* ... and, on the worker's clock, how long it waited for the request after its last answer, and
+ * how long it then had the test: from reading the request to its verdict. */
+#define PROTO_TIME_WAIT "wait"
+#define PROTO_TIME_WORKER "worker"
 
 /* The metamorphic oracle (oracle/metamorphic_run.py): a run request's oracle, mutations (k) and
  * seed; its result's chain and mutation_stats (JSON text), nodes (of m') and original_nodes; a

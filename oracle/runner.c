@@ -49,6 +49,10 @@ struct worker {
 	struct proc_capture errcap;  /* stderr of the current test */
 	struct runner_job job;
 	bool taken;                  /* the worker said it took the job ("taken") */
+	/* The job written to the worker behind job, which it reads as soon as it has answered job:
+	 * it never waits for ferry between tests. It becomes job when job's result comes; a worker
+	 * that ends first never took it, and it goes to another. */
+	struct runner_job next;
 	char *stage;
 	double started;              /* when the test (or the start-up) began */
 	double deadline;
@@ -195,6 +199,35 @@ static void forget_job(struct worker *w)
 	w->errcap.dropped = 0;
 }
 
+/* Hand a job back, to go to the next free worker before any new one. */
+static void again(struct lane *l, struct runner_job *job)
+{
+	if (l->nagain == l->again_cap) {
+		l->again_cap = l->again_cap ? 2 * l->again_cap : 4;
+		l->again = xrealloc(l->again, l->again_cap * sizeof(*l->again));
+	}
+	l->again[l->nagain++] = *job;
+	job->key = NULL;
+	job->request = NULL;
+}
+
+/* Hand jobs a and b (either may be NULL or empty) back, in that order. They came from next()
+ * before the pending job: it goes behind them, so that a frontend's tests keep their order when
+ * a worker ends. */
+static void hand_back(struct lane *l, struct runner_job *a, struct runner_job *b)
+{
+	struct runner_job pending = l->pending;
+
+	l->pending.key = NULL;
+	l->pending.request = NULL;
+	if (a && a->key)
+		again(l, a);
+	if (b && b->key)
+		again(l, b);
+	if (pending.key)
+		again(l, &pending);
+}
+
 /* Report the current job of w with the given end, then free it. A job the worker ended without
  * taking is not the job's outcome: it goes back to be handed to a fresh worker. Workers that keep
  * ending before they take anything cannot run the frontend at all: after MAX_START_FAILURES in a
@@ -226,16 +259,13 @@ static int finish_job(struct worker *w, enum runner_end end, const cJSON *reply,
 			forget_job(w);
 			return -1;
 		}
-		if (l->nagain == l->again_cap) {
-			l->again_cap = l->again_cap ? 2 * l->again_cap : 4;
-			l->again = xrealloc(l->again, l->again_cap * sizeof(*l->again));
-		}
-		l->again[l->nagain++] = w->job;
-		w->job.key = NULL;
-		w->job.request = NULL;
+		hand_back(l, &w->job, &w->next);
 		forget_job(w);
 		return 0;
 	}
+	/* The worker ended: the job behind this one was never its. */
+	if (end != RUNNER_REPLY && w->next.key)
+		hand_back(l, &w->next, NULL);
 	memset(&out, 0, sizeof(out));
 	out.end = end;
 	out.reply = reply;
@@ -302,7 +332,7 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 		worker_stop(p, w, NULL);
 		r = start_failed(w, why, e);
 		free(why);
-	} else if (!strcmp(ev->valuestring, PROTO_EVENT_TAKEN) && w->state == W_BUSY) {
+	} else if (!strcmp(ev->valuestring, PROTO_EVENT_TAKEN) && w->state == W_BUSY && !w->taken) {
 		w->taken = true;
 		w->lane->untaken = 0;
 	} else if (!strcmp(ev->valuestring, PROTO_EVENT_STAGE) && w->state == W_BUSY) {
@@ -314,6 +344,16 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 		w->state = W_IDLE;
 		w->idle_since = mono_now();
 		r = finish_job(w, RUNNER_REPLY, j, NULL, e);
+		if (r == 0 && w->next.key) {
+			/* The worker goes straight on to the job behind: it is now its test. */
+			w->job = w->next;
+			w->next.key = NULL;
+			w->next.request = NULL;
+			w->state = W_BUSY;
+			w->started = w->idle_since;
+			w->queued = 0;
+			w->deadline = w->started + w->lane->o->timeout;
+		}
 	}
 out:
 	cJSON_Delete(j);
@@ -437,6 +477,40 @@ static int write_all(int fd, const char *s, size_t n)
 
 static int busy(const struct pool *p, const struct lane *l);
 
+static void send_job(struct worker *w, const struct runner_job *job)
+{
+	if (w->cp.fd_in >= 0 && (write_all(w->cp.fd_in, job->request, strlen(job->request)) < 0 ||
+				 write_all(w->cp.fd_in, "\n", 1) < 0)) {
+		/* The worker is gone; reading its stdout will report how it ended. */
+		close(w->cp.fd_in);
+		w->cp.fd_in = -1;
+	}
+}
+
+/* No worker of lane l is free: the pending job goes (1) behind the test of the busy worker that has
+ * had its test longest, so that the worker takes it the moment it answers, without waiting for
+ * ferry to read the answer and write the next request (two wake-ups per test, on a loaded machine
+ * each a wait for a core). */
+static int queue_behind(struct pool *p, struct lane *l)
+{
+	struct worker *w = NULL;
+
+	for (int i = 0; i < p->n; i++) {
+		struct worker *c = &p->w[i];
+
+		if (c->lane == l && c->state == W_BUSY && !c->next.key && c->cp.fd_in >= 0 && !c->out_eof &&
+		    (!w || c->started < w->started))
+			w = c;
+	}
+	if (!w)
+		return 0;
+	w->next = l->pending;
+	l->pending.key = NULL;
+	l->pending.request = NULL;
+	send_job(w, &w->next);
+	return 1;
+}
+
 /* Whether lane l has jobs to come (a lane whose last tests are in flight has none). */
 static int wants(const struct lane *l)
 {
@@ -519,8 +593,13 @@ static int assign(struct pool *p, struct lane *l, struct err *e)
 		for (int i = 0; i < p->n && !idle; i++)
 			if (p->w[i].state == W_IDLE && p->w[i].lane == l)
 				idle = &p->w[i];
-		if (!idle)
-			return grow(p, l, e);
+		if (!idle) {
+			if (grow(p, l, e) < 0)
+				return -1;
+			if (queue_behind(p, l))
+				continue;
+			return 0;
+		}
 		idle->job = l->pending;
 		idle->taken = false;
 		idle->stopped_since = 0;
@@ -536,12 +615,7 @@ static int assign(struct pool *p, struct lane *l, struct err *e)
 		idle->deadline = idle->started + l->o->timeout;
 		buf_reset(&idle->errcap.buf);
 		idle->errcap.dropped = 0;
-		if (write_all(idle->cp.fd_in, idle->job.request, strlen(idle->job.request)) < 0 ||
-		    write_all(idle->cp.fd_in, "\n", 1) < 0) {
-			/* The worker is gone; reading its stdout will report how it ended. */
-			close(idle->cp.fd_in);
-			idle->cp.fd_in = -1;
-		}
+		send_job(idle, &idle->job);
 	}
 }
 
@@ -559,6 +633,7 @@ static int lane_failed(struct pool *p, struct lane *l, struct err *e)
 		if (p->w[i].lane == l) {
 			worker_stop(p, &p->w[i], NULL);
 			forget_job(&p->w[i]);
+			runner_job_release(&p->w[i].next);
 		}
 	runner_job_release(&l->pending);
 	for (size_t i = 0; i < l->nagain; i++)
@@ -749,6 +824,7 @@ static int run_pool(struct lane *lanes, size_t nlanes, int jobs, int version_onl
 		worker_stop(&p, &p.w[i], NULL);
 	for (int i = 0; i < p.n; i++) {
 		runner_job_release(&p.w[i].job);
+		runner_job_release(&p.w[i].next);
 		free(p.w[i].stage);
 		buf_release(&p.w[i].out);
 		proc_capture_release(&p.w[i].errcap);

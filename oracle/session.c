@@ -1159,14 +1159,16 @@ void session_outcome(const struct runner_outcome *o, struct db_result *res, stru
 	}
 }
 
-/* Where test's time went, when its worker answered with the times of the frontend's stages: the
- * rest, from next() to this moment (just before its row is written), is ferry's. */
+/* Where a test's time went, when its worker answered with the times of the frontend's stages: the
+ * rest, up to this moment (just before its row is written), is ferry's. */
 static void time_result(const struct runner_outcome *o, struct db_result *res, double entered)
 {
 	const cJSON *t = o->end == RUNNER_REPLY ? cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_TIMES) : NULL;
 	const cJSON *l = cJSON_GetObjectItemCaseSensitive(t, PROTO_STAGE_LOAD);
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(t, PROTO_STAGE_COMPILE);
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(t, PROTO_STAGE_EXECUTE);
+	const cJSON *wait = cJSON_GetObjectItemCaseSensitive(t, PROTO_TIME_WAIT);
+	const cJSON *worker = cJSON_GetObjectItemCaseSensitive(t, PROTO_TIME_WORKER);
 	double ferry;
 
 	res->timed = cJSON_IsNumber(l) && cJSON_IsNumber(c) && cJSON_IsNumber(x);
@@ -1175,7 +1177,14 @@ static void time_result(const struct runner_outcome *o, struct db_result *res, d
 	res->load_seconds = l->valuedouble;
 	res->compile_seconds = c->valuedouble;
 	res->execute_seconds = x->valuedouble;
-	ferry = o->queued + o->seconds + (now() - entered) - l->valuedouble - c->valuedouble - x->valuedouble;
+	/* The worker's wait for the request and its time with the test, on its clock: a worker that
+	 * has its next request behind the current one goes on at once, while ferry reads the answer
+	 * and writes the request after; the runner's clock (queued, seconds) when it did not say. */
+	if (cJSON_IsNumber(wait) && cJSON_IsNumber(worker))
+		ferry = wait->valuedouble + worker->valuedouble;
+	else
+		ferry = o->queued + o->seconds;
+	ferry += (now() - entered) - l->valuedouble - c->valuedouble - x->valuedouble;
 	/* Two clocks (the worker's and ours) read apart: never below nothing. */
 	res->ferry_seconds = ferry > 0 ? ferry : 0;
 }

@@ -32,6 +32,8 @@ struct worker {
 	/* run tasks: seconds in the frontend's load, compile and execute (a mutated model's stage
 	 * counts as its stage), for the durations of ferry run: the rest of a test's time is ferry's */
 	double times[3];
+	double idle_from;     /* when it last answered (or said it was ready) */
+	double read_at;       /* when it read the current request */
 };
 
 static const char *const timed_stages[3] = { PROTO_STAGE_LOAD, PROTO_STAGE_COMPILE, PROTO_STAGE_EXECUTE };
@@ -625,6 +627,10 @@ static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 		cJSON_AddStringToObject(res, PROTO_KEY_STAGES, w->stages.data);
 		for (size_t i = 0; i < 3; i++)
 			cJSON_AddNumberToObject(times, timed_stages[i], w->times[i]);
+		/* The worker's own clock: how long it waited for this request, and how long it had
+		 * the test (the result's writing aside). */
+		cJSON_AddNumberToObject(times, PROTO_TIME_WAIT, w->read_at - w->idle_from);
+		cJSON_AddNumberToObject(times, PROTO_TIME_WORKER, mono() - w->read_at);
 	}
 	if (info)
 		mutated = mutation_fields(res, info);
@@ -803,11 +809,13 @@ int worker_serve(const char *frontend, struct err *e)
 	cJSON_AddStringToObject(ev, PROTO_KEY_VERSION, version);
 	if (send(&w, ev, e) < 0)
 		goto out;
+	w.idle_from = mono();
 
 	while ((n = getline(&line, &cap, stdin)) > 0) {
 		cJSON *req, *res;
 		const cJSON *task, *id;
 
+		w.read_at = mono();
 		/* First of all: the runner hands a test that the worker ends before this to another
 		 * worker, instead of blaming the test for a death between tests. */
 		if (send(&w, event(PROTO_EVENT_TAKEN), e) < 0)
@@ -834,6 +842,7 @@ int worker_serve(const char *frontend, struct err *e)
 		cJSON_Delete(req);
 		if (send(&w, res, e) < 0)
 			goto out;
+		w.idle_from = mono();
 	}
 	r = 0;
 out:
