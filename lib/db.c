@@ -31,6 +31,7 @@ static const char schema[] =
 	"  frontend TEXT NOT NULL, id TEXT NOT NULL, run_id INTEGER, outcome TEXT NOT NULL, stage TEXT,"
 	"  exc_type TEXT, message TEXT, frame TEXT, detail TEXT, max_abs REAL, seconds REAL,"
 	"  atol REAL, rtol REAL, frontend_version TEXT,"
+	"  load_seconds REAL, compile_seconds REAL, execute_seconds REAL, ferry_seconds REAL,"
 	"  PRIMARY KEY(frontend, id));"
 	"CREATE INDEX IF NOT EXISTS results_outcome ON results(frontend, outcome);"
 	"CREATE TABLE IF NOT EXISTS bugs("
@@ -113,27 +114,53 @@ static int inspect(struct db *d, int *tables, int *ours, struct err *e)
 	return db_error(d, e, "cannot read the store");
 }
 
+/* The columns schema 6 added to results: where a test's time went (NULL for older results). */
+#define TIMING_COLUMNS " ALTER TABLE results ADD COLUMN load_seconds REAL;" \
+	" ALTER TABLE results ADD COLUMN compile_seconds REAL; ALTER TABLE results ADD COLUMN execute_seconds REAL;" \
+	" ALTER TABLE results ADD COLUMN ferry_seconds REAL;"
+
 /* Schema 1 results had no tolerance, schema 2 results no frontend version (the run's, where the run
- * recorded one, stands in for it), schema 3 stores no reductions, schema 4 no mutations. Opened
+ * recorded one, stands in for it), schema 3 stores no reductions, schema 4 no mutations, schema 5
+ * no timing columns (read as absent: nothing that reads a store asks for them). Opened
  * for writing, the store gains the columns (and the tables, which the schema's text made); opened
  * read-only, a temporary view of the same name stands in front of the results table (SQLite looks
  * in temp before main), so that every query reads one shape of results, and the reductions and
  * mutations are read as none (has_table). */
+/* Whether the results table has the timing columns: a store that says an older schema may have
+ * them (a ferry of schema 6 wrote it, and something set its schema back). */
+static int timed_results(struct db *d)
+{
+	sqlite3_stmt *st = NULL;
+	int has = 0;
+
+	if (sqlite3_prepare_v2(d->h, "SELECT count(*) FROM pragma_table_info('results') WHERE name = 'ferry_seconds'",
+			       -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		has = sqlite3_column_int(st, 0) > 0;
+	sqlite3_finalize(st);
+	return has;
+}
+
 static int migrate(struct db *d, int mode, struct err *e)
 {
 	static const char run_version[] =
 		"(SELECT frontend_version FROM main.runs u WHERE u.run_id = results.run_id)";
 	struct buf sql = BUF_INIT;
+	const char *timing;
 	int r = 0;
 
 	if (mode == DB_READ && d->schema >= 3) {
 		r = 0;
 		goto out;
 	}
+	timing = timed_results(d) ? "" : TIMING_COLUMNS;
 	if (d->schema >= 3) {
-		r = exec(d, "UPDATE meta SET value = '" FERRY_STR(DB_SCHEMA) "' WHERE key = 'schema'", e);
+		buf_addf(&sql, "BEGIN IMMEDIATE;%s UPDATE meta SET value = '" FERRY_STR(DB_SCHEMA) "'"
+			 " WHERE key = 'schema'; COMMIT", timing);
+		r = exec(d, sql.data, e);
 		if (r == 0)
 			d->schema = DB_SCHEMA;
+		else
+			sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 		goto out;
 	}
 	if (mode == DB_READ) {
@@ -145,13 +172,13 @@ static int migrate(struct db *d, int mode, struct err *e)
 		}
 		goto out;
 	}
-	buf_addf(&sql, "BEGIN IMMEDIATE;%s%s%s%s"
+	buf_addf(&sql, "BEGIN IMMEDIATE;%s%s%s%s%s"
 		 " UPDATE meta SET value = '" FERRY_STR(DB_SCHEMA) "' WHERE key = 'schema'; COMMIT",
 		 d->schema == 1 ? " ALTER TABLE results ADD COLUMN atol REAL; ALTER TABLE results ADD COLUMN rtol REAL;"
 				: "",
 		 d->schema < 3 ? " ALTER TABLE results ADD COLUMN frontend_version TEXT; UPDATE results SET"
 				 " frontend_version = " : "",
-		 d->schema < 3 ? run_version : "", d->schema < 3 ? ";" : "");
+		 d->schema < 3 ? run_version : "", d->schema < 3 ? ";" : "", timing);
 	if ((r = exec(d, sql.data, e)) < 0) {
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 		goto out;
@@ -492,7 +519,8 @@ int db_put_result(struct db *d, const struct db_result *r, struct err *e)
 {
 	sqlite3_stmt *st = cached(d, &d->put_result,
 		"INSERT OR REPLACE INTO results(frontend, id, run_id, outcome, stage, exc_type, message, frame,"
-		" detail, max_abs, seconds, atol, rtol, frontend_version) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
+		" detail, max_abs, seconds, atol, rtol, frontend_version, load_seconds, compile_seconds,"
+		" execute_seconds, ferry_seconds) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
 	int rc;
 
 	if (!st)
@@ -511,6 +539,10 @@ int db_put_result(struct db *d, const struct db_result *r, struct err *e)
 	bind_real(st, 12, r->atol);
 	bind_real(st, 13, r->rtol);
 	bind_text(st, 14, r->frontend_version);
+	bind_real(st, 15, r->timed ? r->load_seconds : NAN);
+	bind_real(st, 16, r->timed ? r->compile_seconds : NAN);
+	bind_real(st, 17, r->timed ? r->execute_seconds : NAN);
+	bind_real(st, 18, r->timed ? r->ferry_seconds : NAN);
 	rc = sqlite3_step(st);
 	/* Reset at once: a statement left mid-step would hold the write transaction open. */
 	sqlite3_reset(st);
@@ -1298,14 +1330,17 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 		goto detach;
 	/* A shard of before schema 3: its results' release is their run's (as migrate says). */
 	results_sql = xasprintf("INSERT OR REPLACE INTO main.results(frontend, id, run_id, outcome, stage, exc_type,"
-				" message, frame, detail, max_abs, seconds, atol, rtol, frontend_version)"
+				" message, frame, detail, max_abs, seconds, atol, rtol, frontend_version, load_seconds,"
+				" compile_seconds, execute_seconds, ferry_seconds)"
 				" SELECT r.frontend, r.id, m.new,"
 				" r.outcome, r.stage, r.exc_type, r.message, r.frame, r.detail, r.max_abs, r.seconds,"
-				" %s, %s"
+				" %s, %s, %s"
 				" FROM shard.results r LEFT JOIN run_map m ON m.old = r.run_id",
 				version >= 2 ? "r.atol, r.rtol" : "NULL, NULL",
 				version >= 3 ? "r.frontend_version"
-				: "(SELECT u.frontend_version FROM shard.runs u WHERE u.run_id = r.run_id)");
+				: "(SELECT u.frontend_version FROM shard.runs u WHERE u.run_id = r.run_id)",
+				version >= 6 ? "r.load_seconds, r.compile_seconds, r.execute_seconds, r.ferry_seconds"
+				: "NULL, NULL, NULL, NULL");
 	/* A shard's probes are the same release's answers: kept, the store's own first. A shard made
 	 * before probes has no such table. */
 	if (!(st = prepare(d, "SELECT count(*) FROM shard.sqlite_master"

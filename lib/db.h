@@ -24,7 +24,7 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 /* The schema this ferry writes, and the oldest it reads. */
-#define DB_SCHEMA 5
+#define DB_SCHEMA 6
 #define DB_SCHEMA_OLDEST 1
 
 struct db {
@@ -61,6 +61,12 @@ struct db_result {
 	double seconds;
 	double atol, rtol;      /* the tolerance that judged it (NaN: none) */
 	const char *frontend_version; /* the release that gave it, as its worker said, or NULL */
+	/* Schema 6: where the test's time went, when the worker answered (timed): seconds in the
+	 * frontend's load, compile and execute stages, as the worker measured them, and ferry's share
+	 * of the rest (queueing, the protocol, reading inputs and references, comparing, judging).
+	 * Untimed (0, as a zeroed struct says): NULL in the store. */
+	int timed;
+	double load_seconds, compile_seconds, execute_seconds, ferry_seconds;
 };
 
 /* Whether the file at path is an SQLite database (by its header), e.g. a store given where a text

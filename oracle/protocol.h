@@ -65,6 +65,15 @@
 #define PROTO_KEY_STAGES "stages"
 #define PROTO_KEY_PATTERN "pattern"
 #define PROTO_KEY_COMPARED "compared"
+/* A run result's seconds in the frontend's own stages: {load, compile, execute}, measured by the
+ * worker from each stage's start to the next's, the last ending where the driver says
+ * (_ferry.stage("")) or at the verdict: the rest of the test's time is ferry's (ferry run's
+ * durations). */
+#define PROTO_KEY_TIMES "times"
+/* ... and, on the worker's clock, how long it waited for the request after its last answer, and
+ * how long it then had the test: from reading the request to its verdict. */
+#define PROTO_TIME_WAIT "wait"
+#define PROTO_TIME_WORKER "worker"
 
 /* The metamorphic oracle (oracle/metamorphic_run.py): a run request's oracle, mutations (k) and
  * seed; its result's chain and mutation_stats (JSON text), nodes (of m') and original_nodes; a

@@ -49,10 +49,43 @@ struct worker {
 	struct proc_capture errcap;  /* stderr of the current test */
 	struct runner_job job;
 	bool taken;                  /* the worker said it took the job ("taken") */
+	/* The job written to the worker behind job, which it reads as soon as it has answered job:
+	 * it never waits for ferry between tests. It becomes job when job's result comes; a worker
+	 * that ends first never took it, and it goes to another. */
+	struct runner_job next;
 	char *stage;
 	double started;              /* when the test (or the start-up) began */
 	double deadline;
 	double stopped_since;        /* when the worker was first seen stopped; 0: running */
+	double idle_since;           /* when it last became free */
+	double queued;               /* how long its job waited for it (see assign) */
+	struct lane *lane;           /* whose worker it is (while not W_DEAD) */
+	int pollix;                  /* its stdout's index in this round's poll set, or -1 */
+};
+
+/* One frontend's part of the pool: its worker command, limits and callbacks, and its jobs. */
+struct lane {
+	const struct runner_opts *o;
+	const struct runner_callbacks *cb;
+	struct runner_job pending;   /* taken from next(), waiting for a free worker */
+	double pending_since;        /* when next() gave it */
+	struct runner_job *again;    /* jobs a worker ended before taking: handed out first */
+	size_t nagain, again_cap;
+	int no_more_jobs;
+	int start_failures;
+	int untaken;                 /* workers in a row that ended before taking their job */
+	int ever_ready;
+	int done;                    /* no job left and none in flight, or failed (err) */
+	char *version;
+	struct err *err;             /* a shared pool's lane: where its own failure goes */
+};
+
+struct pool {
+	struct worker *w;
+	int n;
+	struct lane *lanes;
+	size_t nlanes;
+	int version_only;            /* runner_version: one worker, until it is ready */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -78,8 +111,11 @@ void runner_job_release(struct runner_job *job)
 	job->request = NULL;
 }
 
-static int worker_start(struct worker *w, const struct runner_opts *o, struct err *e)
+static int worker_start(struct worker *w, struct lane *l, struct err *e)
 {
+	const struct runner_opts *o = l->o;
+
+	w->lane = l;
 	proc_init(&w->cp);
 	w->cp.argv = o->argv;
 	w->cp.env = o->env;
@@ -120,22 +156,6 @@ static void drain_stderr(struct worker *w)
 	}
 	err_release(&ignored);
 }
-
-struct pool {
-	const struct runner_opts *o;
-	const struct runner_callbacks *cb;
-	struct worker *w;
-	int n;
-	struct runner_job pending;   /* taken from next(), waiting for a free worker */
-	struct runner_job *again;    /* jobs a worker ended before taking: handed out first */
-	size_t nagain, again_cap;
-	int no_more_jobs;
-	int start_failures;
-	int untaken;                 /* workers in a row that ended before taking their job */
-	int ever_ready;
-	char *version;
-	int version_only;            /* runner_version: one worker, until it is ready */
-};
 
 /* Kill and reap every child of ours that is not a live worker: what an ended worker left behind
  * (reparented to us, the subreaper), and the zombies of what its group kill ended. */
@@ -179,22 +199,52 @@ static void forget_job(struct worker *w)
 	w->errcap.dropped = 0;
 }
 
+/* Hand a job back, to go to the next free worker before any new one. */
+static void again(struct lane *l, struct runner_job *job)
+{
+	if (l->nagain == l->again_cap) {
+		l->again_cap = l->again_cap ? 2 * l->again_cap : 4;
+		l->again = xrealloc(l->again, l->again_cap * sizeof(*l->again));
+	}
+	l->again[l->nagain++] = *job;
+	job->key = NULL;
+	job->request = NULL;
+}
+
+/* Hand jobs a and b (either may be NULL or empty) back, in that order. They came from next()
+ * before the pending job: it goes behind them, so that a frontend's tests keep their order when
+ * a worker ends. */
+static void hand_back(struct lane *l, struct runner_job *a, struct runner_job *b)
+{
+	struct runner_job pending = l->pending;
+
+	l->pending.key = NULL;
+	l->pending.request = NULL;
+	if (a && a->key)
+		again(l, a);
+	if (b && b->key)
+		again(l, b);
+	if (pending.key)
+		again(l, &pending);
+}
+
 /* Report the current job of w with the given end, then free it. A job the worker ended without
  * taking is not the job's outcome: it goes back to be handed to a fresh worker. Workers that keep
  * ending before they take anything cannot run the frontend at all: after MAX_START_FAILURES in a
  * row the run stops, as when workers cannot start. */
-static int finish_job(struct pool *p, struct worker *w, enum runner_end end, const cJSON *reply,
-		      const struct proc_status *st, struct err *e)
+static int finish_job(struct worker *w, enum runner_end end, const cJSON *reply, const struct proc_status *st,
+		      struct err *e)
 {
+	struct lane *l = w->lane;
 	struct runner_outcome out;
 	int r;
 
 	drain_stderr(w);
 	if (end != RUNNER_REPLY && !w->taken) {
-		if (++p->untaken >= MAX_START_FAILURES) {
+		if (++l->untaken >= MAX_START_FAILURES) {
 			struct buf why = BUF_INIT;
 
-			buf_addf(&why, "%d workers in a row ended before they took a test (the last: ", p->untaken);
+			buf_addf(&why, "%d workers in a row ended before they took a test (the last: ", l->untaken);
 			if (end == RUNNER_TIMEOUT)
 				buf_adds(&why, "it did not take it in time");
 			else if (end == RUNNER_OOM)
@@ -209,16 +259,13 @@ static int finish_job(struct pool *p, struct worker *w, enum runner_end end, con
 			forget_job(w);
 			return -1;
 		}
-		if (p->nagain == p->again_cap) {
-			p->again_cap = p->again_cap ? 2 * p->again_cap : 4;
-			p->again = xrealloc(p->again, p->again_cap * sizeof(*p->again));
-		}
-		p->again[p->nagain++] = w->job;
-		w->job.key = NULL;
-		w->job.request = NULL;
+		hand_back(l, &w->job, &w->next);
 		forget_job(w);
 		return 0;
 	}
+	/* The worker ended: the job behind this one was never its. */
+	if (end != RUNNER_REPLY && w->next.key)
+		hand_back(l, &w->next, NULL);
 	memset(&out, 0, sizeof(out));
 	out.end = end;
 	out.reply = reply;
@@ -226,20 +273,22 @@ static int finish_job(struct pool *p, struct worker *w, enum runner_end end, con
 	if (st)
 		out.status = *st;
 	out.stderr_text = w->errcap.buf.data;
-	out.version = p->version;
+	out.version = l->version;
 	out.seconds = mono_now() - w->started;
-	r = p->cb->done(p->cb->ctx, &w->job, &out, e);
+	out.queued = w->queued;
+	r = l->cb->done(l->cb->ctx, &w->job, &out, e);
 	forget_job(w);
 	return r;
 }
 
 /* The worker ended before being ready: the frontend cannot be used. */
-static int start_failed(struct pool *p, struct worker *w, const char *why, struct err *e)
+static int start_failed(struct worker *w, const char *why, struct err *e)
 {
 	const char *tail = w->errcap.buf.data;
+	struct lane *l = w->lane;
 
-	p->start_failures++;
-	if (p->ever_ready && p->start_failures < MAX_START_FAILURES)
+	l->start_failures++;
+	if (l->ever_ready && l->start_failures < MAX_START_FAILURES)
 		return 0; /* a passing fault: the next job starts another */
 	err_set(e, EXIT_ENV, "%s", why);
 	if (tail && *tail)
@@ -265,24 +314,27 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 	if (!strcmp(ev->valuestring, PROTO_EVENT_READY) && w->state == W_STARTING) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, PROTO_KEY_VERSION);
 
-		if (!p->version && cJSON_IsString(v))
-			p->version = xstrdup(v->valuestring);
-		if (!p->ever_ready && p->cb->ready)
-			p->cb->ready(p->cb->ctx, p->version);
-		p->ever_ready = 1;
-		p->start_failures = 0;
+		struct lane *l = w->lane;
+
+		if (!l->version && cJSON_IsString(v))
+			l->version = xstrdup(v->valuestring);
+		if (!l->ever_ready && l->cb->ready)
+			l->cb->ready(l->cb->ctx, l->version);
+		l->ever_ready = 1;
+		l->start_failures = 0;
 		w->state = W_IDLE;
+		w->idle_since = mono_now();
 		buf_reset(&w->errcap.buf);
 	} else if (!strcmp(ev->valuestring, PROTO_EVENT_FATAL)) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, PROTO_KEY_MESSAGE);
 		char *why = xstrdup(cJSON_IsString(m) ? m->valuestring : "the worker could not start");
 
 		worker_stop(p, w, NULL);
-		r = start_failed(p, w, why, e);
+		r = start_failed(w, why, e);
 		free(why);
-	} else if (!strcmp(ev->valuestring, PROTO_EVENT_TAKEN) && w->state == W_BUSY) {
+	} else if (!strcmp(ev->valuestring, PROTO_EVENT_TAKEN) && w->state == W_BUSY && !w->taken) {
 		w->taken = true;
-		p->untaken = 0;
+		w->lane->untaken = 0;
 	} else if (!strcmp(ev->valuestring, PROTO_EVENT_STAGE) && w->state == W_BUSY) {
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, PROTO_KEY_STAGE);
 
@@ -290,7 +342,18 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 		w->stage = cJSON_IsString(s) ? xstrdup(s->valuestring) : NULL;
 	} else if (!strcmp(ev->valuestring, PROTO_EVENT_RESULT) && w->state == W_BUSY) {
 		w->state = W_IDLE;
-		r = finish_job(p, w, RUNNER_REPLY, j, NULL, e);
+		w->idle_since = mono_now();
+		r = finish_job(w, RUNNER_REPLY, j, NULL, e);
+		if (r == 0 && w->next.key) {
+			/* The worker goes straight on to the job behind: it is now its test. */
+			w->job = w->next;
+			w->next.key = NULL;
+			w->next.request = NULL;
+			w->state = W_BUSY;
+			w->started = w->idle_since;
+			w->queued = 0;
+			w->deadline = w->started + w->lane->o->timeout;
+		}
 	}
 out:
 	cJSON_Delete(j);
@@ -302,7 +365,7 @@ static int worker_died(struct pool *p, struct worker *w, const struct proc_statu
 {
 	drain_stderr(w);
 	worker_stop(p, w, NULL);
-	return finish_job(p, w, RUNNER_DIED, NULL, st, e);
+	return finish_job(w, RUNNER_DIED, NULL, st, e);
 }
 
 /* Give a worker whose stdout ended a moment to finish exiting, so that the status reported is its
@@ -355,7 +418,7 @@ static int read_stdout(struct pool *p, struct worker *w, struct err *e)
 			buf_adds(&why, "the worker ended before it was ready (");
 			proc_status_describe(&st, &why);
 			buf_adds(&why, ")");
-			r = start_failed(p, w, why.data, e);
+			r = start_failed(w, why.data, e);
 			buf_release(&why);
 			return r;
 		}
@@ -412,131 +475,239 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
-static int busy(const struct pool *p);
+static int busy(const struct pool *p, const struct lane *l);
 
-/* Give idle workers jobs. Workers are started only once there is a job for them, so a resumed run
- * with nothing left to do imports no library (unless the caller asked for the release first). */
-static int assign(struct pool *p, struct err *e)
+static void send_job(struct worker *w, const struct runner_job *job)
 {
-	if (p->version_only)
-		return p->ever_ready || p->w[0].state != W_DEAD ? 0 : worker_start(&p->w[0], p->o, e);
-	if (p->cb->ready && !p->ever_ready) {
-		/* The caller waits for the release before it chooses a job. */
-		for (int i = 0; i < p->n; i++)
-			if (p->w[i].state == W_DEAD && worker_start(&p->w[i], p->o, e) < 0)
-				return -1;
-		return 0;
+	if (w->cp.fd_in >= 0 && (write_all(w->cp.fd_in, job->request, strlen(job->request)) < 0 ||
+				 write_all(w->cp.fd_in, "\n", 1) < 0)) {
+		/* The worker is gone; reading its stdout will report how it ended. */
+		close(w->cp.fd_in);
+		w->cp.fd_in = -1;
 	}
+}
+
+/* No worker of lane l is free: the pending job goes (1) behind the test of the busy worker that has
+ * had its test longest, so that the worker takes it the moment it answers, without waiting for
+ * ferry to read the answer and write the next request (two wake-ups per test, on a loaded machine
+ * each a wait for a core). */
+static int queue_behind(struct pool *p, struct lane *l)
+{
+	struct worker *w = NULL;
+
+	for (int i = 0; i < p->n; i++) {
+		struct worker *c = &p->w[i];
+
+		if (c->lane == l && c->state == W_BUSY && !c->next.key && c->cp.fd_in >= 0 && !c->out_eof &&
+		    (!w || c->started < w->started))
+			w = c;
+	}
+	if (!w)
+		return 0;
+	w->next = l->pending;
+	l->pending.key = NULL;
+	l->pending.request = NULL;
+	send_job(w, &w->next);
+	return 1;
+}
+
+/* Whether lane l has jobs to come (a lane whose last tests are in flight has none). */
+static int wants(const struct lane *l)
+{
+	return !l->done && !(l->no_more_jobs && !l->pending.key && !l->nagain);
+}
+
+/* How many workers lane l may keep alive: the slots shared out among the lanes that still have
+ * work, in their order (a lane left without a slot waits for one to finish). A lane that runs out
+ * gives its slots to the others; a worker is never ended to make room, so none is restarted. */
+static int share(const struct pool *p, const struct lane *l)
+{
+	size_t active = 0, rank = 0;
+
+	for (size_t i = 0; i < p->nlanes; i++) {
+		if (&p->lanes[i] == l)
+			rank = active;
+		active += wants(&p->lanes[i]);
+	}
+	if (!wants(l) || !active)
+		return 0;
+	return p->n / (int)active + ((int)rank < p->n % (int)active);
+}
+
+/* Start workers of lane l in free slots, up to its share. */
+static int grow(struct pool *p, struct lane *l, struct err *e)
+{
+	int have = 0, want = share(p, l);
+
+	for (int i = 0; i < p->n; i++)
+		have += p->w[i].state != W_DEAD && p->w[i].lane == l;
+	for (int i = 0; i < p->n && have < want; i++)
+		if (p->w[i].state == W_DEAD) {
+			if (worker_start(&p->w[i], l, e) < 0)
+				return -1;
+			have++;
+		}
+	return 0;
+}
+
+/* Give lane l's idle workers jobs. Workers are started only once there is a job for them, so a
+ * resumed run with nothing left to do imports no library (unless the caller asked for the release
+ * first). A lane with no job left and none in flight is done: its workers end, and their slots go
+ * to the lanes that still have work. */
+static int assign(struct pool *p, struct lane *l, struct err *e)
+{
+	if (l->done)
+		return 0;
+	if (p->version_only)
+		return l->ever_ready || p->w[0].state != W_DEAD ? 0 : worker_start(&p->w[0], l, e);
+	if (l->cb->ready && !l->ever_ready)
+		/* The caller waits for the release before it chooses a job. */
+		return grow(p, l, e);
 	for (;;) {
 		struct worker *idle = NULL;
 
-		if (!p->pending.key && p->nagain) {
-			p->pending = p->again[0];
-			memmove(p->again, p->again + 1, --p->nagain * sizeof(*p->again));
+		if (!l->pending.key && l->nagain) {
+			l->pending = l->again[0];
+			l->pending_since = mono_now();
+			memmove(l->again, l->again + 1, --l->nagain * sizeof(*l->again));
 		}
-		if (!p->pending.key && !p->no_more_jobs) {
-			int r = p->cb->next(p->cb->ctx, &p->pending, e);
+		if (!l->pending.key && !l->no_more_jobs) {
+			int r = l->cb->next(l->cb->ctx, &l->pending, e);
 
 			if (r < 0)
 				return -1;
-			if (r == 0 || (r == 2 && !busy(p)))
-				p->no_more_jobs = 1;
+			l->pending_since = mono_now();
+			if (r == 0 || (r == 2 && !busy(p, l)))
+				l->no_more_jobs = 1;
 		}
-		if (!p->pending.key)
+		if (!l->pending.key) {
+			if (l->no_more_jobs && p->nlanes > 1) {
+				/* Its idle workers would hold slots that the other lanes can use. */
+				for (int i = 0; i < p->n; i++)
+					if (p->w[i].lane == l && p->w[i].state == W_IDLE)
+						worker_stop(p, &p->w[i], NULL);
+				l->done = !busy(p, l);
+			}
 			return 0;
+		}
 		for (int i = 0; i < p->n && !idle; i++)
-			if (p->w[i].state == W_IDLE)
+			if (p->w[i].state == W_IDLE && p->w[i].lane == l)
 				idle = &p->w[i];
 		if (!idle) {
-			for (int i = 0; i < p->n; i++)
-				if (p->w[i].state == W_DEAD && worker_start(&p->w[i], p->o, e) < 0)
-					return -1;
+			if (grow(p, l, e) < 0)
+				return -1;
+			if (queue_behind(p, l))
+				continue;
 			return 0;
 		}
-		idle->job = p->pending;
+		idle->job = l->pending;
 		idle->taken = false;
 		idle->stopped_since = 0;
-		p->pending.key = NULL;
-		p->pending.request = NULL;
+		l->pending.key = NULL;
+		l->pending.request = NULL;
 		idle->state = W_BUSY;
 		idle->started = mono_now();
-		idle->deadline = idle->started + p->o->timeout;
+		/* The job's wait from when both it and this worker were there: a job that waits for a
+		 * worker to start (its imports) or for a slot another frontend holds waits for no
+		 * overhead of ferry's. */
+		idle->queued = idle->started -
+			       (l->pending_since > idle->idle_since ? l->pending_since : idle->idle_since);
+		idle->deadline = idle->started + l->o->timeout;
 		buf_reset(&idle->errcap.buf);
 		idle->errcap.dropped = 0;
-		if (write_all(idle->cp.fd_in, idle->job.request, strlen(idle->job.request)) < 0 ||
-		    write_all(idle->cp.fd_in, "\n", 1) < 0) {
-			/* The worker is gone; reading its stdout will report how it ended. */
-			close(idle->cp.fd_in);
-			idle->cp.fd_in = -1;
-		}
+		send_job(idle, &idle->job);
 	}
 }
 
-/* Kill workers past their deadline or memory limit, reporting their tests. */
-static int watch(struct pool *p, double now, int check_mem, struct err *e)
+/* A failure in lane l. In a shared pool, a lane that cannot go on (its frontend unavailable:
+ * EXIT_ENV) stops alone, as a run of that frontend alone would have stopped: its workers are
+ * killed, its jobs in flight and waiting are not reported, and the error is the lane's. Anything
+ * else, and any failure of a pool of one lane, stops the pool: -1. */
+static int lane_failed(struct pool *p, struct lane *l, struct err *e)
 {
-	for (int i = 0; i < p->n; i++) {
-		struct worker *w = &p->w[i];
-		struct proc_status st, stop;
-		uint64_t rss = 0;
-		struct err ignored = ERR_INIT;
-		int died;
-
-		if (w->state == W_STARTING && now > w->deadline) {
-			worker_stop(p, w, &st);
-			if (start_failed(p, w, "the worker did not become ready in time (importing its libraries)",
-					 e) < 0)
-				return -1;
-			continue;
+	if (!l->err || e->code != EXIT_ENV)
+		return -1;
+	*l->err = *e;
+	err_init(e);
+	for (int i = 0; i < p->n; i++)
+		if (p->w[i].lane == l) {
+			worker_stop(p, &p->w[i], NULL);
+			forget_job(&p->w[i]);
+			runner_job_release(&p->w[i].next);
 		}
-		if (w->state != W_BUSY)
-			continue;
-		/* Death first: a worker that ended on its own just before its deadline ended that way,
-		 * and a grandchild holding the worker's stdout would hide its death from read(). */
-		died = proc_try_wait(&w->cp, &st, &ignored);
-		err_release(&ignored);
-		if (died == 1) {
-			if (worker_died(p, w, &st, e) < 0)
-				return -1;
-			continue;
-		}
-		if (now > w->deadline) {
-			worker_stop(p, w, &st);
-			if (finish_job(p, w, RUNNER_TIMEOUT, NULL, &st, e) < 0)
-				return -1;
-			continue;
-		}
-		if (proc_stopped(&w->cp, &stop, &ignored) == 1) {
-			if (!w->stopped_since)
-				w->stopped_since = now;
-			if (now - w->stopped_since >= STOP_GRACE) {
-				worker_stop(p, w, NULL);
-				if (finish_job(p, w, RUNNER_DIED, NULL, &stop, e) < 0)
-					return -1;
-				continue;
-			}
-		} else {
-			w->stopped_since = 0;
-		}
-		err_release(&ignored);
-		if (!check_mem || !p->o->mem_limit)
-			continue;
-		if (proc_group_rss(w->cp.pid, &rss, NULL, &ignored) == 0 && rss > p->o->mem_limit) {
-			worker_stop(p, w, &st);
-			if (finish_job(p, w, RUNNER_OOM, NULL, &st, e) < 0)
-				return -1;
-		}
-		err_release(&ignored);
-	}
+	runner_job_release(&l->pending);
+	for (size_t i = 0; i < l->nagain; i++)
+		runner_job_release(&l->again[i]);
+	l->nagain = 0;
+	l->done = 1;
 	return 0;
 }
 
-static int busy(const struct pool *p)
+/* Kill worker w if it is past its deadline or memory limit, reporting its test. */
+static int watch(struct pool *p, struct worker *w, double now, int check_mem, struct err *e)
+{
+	struct proc_status st, stop;
+	uint64_t rss = 0;
+	struct err ignored = ERR_INIT;
+	int died;
+
+	if (w->state == W_STARTING && now > w->deadline) {
+		worker_stop(p, w, &st);
+		return start_failed(w, "the worker did not become ready in time (importing its libraries)", e);
+	}
+	if (w->state != W_BUSY)
+		return 0;
+	/* Death first: a worker that ended on its own just before its deadline ended that way,
+	 * and a grandchild holding the worker's stdout would hide its death from read(). */
+	died = proc_try_wait(&w->cp, &st, &ignored);
+	err_release(&ignored);
+	if (died == 1)
+		return worker_died(p, w, &st, e);
+	if (now > w->deadline) {
+		worker_stop(p, w, &st);
+		return finish_job(w, RUNNER_TIMEOUT, NULL, &st, e);
+	}
+	if (proc_stopped(&w->cp, &stop, &ignored) == 1) {
+		if (!w->stopped_since)
+			w->stopped_since = now;
+		if (now - w->stopped_since >= STOP_GRACE) {
+			worker_stop(p, w, NULL);
+			err_release(&ignored);
+			return finish_job(w, RUNNER_DIED, NULL, &stop, e);
+		}
+	} else {
+		w->stopped_since = 0;
+	}
+	err_release(&ignored);
+	if (!check_mem || !w->lane->o->mem_limit)
+		return 0;
+	if (proc_group_rss(w->cp.pid, &rss, NULL, &ignored) == 0 && rss > w->lane->o->mem_limit) {
+		err_release(&ignored);
+		worker_stop(p, w, &st);
+		return finish_job(w, RUNNER_OOM, NULL, &st, e);
+	}
+	err_release(&ignored);
+	return 0;
+}
+
+static int busy(const struct pool *p, const struct lane *l)
 {
 	for (int i = 0; i < p->n; i++)
-		if (p->w[i].state == W_BUSY)
+		if (p->w[i].state == W_BUSY && (!l || p->w[i].lane == l))
 			return 1;
 	return 0;
+}
+
+/* Whether every lane is through: no job waiting and none in flight. */
+static int all_done(const struct pool *p)
+{
+	for (size_t i = 0; i < p->nlanes; i++) {
+		const struct lane *l = &p->lanes[i];
+
+		if (!l->done && !(l->no_more_jobs && !l->pending.key && !l->nagain && !busy(p, l)))
+			return 0;
+	}
+	return 1;
 }
 
 static int loop(struct pool *p, struct err *e)
@@ -547,19 +718,20 @@ static int loop(struct pool *p, struct err *e)
 
 	for (;;) {
 		double now, wait = MEM_CHECK_INTERVAL;
-		int nfds = 0;
+		int nfds = 0, check_mem;
 
 		if (interrupted) {
 			err_set(e, EXIT_INTERRUPTED, "interrupted");
 			goto out;
 		}
-		if (assign(p, e) < 0)
-			goto out;
-		if (p->version_only && p->ever_ready) {
+		for (size_t i = 0; i < p->nlanes; i++)
+			if (assign(p, &p->lanes[i], e) < 0 && lane_failed(p, &p->lanes[i], e) < 0)
+				goto out;
+		if (p->version_only && p->lanes[0].ever_ready) {
 			r = 0;
 			goto out;
 		}
-		if (p->no_more_jobs && !p->pending.key && !busy(p)) {
+		if (all_done(p)) {
 			r = 0;
 			goto out;
 		}
@@ -567,8 +739,10 @@ static int loop(struct pool *p, struct err *e)
 		for (int i = 0; i < p->n; i++) {
 			struct worker *w = &p->w[i];
 
+			w->pollix = -1;
 			if (w->state == W_DEAD)
 				continue;
+			w->pollix = nfds;
 			if (w->deadline - now < wait)
 				wait = w->deadline - now;
 			/* Its stdout ended: its death is due any moment, and poll will not tell. */
@@ -583,24 +757,31 @@ static int loop(struct pool *p, struct err *e)
 			err_errno(e, EXIT_ENV, "poll");
 			goto out;
 		}
-		for (int i = 0, k = 0; i < p->n; i++) {
+		for (int i = 0; i < p->n; i++) {
 			struct worker *w = &p->w[i];
+			int k = w->pollix;
 
-			if (w->state == W_DEAD)
+			/* By its index of this round: a lane that failed may have ended workers after it. */
+			if (k < 0 || w->state == W_DEAD)
 				continue;
 			if (fds[k + 1].revents)
 				drain_stderr(w);
-			if (fds[k].revents && w->state != W_DEAD && read_stdout(p, w, e) < 0)
+			if (fds[k].revents && w->state != W_DEAD && read_stdout(p, w, e) < 0 &&
+			    lane_failed(p, w->lane, e) < 0)
 				goto out;
-			k += 2;
 		}
 		now = mono_now();
-		if (watch(p, now, now - last_mem >= MEM_CHECK_INTERVAL, e) < 0)
-			goto out;
-		if (now - last_mem >= MEM_CHECK_INTERVAL)
+		check_mem = now - last_mem >= MEM_CHECK_INTERVAL;
+		for (int i = 0; i < p->n; i++)
+			if (p->w[i].state != W_DEAD && watch(p, &p->w[i], now, check_mem, e) < 0 &&
+			    lane_failed(p, p->w[i].lane, e) < 0)
+				goto out;
+		if (check_mem)
 			last_mem = now;
-		if (p->cb->tick && now - last_tick >= 0.1) {
-			p->cb->tick(p->cb->ctx);
+		if (now - last_tick >= 0.1) {
+			for (size_t i = 0; i < p->nlanes; i++)
+				if (p->lanes[i].cb->tick)
+					p->lanes[i].cb->tick(p->lanes[i].cb->ctx);
 			last_tick = now;
 		}
 	}
@@ -609,8 +790,7 @@ out:
 	return r;
 }
 
-static int run_pool(const struct runner_opts *o, const struct runner_callbacks *cb, int version_only, char **version,
-		    struct err *e)
+static int run_pool(struct lane *lanes, size_t nlanes, int jobs, int version_only, struct err *e)
 {
 	struct proc_signals saved;
 	struct err ignored = ERR_INIT;
@@ -619,16 +799,16 @@ static int run_pool(const struct runner_opts *o, const struct runner_callbacks *
 	int r, subreaper;
 
 	memset(&p, 0, sizeof(p));
-	p.o = o;
-	p.cb = cb;
-	p.n = o->jobs > 0 && !version_only ? o->jobs : 1;
+	p.lanes = lanes;
+	p.nlanes = nlanes;
+	p.n = jobs > 0 && !version_only ? jobs : 1;
 	p.version_only = version_only;
 	p.w = xcalloc((size_t)p.n, sizeof(*p.w));
 	for (int i = 0; i < p.n; i++) {
 		p.w[i].state = W_DEAD;
 		proc_init(&p.w[i].cp);
 		buf_init(&p.w[i].out);
-		proc_capture_init(&p.w[i].errcap, o->stderr_cap);
+		proc_capture_init(&p.w[i].errcap, lanes[0].o->stderr_cap);
 		p.w[i].errcap.tail = true;
 	}
 
@@ -644,6 +824,7 @@ static int run_pool(const struct runner_opts *o, const struct runner_callbacks *
 		worker_stop(&p, &p.w[i], NULL);
 	for (int i = 0; i < p.n; i++) {
 		runner_job_release(&p.w[i].job);
+		runner_job_release(&p.w[i].next);
 		free(p.w[i].stage);
 		buf_release(&p.w[i].out);
 		proc_capture_release(&p.w[i].errcap);
@@ -651,28 +832,63 @@ static int run_pool(const struct runner_opts *o, const struct runner_callbacks *
 	if (subreaper)
 		proc_set_subreaper(was_subreaper, NULL, &ignored);
 	err_release(&ignored);
-	runner_job_release(&p.pending);
-	for (size_t i = 0; i < p.nagain; i++)
-		runner_job_release(&p.again[i]);
-	free(p.again);
+	for (size_t k = 0; k < nlanes; k++) {
+		runner_job_release(&lanes[k].pending);
+		for (size_t i = 0; i < lanes[k].nagain; i++)
+			runner_job_release(&lanes[k].again[i]);
+		free(lanes[k].again);
+	}
 	free(p.w);
 	proc_restore_signals(&saved, 1);
-	if (version)
-		*version = p.version;
-	else
-		free(p.version);
 	return r;
 }
 
 int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, char **version, struct err *e)
 {
-	return run_pool(o, cb, 0, version, e);
+	struct lane l;
+	int r;
+
+	memset(&l, 0, sizeof(l));
+	l.o = o;
+	l.cb = cb;
+	r = run_pool(&l, 1, o->jobs, 0, e);
+	if (version)
+		*version = l.version;
+	else
+		free(l.version);
+	return r;
+}
+
+int runner_run_shared(struct runner_shared *lanes, size_t n, int jobs, struct err *e)
+{
+	struct lane *l = xcalloc(n ? n : 1, sizeof(*l));
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		l[i].o = &lanes[i].opts;
+		l[i].cb = &lanes[i].cb;
+		l[i].err = &lanes[i].err;
+		err_init(&lanes[i].err);
+		lanes[i].version = NULL;
+	}
+	r = n ? run_pool(l, n, jobs, 0, e) : 0;
+	for (size_t i = 0; i < n; i++)
+		lanes[i].version = l[i].version;
+	free(l);
+	return r;
 }
 
 int runner_version(const struct runner_opts *o, char **version, struct err *e)
 {
 	struct runner_callbacks none = { NULL, NULL, NULL, NULL, NULL };
+	struct lane l;
+	int r;
 
+	memset(&l, 0, sizeof(l));
+	l.o = o;
+	l.cb = &none;
 	*version = NULL;
-	return run_pool(o, &none, 1, version, e);
+	r = run_pool(&l, 1, 1, 1, e);
+	*version = l.version;
+	return r;
 }

@@ -18,6 +18,10 @@
  * the test goes to a fresh worker and is not reported. Requests and results are the caller's
  * business; the runner only carries them.
  *
+ * One pool may serve several frontends at once (runner_run_shared): each worker belongs to one
+ * frontend for its whole life, the slots go to the frontends that still have jobs, and a frontend's
+ * failure to start is its own.
+ *
  * While it runs, the runner is a child subreaper (lib/proc.h): whatever a worker's descendants
  * leave behind, setsid daemons included, is killed when the worker ends and at the end of the
  * run. */
@@ -62,7 +66,9 @@ struct runner_outcome {
 				      * RUNNER_TIMEOUT, RUNNER_OOM: by ferry's kill, as a rule */
 	const char *stderr_text;     /* what the worker wrote to stderr during this test (its tail) */
 	const char *version;         /* what the first ready worker announced, or NULL */
-	double seconds;
+	double seconds;              /* from the request's write to the worker until its end */
+	double queued;               /* before that: how long the job and a free worker of its
+				      * frontend waited for each other to meet (the pool's latency) */
 };
 
 struct runner_callbacks {
@@ -88,6 +94,25 @@ struct runner_callbacks {
  * SIGINT or SIGTERM stops the run too: workers are killed, jobs in flight are not reported, and the
  * call returns -1 with EXIT_INTERRUPTED. */
 int runner_run(const struct runner_opts *o, const struct runner_callbacks *cb, char **version, struct err *e);
+
+/* One frontend of a shared pool: its workers' command and limits (opts.jobs is ignored), its
+ * callbacks as for runner_run, and what the run gives back. */
+struct runner_shared {
+	struct runner_opts opts;
+	struct runner_callbacks cb;
+	char *version;    /* out: what its first ready worker announced, or NULL (caller frees) */
+	struct err err;   /* out: why it stopped early (code EXIT_OK: it did not; caller releases) */
+};
+
+/* Run several frontends' jobs side by side on one pool of at most jobs workers, each worker
+ * long-lived and of one frontend. The slots are shared out among the frontends that still have
+ * jobs to come, in their order; when one runs out, its slots go to the others (no worker is ended
+ * to make room, so none is restarted while its frontend has work). Each frontend's jobs go in its
+ * next()'s order, as in runner_run. A frontend that cannot go on (a worker that cannot start, a
+ * callback failing with EXIT_ENV) stops alone, as runner_run would have stopped for it: its jobs
+ * in flight are not reported, and its err says why; the others go on. Any other failure, SIGINT or
+ * SIGTERM stops them all (-1, e filled, EXIT_INTERRUPTED for a signal). */
+int runner_run_shared(struct runner_shared *lanes, size_t n, int jobs, struct err *e);
 
 /* Start one worker, wait until it is ready and stop it: *version receives what it announced (caller
  * frees), so that a caller knows which release a frontend is before it runs it. Fails as runner_run

@@ -283,6 +283,38 @@ struct session {
 	/* Tests of the frontend's library reached down the queue (the limit counts them), and the
 	 * failures of the whole session (--maxfail counts them). */
 	size_t reached, failures;
+	/* The shared pool (session_run with several frontends): every frontend's lane, and the one
+	 * whose state the fields above hold now (NULL between callbacks). */
+	struct lane *lanes;
+	size_t nlanes;
+	struct lane *cur;
+};
+
+/* One frontend's run: its worker command, its state while another frontend's callbacks run (the
+ * fields of struct session that say "the frontend being run", swapped in and out by lane_swap), and
+ * what the runner needs of it. A run of one frontend alone has one lane, always in. */
+struct lane {
+	struct session *s;
+	const struct frontend *fe;
+	struct session_result *res;
+	long long run_id;
+	size_t cursor, failed, reached;
+	int out_of_time;
+	char *format_why;
+	struct strmap groups;
+	char *version;
+	int version_known;
+	char **peers;
+	size_t npeers;
+	struct reduction *reduce;
+	size_t nreduce, reduce_cap;
+
+	const struct frontend *frontend;  /* whose lane it is (fe above is swapped with s's) */
+	const char *wargv[5];
+	char *env[2];
+	char *self;
+	size_t total;                /* tests and probes it will take, for the progress line */
+	int started;                 /* its run is recorded in the store (db_start_run) */
 };
 
 /* Whose probe goes first, and whether it is settled for this run: in the store already, or sent. */
@@ -298,6 +330,7 @@ struct group {
 
 static void forget_groups(struct session *s);
 static void forget_peers(struct session *s);
+static size_t results_of(const struct session_result *r);
 static void forget_reductions(struct session *s);
 
 static double now(void)
@@ -772,6 +805,7 @@ static int put_pairs(struct session *s, const struct db_result *mine, const cJSO
 		r.detail = json_str(p, PROTO_KEY_DETAIL);
 		r.max_abs = cJSON_IsNumber(m) ? m->valuedouble : NAN;
 		r.seconds = 0;
+		r.timed = 0;
 		r.message = NULL;
 		if (r.outcome == OUTCOME_MISMATCH) {
 			int a = theirs == OUTCOME_PASS, b = mine->outcome == OUTCOME_PASS;
@@ -1099,9 +1133,25 @@ static void count(struct session *s, enum outcome o)
 static void tick(void *ctx)
 {
 	struct session *s = ctx;
+	size_t done = 0, failed = 0;
 
-	if (s->o->progress)
+	if (!s->o->progress)
+		return;
+	if (!s->nlanes) {
 		s->o->progress(s->o->ctx, s->res->ran + s->res->probes_apart, s->failed);
+		return;
+	}
+	/* The shared pool: one line for every frontend; the lane in s (if any) has its state there. */
+	for (size_t i = 0; i < s->nlanes; i++) {
+		const struct lane *l = &s->lanes[i];
+		const struct session_result *r = l == s->cur ? s->res : l->res;
+
+		if (!r)
+			continue;
+		done += r->ran + r->probes_apart;
+		failed += l == s->cur ? s->failed : l->failed;
+	}
+	s->o->progress(s->o->ctx, done, failed);
 }
 
 /* A probe's outcome goes to the support table, never to the results. */
@@ -1193,6 +1243,47 @@ void session_outcome(const struct runner_outcome *o, struct db_result *res, stru
 	}
 }
 
+/* Where a test's time went, when its worker answered with the times of the frontend's stages: the
+ * rest, up to this moment (just before its row is written), is ferry's. */
+static void time_result(const struct runner_outcome *o, struct db_result *res, double entered)
+{
+	const cJSON *t = o->end == RUNNER_REPLY ? cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_TIMES) : NULL;
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(t, PROTO_STAGE_LOAD);
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(t, PROTO_STAGE_COMPILE);
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(t, PROTO_STAGE_EXECUTE);
+	const cJSON *wait = cJSON_GetObjectItemCaseSensitive(t, PROTO_TIME_WAIT);
+	const cJSON *worker = cJSON_GetObjectItemCaseSensitive(t, PROTO_TIME_WORKER);
+	double ferry;
+
+	res->timed = cJSON_IsNumber(l) && cJSON_IsNumber(c) && cJSON_IsNumber(x);
+	if (!res->timed)
+		return;
+	res->load_seconds = l->valuedouble;
+	res->compile_seconds = c->valuedouble;
+	res->execute_seconds = x->valuedouble;
+	/* The worker's wait for the request and its time with the test, on its clock: a worker that
+	 * has its next request behind the current one goes on at once, while ferry reads the answer
+	 * and writes the request after; the runner's clock (queued, seconds) when it did not say. */
+	if (cJSON_IsNumber(wait) && cJSON_IsNumber(worker))
+		ferry = wait->valuedouble + worker->valuedouble;
+	else
+		ferry = o->queued + o->seconds;
+	ferry += (now() - entered) - l->valuedouble - c->valuedouble - x->valuedouble;
+	/* Two clocks (the worker's and ours) read apart: never below nothing. */
+	res->ferry_seconds = ferry > 0 ? ferry : 0;
+}
+
+/* A timed result's seconds into the frontend's account, with the write of its row (which the row
+ * cannot hold): ferry's too. */
+static void add_time(struct session_result *r, const struct db_result *res, double write)
+{
+	r->timed++;
+	r->load_seconds += res->load_seconds;
+	r->compile_seconds += res->compile_seconds;
+	r->execute_seconds += res->execute_seconds;
+	r->ferry_seconds += res->ferry_seconds + write;
+}
+
 static int job_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
 {
 	struct session *s = ctx;
@@ -1205,6 +1296,7 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	const struct wrapped *test = t ? &s->tests[t->count] : NULL;
 	struct tolerance tol = { s->o->atol, s->o->rtol };
 	struct buf mutated = BUF_INIT;
+	double entered = now();
 	int ret;
 
 	if (!strncmp(job->key, REDUCE_KEY, strlen(REDUCE_KEY))) {
@@ -1247,8 +1339,14 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	}
 	ret = probe || both ? probe_done(s, test, &res, e) : 0;
 	if (!probe && ret == 0) {
+		double written;
+
 		count(s, res.outcome);
+		time_result(o, &res, entered);
+		written = now();
 		ret = db_put_result(&s->db, &res, e);
+		if (res.timed)
+			add_time(s->res, &res, now() - written);
 		if (ret == 0 && o->end == RUNNER_REPLY && session_metamorphic(s->o->oracle))
 			ret = mutation_done(s, &res, o->reply, e);
 	}
@@ -1305,23 +1403,42 @@ static size_t remaining(struct session *s, size_t *probes)
 	return n;
 }
 
-static int run_frontend(struct session *s, const struct frontend *fe, struct session_result *res, struct err *e)
+#define LANE_SWAP(f) do { __typeof__(s->f) tmp_ = s->f; s->f = l->f; l->f = tmp_; } while (0)
+
+/* Exchange the frontend state of s with lane l's: the first call takes l's state in, the second
+ * puts it back. next_job, job_done and the rest work on s's fields, as for a frontend run alone. */
+static void lane_swap(struct session *s, struct lane *l)
 {
-	struct runner_opts ro = s->o->runner;
-	struct runner_callbacks cb = { s, next_job, job_done, tick, NULL };
-	const char *wargv[5];
-	char *env[2];
-	struct buf why = BUF_INIT;
-	char *self;
+	LANE_SWAP(fe);
+	LANE_SWAP(res);
+	LANE_SWAP(run_id);
+	LANE_SWAP(cursor);
+	LANE_SWAP(reached);
+	LANE_SWAP(failed);
+	LANE_SWAP(out_of_time);
+	LANE_SWAP(format_why);
+	LANE_SWAP(groups);
+	LANE_SWAP(version);
+	LANE_SWAP(version_known);
+	LANE_SWAP(peers);
+	LANE_SWAP(npeers);
+	LANE_SWAP(reduce);
+	LANE_SWAP(nreduce);
+	LANE_SWAP(reduce_cap);
+	s->cur = s->cur == l ? NULL : l;
+}
+
+/* The start of frontend fe's run (with s holding its state): the store's run, its groups and
+ * peers, pending reductions, the tests it will take; ro and cb for its workers. */
+static int lane_begin(struct session *s, struct lane *l, struct session_result *res, struct runner_opts *ro,
+		      struct runner_callbacks *cb, struct err *e)
+{
+	const struct frontend *fe = l->frontend;
 	int ret;
 
-	/* A release whose worker could not start when it was labelled: reported once, as a missing
-	 * package is, and nothing recorded under a label that names no release. */
-	if (fe->why)
-		return err_set(e, EXIT_ENV, "%s", fe->why);
-	self = fs_self_exe();
-	session_worker_command(fe, self, wargv, env);
-	session_worker_opts(&ro, &s->o->runner, wargv, env);
+	l->self = fs_self_exe();
+	session_worker_command(fe, l->self, l->wargv, l->env);
+	session_worker_opts(ro, &s->o->runner, l->wargv, l->env);
 	s->fe = fe;
 	s->res = res;
 	s->cursor = 0;
@@ -1333,29 +1450,35 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 	ret = db_start_run(&s->db, fe->label, NULL, s->o->command, &s->run_id, e);
 	if (ret == 0)
 		ret = db_set_unavailable(&s->db, fe->label, NULL, NULL, e);
-	if (ret == 0) {
-		size_t probes, tests;
+	if (ret < 0)
+		return -1;
+	l->started = 1;
+	if (!s->o->no_probe)
+		find_groups(s);
+	find_peers(s);
+	/* Inconsistencies an interrupted run left unreduced go first. */
+	if (session_metamorphic(s->o->oracle) && db_mutations(&s->db, store_name(fe), pending_reduction, s, e) < 0)
+		return -1;
+	{
+		size_t probes, tests = remaining(s, &probes);
 
-		if (!s->o->no_probe)
-			find_groups(s);
-		find_peers(s);
-		/* Inconsistencies an interrupted run left unreduced go first. */
-		if (session_metamorphic(s->o->oracle) &&
-		    db_mutations(&s->db, store_name(fe), pending_reduction, s, e) < 0)
-			ret = -1;
-		tests = remaining(s, &probes);
 		/* Probes are chosen by the release: the workers say it before the first job. */
 		if (!s->o->no_probe && tests)
-			cb.ready = ready;
-		if (s->o->started && ret == 0)
-			s->o->started(s->o->ctx, fe, tests + probes);
-		if (ret == 0)
-			ret = runner_run(&ro, &cb, &res->version, e);
-		forget_groups(s);
-		forget_reductions(s);
-		if (s->o->finished)
-			s->o->finished(s->o->ctx, ret == 0);
+			cb->ready = ready;
+		l->total = tests + probes;
 	}
+	return 0;
+}
+
+/* The end of the run begun by lane_begin (s holding its state), ret its outcome so far: a release
+ * that cannot take the format is recorded unavailable; a run that went through is finished. */
+static int lane_end(struct session *s, struct lane *l, int ret, struct err *e)
+{
+	struct session_result *res = s->res;
+	struct buf why = BUF_INIT;
+
+	forget_groups(s);
+	forget_reductions(s);
 	if (ret < 0 && s->format_why && e->code == EXIT_ENV) {
 		/* Recorded for report, and no test of it counted as run. */
 		err_release(e);
@@ -1363,13 +1486,189 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 		res->why = xasprintf("this release cannot take %s", s->format_why);
 		res->ran = 0;
 		buf_addf(&why, "unavailable for %s", s->format_why);
-		ret = db_set_unavailable(&s->db, fe->label, res->version, why.data, e);
+		ret = db_set_unavailable(&s->db, l->frontend->label, res->version, why.data, e);
 	}
-	if (ret == 0)
+	if (ret == 0 && l->started)
 		ret = db_finish_run(&s->db, s->run_id, res->version, e);
 	buf_release(&why);
-	free(env[0]);
-	free(self);
+	free(l->env[0]);
+	free(l->self);
+	l->env[0] = l->self = NULL;
+	return ret;
+}
+
+static int run_frontend(struct session *s, const struct frontend *fe, struct session_result *res, struct err *e)
+{
+	struct runner_opts ro = s->o->runner;
+	struct runner_callbacks cb = { s, next_job, job_done, tick, NULL };
+	struct lane l;
+	int ret;
+
+	memset(&l, 0, sizeof(l));
+	l.s = s;
+	l.frontend = fe;
+	/* A release whose worker could not start when it was labelled: reported once, as a missing
+	 * package is, and nothing recorded under a label that names no release. */
+	if (fe->why)
+		return err_set(e, EXIT_ENV, "%s", fe->why);
+	ret = lane_begin(s, &l, res, &ro, &cb, e);
+	if (ret == 0) {
+		if (s->o->started)
+			s->o->started(s->o->ctx, fe, l.total);
+		ret = runner_run(&ro, &cb, &res->version, e);
+		if (s->o->finished)
+			s->o->finished(s->o->ctx, ret == 0);
+	}
+	return lane_end(s, &l, ret, e);
+}
+
+/* The shared pool's callbacks: each runs its lane's frontend state in s. */
+static int lane_next(void *ctx, struct runner_job *job, struct err *e)
+{
+	struct lane *l = ctx;
+	int r;
+
+	lane_swap(l->s, l);
+	r = next_job(l->s, job, e);
+	lane_swap(l->s, l);
+	return r;
+}
+
+static int lane_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
+{
+	struct lane *l = ctx;
+	int r;
+
+	lane_swap(l->s, l);
+	r = job_done(l->s, job, o, e);
+	lane_swap(l->s, l);
+	return r;
+}
+
+static void lane_ready(void *ctx, const char *version)
+{
+	struct lane *l = ctx;
+
+	lane_swap(l->s, l);
+	ready(l->s, version);
+	lane_swap(l->s, l);
+}
+
+static void lane_tick(void *ctx)
+{
+	tick(((struct lane *)ctx)->s);
+}
+
+/* Whether the frontends may share one pool. The differential oracle compares a frontend's outputs
+ * of a test with those the frontends before it kept: it needs them to have run the test first, so a
+ * session that takes it runs one frontend after another. */
+static int shareable(const struct session *s, size_t nfes)
+{
+	if (nfes < 2 || s->o->differential)
+		return 0;
+	for (size_t i = 0; i < s->norder; i++)
+		if (!strcmp(s->tests[s->order[i]].in.kind, "graph"))
+			return 0;
+	return 1;
+}
+
+/* Every frontend at once on one pool of s->o->runner.jobs workers (runner_run_shared): each keeps
+ * its own queue order, probes, reductions and results; one progress line counts them all. A
+ * frontend that cannot start, or whose release cannot take the format, is unavailable as in a run
+ * of it alone, and the others go on. */
+static int run_shared(struct session *s, const struct frontend *fes, size_t nfes, struct session_result *results,
+		      struct err *e)
+{
+	struct lane *lanes = xcalloc(nfes, sizeof(*lanes));
+	struct runner_shared *rs = xcalloc(nfes, sizeof(*rs));
+	struct runner_shared **order = xcalloc(nfes, sizeof(*order));
+	struct frontend all;
+	struct buf labels = BUF_INIT;
+	size_t total = 0, nrun = 0, unavailable = 0;
+	int ret = 0, pool;
+
+	memset(&all, 0, sizeof(all));
+	s->lanes = lanes;
+	s->nlanes = nfes;
+	for (size_t i = 0; i < nfes && ret == 0; i++) {
+		struct lane *l = &lanes[i];
+
+		l->s = s;
+		l->frontend = &fes[i];
+		buf_addf(&labels, "%s%s", labels.len ? "," : "", fes[i].label);
+		if (fes[i].why) {
+			results[i].unavailable = 1;
+			results[i].why = xstrdup(fes[i].why);
+			unavailable++;
+			continue;
+		}
+		rs[nrun].cb = (struct runner_callbacks){ l, lane_next, lane_done, nrun ? NULL : lane_tick, NULL };
+		lane_swap(s, l);
+		ret = lane_begin(s, l, &results[i], &rs[nrun].opts, &rs[nrun].cb, e);
+		lane_swap(s, l);
+		if (rs[nrun].cb.ready)
+			rs[nrun].cb.ready = lane_ready;
+		total += l->total;
+		order[i] = &rs[nrun++];
+	}
+	all.label = labels.data;
+	if (ret == 0 && s->o->started)
+		s->o->started(s->o->ctx, &all, total);
+	pool = ret == 0 ? runner_run_shared(rs, nrun, s->o->runner.jobs, e) : -1;
+	if (ret == 0 && s->o->finished)
+		s->o->finished(s->o->ctx, pool == 0);
+	for (size_t i = 0; i < nfes; i++) {
+		struct lane *l = &lanes[i];
+		struct runner_shared *r = order[i];
+		struct err le = ERR_INIT;
+		int lret;
+
+		if (!r)
+			continue;
+		results[i].version = r->version;
+		r->version = NULL;
+		if (pool < 0) {
+			/* Interrupted or failed as a whole: what finished is stored, nothing more recorded. */
+			lane_swap(s, l);
+			forget_groups(s);
+			forget_reductions(s);
+			lane_swap(s, l);
+			free(l->env[0]);
+			free(l->self);
+			err_release(&r->err);
+			continue;
+		}
+		lret = r->err.code != EXIT_OK ? -1 : 0;
+		le = r->err;
+		lane_swap(s, l);
+		lret = lane_end(s, l, lret, &le);
+		lane_swap(s, l);
+		if (lret == 0) {
+			unavailable += results[i].unavailable;
+		} else if (le.code != EXIT_ENV || results_of(&results[i]) > 0) {
+			/* As a run of the frontends in turn would have stopped here. */
+			if (ret == 0)
+				*e = le;
+			else
+				err_release(&le);
+			ret = -1;
+		} else {
+			results[i].unavailable = 1;
+			results[i].why = xstrdup(le.msg);
+			err_release(&le);
+			unavailable++;
+		}
+	}
+	if (pool < 0)
+		ret = -1;
+	s->lanes = NULL;
+	s->nlanes = 0;
+	buf_release(&labels);
+	free(order);
+	free(rs);
+	free(lanes);
+	if (ret == 0 && nfes && unavailable == nfes)
+		return err_set(e, EXIT_ENV, "no frontend could be run: %s", results[0].why);
 	return ret;
 }
 
@@ -1388,6 +1687,8 @@ int session_run(struct session *s, const struct frontend *fes, size_t nfes, stru
 	size_t unavailable = 0;
 
 	memset(results, 0, nfes * sizeof(*results));
+	if (shareable(s, nfes))
+		return run_shared(s, fes, nfes, results, e);
 	for (size_t i = 0; i < nfes; i++) {
 		if (run_frontend(s, &fes[i], &results[i], e) == 0) {
 			unavailable += results[i].unavailable;

@@ -163,6 +163,12 @@ struct session_result {
 	/* The metamorphic oracle: inconsistencies whose reduction ran now, and those reduced to a
 	 * smaller failing model (whole or, when its time ran out, partly). */
 	size_t reductions, reduced;
+	/* Where the time of the tests recorded now went, for those the worker answered (timed): the
+	 * frontend's load, compile and execute (as the worker measured them), and ferry's share of the
+	 * rest: the wait for a worker, the protocol, the worker's reading and comparing, judging and
+	 * the store's writes. A worker's start-up (its imports) is no test's. */
+	size_t timed;
+	double load_seconds, compile_seconds, execute_seconds, ferry_seconds;
 };
 
 struct session;

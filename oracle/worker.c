@@ -29,7 +29,14 @@ struct worker {
 	struct buf stages;    /* run tasks: "load 0.012s, compile ..." so far (ferry run --one) */
 	char stage[32];       /* the stage being timed, or "" */
 	double stage_start;   /* when it began (monotonic seconds) */
+	/* run tasks: seconds in the frontend's load, compile and execute (a mutated model's stage
+	 * counts as its stage), for the durations of ferry run: the rest of a test's time is ferry's */
+	double times[3];
+	double idle_from;     /* when it last answered (or said it was ready) */
+	double read_at;       /* when it read the current request */
 };
+
+static const char *const timed_stages[3] = { PROTO_STAGE_LOAD, PROTO_STAGE_COMPILE, PROTO_STAGE_EXECUTE };
 
 static double mono(void)
 {
@@ -42,8 +49,16 @@ static double mono(void)
 /* Close the stage being timed: its time goes into w->stages. */
 static void stage_end(struct worker *w)
 {
-	if (*w->stage)
-		buf_addf(&w->stages, "%s%s %.3fs", w->stages.len ? ", " : "", w->stage, mono() - w->stage_start);
+	double t = mono() - w->stage_start;
+
+	if (*w->stage) {
+		buf_addf(&w->stages, "%s%s %.3fs", w->stages.len ? ", " : "", w->stage, t);
+		for (size_t i = 0; i < 3; i++)
+			if (!strncmp(w->stage, timed_stages[i], strlen(timed_stages[i])) &&
+			    (!w->stage[strlen(timed_stages[i])] ||
+			     !strcmp(w->stage + strlen(timed_stages[i]), PROTO_STAGE_MUTATED)))
+				w->times[i] += t;
+	}
 	*w->stage = '\0';
 }
 
@@ -72,8 +87,15 @@ static void on_stage(void *ctx, const char *stage)
 {
 	struct worker *w = ctx;
 	struct err ignored = ERR_INIT;
-	cJSON *ev = event(PROTO_EVENT_STAGE);
+	cJSON *ev;
 
+	/* The end of the frontend's stages: what follows (reading the references, comparing) is
+	 * ferry's time, and the test stays in its last stage for a timeout's message. */
+	if (!*stage) {
+		stage_end(w);
+		return;
+	}
+	ev = event(PROTO_EVENT_STAGE);
 	cJSON_AddStringToObject(ev, PROTO_KEY_STAGE, stage);
 	stage_end(w);
 	snprintf(w->stage, sizeof(w->stage), "%s", stage);
@@ -593,13 +615,23 @@ static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 	}
 	buf_reset(&w->stages);
 	*w->stage = '\0';
+	memset(w->times, 0, sizeof(w->times));
 	if (metamorphic)
 		t = metamorphic_call(w, req, "run", &info); /* new */
 	else
 		t = PyObject_CallMethod(w->driver, "run", "Os", w->adapter, dir->valuestring); /* new */
 	stage_end(w);
-	if (w->stages.len)
+	if (w->stages.len) {
+		cJSON *times = cJSON_AddObjectToObject(res, PROTO_KEY_TIMES);
+
 		cJSON_AddStringToObject(res, PROTO_KEY_STAGES, w->stages.data);
+		for (size_t i = 0; i < 3; i++)
+			cJSON_AddNumberToObject(times, timed_stages[i], w->times[i]);
+		/* The worker's own clock: how long it waited for this request, and how long it had
+		 * the test (the result's writing aside). */
+		cJSON_AddNumberToObject(times, PROTO_TIME_WAIT, w->read_at - w->idle_from);
+		cJSON_AddNumberToObject(times, PROTO_TIME_WORKER, mono() - w->read_at);
+	}
 	if (info)
 		mutated = mutation_fields(res, info);
 	verdict(w, req, res, t, metamorphic ? OUTCOME_INCONSISTENT : OUTCOME_MISMATCH, mutated);
@@ -777,11 +809,13 @@ int worker_serve(const char *frontend, struct err *e)
 	cJSON_AddStringToObject(ev, PROTO_KEY_VERSION, version);
 	if (send(&w, ev, e) < 0)
 		goto out;
+	w.idle_from = mono();
 
 	while ((n = getline(&line, &cap, stdin)) > 0) {
 		cJSON *req, *res;
 		const cJSON *task, *id;
 
+		w.read_at = mono();
 		/* First of all: the runner hands a test that the worker ends before this to another
 		 * worker, instead of blaming the test for a death between tests. */
 		if (send(&w, event(PROTO_EVENT_TAKEN), e) < 0)
@@ -808,6 +842,7 @@ int worker_serve(const char *frontend, struct err *e)
 		cJSON_Delete(req);
 		if (send(&w, res, e) < 0)
 			goto out;
+		w.idle_from = mono();
 	}
 	r = 0;
 out:

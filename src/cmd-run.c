@@ -290,6 +290,31 @@ out:
 	return r;
 }
 
+/* Where the tests' time went, per frontend: its own stages, as its workers measured them, and
+ * ferry's share of the rest (queueing, the protocol, reading and comparing, the store). */
+static void print_durations(const struct runopts *ro, const struct session_result *res)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < ro->nfes; i++)
+		any |= res[i].timed > 0;
+	if (!any)
+		return;
+	printf("durations (seconds; ferry: queueing, protocol, reading and comparing, store):\n");
+	printf("  %-22s %7s %9s %9s %9s %9s %7s\n", "frontend", "tests", "load", "compile", "execute", "ferry",
+	       "ferry%");
+	for (size_t i = 0; i < ro->nfes; i++) {
+		const struct session_result *r = &res[i];
+		double all = r->load_seconds + r->compile_seconds + r->execute_seconds + r->ferry_seconds;
+
+		if (!r->timed)
+			continue;
+		printf("  %-22s %7zu %9.3f %9.3f %9.3f %9.3f %6.1f%%\n", esc_str(ro->fes[i].label), r->timed,
+		       r->load_seconds, r->compile_seconds, r->execute_seconds, r->ferry_seconds,
+		       all > 0 ? 100 * r->ferry_seconds / all : 0.0);
+	}
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct runopts *ro = &runopts;
@@ -342,6 +367,7 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	runopts_print(ro, res);
+	print_durations(ro, res);
 	for (size_t i = 0; i < ro->nfes; i++)
 		if (res[i].unavailable)
 			cmd_warn("frontend '%s' is unavailable: %s", ro->fes[i].label, res[i].why);

@@ -276,7 +276,7 @@ int main(void)
 	ok(db_open(&d, path, 0, &e) == 0 && sqlite3_exec(d.h, "UPDATE meta SET value = '99' WHERE key = 'schema'",
 							     NULL, NULL, NULL) == SQLITE_OK, "pretend a future schema");
 	db_close(&d);
-	snprintf(text, sizeof(text), "the store '%s' has schema 99, newer than this ferry reads (1 to 5): it was "
+	snprintf(text, sizeof(text), "the store '%s' has schema 99, newer than this ferry reads (1 to 6): it was "
 		 "made by a newer ferry", path);
 	ok(db_open(&d, path, 0, &e) < 0 && e.code == EXIT_INPUT && !strcmp(e.msg, text),
 	   "a store of a newer schema is refused by name, as bad input");
@@ -313,7 +313,7 @@ int main(void)
 	db_close(&d);
 
 	/* Opened for writing, it is migrated. */
-	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 5, "opened for writing, it migrates to schema 5");
+	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 6, "opened for writing, it migrates to schema 6");
 	is_int(count(&d, "SELECT count(*) FROM results WHERE atol IS NULL AND rtol IS NULL"), 14,
 	       "old results get no tolerance");
 	is_int(count(&d, "SELECT count(*) FROM results WHERE frontend = 'ort' AND frontend_version = '1.31.1'"), 7,
@@ -325,8 +325,8 @@ int main(void)
 		   "and read as none");
 	}
 	db_close(&d);
-	is_int(count_schema(path), 5, "the file says schema 5");
-	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 5, "and opens as such");
+	is_int(count_schema(path), 6, "the file says schema 6");
+	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 6, "and opens as such");
 	is_int(db_mutation(&d, "ort", in.id, NULL, NULL, &e), 0, "with no mutations");
 	db_close(&d);
 	metamorphic(dir);
@@ -339,7 +339,7 @@ int main(void)
 	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 3 && db_reductions(&d, NULL, NULL, NULL, NULL, &e) == 0,
 	   "read-only, it stays schema 3 and has no reductions");
 	db_close(&d);
-	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 5, "opened for writing, it migrates to schema 5");
+	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 6, "opened for writing, it migrates to schema 6");
 	{
 		struct db_reduction r = { "ort", "abc", "reduced", "/x/abc", 7, 2, 9, "MaxPool,Relu", "1.0" };
 		char got[64] = "";
@@ -353,7 +353,7 @@ int main(void)
 		is_int(db_reductions(&d, "tvm-onnx", NULL, NULL, NULL, &e), 0, "none for another frontend");
 	}
 	db_close(&d);
-	is_int(count_schema(path), 5, "the file says schema 5");
+	is_int(count_schema(path), 6, "the file says schema 6");
 
 	unlink(path);
 	snprintf(text, sizeof(text), "%s/results.db-wal", dir);
