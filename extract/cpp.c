@@ -1355,7 +1355,8 @@ static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 				*lv = r->loop ? unknown("a value computed in a loop") : eval(r, f, args[nargs - 1]);
 			} else if ((lv = written_list(r, f, args[0]))) {
 				/* x[i] = v: the vector is no longer what its declaration wrote */
-				*lv = unknown(r->loop ? "a vector filled in a loop" : "a vector changed after its declaration");
+				*lv = unknown(r->loop ? "a vector filled in a loop" :
+					      "a vector changed after its declaration");
 			}
 			return unknown("an assignment");
 		}
@@ -1436,9 +1437,9 @@ static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 	if (!strcmp(ce.name, "ToTensorProtoElementType") && ce.ntargs) {
 		/* utils::ToTensorProtoElementType<T>(): onnx's number for the element type */
 		static const char *const onnx_types[] = {
-			"", "float32", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool", "float16",
-			"float64", "uint32", "uint64", "", "", "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
-			"float8e5m2fnuz",
+			"", "float32", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool",
+			"float16", "float64", "uint32", "uint64", "", "", "bfloat16", "float8e4m3fn",
+			"float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz",
 		};
 		const char *dt = dtype_of(type_text(r, f, ce.targs, ce.ntargs));
 
@@ -1497,7 +1498,8 @@ static struct cval call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 			struct cval *lv;
 
 			if (hands_out(r, args[i]) && (lv = written_list(r, f, args[i])))
-				*lv = unknown(r->loop ? "a vector filled in a loop" : "a vector changed after its declaration");
+				*lv = unknown(r->loop ? "a vector filled in a loop" :
+					      "a vector changed after its declaration");
 		}
 	/* constructors and converters: the value of their one argument, or a fill constructor */
 	if (nargs == 1 && (is_converter(ce.name) || rk == CXCursor_Constructor || !strcmp(ce.name, "vector") ||
@@ -1558,7 +1560,8 @@ static void gap_runs(struct run *r, struct frame *f, const struct tok *t, size_t
 		if (!strncmp(t[i + 2].s, "Add", 3)) {
 			/* an input, output or attribute libclang dropped: the tester would miss it */
 			if (!v->t->taint)
-				v->t->taint = "a call libclang could not resolve (a type of a header ferry does not have)";
+				v->t->taint =
+					"a call libclang could not resolve (a type of a header ferry does not have)";
 			continue;
 		}
 		if ((strcmp(t[i + 2].s, "Run") && strcmp(t[i + 2].s, "RunWithConfig")) || strcmp(t[i + 3].s, "("))
@@ -1750,7 +1753,8 @@ static enum tkind tester_type(struct run *r, CXCursor var)
 		/* its first template argument (auto spells the deleter too) */
 		size_t n = strcspn(lt + 11, ",>");
 
-		if ((n == 8 && !strncmp(lt + 11, "OpTester", 8)) || (n > 10 && !strncmp(lt + 11 + n - 10, "::OpTester", 10)))
+		if ((n == 8 && !strncmp(lt + 11, "OpTester", 8)) ||
+		    (n > 10 && !strncmp(lt + 11 + n - 10, "::OpTester", 10)))
 			return TK_UNIQUE;
 	}
 	if (derives_from_tester(r, r->api->getTypeDeclaration(r->api->getCursorType(var)), 0))
@@ -2018,7 +2022,8 @@ static void exec_assign(struct run *r, struct frame *f, CXCursor c)
 	lv = lvalue(r, f, k[0]);
 	if (!lv && ntoks(r, k[0]) < nt && (kind(r, strip(r, k[0])) == CXCursor_ArraySubscriptExpr ||
 					    !strcmp(spelling(r, strip(r, k[0])), "operator[]")) &&
-	    strchr(t[ntoks(r, k[0])].s, '=') && strcmp(t[ntoks(r, k[0])].s, "==") && strcmp(t[ntoks(r, k[0])].s, "!=")) {
+	    strchr(t[ntoks(r, k[0])].s, '=') && strcmp(t[ntoks(r, k[0])].s, "==") &&
+	    strcmp(t[ntoks(r, k[0])].s, "!=")) {
 		/* x[i] = v */
 		if ((lv = written_list(r, f, k[0])))
 			*lv = unknown(r->loop ? "a vector filled in a loop" : "a vector changed after its declaration");
@@ -2591,7 +2596,8 @@ static size_t typed_types(struct run *r, const struct walker *w, const char *sui
 
 	for (size_t k = 0; k < w->naliases && !ty; k++)
 		if (!strcmp(spelling(r, w->aliases[k]), want))
-			ty = str(r, r->api->getTypeSpelling(r->api->getCanonicalType(r->api->getCursorType(w->aliases[k]))));
+			ty = str(r, r->api->getTypeSpelling(
+					    r->api->getCanonicalType(r->api->getCursorType(w->aliases[k]))));
 	free(want);
 	if (!ty || !(p = strstr(ty, "Types<")))
 		return 0;

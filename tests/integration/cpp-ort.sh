@@ -7,7 +7,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 9
+plan 13
 
 cp "$top_srcdir/tests/data/cpp/ort/ops_test.cc" .
 expect_exit 0 "harvest onnx --cpp" -- "$FERRY" harvest onnx --cpp ops_test.cc -q -o corpus.jsonl
@@ -33,4 +33,11 @@ check "its meta marks the disagreement with the reference" -- \
 expect_exit 0 "run them through ONNX Runtime" -- "$FERRY" run w --frontend ort -o store.db -j 2 -q
 expect_exit 0 "run the instance whose expected output is wrong" -- "$FERRY" run wb --frontend ort -o bad.db -j 1 -q
 check "the report shows it as a spec question" -- sh -c '"$1" report bad.db | grep -A1 "^spec questions: 1 of the 1 instances" | grep -q "Relu .* element 1"' sh "$FERRY"
+# The other ways ONNX Runtime's tests make testers (tests/data/cpp/ort/testers_test.cc): every record
+# wraps into a valid model and ONNX Runtime passes each.
+cp "$top_srcdir/tests/data/cpp/ort/testers_test.cc" .
+expect_exit 0 "harvest the file of testers" -- "$FERRY" harvest onnx --cpp testers_test.cc -q -o testers.jsonl
+expect_exit 0 "wrap them" -- "$FERRY" wrap testers.jsonl -o wt -j 2 -q
+contains "every one is valid" "$out" "valid              15"
+expect_exit 0 "run them through ONNX Runtime" -- sh -c '"$1" run wt --frontend ort -o t.db -j 2 -q | grep -q "pass               15"' sh "$FERRY"
 finish
