@@ -61,6 +61,7 @@ import functools
 import inspect
 import os
 import sys
+import threading
 import weakref
 
 import numpy as np
@@ -204,8 +205,10 @@ class Recorder(recorder.Recorder):
             if not own:
                 self._argless.add(cls)
         self._mode = _Mode(self)
-        self.patch(nn.Module, "__call__", self.wrap(self._suspending(nn.Module.__dict__["__call__"]),
-                                                    self._module_call))
+        # suspending outside the recorder's wrapper: a module's record is made with the mode off the
+        # stack too, so that its tensors' encoding is not dispatched through the mode call by call
+        self.patch(nn.Module, "__call__", self._suspending(self.wrap(nn.Module.__dict__["__call__"],
+                                                                     self._module_call)))
         self._mode.__enter__()
 
     def remove(self):
@@ -372,7 +375,19 @@ class Recorder(recorder.Recorder):
 
 def _in_torch(path):
     """call_site's judge: the file of the code that made a call, or None when that code is PyTorch's
-    own or the instrumentation's; PyTorch's dispatch of the call is passed over."""
+    own or the instrumentation's; PyTorch's dispatch of the call is passed over. Judged once per file
+    (a verdict depends on the path alone)."""
+    try:
+        return _JUDGED[path]
+    except KeyError:
+        verdict = _JUDGED[path] = _judge(path)
+        return verdict
+
+
+_JUDGED = {}  # path -> _in_torch's verdict
+
+
+def _judge(path):
     if path in _DISPATCH_FILES:
         return recorder.PASS
     if path == _HERE or path == recorder.FILE:
@@ -426,9 +441,13 @@ class _Mode(TorchFunctionMode):
         r = self.recorder
         if torch.compiler.is_compiling():
             return func(*args, **kwargs)
-        named = r.name_of(func)
-        # idle calls are looked at too, for the uninitialised tensors that set-up code makes
-        out = r.run(None if r.idle() else r._function_call(named, args, kwargs), func, args, kwargs)
+        named = r._names.get(func) or r.name_of(func)
+        # Recorder.idle inlined (is_compiling was asked just above): every torch call of a harvest,
+        # set-up included, comes through here
+        if not r._on or r._depth or r._busy or threading.get_ident() != r._thread:
+            out = func(*args, **kwargs)  # idle calls are looked at too, for the uninitialised tensors
+        else:                            # that set-up code makes
+            out = r.run(r._function_call(named, args, kwargs), func, args, kwargs)
         if named[0] in _UNINITIALISED or _GARBAGE:
             _GARBAGE.after(named[0], args, kwargs, out)
         return out
@@ -583,7 +602,13 @@ def _output(value):
 
 def dtype_name(dtype):
     """The record's name of a torch dtype: "float32", "bfloat16", "complex32", ..."""
-    return str(dtype).replace("torch.", "")
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = str(dtype).replace("torch.", "")
+    return name
+
+
+_DTYPE_NAMES = {}  # torch dtype -> dtype_name's answer: asked for every tensor of every record
 
 
 # torch dtypes numpy has no type for, and the wider numpy type their values are encoded through.
@@ -599,12 +624,18 @@ def encode_tensor(t, keep=None):
         return {"opaque": f"a {str(t.layout).replace('torch.', '')} tensor"}
     if t.is_quantized or t.is_meta or t.device.type != "cpu" or t.is_nested:
         return {"opaque": f"a {'quantized' if t.is_quantized else t.device.type} tensor"}
-    if type(t) not in (torch.Tensor, torch.nn.Parameter, torch.nn.Buffer):
+    if type(t) not in _Garbage._PLAIN:
         return {"opaque": f"a tensor of class {type(t).__name__}"}
     name = dtype_name(t.dtype)
     if keep is False or _GARBAGE.holds(t):  # uninitialised memory: no value of it means anything
-        return {"tensor": {"dtype": name, "shape": [int(d) for d in t.shape]}}
-    t = t.detach().resolve_conj().resolve_neg()
+        return {"tensor": {"dtype": name, "shape": list(t.shape)}}
+    # each of these makes a new tensor even when it has nothing to do: asked first
+    if t.requires_grad:
+        t = t.detach()
+    if t.is_conj():
+        t = t.resolve_conj()
+    if t.is_neg():
+        t = t.resolve_neg()
     try:
         if name in _THROUGH:
             through = getattr(torch, _THROUGH[name])

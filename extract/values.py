@@ -43,10 +43,22 @@ class Graph:
 
 def dtype_name(dtype):
     """The record's name of a numpy dtype: numpy's own name, "string" for every kind of string."""
-    dtype = np.dtype(dtype)
-    if dtype.kind in "OUS":
-        return "string"
-    return dtype.name
+    try:
+        return _dtype_names[dtype]
+    except (KeyError, TypeError):  # not seen yet, or a dtype-like value that cannot be a key
+        pass
+    found = np.dtype(dtype)
+    name = "string" if found.kind in "OUS" else found.name
+    try:
+        _dtype_names[dtype] = name
+    except TypeError:
+        pass
+    return name
+
+
+# dtype (or the type or name it was given as) -> its record name: numpy's dtype.name takes
+# microseconds, and the harvest asks it for every tensor of every call it records.
+_dtype_names = {}
 
 
 def dtype_from_name(name):
@@ -138,22 +150,18 @@ def tensor(array, keep=None):
     if keep is False:
         return {"tensor": out}
     if keep is None:
-        limit = {"bool": KEEP_INT, "int": KEEP_INT, "float": KEEP_FLOAT, "string": KEEP_STRING}
-        keep = array.size <= limit.get(category, 0) or (
+        keep = array.size <= _KEEP.get(category, 0) or (
             category == "float" and array.size <= KEEP_INT and _whole(array.reshape(-1)))
     if keep:
         flat = array.reshape(-1)
         if not flat.size:  # nothing to keep, whatever the dtype (an empty complex tensor too)
             out["values"] = []
         elif category == "bool":
-            out["values"] = [bool(x) for x in flat]
+            out["values"] = flat.tolist()
         elif category == "int":
-            out["values"] = [_int_json(x) for x in flat.tolist()]
+            out["values"] = _int_values(flat)
         elif category == "float":
-            if array.dtype.itemsize < 8:
-                out["values"] = [_narrow_float_json(x, array.dtype) for x in flat]
-            else:
-                out["values"] = [_float_json(x) for x in flat]
+            out["values"] = _float_values(flat)
         elif category == "string":
             out["values"] = [_text(x) for x in flat]
         else:
@@ -163,6 +171,41 @@ def tensor(array, keep=None):
     if bounds is not None:
         out["range"] = bounds
     return {"tensor": out}
+
+
+_KEEP = {"bool": KEEP_INT, "int": KEEP_INT, "float": KEEP_FLOAT, "string": KEEP_STRING}
+
+# The largest magnitude up to which every whole number of a float type is one of its values, so
+# that the shortest decimal that reads back as it is the whole number itself (see _float_values).
+_WHOLE_EXACT = {"float16": 2.0 ** 11, "bfloat16": 2.0 ** 8, "float32": 2.0 ** 24, "float64": 2.0 ** 53}
+
+
+def _int_values(flat):
+    """[_int_json(x) for x in flat], without a Python call per element when no element is beyond
+    EXACT_INT (the tensors kept are indices and shapes: thousands of small integers)."""
+    values = flat.tolist()
+    if flat.dtype.itemsize < 8 or -EXACT_INT <= min(values) and max(values) <= EXACT_INT:
+        return values
+    return [_int_json(x) for x in values]
+
+
+def _float_values(flat):
+    """A float array's elements as the record spells them (_float_json, or _narrow_float_json for a
+    type narrower than double). A finite whole number no larger than _WHOLE_EXACT says is its own
+    shortest form, so that only the other elements pay for the string round trip (the float tensors
+    kept are mostly whole: a test's exact cases, indices held as floats)."""
+    wide = flat.astype(np.float64)
+    exact = wide.tolist()
+    limit = _WHOLE_EXACT.get(dtype_name(flat.dtype)) if flat.dtype.itemsize < 8 else _WHOLE_EXACT["float64"]
+    if limit is None:
+        return [_narrow_float_json(x, flat.dtype) for x in flat]
+    with np.errstate(invalid="ignore"):
+        fast = (np.abs(wide) <= limit) & (np.floor(wide) == wide)
+    if fast.all():
+        return exact
+    if flat.dtype.itemsize >= 8:
+        return [e if f else _float_json(e) for e, f in zip(exact, fast.tolist())]
+    return [e if f else _narrow_float_json(x, flat.dtype) for e, f, x in zip(exact, fast.tolist(), flat)]
 
 
 def _whole(flat):
@@ -271,17 +314,24 @@ def is_object_value(body):
 def first_opaque(value):
     """The text of the first opaque value inside a tagged value (or a dict or list of them), or None."""
     if isinstance(value, dict):
-        if list(value) == ["opaque"]:
-            return value["opaque"]
+        if len(value) == 1:
+            if "opaque" in value:
+                return value["opaque"]
+            body = value.get("tensor")
+            if isinstance(body, dict) and "shape" in body and "dtype" in body:
+                return None  # a tensor's body holds numbers (thousands of them), never a value
         items = value.values()
     elif isinstance(value, list):
         items = value
     else:
         return None
     for v in items:
-        found = first_opaque(v)
-        if found is not None:
-            return found
+        # only a dict or a list can hold an opaque value: the numbers of a kept tensor's values
+        # are passed over without a call each
+        if isinstance(v, (dict, list)):
+            found = first_opaque(v)
+            if found is not None:
+                return found
     return None
 
 

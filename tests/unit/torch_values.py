@@ -237,4 +237,35 @@ except ValueError as e:
     empty = repr(e)
 ok(empty == {"tensor": {"dtype": "complex128", "shape": [1, 0, 3], "values": []}}, f"an empty complex tensor ({empty})")
 
+# The harvest's shortcuts (issue 18: the instrumentation's cost) give what the element-by-element
+# rules give: whole numbers up to each type's exact limit and just past it, halves, the smallest
+# steps, -0.0, NaN and the infinities.
+for name, limit in (("float16", 2 ** 11), ("bfloat16", 2 ** 8), ("float32", 2 ** 24), ("float64", 2 ** 53)):
+    t = torch.tensor([0.0, -0.0, 1.0, -3.0, 0.5, 1e-3, limit - 1, limit, limit + 2, -limit - 4, 3 * limit,
+                      float("nan"), float("inf"), -float("inf")], dtype=torch.float64).to(getattr(torch, name))
+    got = instrument_torch.encode_tensor(t, keep=True)["tensor"]["values"]
+    array = t.double().numpy() if name == "bfloat16" else t.numpy()
+    if name == "bfloat16":
+        import ml_dtypes
+        array = array.astype(np.float32).astype(ml_dtypes.bfloat16)
+    rule = ferry_values._float_json if name == "float64" else (lambda x, d=array.dtype: ferry_values._narrow_float_json(x, d))
+    want = [rule(x) for x in array]
+    is_(json.dumps(got), json.dumps(want), f"{name} values as the element-by-element rule spells them")
+big = np.array([1, -2, 2 ** 53, 2 ** 53 + 1, -(2 ** 60)], dtype=np.int64)
+is_(ferry_values.tensor(big, True)["tensor"]["values"], [1, -2, 2 ** 53, str(2 ** 53 + 1), str(-(2 ** 60))],
+    "int64 values beyond 2**53 are decimal strings, the others numbers")
+is_(ferry_values.tensor(np.array([3, 70000], dtype=np.uint32), True)["tensor"]["values"], [3, 70000], "uint32 values")
+is_(ferry_values.tensor(np.array([True, False]), True)["tensor"]["values"], [True, False], "bool values are JSON booleans")
+is_(ferry_values.first_opaque({"tensor": {"opaque": "a generator"}}), "a generator",
+    "an opaque value under a parameter named tensor is found")
+is_(ferry_values.first_opaque({"x": {"tensor": {"dtype": "int64", "shape": [2], "values": [1, 2]}},
+                               "y": {"list": [{"int": 1}, {"opaque": "a module: Linear"}]}}), "a module: Linear",
+    "a tensor's body is passed over and the opaque value after it is found")
+base = torch.tensor([1.5, -2.0], dtype=torch.complex64)
+views = {"a conjugate view": base.conj(), "a negative view": base.conj().imag, "a tensor that requires grad":
+         torch.tensor([1.5, -2.0], requires_grad=True)}
+for what, t in views.items():
+    want = ferry_values.tensor(t.detach().resolve_conj().resolve_neg().numpy())
+    is_(instrument_torch.encode_tensor(t), want, f"{what} is encoded by its values")
+
 done()
