@@ -419,7 +419,46 @@ static void wrap_progress(void *ctx, size_t done, size_t invalid)
 	progress_update(&sh->progress, done, invalid);
 }
 
-/* Wrap the ids of only that are not wrapped yet. */
+/* The model files the requested frontends of this library read (their adapters' FORMAT), so that
+ * the wrap makes no format that no frontend of the run reads (a later run's frontend makes what it
+ * lacks). The array and its strings are the caller's (free_formats), on failure too. */
+static int go_formats(const struct go *g, struct wrap_opts *o, struct err *e)
+{
+	struct wrap_format *fm = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < runopts.nfes; i++) {
+		const struct frontend *fe = &runopts.fes[i];
+		const char *args[1] = { fe->name };
+		char *format;
+
+		if (strcmp(fe->library, g->library))
+			continue;
+		if (!(format = py_call_strings("ferry.oracle.registry", "format_of", args, 1,
+					       "cannot read the frontends' formats", e))) {
+			o->formats = fm;
+			o->nformats = n;
+			return -1;
+		}
+		XGROW(fm, cap, n + 1);
+		fm[n].library = xstrdup(fe->library);
+		fm[n++].format = format;
+	}
+	o->formats = fm;
+	o->nformats = n;
+	return 0;
+}
+
+static void free_formats(struct wrap_opts *o)
+{
+	for (size_t k = 0; k < o->nformats; k++) {
+		free((char *)o->formats[k].library);
+		free((char *)o->formats[k].format);
+	}
+	free((struct wrap_format *)o->formats);
+}
+
+/* Wrap the ids of only that are not wrapped yet, with the files the run's frontends read. */
 static int stage_wrap(struct go *g, const struct strmap *only, size_t want, struct err *e)
 {
 	const char *corpora[1] = { g->corpus };
@@ -442,7 +481,7 @@ static int stage_wrap(struct go *g, const struct strmap *only, size_t want, stru
 	o.warn = wrap_warn;
 	o.invalid = wrap_invalid;
 	o.progress = wrap_progress;
-	if (wrap_open(&w, &o, e) < 0)
+	if (go_formats(g, &o, e) < 0 || wrap_open(&w, &o, e) < 0)
 		goto out;
 	progress_start(&sh.progress, "wrap", want, quiet);
 	if (wrap_run(&w, e) < 0) {
@@ -462,6 +501,7 @@ static int stage_wrap(struct go *g, const struct strmap *only, size_t want, stru
 	r = 0;
 out:
 	wrap_release(&w);
+	free_formats(&o);
 	return r;
 }
 
