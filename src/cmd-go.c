@@ -421,41 +421,15 @@ static void wrap_progress(void *ctx, size_t done, size_t invalid)
 
 /* The model files the requested frontends of this library read (their adapters' FORMAT), so that
  * the wrap makes no format that no frontend of the run reads (a later run's frontend makes what it
- * lacks). The array and its strings are the caller's (free_formats), on failure too. */
+ * lacks). */
 static int go_formats(const struct go *g, struct wrap_opts *o, struct err *e)
 {
-	struct wrap_format *fm = NULL;
-	size_t n = 0, cap = 0;
+	size_t cap = 0;
 
-	for (size_t i = 0; i < runopts.nfes; i++) {
-		const struct frontend *fe = &runopts.fes[i];
-		const char *args[1] = { fe->name };
-		char *format;
-
-		if (strcmp(fe->library, g->library))
-			continue;
-		if (!(format = py_call_strings("ferry.oracle.registry", "format_of", args, 1,
-					       "cannot read the frontends' formats", e))) {
-			o->formats = fm;
-			o->nformats = n;
+	for (size_t i = 0; i < runopts.nfes; i++)
+		if (!strcmp(runopts.fes[i].library, g->library) && runopts_add_format(o, &cap, &runopts.fes[i], e) < 0)
 			return -1;
-		}
-		XGROW(fm, cap, n + 1);
-		fm[n].library = xstrdup(fe->library);
-		fm[n++].format = format;
-	}
-	o->formats = fm;
-	o->nformats = n;
 	return 0;
-}
-
-static void free_formats(struct wrap_opts *o)
-{
-	for (size_t k = 0; k < o->nformats; k++) {
-		free((char *)o->formats[k].library);
-		free((char *)o->formats[k].format);
-	}
-	free((struct wrap_format *)o->formats);
 }
 
 /* Wrap the ids of only that are not wrapped yet, with the files the run's frontends read. */
@@ -501,7 +475,7 @@ static int stage_wrap(struct go *g, const struct strmap *only, size_t want, stru
 	r = 0;
 out:
 	wrap_release(&w);
-	free_formats(&o);
+	runopts_formats_free(&o);
 	return r;
 }
 

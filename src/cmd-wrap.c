@@ -88,64 +88,33 @@ static void on_progress(void *ctx, size_t done, size_t invalid)
 	progress_update(&sh->progress, done, invalid);
 }
 
-/* The LIBRARY and FORMAT of each frontend of --frontend, as their adapters declare them (read by
- * Python without importing any adapter), into o->formats: the array and its strings are the
- * caller's to free (formats_free), on failure too. */
+/* The LIBRARY and FORMAT of each frontend of --frontend, as their adapters declare them, into
+ * o->formats (runopts_add_format; freed with runopts_formats_free, on failure too). */
 static int frontend_formats(struct wrap_opts *o, struct err *e)
 {
-	struct wrap_format *fm = NULL;
-	size_t n = 0, cap = 0;
+	size_t cap = 0;
 	int r = -1;
 
 	if (py_start(cmd_python(), 0, e) < 0)
-		goto out;
+		return -1;
 	for (size_t i = 0; i < frontends.n; i++) {
 		char *list = xstrdup(frontends.v[i]), *save = NULL;
 
 		for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			struct frontend fe;
-			const char *args[1];
-			char *format;
 
-			if (session_frontend(tok, &fe, e) < 0) {
-				frontend_release(&fe);
-				free(list);
-				goto out;
-			}
-			args[0] = fe.name;
-			format = py_call_strings("ferry.oracle.registry", "format_of", args, 1,
-						 "cannot read the frontends' formats", e);
-			if (!format) {
-				frontend_release(&fe);
-				free(list);
-				goto out;
-			}
-			XGROW(fm, cap, n + 1);
-			fm[n].library = fe.library;
-			fm[n++].format = format;
-			fe.library = NULL;  /* fm's now */
+			r = session_frontend(tok, &fe, e) < 0 ? -1 : runopts_add_format(o, &cap, &fe, e);
 			frontend_release(&fe);
+			if (r < 0) {
+				free(list);
+				return -1;
+			}
 		}
 		free(list);
 	}
-	if (!n) {
-		err_set(e, EXIT_USAGE, "--frontend names no frontend");
-		goto out;
-	}
-	r = 0;
-out:
-	o->formats = fm;
-	o->nformats = n;
-	return r;
-}
-
-static void formats_free(struct wrap_opts *o)
-{
-	for (size_t k = 0; k < o->nformats; k++) {
-		free((char *)o->formats[k].library);
-		free((char *)o->formats[k].format);
-	}
-	free((struct wrap_format *)o->formats);
+	if (!o->nformats)
+		return err_set(e, EXIT_USAGE, "--frontend names no frontend");
+	return 0;
 }
 
 static void print_summary(const struct wrap *w, const struct wrap_opts *o)
@@ -240,7 +209,7 @@ static int cmd_wrap(int argc, char **argv)
 out:
 	wrap_release(&w);
 	select_release(&sel);
-	formats_free(&o);
+	runopts_formats_free(&o);
 	opts_list_release(&frontends);
 	err_release(&e);
 	return code;

@@ -409,3 +409,30 @@ void runopts_print_selection(const struct runopts *r, const struct session *s)
 	if (left_out)
 		fprintf(stderr, "ferry: --op/--test leave out %zu of the tests\n", left_out);
 }
+
+int runopts_add_format(struct wrap_opts *o, size_t *cap, const struct frontend *fe, struct err *e)
+{
+	const char *args[1] = { fe->name };
+	struct wrap_format *fm = (struct wrap_format *)o->formats;
+	char *format = py_call_strings("ferry.oracle.registry", "format_of", args, 1,
+				       "cannot read the frontends' formats", e);
+
+	if (!format)
+		return -1;
+	XGROW(fm, *cap, o->nformats + 1);
+	fm[o->nformats].library = xstrdup(fe->library);
+	fm[o->nformats++].format = format;
+	o->formats = fm;
+	return 0;
+}
+
+void runopts_formats_free(struct wrap_opts *o)
+{
+	for (size_t k = 0; k < o->nformats; k++) {
+		free((char *)o->formats[k].library);
+		free((char *)o->formats[k].format);
+	}
+	free((struct wrap_format *)o->formats);
+	o->formats = NULL;
+	o->nformats = 0;
+}

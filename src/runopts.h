@@ -6,6 +6,7 @@
 #include "cmd.h"
 #include "progress.h"
 #include "session.h"
+#include "wrap.h"
 
 #define RUNOPTS_MAX_FRONTENDS 16
 
@@ -36,6 +37,11 @@ void runopts_release(struct runopts *r);
 int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wrapdir, int argc, char **argv);
 /* The help text after the usage of run and check: the frontends, from their adapters. */
 void runopts_help(FILE *fp);
+/* Add to o->formats the model files frontend fe reads: its adapter's LIBRARY and FORMAT, read without
+ * importing the adapter (the interpreter must be started). *cap is the array's capacity. The array
+ * and its strings are o's, to be freed with runopts_formats_free, on failure too. */
+int runopts_add_format(struct wrap_opts *o, size_t *cap, const struct frontend *fe, struct err *e);
+void runopts_formats_free(struct wrap_opts *o);
 /* Print what each frontend's run did. */
 void runopts_print(const struct runopts *r, const struct session_result *res);
 /* After session_open: one line on stderr for what the queue and --op/--test selected, when they
