@@ -206,6 +206,15 @@ static char *arena_strdup(struct arena *a, const char *s)
 	return arena_strndup(a, s, strlen(s));
 }
 
+/* s, a string the caller owns (xasprintf's), moved into the arena. */
+static char *arena_take(struct arena *a, char *s)
+{
+	char *copy = arena_strdup(a, s);
+
+	free(s);
+	return copy;
+}
+
 static void arena_release(struct arena *a)
 {
 	while (a->head) {
@@ -2370,7 +2379,7 @@ static char **parse_args(struct run *r, CXCompilationDatabase db, const char *fi
 				if (!strcmp(a, "-c") || has_suffix(a, file) || !strncmp(a, "-M", 2))
 					continue;
 				if (!strncmp(a, "-I", 2) && a[2] && a[2] != '/')
-					a = arena_strdup(&r->arena, xasprintf("-I%s/%s", dir, a + 2));
+					a = arena_take(&r->arena, xasprintf("-I%s/%s", dir, a + 2));
 				v[n++] = (char *)a;
 			}
 			r->api->CompileCommands_dispose(cmds);
@@ -2390,15 +2399,15 @@ static char **parse_args(struct run *r, CXCompilationDatabase db, const char *fi
 
 		if (slash) {
 			*slash = 0;
-			v[n++] = arena_strdup(&r->arena, xasprintf("-I%s", dir));
+			v[n++] = arena_take(&r->arena, xasprintf("-I%s", dir));
 		}
 		free(dir);
 	}
 user:
 	for (size_t i = 0; i < r->o->nincludes; i++)
-		v[n++] = arena_strdup(&r->arena, xasprintf("-I%s", r->o->includes[i]));
+		v[n++] = arena_take(&r->arena, xasprintf("-I%s", r->o->includes[i]));
 	for (size_t i = 0; i < r->o->ndefines; i++)
-		v[n++] = arena_strdup(&r->arena, xasprintf("-D%s", r->o->defines[i]));
+		v[n++] = arena_take(&r->arena, xasprintf("-D%s", r->o->defines[i]));
 	v[n++] = "-fsyntax-only";
 	v[n++] = "-Wno-everything";
 	v[n++] = "-ferror-limit=0";
