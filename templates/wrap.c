@@ -108,6 +108,21 @@ static void add_record(cJSON *req, const char *line, const char *weights, cJSON 
 	cJSON_Delete(opts);
 }
 
+/* A line that is not JSON_OK nor the end: -1 with e filled on a read failure, 0 for a bad line
+ * (reported through o->warn and counted in *nbad). */
+static int bad_line(struct wrap *w, enum jsonl_status st, struct err *bad, size_t *nbad, struct err *e)
+{
+	if (st == JSONL_FAIL) {
+		*e = *bad;
+		return -1;
+	}
+	if (w->o->warn)
+		w->o->warn(w->o->ctx, bad->msg);
+	err_release(bad);
+	(*nbad)++;
+	return 0;
+}
+
 /* The next record of the corpora, read one after the other as if the files were one: 1 with *in
  * filled and *k its corpus, 0 at the end, -1 on a read error. Bad lines are reported and counted. */
 static int next_in_corpora(struct wrap *w, struct instance *in, size_t *k, struct err *e)
@@ -123,15 +138,9 @@ static int next_in_corpora(struct wrap *w, struct instance *in, size_t *k, struc
 			w->current++;
 			continue;
 		}
-		if (st == JSONL_FAIL) {
-			*e = bad;
-			return -1;
-		}
-		if (st == JSONL_BAD) {
-			if (w->o->warn)
-				w->o->warn(w->o->ctx, bad.msg);
-			err_release(&bad);
-			w->bad_lines++;
+		if (st != JSONL_OK) {
+			if (bad_line(w, st, &bad, &w->bad_lines, e) < 0)
+				return -1;
 			continue;
 		}
 		*k = w->current;
@@ -186,15 +195,9 @@ static int next_in_queue(struct wrap *w, struct instance *in, size_t *k, struct 
 
 		if (st == JSONL_END)
 			return 0;
-		if (st == JSONL_FAIL) {
-			*e = bad;
-			return -1;
-		}
-		if (st == JSONL_BAD) {
-			if (w->o->warn)
-				w->o->warn(w->o->ctx, bad.msg);
-			err_release(&bad);
-			w->bad_queue++;
+		if (st != JSONL_OK) {
+			if (bad_line(w, st, &bad, &w->bad_queue, e) < 0)
+				return -1;
 			continue;
 		}
 		id = cJSON_GetObjectItemCaseSensitive(j, "id");
