@@ -51,6 +51,7 @@ struct launch {
 	int src[3];      /* descriptor to become fd 0, 1, 2; -1: leave the inherited one */
 	bool err_to_out;
 	int report_fd;
+	int pass_fd;     /* -1, or the descriptor to become PROC_PASSED_FD */
 	bool set_rlimit;
 	struct rlimit rl;
 	int close_max;
@@ -222,23 +223,25 @@ static void __attribute__((noreturn)) report_and_exit(int fd, enum child_stage s
 	_exit(127);
 }
 
-/* Move fd out of the way of 0..2 so that installing the standard streams cannot clobber it. */
-static int move_above_stderr(int fd)
+/* Move fd to first or above, out of the way of the descriptors about to be installed below first
+ * (the standard streams, the passed descriptor), so that installing them cannot clobber it. */
+static int move_from_below(int fd, int first)
 {
-	return fd >= 0 && fd < 3 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : fd;
+	return fd >= 0 && fd < first ? fcntl(fd, F_DUPFD_CLOEXEC, first) : fd;
 }
 
-static void close_fds_above_stderr(int keep, int close_max)
+/* Close every descriptor from first up, but keep. */
+static void close_fds_from(int first, int keep, int close_max)
 {
 #ifdef SYS_close_range
 	bool ok = true;
 
-	if (keep > 3)
-		ok = syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u) == 0;
+	if (keep > first)
+		ok = syscall(SYS_close_range, (unsigned)first, (unsigned)keep - 1, 0u) == 0;
 	if (ok && syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
 		return;
 #endif
-	for (int fd = 3; fd < close_max; fd++) {
+	for (int fd = first; fd < close_max; fd++) {
 		if (fd != keep)
 			close(fd);
 	}
@@ -253,11 +256,14 @@ static void __attribute__((noreturn)) run_child(struct launch *l)
 	if (setpgid(0, 0) < 0)
 		report_and_exit(l->report_fd, STAGE_SETPGID);
 
-	l->report_fd = move_above_stderr(l->report_fd);
+	/* The report pipe and the passed descriptor go above every descriptor the child gets. */
+	l->report_fd = move_from_below(l->report_fd, PROC_PASSED_FD + 1);
 	if (l->report_fd < 0)
 		_exit(127);
+	if (l->pass_fd >= 0 && (l->pass_fd = move_from_below(l->pass_fd, PROC_PASSED_FD + 1)) < 0)
+		report_and_exit(l->report_fd, STAGE_STDIO);
 	for (int i = 0; i < 3; i++) {
-		if (l->src[i] >= 0 && (l->src[i] = move_above_stderr(l->src[i])) < 0)
+		if (l->src[i] >= 0 && (l->src[i] = move_from_below(l->src[i], 3)) < 0)
 			report_and_exit(l->report_fd, STAGE_STDIO);
 	}
 	for (int i = 0; i < 3; i++) {
@@ -266,7 +272,10 @@ static void __attribute__((noreturn)) run_child(struct launch *l)
 	}
 	if (l->err_to_out && dup2(1, 2) < 0)
 		report_and_exit(l->report_fd, STAGE_STDIO);
-	close_fds_above_stderr(l->report_fd, l->close_max);
+	/* dup2 leaves the copy without close-on-exec: it is the child's. */
+	if (l->pass_fd >= 0 && dup2(l->pass_fd, PROC_PASSED_FD) < 0)
+		report_and_exit(l->report_fd, STAGE_STDIO);
+	close_fds_from(l->pass_fd >= 0 ? PROC_PASSED_FD + 1 : 3, l->report_fd, l->close_max);
 
 	if (l->dir && chdir(l->dir) < 0)
 		report_and_exit(l->report_fd, STAGE_CHDIR);
@@ -406,6 +415,7 @@ int proc_start(struct child_process *cp, struct err *e)
 	l.dir = cp->dir;
 	l.err_to_out = cp->err == PROC_STDOUT;
 	l.report_fd = report[1];
+	l.pass_fd = cp->pass_fd;
 	if (cp->mem_limit) {
 		struct rlimit cur;
 

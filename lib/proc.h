@@ -3,7 +3,8 @@
  *
  *   - it is the leader of a process group of its own, so that a timeout can end the whole tree it
  *     spawned (a compiler's own subprocesses) and not just the leader;
- *   - it inherits no descriptor above stderr, so a worker cannot hold another worker's pipe open;
+ *   - it inherits no descriptor above stderr (but the one it is given: pass_fd), so a worker
+ *     cannot hold another worker's pipe open;
  *   - its signal dispositions and mask are reset, so it crashes the way it would from a shell;
  *   - an optional RLIMIT_AS caps its address space.
  *
@@ -76,6 +77,9 @@ struct child_process {
 	uint64_t mem_limit;      /* RLIMIT_AS in bytes; 0: no limit */
 	bool kill_group_on_exit; /* when the leader exits, SIGKILL what is left of its group before
 				  * reaping it, so that no grandchild outlives a finished worker */
+	int pass_fd;             /* -1, or a descriptor of the parent's that the child gets as fd
+				  * PROC_PASSED_FD (without close-on-exec), the one exception to "nothing
+				  * above stderr": a worker's status page */
 
 	/* Set by proc_start and the wait functions. */
 	pid_t pid;               /* the child, which is also its process group id; -1 before start */
@@ -85,7 +89,9 @@ struct child_process {
 };
 
 #define PROC_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, NULL, NULL, NULL, \
-		    0, false, -1, -1, -1, -1, false, { 0, false, 0, false, false } }
+		    0, false, -1, -1, -1, -1, -1, false, { 0, false, 0, false, false } }
+/* Where the child finds pass_fd. */
+#define PROC_PASSED_FD 3
 
 void proc_init(struct child_process *cp);
 /* Close the pipe ends. A child that was started and not reaped is killed, group and all, with

@@ -470,6 +470,48 @@ static void test_fds_not_inherited(void)
 	err_release(&e);
 }
 
+/* The one descriptor a child is given: it arrives as fd 3, whatever number it had in the parent
+ * (here 0..2's neighbour and a high one), without close-on-exec, and nothing else comes along. */
+static void test_pass_fd(const char *tmp)
+{
+	/* The child reads fd 3 and says whether fd 37 (open in the parent) came too. */
+	const char *argv[] = { "sh", "-c", "cat <&3; test -e /proc/self/fd/37 && echo leaked; exit 0", NULL };
+	char *path = xasprintf("%s/passed", tmp);
+	int sources[2] = { 3, 40 };
+
+	for (int k = 0; k < 2; k++) {
+		struct child_process cp = PROC_INIT;
+		struct proc_capture out = PROC_CAPTURE_INIT(4096);
+		struct proc_status st;
+		struct err e = ERR_INIT;
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		int null = open("/dev/null", O_WRONLY);
+
+		ok(fd >= 0 && write(fd, "page\n", 5) == 5 && lseek(fd, 0, SEEK_SET) == 0 &&
+		   dup2(null, 37) == 37 && (fd == sources[k] || dup3(fd, sources[k], O_CLOEXEC) == sources[k]),
+		   "a descriptor at %d (close-on-exec) to pass, and fd 37 open", sources[k]);
+		cp.argv = argv;
+		cp.out = PROC_PIPE;
+		cp.pass_fd = sources[k];
+		if (proc_start(&cp, &e) < 0)
+			diag("%s", e.msg);
+		drain(cp.fd_out, &out, 5000);
+		proc_wait(&cp, &st, &e);
+		is(out.buf.data ? out.buf.data : "", "page\n", "the child reads it as fd 3 (from %d), and has no fd 37",
+		       sources[k]);
+		proc_capture_release(&out);
+		proc_release(&cp);
+		err_release(&e);
+		if (sources[k] != fd)
+			close(sources[k]);
+		close(fd);
+		close(null);
+		close(37);
+	}
+	unlink(path);
+	free(path);
+}
+
 static void test_mem_limit(void)
 {
 	struct child_process cp = PROC_INIT;
@@ -910,7 +952,7 @@ int main(void)
 		return 0;
 	}
 
-	plan(124);
+	plan(128);
 	test_exit_codes();
 	test_signal();
 	test_signal_reset();
@@ -922,6 +964,7 @@ int main(void)
 	test_streams(tmp);
 	test_env_and_dir(tmp);
 	test_fds_not_inherited();
+	test_pass_fd(tmp);
 	test_mem_limit();
 	test_rss();
 	test_capture();
