@@ -10,8 +10,8 @@
  *     wrap: library, record, dir
  *     validate: library, record (ferry vary's candidate: the library's reference run only)
  *   worker -> runner  events: {event: ready, version} once started, or {event: fatal, message};
- *     then per request {event: taken}, {event: stage, stage} as the test moves on, and
- *     {event: result, id, ...}:
+ *     then per request {event: result, id, ...} (that it took the request, and its test's stage
+ *     as the test moves on, it says on its status page: oracle/status.h):
  *       run:  outcome (lib/outcome.h), stage, exc_type, message, detail, frame, max_abs; or
  *             unavailable (why) when this release of the frontend cannot take the format at all;
  *             pairs: [{frontend, outcome, message, detail, max_abs}], the outputs against each of
@@ -61,7 +61,9 @@
 #define PROTO_KEY_PAIRS "pairs"
 #define PROTO_KEY_FRONTEND "frontend"
 /* What a run result says beyond what the store keeps, for ferry run --one: the stages with their
- * times, the unsupported pattern that matched (FILE:LINE: PATTERN), each output beside its reference. */
+ * times, the unsupported pattern that matched (FILE:LINE: PATTERN), and, when the request asks
+ * (explain: true), each output beside its reference. */
+#define PROTO_KEY_EXPLAIN "explain"
 #define PROTO_KEY_STAGES "stages"
 #define PROTO_KEY_PATTERN "pattern"
 #define PROTO_KEY_COMPARED "compared"
@@ -96,8 +98,6 @@
 /* Events, tasks, verdicts and stages. */
 #define PROTO_EVENT_READY "ready"
 #define PROTO_EVENT_FATAL "fatal"
-#define PROTO_EVENT_TAKEN "taken"
-#define PROTO_EVENT_STAGE "stage"
 #define PROTO_EVENT_RESULT "result"
 #define PROTO_TASK_RUN "run"
 #define PROTO_TASK_WRAP "wrap"
@@ -130,7 +130,7 @@
 	X(KEY_RECORD) X(KEY_VERSION) X(KEY_MESSAGE) X(KEY_STAGE) X(KEY_OUTCOME) X(KEY_EXC_TYPE) X(KEY_DETAIL) \
 	X(KEY_FRAME) X(KEY_MAX_ABS) X(KEY_STATUS) X(KEY_REASON) X(KEY_UNDEFINED) X(KEY_UNDEFINED_VALUES) \
 	X(KEY_UNAVAILABLE) X(KEY_OUTPUTS) \
-	X(EVENT_READY) X(EVENT_FATAL) X(EVENT_TAKEN) X(EVENT_STAGE) X(EVENT_RESULT) \
+	X(EVENT_READY) X(EVENT_FATAL) X(EVENT_RESULT) \
 	X(TASK_RUN) X(TASK_WRAP) X(TASK_VALIDATE) \
 	X(VERDICT_OK) X(VERDICT_MISMATCH) X(VERDICT_CRASH) X(VERDICT_ERROR) X(VERDICT_UNAVAILABLE) \
 	X(STAGE_LOAD) X(STAGE_COMPILE) X(STAGE_EXECUTE) X(STAGE_WRAP) \

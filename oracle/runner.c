@@ -9,13 +9,14 @@
  *     deadline) decides the outcome, so ferry never blames a test with a signal ferry sent;
  *   - stop itself: a worker stopped for STOP_GRACE seconds is killed, its test recorded with the
  *     stop signal;
- *   - die between tests: a test the worker never took (no "taken" event) is handed to a fresh
- *     worker, never recorded;
+ *   - die between tests: a test the worker never took (its status page, oracle/status.h, names an
+ *     earlier request) is handed to a fresh worker, never recorded;
  *   - leave descendants behind (setsid, double fork): the runner is a child subreaper while it
  *     runs, so they are reparented to it when their parents die, and it kills them whenever a
  *     worker ends and at the end of the run. */
 #include "runner.h"
 #include "protocol.h"
+#include "status.h"
 #include <time.h>
 #include "xalloc.h"
 
@@ -48,12 +49,13 @@ struct worker {
 	bool skip_line;              /* the line being read passed PROTO_LINE_MAX: dropped to its end */
 	struct proc_capture errcap;  /* stderr of the current test */
 	struct runner_job job;
-	bool taken;                  /* the worker said it took the job ("taken") */
 	/* The job written to the worker behind job, which it reads as soon as it has answered job:
 	 * it never waits for ferry between tests. It becomes job when job's result comes; a worker
 	 * that ends first never took it, and it goes to another. */
 	struct runner_job next;
-	char *stage;
+	uint64_t sent;               /* requests written to this worker process */
+	uint64_t job_seq, next_seq;  /* the numbers of job and next among them */
+	struct status status;        /* where the worker says what it has taken and its stage */
 	double started;              /* when the test (or the start-up) began */
 	double deadline;
 	double stopped_since;        /* when the worker was first seen stopped; 0: running */
@@ -76,6 +78,7 @@ struct lane {
 	int untaken;                 /* workers in a row that ended before taking their job */
 	int ever_ready;
 	int done;                    /* no job left and none in flight, or failed (err) */
+	const char **env;            /* o->env, and where the status page is */
 	char *version;
 	struct err *err;             /* a shared pool's lane: where its own failure goes */
 };
@@ -111,25 +114,51 @@ void runner_job_release(struct runner_job *job)
 	job->request = NULL;
 }
 
+_Static_assert(STATUS_FD == PROC_PASSED_FD, "a worker looks for its status page where the runner puts it");
+
+/* o->env with the status page's variable added (the strings borrowed). */
+static const char **lane_env(const struct runner_opts *o)
+{
+	size_t n = 0;
+	const char **env;
+
+	while (o->env && o->env[n])
+		n++;
+	env = xcalloc(n + 2, sizeof(*env));
+	for (size_t i = 0; i < n; i++)
+		env[i] = o->env[i];
+	env[n] = STATUS_ENV_SET;
+	return env;
+}
+
 static int worker_start(struct worker *w, struct lane *l, struct err *e)
 {
 	const struct runner_opts *o = l->o;
+	int fd, r;
 
 	w->lane = l;
 	proc_init(&w->cp);
+	status_release(&w->status);
+	if (status_create(&w->status, &fd, e) < 0)
+		return err_prefix(e, "cannot start a worker");
+	if (!l->env)
+		l->env = lane_env(o);
 	w->cp.argv = o->argv;
-	w->cp.env = o->env;
+	w->cp.env = l->env;
 	w->cp.in = PROC_PIPE;
 	w->cp.out = PROC_PIPE;
 	w->cp.err = PROC_PIPE;
 	w->cp.kill_group_on_exit = true;
-	if (proc_start(&w->cp, e) < 0)
+	w->cp.pass_fd = fd;
+	r = proc_start(&w->cp, e);
+	close(fd);
+	if (r < 0)
 		return err_prefix(e, "cannot start a worker");
 	buf_reset(&w->out);
 	w->out_scanned = 0;
 	w->out_eof = false;
 	w->skip_line = false;
-	w->taken = false;
+	w->sent = w->job_seq = w->next_seq = 0;
 	w->stopped_since = 0;
 	proc_capture_release(&w->errcap);
 	proc_capture_init(&w->errcap, o->stderr_cap);
@@ -191,9 +220,7 @@ static void worker_stop(struct pool *p, struct worker *w, struct proc_status *st
 static void forget_job(struct worker *w)
 {
 	runner_job_release(&w->job);
-	free(w->stage);
-	w->stage = NULL;
-	w->taken = false;
+	w->job_seq = 0;
 	w->stopped_since = 0;
 	buf_reset(&w->errcap.buf);
 	w->errcap.dropped = 0;
@@ -237,10 +264,15 @@ static int finish_job(struct worker *w, enum runner_end end, const cJSON *reply,
 {
 	struct lane *l = w->lane;
 	struct runner_outcome out;
+	char stage[STATUS_STAGE_MAX];
+	/* A reply is the job's; else the page says whether the worker had read the job's request. */
+	int taken = status_read(&w->status, stage) >= w->job_seq || end == RUNNER_REPLY;
 	int r;
 
 	drain_stderr(w);
-	if (end != RUNNER_REPLY && !w->taken) {
+	if (taken)
+		l->untaken = 0;
+	if (!taken) {
 		if (++l->untaken >= MAX_START_FAILURES) {
 			struct buf why = BUF_INIT;
 
@@ -269,7 +301,7 @@ static int finish_job(struct worker *w, enum runner_end end, const cJSON *reply,
 	memset(&out, 0, sizeof(out));
 	out.end = end;
 	out.reply = reply;
-	out.stage = w->stage;
+	out.stage = *stage ? stage : NULL;
 	if (st)
 		out.status = *st;
 	out.stderr_text = w->errcap.buf.data;
@@ -332,14 +364,6 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 		worker_stop(p, w, NULL);
 		r = start_failed(w, why, e);
 		free(why);
-	} else if (!strcmp(ev->valuestring, PROTO_EVENT_TAKEN) && w->state == W_BUSY && !w->taken) {
-		w->taken = true;
-		w->lane->untaken = 0;
-	} else if (!strcmp(ev->valuestring, PROTO_EVENT_STAGE) && w->state == W_BUSY) {
-		const cJSON *s = cJSON_GetObjectItemCaseSensitive(j, PROTO_KEY_STAGE);
-
-		free(w->stage);
-		w->stage = cJSON_IsString(s) ? xstrdup(s->valuestring) : NULL;
 	} else if (!strcmp(ev->valuestring, PROTO_EVENT_RESULT) && w->state == W_BUSY) {
 		w->state = W_IDLE;
 		w->idle_since = mono_now();
@@ -347,6 +371,7 @@ static int handle_line(struct pool *p, struct worker *w, const char *line, struc
 		if (r == 0 && w->next.key) {
 			/* The worker goes straight on to the job behind: it is now its test. */
 			w->job = w->next;
+			w->job_seq = w->next_seq;
 			w->next.key = NULL;
 			w->next.request = NULL;
 			w->state = W_BUSY;
@@ -477,8 +502,10 @@ static int write_all(int fd, const char *s, size_t n)
 
 static int busy(const struct pool *p, const struct lane *l);
 
-static void send_job(struct worker *w, const struct runner_job *job)
+/* Write job's request to w, which numbers it (*seq) among the requests it reads. */
+static void send_job(struct worker *w, const struct runner_job *job, uint64_t *seq)
 {
+	*seq = ++w->sent;
 	if (w->cp.fd_in >= 0 && (write_all(w->cp.fd_in, job->request, strlen(job->request)) < 0 ||
 				 write_all(w->cp.fd_in, "\n", 1) < 0)) {
 		/* The worker is gone; reading its stdout will report how it ended. */
@@ -507,7 +534,7 @@ static int queue_behind(struct pool *p, struct lane *l)
 	w->next = l->pending;
 	l->pending.key = NULL;
 	l->pending.request = NULL;
-	send_job(w, &w->next);
+	send_job(w, &w->next, &w->next_seq);
 	return 1;
 }
 
@@ -601,7 +628,6 @@ static int assign(struct pool *p, struct lane *l, struct err *e)
 			return 0;
 		}
 		idle->job = l->pending;
-		idle->taken = false;
 		idle->stopped_since = 0;
 		l->pending.key = NULL;
 		l->pending.request = NULL;
@@ -615,7 +641,7 @@ static int assign(struct pool *p, struct lane *l, struct err *e)
 		idle->deadline = idle->started + l->o->timeout;
 		buf_reset(&idle->errcap.buf);
 		idle->errcap.dropped = 0;
-		send_job(idle, &idle->job);
+		send_job(idle, &idle->job, &idle->job_seq);
 	}
 }
 
@@ -825,7 +851,7 @@ static int run_pool(struct lane *lanes, size_t nlanes, int jobs, int version_onl
 	for (int i = 0; i < p.n; i++) {
 		runner_job_release(&p.w[i].job);
 		runner_job_release(&p.w[i].next);
-		free(p.w[i].stage);
+		status_release(&p.w[i].status);
 		buf_release(&p.w[i].out);
 		proc_capture_release(&p.w[i].errcap);
 	}
@@ -837,6 +863,7 @@ static int run_pool(struct lane *lanes, size_t nlanes, int jobs, int version_onl
 		for (size_t i = 0; i < lanes[k].nagain; i++)
 			runner_job_release(&lanes[k].again[i]);
 		free(lanes[k].again);
+		free(lanes[k].env);
 	}
 	free(p.w);
 	proc_restore_signals(&saved, 1);

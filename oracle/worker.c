@@ -4,6 +4,7 @@
 #include "py.h"
 
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "fsutil.h"
 #include "outcome.h"
 #include "protocol.h"
+#include "status.h"
 #include "worker.h"
 #include "xalloc.h"
 
@@ -26,7 +28,11 @@ struct worker {
 	PyObject *templates;  /* wrap workers: library -> template module */
 	PyObject *metamorphic; /* ferry.oracle.metamorphic_run, once a test asks for it */
 	struct classify unsupported;
-	struct buf stages;    /* run tasks: "load 0.012s, compile ..." so far (ferry run --one) */
+	struct status status; /* where the runner reads the request taken and its stage */
+	uint64_t taken;       /* requests read */
+	struct buf stages;    /* run tasks: "load 0.012s, compile ..." so far, when explaining */
+	int explain;          /* the request asks for the result's explanation (ferry run --one) */
+	int timed;            /* the test entered a stage */
 	char stage[32];       /* the stage being timed, or "" */
 	double stage_start;   /* when it began (monotonic seconds) */
 	/* run tasks: seconds in the frontend's load, compile and execute (a mutated model's stage
@@ -52,7 +58,9 @@ static void stage_end(struct worker *w)
 	double t = mono() - w->stage_start;
 
 	if (*w->stage) {
-		buf_addf(&w->stages, "%s%s %.3fs", w->stages.len ? ", " : "", w->stage, t);
+		w->timed = 1;
+		if (w->explain)
+			buf_addf(&w->stages, "%s%s %.3fs", w->stages.len ? ", " : "", w->stage, t);
 		for (size_t i = 0; i < 3; i++)
 			if (!strncmp(w->stage, timed_stages[i], strlen(timed_stages[i])) &&
 			    (!w->stage[strlen(timed_stages[i])] ||
@@ -86,25 +94,19 @@ static cJSON *event(const char *name)
 static void on_stage(void *ctx, const char *stage)
 {
 	struct worker *w = ctx;
-	struct err ignored = ERR_INIT;
-	cJSON *ev;
 
 	/* The end of the frontend's stages: what follows (reading the references, comparing) is
 	 * ferry's time, and the test stays in its last stage for a timeout's message. */
-	if (!*stage) {
-		stage_end(w);
-		return;
-	}
-	ev = event(PROTO_EVENT_STAGE);
-	cJSON_AddStringToObject(ev, PROTO_KEY_STAGE, stage);
 	stage_end(w);
+	if (!*stage)
+		return;
+	/* The frontend closed the protocol stream: no result can reach the runner, so go now, in the
+	 * stage the test was last known to be in, rather than run on. */
+	if (fcntl(fileno(w->proto), F_GETFD) < 0)
+		_exit(EXIT_ENV);
+	status_stage(&w->status, stage);
 	snprintf(w->stage, sizeof(w->stage), "%s", stage);
 	w->stage_start = mono();
-	/* The frontend closed the protocol stream (or the runner is gone): no result can reach the
-	 * runner, so go now, in the stage the test was last known to be in, rather than run on. */
-	if (send(w, ev, &ignored) < 0)
-		_exit(EXIT_ENV);
-	err_release(&ignored);
 }
 
 /* The pending Python exception, as data for a result: "Type: message" and the traceback. */
@@ -242,7 +244,7 @@ static void describe_pair(struct buf *out, Py_ssize_t i, PyObject *got, PyObject
  * the metamorphic oracle inconsistent) where they differ. ctx: the driver's context (driver.run), or
  * NULL. */
 static void judge(cJSON *res, PyObject *outputs, PyObject *refs, PyObject *ctx, int random,
-		  const struct tolerance *tol, enum outcome failure)
+		  const struct tolerance *tol, enum outcome failure, int explain)
 {
 	Py_ssize_t n = PySequence_Size(outputs), m = PySequence_Size(refs);
 	struct buf msg = BUF_INIT, detail = BUF_INIT, sides = BUF_INIT;
@@ -264,7 +266,7 @@ static void judge(cJSON *res, PyObject *outputs, PyObject *refs, PyObject *ctx, 
 		struct buf why = BUF_INIT;
 
 		compare_result_init(&r);
-		if (got && want)
+		if (got && want && explain)
 			describe_pair(&sides, i, got, want);
 		if (!got || !want || view_get(got, &g, &why) < 0 || view_get(want, &w, &why) < 0 ||
 		    compare_output(ctx, i, m, &g, &w, tol, &r, &e) < 0) {
@@ -310,9 +312,11 @@ static void judge(cJSON *res, PyObject *outputs, PyObject *refs, PyObject *ctx, 
 	}
 	if (detail.len)
 		cJSON_AddStringToObject(res, PROTO_KEY_DETAIL, detail.data);
-	buf_addf(&sides, "tolerance: atol %g, rtol %g%s", tol->atol, tol->rtol,
-		 random ? " (a random operator: values not compared)" : "");
-	cJSON_AddStringToObject(res, PROTO_KEY_COMPARED, sides.data);
+	if (explain) {
+		buf_addf(&sides, "tolerance: atol %g, rtol %g%s", tol->atol, tol->rtol,
+			 random ? " (a random operator: values not compared)" : "");
+		cJSON_AddStringToObject(res, PROTO_KEY_COMPARED, sides.data);
+	}
 	buf_release(&sides);
 	if (compared && !random)
 		cJSON_AddNumberToObject(res, PROTO_KEY_MAX_ABS, isfinite(max_abs) ? max_abs : 1e308);
@@ -384,7 +388,7 @@ static void differential(struct worker *w, const cJSON *req, cJSON *res, PyObjec
 		}
 		p = cJSON_CreateObject();
 		cJSON_AddStringToObject(p, PROTO_KEY_FRONTEND, fe->valuestring);
-		judge(p, outputs, theirs, ctx, random, tol, OUTCOME_MISMATCH);
+		judge(p, outputs, theirs, ctx, random, tol, OUTCOME_MISMATCH, 0);
 		Py_DECREF(theirs);
 		if (!pairs)
 			pairs = cJSON_AddArrayToObject(res, PROTO_KEY_PAIRS);
@@ -534,7 +538,7 @@ static PyObject *on_agree(void *ctx, PyObject *args)
 		cJSON_Delete(res);
 		return NULL;
 	}
-	judge(res, outputs, refs, context == Py_None ? NULL : context, random, &tol, OUTCOME_INCONSISTENT);
+	judge(res, outputs, refs, context == Py_None ? NULL : context, random, &tol, OUTCOME_INCONSISTENT, 0);
 	o = cJSON_GetObjectItemCaseSensitive(res, PROTO_KEY_OUTCOME);
 	m = cJSON_GetObjectItemCaseSensitive(res, PROTO_KEY_MESSAGE);
 	r = Py_BuildValue("(Os)", !cJSON_IsString(o) || !strcmp(o->valuestring, outcome_name(OUTCOME_ERROR)) ? Py_None
@@ -568,7 +572,7 @@ static void verdict(struct worker *w, const cJSON *req, cJSON *res, PyObject *t,
 		PyObject *ctx = PyTuple_GET_SIZE(t) == 4 ? PyTuple_GET_ITEM(t, 3) : NULL; /* borrowed */
 		int random = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_RANDOM));
 
-		judge(res, PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2), ctx, random, &tol, failure);
+		judge(res, PyTuple_GET_ITEM(t, 1), PyTuple_GET_ITEM(t, 2), ctx, random, &tol, failure, w->explain);
 		differential(w, req, res, PyTuple_GET_ITEM(t, 1), ctx, random, &tol);
 	} else if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_UNAVAILABLE)) {
 		/* Not this test's result: the frontend cannot take the format (the runner stops it). */
@@ -616,15 +620,18 @@ static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 	buf_reset(&w->stages);
 	*w->stage = '\0';
 	memset(w->times, 0, sizeof(w->times));
+	w->explain = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_EXPLAIN));
+	w->timed = 0;
 	if (metamorphic)
 		t = metamorphic_call(w, req, "run", &info); /* new */
 	else
 		t = PyObject_CallMethod(w->driver, "run", "Os", w->adapter, dir->valuestring); /* new */
 	stage_end(w);
-	if (w->stages.len) {
+	if (w->timed) {
 		cJSON *times = cJSON_AddObjectToObject(res, PROTO_KEY_TIMES);
 
-		cJSON_AddStringToObject(res, PROTO_KEY_STAGES, w->stages.data);
+		if (w->explain)
+			cJSON_AddStringToObject(res, PROTO_KEY_STAGES, w->stages.data);
 		for (size_t i = 0; i < 3; i++)
 			cJSON_AddNumberToObject(times, timed_stages[i], w->times[i]);
 		/* The worker's own clock: how long it waited for this request, and how long it had
@@ -789,6 +796,8 @@ int worker_serve(const char *frontend, struct err *e)
 	memset(&w, 0, sizeof(w));
 	buf_init(&w.stages);
 	classify_init(&w.unsupported);
+	if (status_attach(&w.status, e) < 0)
+		return -1;
 	if ((fd = dup(STDOUT_FILENO)) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0 || !(w.proto = fdopen(fd, "w")))
 		return err_errno(e, EXIT_ENV, "cannot set up the protocol stream");
 	memset(&hooks, 0, sizeof(hooks));
@@ -818,8 +827,7 @@ int worker_serve(const char *frontend, struct err *e)
 		w.read_at = mono();
 		/* First of all: the runner hands a test that the worker ends before this to another
 		 * worker, instead of blaming the test for a death between tests. */
-		if (send(&w, event(PROTO_EVENT_TAKEN), e) < 0)
-			goto out;
+		status_take(&w.status, ++w.taken);
 		req = cJSON_Parse(line);
 		task = req ? cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_TASK) : NULL;
 		id = req ? cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_ID) : NULL;
@@ -850,6 +858,7 @@ out:
 	free(line);
 	free(version);
 	classify_release(&w.unsupported);
+	status_release(&w.status);
 	buf_release(&w.stages);
 	Py_XDECREF(w.adapter);
 	Py_XDECREF(w.driver);
