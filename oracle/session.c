@@ -665,8 +665,13 @@ char *session_request(const struct wrapped *t, const struct tolerance_rules *rul
 		      struct tolerance defaults)
 {
 	struct tolerance tol = tolerance_for(rules, t->in.op, probe_dtype(&t->in), frontend, defaults);
+	cJSON *req = request_json(t->in.id, t->dir, t->random, tol);
+	char *text;
 
-	return session_request_dir(t->in.id, t->dir, t->random, tol);
+	cJSON_AddBoolToObject(req, PROTO_KEY_EXPLAIN, 1);
+	text = cJSON_PrintUnformatted(req);
+	cJSON_Delete(req);
+	return text;
 }
 
 /* Whether test t goes to the differential oracle: a multi-node graph (a record of kind "graph"), or

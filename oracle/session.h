@@ -65,7 +65,8 @@ int session_check_metamorphic(const struct frontend *fes, size_t n, struct err *
 
 /* The worker request that runs test t: its directory, whether its outputs are random, and the
  * tolerance rules (may be empty) give for its operator and dtype on frontend (an adapter's NAME),
- * else defaults. Caller frees. */
+ * else defaults; the worker explains its result (the stages' times, each output beside its
+ * reference: what ferry run --one prints), which a run's tests do without. Caller frees. */
 char *session_request(const struct wrapped *t, const struct tolerance_rules *rules, const char *frontend,
 		      struct tolerance defaults);
 /* The differential oracle's label for a pair of frontends, "A~B" (B ran the test after A): the store's
