@@ -7,6 +7,8 @@ frontends (default ort, openvino-onnx, tvm-onnx), measured in one go:
 and prints the ratios (in turn against shared, 1 against 2 workers), ferry's share of each test's time
 per frontend (from the timing columns of the shared run's store), tests per CPU-hour (the CPU time of
 ferry and its workers, user and system) and how busy the machine was (load averages before and after).
+With FERRY_BEFORE (the ferry binary of an earlier commit: make bench-pool BEFORE=REV builds one), the
+shared -j 2 run is made with it too, right after, and ferry's share is printed before and after.
 
 usage: pool.py FERRY WORKDIR [N] [FRONTENDS]   (make bench-pool; N default 100)"""
 import json
@@ -73,6 +75,10 @@ def main():
                                             "-j", "2"])
     shared1_wall, shared1_cpu = run(ferry, ["run", *common, "-F", ",".join(frontends), "-o", fresh("shared1.db"),
                                             "-j", "1"])
+    before = os.environ.get("FERRY_BEFORE")
+    if before:
+        before_wall, before_cpu = run(before, ["run", *common, "-F", ",".join(frontends), "-o", fresh("before.db"),
+                                               "-j", "2"])
     load_after = load()
 
     def outcomes(path):
@@ -80,6 +86,8 @@ def main():
         return dict(((f, i), o) for f, i, o in db.execute("SELECT frontend, id, outcome FROM results"))
 
     same = outcomes("turn.db") == outcomes("shared2.db") == outcomes("shared1.db")
+    if before:
+        same = same and outcomes("before.db") == outcomes("shared2.db")
     tests = len(outcomes("shared2.db"))
     print(f"tests: {len(ids)} valid ONNX node tests on {', '.join(frontends)} ({tests} results per run),"
           f" {os.cpu_count()} cores")
@@ -89,24 +97,29 @@ def main():
     print(f"  shared pool, -j 1      {shared1_wall:8.1f} s wall  {shared1_cpu:8.1f} s CPU")
     print(f"shared pool against in turn (wall, -j 2): {in_turn_wall / shared2_wall:.2f}x")
     print(f"2 workers against 1 (wall, shared pool):  {shared1_wall / shared2_wall:.2f}x")
-    print(f"outcomes per (frontend, test) the same in the three runs: {'yes' if same else 'NO'}")
+    print(f"outcomes per (frontend, test) the same in every run: {'yes' if same else 'NO'}")
     print(f"tests per CPU-hour: {3600 * tests / shared2_cpu:.0f} shared -j 2, {3600 * tests / in_turn_cpu:.0f} in turn;"
           f" per wall-hour on 2 cores: {3600 * tests / shared2_wall:.0f} shared, {3600 * tests / in_turn_wall:.0f}"
           f" in turn")
+    if before:
+        print(f"  before, shared -j 2    {before_wall:8.1f} s wall  {before_cpu:8.1f} s CPU ({before})")
+        print(f"after against before (CPU, shared -j 2): {before_cpu / shared2_cpu:.2f}x")
     print("ferry's share of each test's time (shared -j 2; the rest is the frontend's load, compile, execute):")
-    db = sqlite3.connect("shared2.db")
-    for fe in frontends:
-        rows = db.execute("SELECT load_seconds + compile_seconds + execute_seconds, ferry_seconds FROM results"
-                          " WHERE frontend = ? AND ferry_seconds IS NOT NULL", (fe,)).fetchall()
-        if not rows:
-            print(f"  {fe:16s} no timed tests")
-            continue
-        frontend_s = sum(r[0] for r in rows)
-        ferry_s = sum(r[1] for r in rows)
-        shares = [r[1] / (r[0] + r[1]) for r in rows if r[0] + r[1] > 0]
-        print(f"  {fe:16s} {len(rows):4d} tests  frontend {1000 * frontend_s / len(rows):8.2f} ms/test"
-              f"  ferry {1000 * ferry_s / len(rows):6.2f} ms/test  share {100 * ferry_s / (frontend_s + ferry_s):5.1f}%"
-              f" (median test {100 * statistics.median(shares):5.1f}%)")
+    for label, path in (("before", "before.db"), ("after", "shared2.db")) if before else (("", "shared2.db"),):
+        db = sqlite3.connect(path)
+        for fe in frontends:
+            rows = db.execute("SELECT load_seconds + compile_seconds + execute_seconds, ferry_seconds FROM results"
+                              " WHERE frontend = ? AND ferry_seconds IS NOT NULL", (fe,)).fetchall()
+            if not rows:
+                print(f"  {label:6s} {fe:16s} no timed tests")
+                continue
+            frontend_s = sum(r[0] for r in rows)
+            ferry_s = sum(r[1] for r in rows)
+            shares = [r[1] / (r[0] + r[1]) for r in rows if r[0] + r[1] > 0]
+            print(f"  {label:6s} {fe:16s} {len(rows):4d} tests  frontend {1000 * frontend_s / len(rows):8.2f} ms/test"
+                  f"  ferry {1000 * ferry_s / len(rows):6.2f} ms/test"
+                  f"  share {100 * ferry_s / (frontend_s + ferry_s):5.1f}% (median test"
+                  f" {100 * statistics.median(shares):5.1f}%)")
 
 
 if __name__ == "__main__":
