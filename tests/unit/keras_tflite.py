@@ -1,0 +1,64 @@
+"""Unit tests of the Keras template's TFLite conversion at wrap (templates/keras.py _convert_tflite,
+which reuses the SavedModel that wrap loaded to check it): it must give what ferry_tflite gives (the
+tflite frontend's conversion, and a reproducer's), the same flatbuffer byte for byte, and the same
+error where the converter rejects the model. Prints TAP; run by tests/unit/test-keras-tflite.sh."""
+
+import json
+import os
+import tempfile
+import warnings
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+warnings.simplefilter("ignore")
+
+from tap import done, is_, ok  # noqa: E402
+
+from ferry.templates import keras as template  # noqa: E402
+from ferry.templates.runtime_keras import ferry_tflite  # noqa: E402
+
+
+def tensor(dtype, shape):
+    return {"tensor": {"dtype": dtype, "shape": shape}}
+
+
+def record(op, inputs, kind="op", params=None):
+    return {"library": "keras", "op": op, "kind": kind, "context": {}, "params": params or {},
+            "inputs": inputs, "outputs": []}
+
+
+def converted(path):
+    """ferry_tflite's flatbuffer, or the error it raised as wrap records it."""
+    try:
+        return ferry_tflite(path)
+    except Exception as e:
+        return template._whole(e)
+
+
+cases = [
+    ("keras.ops.add of two float32 tensors", record("keras.ops.add", [tensor("float32", [2, 3])] * 2), True),
+    ("a Dense layer (weights in the SavedModel's variables)",
+     record("keras.layers.Dense", [tensor("float32", [2, 5])], kind="layer", params={"units": {"int": 4}}), True),
+    ("keras.ops.matmul of float64, which TFLite's builtin operators do not take",
+     record("keras.ops.matmul", [tensor("float64", [2, 3]), tensor("float64", [3, 4])]), False),
+]
+with tempfile.TemporaryDirectory() as top:
+    for k, (what, rec, convertible) in enumerate(cases):
+        d = os.path.join(top, str(k))
+        result = template.wrap(json.dumps(rec), d)
+        if not is_(result["status"], "ok", f"{what}: wrapped"):
+            continue
+        with open(os.path.join(d, "meta.json")) as f:
+            meta = json.load(f)
+        saved_model = os.path.join(d, meta["saved_model"])
+        want = converted(saved_model)
+        if convertible:
+            ok(isinstance(want, bytes), f"{what}: ferry_tflite converts it")
+            with open(os.path.join(d, "model.tflite"), "rb") as f:
+                ok(f.read() == want, f"{what}: wrap's model.tflite is ferry_tflite's, byte for byte")
+            ok(template._convert_tflite(saved_model) == want,
+               f"{what}: so is a conversion that loads the SavedModel itself (a format made at run time)")
+        else:
+            ok(isinstance(want, str) and "f64" in want, f"{what}: ferry_tflite rejects it")
+            is_(meta.get("tflite"), None, f"{what}: wrap made no model.tflite")
+            is_(meta.get("tflite_error"), want, f"{what}: and says why as ferry_tflite does")
+done()
