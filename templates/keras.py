@@ -49,6 +49,7 @@ from ferry.extract import values as ferry_values  # noqa: E402
 tf = tfload.load()  # before keras, which imports it too
 
 import keras  # noqa: E402
+from keras.src.backend.tensorflow.layer import TFLayer  # noqa: E402
 from tensorflow.lite.python import lite  # noqa: E402
 from tensorflow.python.saved_model import tag_constants  # noqa: E402
 
@@ -551,11 +552,28 @@ def _make_saved_model(outdir, model, inputs, meta):
     path = os.path.join(outdir, "saved_model")
     shutil.rmtree(path, ignore_errors=True)
     try:
-        ferry_export(model, inputs, path)
+        (ferry_export if SLOW else _export)(model, inputs, path)
         meta["saved_model"] = "saved_model"
     except Exception as e:  # Keras cannot export this layer: the frontends that read it skip it
         meta["saved_model"] = None
         meta["saved_model_error"] = _whole(e)
+
+
+def _export(model, inputs, path):
+    """ferry_export's SavedModel, less a trace of the model that Keras's export makes and throws
+    away: a quarter of the time of a wrap. model.export walks the model's attributes for the lookup
+    tables it must save with it (the walk of SavedModel's AutoTrackable, by dir() and getattr), and
+    a Keras model's _default_save_signature is a property that makes a tf.function of the model
+    (autograph included) on every read; the walk traces it, then keeps none of it (its children
+    leave functions out), and model.export saves its own serving function, not that one. The
+    property reads as None for the length of the export, as it does for a layer that is not a
+    model; what is saved is the same."""
+    prop = TFLayer.__dict__["_default_save_signature"]
+    TFLayer._default_save_signature = None
+    try:
+        return ferry_export(model, inputs, path)
+    finally:
+        TFLayer._default_save_signature = prop
 
 
 def _make_tflite(outdir, meta, loaded=None):
@@ -577,7 +595,7 @@ def _make_tflite(outdir, meta, loaded=None):
 
 def _convert_tflite(path, loaded=None):
     """The SavedModel in path converted as ferry_tflite converts it (the same converter and options:
-    the same flatbuffer byte for byte, the same errors; tests/unit/keras_tflite.py compares
+    the same flatbuffer byte for byte, the same errors; tests/unit/keras_export.py compares
     them), at half the cost. TFLiteConverter.from_saved_model loads the SavedModel with
     tf.saved_model.load to find its serving signature, and convert() loads it again for the debug
     information of its error messages, then runs a full garbage collection: two loads that rebuild
