@@ -1,10 +1,11 @@
 """Unit tests of the Keras template's model files at wrap (templates/keras.py). Its TFLite
 conversion (_convert_tflite, which reuses the SavedModel that wrap loaded to check it) must give what
 ferry_tflite gives (the tflite frontend's conversion, and a reproducer's), the same flatbuffer byte for
-byte, and the same error where the converter rejects the model. Its export (_export, which keeps
-Keras from tracing a model it throws away) must still save what the model needs, a lookup table
-included, and leave Keras as it was. Prints TAP; run by tests/unit/test-keras-export.sh."""
+byte, and the same error where the converter rejects the model. Its export (_export, which traces
+the model once where Keras's model.export traces it three times) must still save what the model
+needs, a lookup table included, and leave Keras as it was. Prints TAP; run by tests/unit/test-keras-export.sh."""
 
+import functools
 import json
 import os
 import tempfile
@@ -79,4 +80,31 @@ with tempfile.TemporaryDirectory() as top:
             is_(meta.get("tflite_error"), want, f"{what}: and says why as ferry_tflite does")
 ok(isinstance(TFLayer.__dict__["_default_save_signature"], property),
    "Keras's _default_save_signature is its property again after the exports")
+ok(template.saved_model_export_archive._list_variables_used_by_fns.__name__ == "_list_variables_used_by_fns",
+   "and Keras's listing of an endpoint's variables its own")
+
+
+def traces(export):
+    """How many times export(model, inputs, path) calls the Dense layer of a model: once a trace."""
+    rec = record("keras.layers.Dense", [tensor("float32", [2, 5])], kind="layer", params={"units": {"int": 4}})
+    _, inputs, model, _ = template._reference(rec)
+    dense = type(model.layers[-1])
+    calls, call = [], dense.call
+
+    @functools.wraps(call)
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        return call(self, *args, **kwargs)
+    dense.call = counted
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            export(model, inputs, os.path.join(d, "saved_model"))
+    finally:
+        dense.call = call
+        template.keras.utils.clear_session()
+    return len(calls)
+
+
+is_(traces(template.ferry_export), 3, "Keras's model.export traces the model three times")
+is_(traces(template._export), 1, "the template's export traces it once")
 done()
