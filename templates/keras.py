@@ -49,6 +49,10 @@ from ferry.extract import values as ferry_values  # noqa: E402
 tf = tfload.load()  # before keras, which imports it too
 
 import keras  # noqa: E402
+from keras.src.backend.tensorflow.layer import TFLayer  # noqa: E402
+from keras.src.export import saved_model_export_archive  # noqa: E402
+from tensorflow.lite.python import lite  # noqa: E402
+from tensorflow.python.saved_model import save_context, tag_constants  # noqa: E402
 
 from ferry.templates import _formats, runtime_keras  # noqa: E402
 from ferry.templates.runtime_keras import (  # noqa: E402, F401
@@ -83,8 +87,10 @@ ferry_values.allow(ferry_resolve.table)
 # instance, and a full collection walks every object that importing TensorFlow and Keras made: 0.37 s
 # a collection, half of what wrapping an instance took. Those objects live as long as the process,
 # so they are put out of the collector's sight once, here; what each instance makes is collected as
-# before. FERRY_WRAP_SLOW=1 leaves them in sight, as wrap was (bench/wrap/run.sh times both).
-if not os.environ.get("FERRY_WRAP_SLOW"):
+# before. FERRY_WRAP_SLOW=1 leaves them in sight, and converts to TFLite as wrap did before
+# _convert_tflite (bench/wrap/run.sh times both).
+SLOW = bool(os.environ.get("FERRY_WRAP_SLOW"))
+if not SLOW:
     gc.freeze()
 
 
@@ -304,8 +310,7 @@ def wrap(record_json, outdir):
         meta["filled_shapes"] = filled
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _serialize(outdir, model, inputs, meta, formats)
-        disagree = _export_disagrees(outdir, meta, inputs, refs, random)
+        disagree = _serialize(outdir, model, inputs, refs, random, meta, formats)
     keras.utils.clear_session()
     if disagree:
         # What every frontend reads is not what Keras computes: a frontend's result could not be
@@ -433,18 +438,18 @@ def _nan_everywhere(refs):
 
 
 def _export_disagrees(outdir, meta, inputs, refs, random):
-    """The first difference between the SavedModel, run by TensorFlow, and Keras's reference, or
-    None (also when there is no SavedModel)."""
+    """(the first difference between the SavedModel, run by TensorFlow, and Keras's reference, or
+    None, also when there is no SavedModel; the SavedModel as tf.saved_model.load gave it, or None)."""
     if not meta.get("saved_model"):
-        return None
+        return None, None
     try:
         loaded = tf.saved_model.load(os.path.join(outdir, meta["saved_model"]))
         out = loaded.serve([tf.constant(x.astype(bytes) if x.dtype == object else x) for x in inputs])
         got = [np.asarray(t) for t in keras.tree.flatten(out)]
     except Exception as e:  # the SavedModel does not even run in TensorFlow
-        return _whole(e)
+        return _whole(e), None
     problems = runtime_keras.ferry_compare(got, refs, ATOL, RTOL, random)
-    return problems[0] if problems else None
+    return (problems[0] if problems else None), loaded
 
 
 def _undefined_domain(plan, inputs):
@@ -523,41 +528,116 @@ def _save(outdir, prefix, name, k, array):
 FILES = {"saved_model": ("saved_model", ("savedmodel", "tflite")), "tflite": ("model.tflite", ("tflite",))}
 
 
-def _serialize(outdir, model, inputs, meta, formats=None):
+def _serialize(outdir, model, inputs, refs, random, meta, formats=None):
     """saved_model/ and model.tflite, where Keras and the TFLite converter can make them; only what
-    formats (FORMAT names; None: all) need."""
+    formats (FORMAT names; None: all) need. Returns the first difference between the SavedModel and
+    Keras's reference (_export_disagrees), or None; where there is one the test is invalid, and no
+    TFLite model is converted from a SavedModel no frontend will read."""
     tflite = _formats.wanted(formats, *FILES["tflite"][1])
     if tflite:
         meta["tflite"] = None  # its place in meta.json, before the SavedModel's, as it always had
+    loaded, disagree = None, None
     if _formats.wanted(formats, *FILES["saved_model"][1]):
         _make_saved_model(outdir, model, inputs, meta)
-    if tflite:
-        _make_tflite(outdir, meta)
+        if SLOW:  # as wrap was: converted first, checked after
+            if tflite:
+                _make_tflite(outdir, meta)
+            return _export_disagrees(outdir, meta, inputs, refs, random)[0]
+        disagree, loaded = _export_disagrees(outdir, meta, inputs, refs, random)
+    if tflite and not disagree:
+        _make_tflite(outdir, meta, loaded)
+    return disagree
 
 
 def _make_saved_model(outdir, model, inputs, meta):
     path = os.path.join(outdir, "saved_model")
     shutil.rmtree(path, ignore_errors=True)
     try:
-        ferry_export(model, inputs, path)
+        (ferry_export if SLOW else _export)(model, inputs, path)
         meta["saved_model"] = "saved_model"
     except Exception as e:  # Keras cannot export this layer: the frontends that read it skip it
         meta["saved_model"] = None
         meta["saved_model_error"] = _whole(e)
 
 
-def _make_tflite(outdir, meta):
+def _export(model, inputs, path):
+    """ferry_export's SavedModel, less two of the three traces of the model that Keras's export
+    makes: a fifth of the time of a wrap.
+    - model.export walks the model's attributes for the lookup tables it must save with it (the
+      walk of SavedModel's AutoTrackable, by dir() and getattr), and a Keras model's
+      _default_save_signature is a property that makes a tf.function of the model (autograph
+      included) on every read; the walk traces it, then keeps none of it (its children leave
+      functions out), and model.export saves its own serving function, not that one. The property
+      reads as None for the length of the export, as it does for a layer that is not a model.
+    - model.export traces its serving function to list the variables it reads, then
+      tf.saved_model.save traces it again: a function traced inside a save is cached apart from
+      one traced outside it. The listing is done inside a save context of the options the save
+      will have (model.export's: the defaults), so the save finds the function it would have traced.
+    What is saved is the same."""
+    prop = TFLayer.__dict__["_default_save_signature"]
+    listing = saved_model_export_archive._list_variables_used_by_fns
+
+    def listing_as_saved(fns):
+        with save_context.save_context(tf.saved_model.SaveOptions()):
+            return listing(fns)
+    TFLayer._default_save_signature = None
+    saved_model_export_archive._list_variables_used_by_fns = listing_as_saved
+    try:
+        return ferry_export(model, inputs, path)
+    finally:
+        TFLayer._default_save_signature = prop
+        saved_model_export_archive._list_variables_used_by_fns = listing
+
+
+def _make_tflite(outdir, meta, loaded=None):
+    """model.tflite from saved_model/; loaded is the SavedModel as tf.saved_model.load gave it, where
+    the caller has it (None: loaded here)."""
     meta["tflite"] = None
     if not meta.get("saved_model"):
         meta["tflite_error"] = "no SavedModel"
         return
     try:
-        flatbuffer = ferry_tflite(os.path.join(outdir, meta["saved_model"]))
+        path = os.path.join(outdir, meta["saved_model"])
+        flatbuffer = ferry_tflite(path) if SLOW else _convert_tflite(path, loaded)
         with open(os.path.join(outdir, "model.tflite"), "wb") as f:
             f.write(flatbuffer)
         meta["tflite"] = "model.tflite"
     except Exception as e:  # the converter rejects it: TVM's TFLite frontend has nothing to read
         meta["tflite_error"] = _whole(e)
+
+
+def _convert_tflite(path, loaded=None):
+    """The SavedModel in path converted as ferry_tflite converts it (the same converter and options:
+    the same flatbuffer byte for byte, the same errors; tests/unit/keras_export.py compares
+    them), at half the cost. TFLiteConverter.from_saved_model loads the SavedModel with
+    tf.saved_model.load to find its serving signature, and convert() loads it again for the debug
+    information of its error messages, then runs a full garbage collection: two loads that rebuild
+    every function in it, half the time of a conversion of a docstring example. Here the SavedModel
+    is loaded once, or not at all where the caller loaded it to check it (loaded), its signature is
+    the one model.export names, and the rest is convert()'s own code."""
+    if loaded is None:
+        loaded = tf.saved_model.load(path)
+    lite.TFLiteConverterBase._set_original_model_type(lite.conversion_metadata_fb.ModelType.TF_SAVED_MODEL)
+    converter = _LoadedConverter(path, loaded)
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]  # as ferry_tflite
+    return converter.convert()
+
+
+class _LoadedConverter(lite.TFLiteSavedModelConverterV2):
+    """TFLite's converter of a SavedModel, as from_saved_model makes it for a SavedModel of
+    model.export (its "serve" endpoint converted as "serving_default"), reading the debug
+    information from the SavedModel already loaded."""
+
+    def __init__(self, path, loaded):
+        super().__init__(path, {tag_constants.SERVING}, ["serving_default"])
+        self._loaded = loaded
+
+    @lite._export_metrics  # what convert() is wrapped in: the flatbuffer's conversion metadata
+    def convert(self):
+        graph_def, _, _ = self._load_saved_model(self.saved_model_dir, self._saved_model_tags)
+        self._debug_info = lite._get_debug_info(lite._convert_debug_info_func(self._loaded.graph_debug_info),
+                                                graph_def)
+        return self._convert_from_saved_model(graph_def)
 
 
 def _make_later(testdir, which):
@@ -589,7 +669,7 @@ def _make_later(testdir, which):
             meta["saved_model"], meta["saved_model_error"] = None, _whole(e)
             return
         _make_saved_model(testdir, model, inputs, meta)
-        disagree = _export_disagrees(testdir, meta, inputs, refs, meta.get("random", False))
+        disagree, _ = _export_disagrees(testdir, meta, inputs, refs, meta.get("random", False))
         if disagree:
             shutil.rmtree(os.path.join(testdir, "saved_model"), ignore_errors=True)
             meta["saved_model"] = None

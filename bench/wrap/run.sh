@@ -5,13 +5,16 @@
 # The samples: PyTorch's modules suite (convolutions, normalizations, poolings) and OpInfo
 # functions, Keras's docstring examples, harvested once into WORKDIR (kept for the next run), each
 # sorted by id and cut to its first lines: BENCH_TORCH_MODULES (default 150) and BENCH_TORCH_OPINFO
-# (default 450) of PyTorch's, BENCH_KERAS (default 60) of Keras's. A sample that small is wrapped in
+# (default 450) of PyTorch's, BENCH_KERAS (default 60) of Keras's; BENCH_LIBS (default "torch keras")
+# names the libraries benchmarked (BENCH_LIBS=keras: Keras alone). A sample that small is wrapped in
 # a minute or two, so a worker's start (importing torch or TensorFlow: seconds, tens of seconds on
 # a busy machine) weighs in every run, before and after alike.
 # Each sample is wrapped three times with -j JOBS (default: the number of cores):
 #   before     FERRY_WRAP_SLOW=1, every format: the path and settings wrap had before
 #   after      every format (ferry wrap without --frontend)
-#   after -F   only the formats of the frontends named (BENCH_TORCH_FE, BENCH_KERAS_FE)
+#   after -F   only the formats of the frontends named (BENCH_TORCH_FE, BENCH_KERAS_FE; Keras's by
+#              default the main job's four, scripts/main: openvino-tf, tvm-tflite, tflite, xla-tf,
+#              which read every format Keras makes)
 # and prints instances per second and the ratios against before. Each run's wall clock includes
 # the workers' start (importing torch or TensorFlow), the same before and after: a fourth run wraps
 # JOBS instances alone (one per worker: the start and one instance), and the ratios are printed
@@ -30,25 +33,30 @@ nmodules=${BENCH_TORCH_MODULES:-150}
 nopinfo=${BENCH_TORCH_OPINFO:-450}
 nkeras=${BENCH_KERAS:-60}
 torch_fe=${BENCH_TORCH_FE:-openvino-pytorch,inductor,openvino-fx,torch-onnx-ort}
-keras_fe=${BENCH_KERAS_FE:-openvino-tf,xla-tf,tflite}
+keras_fe=${BENCH_KERAS_FE:-openvino-tf,tvm-tflite,tflite,xla-tf}
+libs=${BENCH_LIBS:-torch keras}
 mkdir -p "$work"
 
-if [ ! -s "$work/torch-modules.jsonl" ]; then
+case " $libs " in *" torch "*) torch=1 ;; *) torch=0 ;; esac
+case " $libs " in *" keras "*) keras=1 ;; *) keras=0 ;; esac
+if [ "$torch" = 1 ] && [ ! -s "$work/torch-modules.jsonl" ]; then
 	"$ferry" harvest torch --suite modules -f 'torch.nn.Conv*' -f 'torch.nn.*Norm*' -f 'torch.nn.*Pool*' \
 		-q -o "$work/torch-modules.jsonl" >/dev/null
 fi
-if [ ! -s "$work/torch-opinfo.jsonl" ]; then
+if [ "$torch" = 1 ] && [ ! -s "$work/torch-opinfo.jsonl" ]; then
 	"$ferry" harvest torch --suite opinfo -f 'torch.nn.functional.[a-e]*' -f 'torch.[a-c]*' \
 		-q -o "$work/torch-opinfo.jsonl" >/dev/null
 fi
-if [ ! -s "$work/keras-corpus.jsonl" ]; then
+if [ "$keras" = 1 ] && [ ! -s "$work/keras-corpus.jsonl" ]; then
 	"$ferry" harvest keras --suite docstrings -q -o "$work/keras-corpus.jsonl" >/dev/null
 fi
-{
-	LC_ALL=C sort "$work/torch-modules.jsonl" | head -n "$nmodules"
-	LC_ALL=C sort "$work/torch-opinfo.jsonl" | head -n "$nopinfo"
-} > "$work/torch.jsonl"
-LC_ALL=C sort "$work/keras-corpus.jsonl" | head -n "$nkeras" > "$work/keras.jsonl"
+if [ "$torch" = 1 ]; then
+	{
+		LC_ALL=C sort "$work/torch-modules.jsonl" | head -n "$nmodules"
+		LC_ALL=C sort "$work/torch-opinfo.jsonl" | head -n "$nopinfo"
+	} > "$work/torch.jsonl"
+fi
+[ "$keras" = 0 ] || LC_ALL=C sort "$work/keras-corpus.jsonl" | head -n "$nkeras" > "$work/keras.jsonl"
 
 # wrap LABEL SAMPLE [options]: wrap SAMPLE into WORKDIR/LABEL; print the wall clock and the CPU time
 # of ferry and its workers (less sensitive than the wall clock to what else the machine runs)
@@ -89,7 +97,7 @@ steady() {
 echo "bench-wrap: $(nproc) cores, -j $jobs, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$work/rates.txt"
 status=0
-for lib in torch keras; do
+for lib in $libs; do
 	if [ "$lib" = torch ]; then fe=$torch_fe; else fe=$keras_fe; fi
 	echo "$lib ($(wc -l < "$work/$lib.jsonl") instances; after -F: $fe):"
 	FERRY_WRAP_SLOW=1 wrap "$lib-before" "$work/$lib.jsonl"
