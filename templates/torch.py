@@ -44,13 +44,25 @@ import os
 import re
 import warnings
 
-import numpy as np
-import torch
+# FERRY_WRAP_SLOW=1: wrap as it was before its speed-ups (bench/wrap/run.sh times both ways).
+SLOW = bool(os.environ.get("FERRY_WRAP_SLOW"))
 
-from ferry.extract import values as ferry_values
-from ferry.templates import _formats
-from ferry.templates.runtime_torch import STORED as _STORED
-from ferry.templates.runtime_torch import (  # noqa: F401
+# PyTorch's OpenMP threads spin between the small parallel regions of an instance's operators, and
+# with a wrap worker per core they spin on the core another worker needs: the reference runs took 6
+# times as long (5.4 ms an instance against 0.9). Passive threads sleep instead. The team and its
+# split of the work stay the same, so the references are the same to the bit (a single thread would
+# sum in another order). libgomp reads this once, when torch loads it: so before importing torch,
+# and only where nothing imported it first (then it has no effect).
+if not SLOW:
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from ferry.extract import values as ferry_values  # noqa: E402
+from ferry.templates import _formats  # noqa: E402
+from ferry.templates.runtime_torch import STORED as _STORED  # noqa: E402
+from ferry.templates.runtime_torch import (  # noqa: E402, F401
     FerryConst,
     FerrySlot,
     ferry_array,
