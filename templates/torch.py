@@ -53,12 +53,17 @@ SLOW = bool(os.environ.get("FERRY_WRAP_SLOW"))
 # times as long (5.4 ms an instance against 0.9). Passive threads sleep instead. The team and its
 # split of the work stay the same, so the references are the same to the bit (a single thread would
 # sum in another order). libgomp reads this once, when torch loads it: so before importing torch,
-# and only where nothing imported it first (then it has no effect).
-if not SLOW:
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# and only where nothing imported it first (the adapters import torch before this: no effect there).
+# Taken out of the environment again, so that no process this one starts inherits it.
+_PASSIVE = not SLOW and "OMP_WAIT_POLICY" not in os.environ
+if _PASSIVE:
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+
+if _PASSIVE:
+    del os.environ["OMP_WAIT_POLICY"]
 
 from ferry.extract import values as ferry_values  # noqa: E402
 from ferry.templates import _formats  # noqa: E402
