@@ -8,7 +8,9 @@ error saying why). A later ferry run with a frontend that reads an absent format
 that frontend's worker, from record.json (make_later): the same module or model, built the same
 seeded way, so the file is the one wrap would have made. Two workers of two frontends may want the
 same test directory at once: the making is done under a lock on the directory, and meta.json is
-replaced whole (a reader sees the old one or the new one, never half of one).
+replaced whole (a reader sees the old one or the new one, never half of one). A file made but
+found unusable when a frontend reads it (a PyTorch ExportedProgram that does not load back) is marked
+so the same way (update).
 """
 
 import fcntl
@@ -45,14 +47,27 @@ def make_later(testdir, which, make):
     """meta.json of testdir once the file which is there or known to be impossible: where wrap left
     it, make(meta) fills meta in (the file's key, or the key null and "<which>_error") and writes
     the file, under the directory's lock, and meta.json is replaced. Returns the meta it read or made."""
+    return _locked(testdir, lambda meta: left(meta, which), make)
+
+
+def update(testdir, which, change):
+    """meta.json of testdir once change(meta) has changed what it says of the file which, under the
+    directory's lock (a frontend's worker that found the file made but unusable: the key null and
+    "<which>_error"), unless another worker already said the file is missing. Returns the meta."""
+    return _locked(testdir, lambda meta: bool(meta.get(which)), change)
+
+
+def _locked(testdir, needed, change):
+    """Under testdir's lock: meta.json read, and where needed(meta), changed by change(meta) and
+    replaced whole. Returns the meta read or changed."""
     fd = os.open(testdir, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # another frontend's worker may be making the same file
         path = os.path.join(testdir, "meta.json")
         with open(path) as f:
             meta = json.load(f)
-        if left(meta, which):
-            make(meta)
+        if needed(meta):
+            change(meta)
             tmp = f"{path}.{os.getpid()}.tmp"
             with open(tmp, "w") as f:
                 json.dump(meta, f, indent=1)

@@ -12,9 +12,10 @@
 # Each sample is wrapped three times with -j JOBS (default: the number of cores):
 #   before     FERRY_WRAP_SLOW=1, every format: the path and settings wrap had before
 #   after      every format (ferry wrap without --frontend)
-#   after -F   only the formats of the frontends named (BENCH_TORCH_FE, BENCH_KERAS_FE; Keras's by
-#              default the main job's four, scripts/main: openvino-tf, tvm-tflite, tflite, xla-tf,
-#              which read every format Keras makes)
+#   after -F   only the formats of the frontends named (BENCH_TORCH_FE, BENCH_KERAS_FE; by default
+#              the main job's, scripts/main: PyTorch's six, which read every PyTorch format, ts, pt2
+#              and json; Keras's four, openvino-tf, tvm-tflite, tflite, xla-tf, which read every
+#              format Keras makes)
 # and prints instances per second and the ratios against before. Each run's wall clock includes
 # the workers' start (importing torch or TensorFlow), the same before and after: a fourth run wraps
 # JOBS instances alone (one per worker: the start and one instance), and the ratios are printed
@@ -32,7 +33,7 @@ jobs=${JOBS:-$(nproc)}
 nmodules=${BENCH_TORCH_MODULES:-150}
 nopinfo=${BENCH_TORCH_OPINFO:-450}
 nkeras=${BENCH_KERAS:-60}
-torch_fe=${BENCH_TORCH_FE:-openvino-pytorch,inductor,openvino-fx,torch-onnx-ort}
+torch_fe=${BENCH_TORCH_FE:-openvino-pytorch,openvino-export,openvino-fx,tvm-pytorch,inductor,torch-onnx-ort}
 keras_fe=${BENCH_KERAS_FE:-openvino-tf,tvm-tflite,tflite,xla-tf}
 libs=${BENCH_LIBS:-torch keras}
 mkdir -p "$work"
