@@ -3,10 +3,14 @@
  * of before results kept their tolerance: tests/data/stores/schema1.db), and the probes of what a
  * frontend supports, per release (the support table), and ferry reduce's reductions (schema 4). The test reads the store
  * with SQL of its own, as an outsider checking what the store module wrote. */
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -33,6 +37,76 @@ static int first_reduction(void *ctx, const struct db_reduction *r, struct err *
 	snprintf(ctx, 64, "%s %lld %lld %lld %s", r->status, r->nodes_before, r->nodes_after, r->candidates,
 		 r->ops ? r->ops : "-");
 	return 0;
+}
+
+/* A process that holds the store's lock for ms milliseconds (as a child a killed writer forked
+ * holds it until it execs); returns its pid once it holds it. */
+static pid_t hold_lock(const char *path, int ms)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(path, O_RDONLY);
+
+		if (fd < 0 || flock(fd, LOCK_EX) < 0 || write(p[1], "x", 1) != 1)
+			_exit(1);
+		usleep((useconds_t)ms * 1000);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1)
+		pid = -1;
+	close(p[0]);
+	return pid;
+}
+
+/* Note a writer in the store as db_lock does: "pid N, 'command'". */
+static void note_writer(const char *path, long pid)
+{
+	sqlite3 *h = NULL;
+	char *sql = xasprintf("INSERT OR REPLACE INTO meta(key, value) VALUES('writer', 'pid %ld, ''ferry run''')", pid);
+
+	sqlite3_open(path, &h);
+	sqlite3_exec(h, sql, NULL, NULL, NULL);
+	sqlite3_close(h);
+	free(sql);
+}
+
+/* One writer: a live one's lock refuses a second at once, naming it; the lock a writer that has
+ * ended leaves in a child of its for a moment is waited for. */
+static void test_lock(const char *path)
+{
+	struct db d = DB_INIT;
+	struct err e = ERR_INIT;
+	pid_t holder, dead;
+	int ws;
+
+	holder = hold_lock(path, 5000);
+	note_writer(path, (long)holder);
+	ok(db_open(&d, path, DB_WRITE, &e) == 0 && db_lock(&d, "ferry run", &e) < 0 && e.code == EXIT_ENV &&
+	   strstr(e.msg, "being written by another ferry (pid "), "a live writer's lock is refused: %s", e.msg);
+	err_release(&e);
+	db_close(&d);
+	kill(holder, SIGKILL);
+	waitpid(holder, &ws, 0);
+
+	dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, &ws, 0);
+	holder = hold_lock(path, 300);
+	note_writer(path, (long)dead);
+	ok(holder > 0 && db_open(&d, path, DB_WRITE, &e) == 0 && db_lock(&d, "ferry run", &e) == 0,
+	   "the lock of a writer that has ended, held a moment longer by another process, is waited for%s",
+	   e.msg);
+	err_release(&e);
+	db_close(&d);
+	waitpid(holder, &ws, 0);
 }
 
 /* The schema the file says it has, read without the store module. */
@@ -182,7 +256,7 @@ int main(void)
 	long long run = 0;
 	const char *rec = "{\"op\":\"Relu\",\"library\":\"onnx\"}";
 
-	plan(66);
+	plan(68);
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof(path), "%s/results.db", dir);
@@ -354,6 +428,7 @@ int main(void)
 	}
 	db_close(&d);
 	is_int(count_schema(path), 6, "the file says schema 6");
+	test_lock(path);
 
 	unlink(path);
 	snprintf(text, sizeof(text), "%s/results.db-wal", dir);
