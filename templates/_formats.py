@@ -16,6 +16,7 @@ so the same way (update).
 import fcntl
 import json
 import os
+import warnings
 
 
 def requested(record):
@@ -45,9 +46,17 @@ def left(meta, which):
 
 def make_later(testdir, which, make):
     """meta.json of testdir once the file which is there or known to be impossible: where wrap left
-    it, make(meta) fills meta in (the file's key, or the key null and "<which>_error") and writes
-    the file, under the directory's lock, and meta.json is replaced. Returns the meta it read or made."""
-    return _locked(testdir, lambda meta: left(meta, which), make)
+    it, make(meta, record) fills meta in (the file's key, or the key null and "<which>_error") and
+    writes the file, with record the instance as wrap saved it (record.json) and the library's
+    warnings silenced as at wrap, under the directory's lock, and meta.json is replaced. Returns the
+    meta it read or made."""
+    def from_record(meta):
+        with open(os.path.join(testdir, "record.json")) as f:
+            record = json.load(f)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            make(meta, record)
+    return _locked(testdir, lambda meta: left(meta, which), from_record)
 
 
 def update(testdir, which, change):

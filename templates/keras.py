@@ -645,20 +645,16 @@ def _make_later(testdir, which):
     left out is made, as wrap makes it: the model rebuilt from record.json, as seeded. A SavedModel
     made now is checked against Keras as wrap checks it; where they disagree it is no model (the
     instance would have been invalid at wrap)."""
-    def make(meta):
-        with open(os.path.join(testdir, "record.json")) as f:
-            record = json.load(f)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                if which == "tflite" and _formats.left(meta, "saved_model"):
-                    make_saved_model(meta, record)
-                if which == "saved_model":
-                    make_saved_model(meta, record)
-                else:
-                    _make_tflite(testdir, meta)
-            finally:
-                keras.utils.clear_session()
+    def make(meta, record):
+        try:
+            if which == "tflite" and _formats.left(meta, "saved_model"):
+                make_saved_model(meta, record)
+            if which == "saved_model":
+                make_saved_model(meta, record)
+            else:
+                _make_tflite(testdir, meta)
+        finally:
+            keras.utils.clear_session()
 
     def make_saved_model(meta, record):
         try:

@@ -889,18 +889,14 @@ def _make_export(outdir, plan, inputs, meta):
 def _make_later(testdir, which):
     """The meta of testdir once the file which ("torchscript", "export") that ferry wrap --frontend
     left out is made, as wrap makes it: the module and inputs rebuilt from record.json, as seeded."""
-    def make(meta):
-        with open(os.path.join(testdir, "record.json")) as f:
-            record = json.load(f)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                plan = _Plan(record, meta.get("weights", "input"))
-                inputs = plan.inputs()
-            except Exception as e:  # the record built at wrap; it should again
-                meta[which], meta[f"{which}_error"] = None, _whole(e)
-                return
-            (_make_torchscript if which == "torchscript" else _make_export)(testdir, plan, inputs, meta)
+    def make(meta, record):
+        try:
+            plan = _Plan(record, meta.get("weights", "input"))
+            inputs = plan.inputs()
+        except Exception as e:  # the record built at wrap; it should again
+            meta[which], meta[f"{which}_error"] = None, _whole(e)
+            return
+        (_make_torchscript if which == "torchscript" else _make_export)(testdir, plan, inputs, meta)
     return _formats.make_later(testdir, which, make)
 
 
