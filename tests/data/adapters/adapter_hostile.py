@@ -72,34 +72,59 @@ def _pidfile(op, pid):
     os.rename(path + ".tmp", path)
 
 
+def _started(ready_w):
+    """Says that the child has written its pid file, and so is past the point where it could be
+    killed unseen: the run kills every stray it finds whenever a worker stops, and on a fast machine
+    it could otherwise end before the child got that far, and the check that nothing outlives the
+    run would pass without a child to check."""
+    os.write(ready_w, b"!")
+    os.close(ready_w)
+
+
+def _wait_started(ready_r, ready_w):
+    os.close(ready_w)
+    os.read(ready_r, 1)
+    os.close(ready_r)
+
+
 def _setsid_child(op):
-    """A child in a session of its own, outside the worker's process group; the worker goes on."""
+    """A child in a session of its own, outside the worker's process group; the worker goes on once
+    the child has written its pid file."""
+    ready_r, ready_w = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
+            os.close(ready_r)
             os.setsid()
             _pidfile(op, os.getpid())
+            _started(ready_w)
             while True:
                 time.sleep(1)
         finally:
             os._exit(0)
+    _wait_started(ready_r, ready_w)
 
 
 def _daemon(op):
-    """The classic double fork: the grandchild's parent exits at once, orphaning it."""
+    """The classic double fork: the grandchild's parent exits, orphaning it. It exits only once the
+    grandchild has written its pid file: an orphan is the run's stray from then on."""
     pid = os.fork()
     if pid == 0:
         try:
+            ready_r, ready_w = os.pipe()
             os.setsid()
             if os.fork() == 0:
+                os.close(ready_r)
                 signal.signal(signal.SIGPIPE, signal.SIG_IGN)
                 _pidfile(op, os.getpid())
+                _started(ready_w)
                 while True:
                     try:
                         os.write(2, b"hostile daemon: still here\n")
                     except OSError:
                         pass
                     time.sleep(0.2)
+            _wait_started(ready_r, ready_w)
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
