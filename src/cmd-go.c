@@ -4,6 +4,8 @@
  * harvest its tests into DIR/LIBRARY/corpus.jsonl, rank the corpus for each frontend (against that
  * frontend's own test counts where ferry ships them; frontends that share counts share a queue),
  * take a sample down each queue (--per-op K spreads it across operators, --limit N bounds it),
+ * with --vary K derive up to K variants of each test of the samples (ferry vary) and with
+ * --generate N generate N ONNX graphs (ferry generate), each ranked apart and run after the sample,
  * wrap only what will run, run every frontend into DIR/LIBRARY/results.db, group the failures into
  * bugs (DIR/LIBRARY/bugs.txt) and write the report and its reproducers. Each stage whose output is
  * current is skipped and says so; every stage keeps what it finished, so Ctrl-C loses nothing and
@@ -17,6 +19,7 @@
  * second copy of it here would drift from it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +41,7 @@
 #include "py.h"
 #include "rank.h"
 #include "runopts.h"
+#include "spec.h"
 #include "strmap.h"
 #include "wrap.h"
 #include "xalloc.h"
@@ -46,20 +50,23 @@ static const char usage[] =
 	"usage: ferry go [LIBRARY...] -F LIST [-o DIR] [options]\n"
 	"\n"
 	"From the tests of LIBRARY (onnx, torch, keras; default: the libraries of the frontends) to a\n"
-	"bug list, in the project directory DIR: harvest, rank, wrap what will run, run each frontend,\n"
-	"bugs, report. Each library's files go to DIR/LIBRARY/. A stage whose output is current is\n"
-	"skipped; the same command run again goes on where it stopped.\n";
+	"bug list, in the project directory DIR: harvest, rank, (vary, generate,) wrap what will run,\n"
+	"run each frontend, bugs, report. Each library's files go to DIR/LIBRARY/. A stage whose output\n"
+	"is current is skipped; the same command run again goes on where it stopped.\n";
 
 static const char more[] =
 	"Files, in DIR/LIBRARY/: corpus.jsonl (harvest), queue.jsonl and queue-COUNTS.jsonl (one per\n"
 	"counts file, ranked), sample.ids and sample-COUNTS.ids (what runs, one id per line), wrapped/,\n"
-	"results.db, bugs.txt (ferry bugs), report.txt and reproducers/ (ferry report -o).\n"
+	"results.db, bugs.txt (ferry bugs), report.txt and reproducers/ (ferry report -o); with --vary,\n"
+	"vary-parents.jsonl (the samples' tests), variants.jsonl and queue-variants*.jsonl; with\n"
+	"--generate, generated.jsonl and queue-generated*.jsonl. The variants and graphs run after the\n"
+	"sample, in their queues' order: -n and --per-op bound the harvested tests only.\n"
 	"The frontends' counts: ort onnxruntime-cpu, tvm-onnx tvm-relax-onnx, iree-onnx iree-onnx,\n"
 	"tvm-pytorch tvm-relax-torch (corpora/counts/); the others rank without counts.\n";
 
 static const char *output, *counts_opt, *tolerances_opt;
 static struct opts_list suites;
-static int per_op, limit, quiet;
+static int per_op, limit, quiet, vary_k, generate_n;
 static double budget;
 
 static int parse_frontends(void *value, const char *list, struct err *e)
@@ -86,6 +93,10 @@ static const struct opt options[] = {
 	OPT_INT('n', "limit", "N", "run the top N tests of each frontend's queue (after --per-op)", &limit, 1,
 		1 << 30),
 	OPT_INT(0, "per-op", "K", "take at most K tests of an operator down each queue", &per_op, 1, 1 << 30),
+	OPT_INT(0, "vary", "K", "also run up to K variants of each test of the sample (ferry vary; default 0)",
+		&vary_k, 0, 1000),
+	OPT_INT(0, "generate", "N", "onnx: also run N generated graphs (ferry generate --seed 1; default 0)",
+		&generate_n, 0, 1000000),
 	OPT_SECONDS(0, "budget", "SECS", "start no test after SECS seconds from the start of the command", &budget),
 	OPT_STRING(0, "counts", "FILE", "rank every queue against these counts (default: each frontend's own)",
 		   &counts_opt),
@@ -114,20 +125,34 @@ static const struct {
 
 #define MAX_LIBRARIES 3
 
+/* The opset go generates graphs at: ferry generate's default. */
+#define GO_OPSET 17
+
+/* What runs beside the harvested tests, each from a corpus of its own, ranked apart and run after
+ * the sample: the variants of the sample's tests (--vary), and generated graphs (--generate). */
+enum extra { EXTRA_VARIANTS, EXTRA_GENERATED, EXTRA_COUNT };
+
+static const char *const extra_name[EXTRA_COUNT] = { "variants", "generated" };
+
 /* Frontends that share a queue: the same counts. */
 struct group {
 	char *counts;           /* the counts file, or NULL */
 	char *queue, *stamp, *ids;
+	char *xqueue[EXTRA_COUNT], *xstamp[EXTRA_COUNT];
 	struct frontend fes[RUNOPTS_MAX_FRONTENDS];  /* shallow copies of runopts.fes */
 	size_t nfes;
-	char **sample;          /* the ids to run, queue order */
+	char **sample;          /* the ids to run, queue order: the harvested tests', then the extras' */
 	size_t nsample, cap;
+	size_t nharvested;      /* of them, from the corpus */
+	struct strmap in_sample;
 	size_t runnable;        /* queue entries that can run (before --per-op and --limit) */
 };
 
 struct go {
 	const char *library;
 	char *dir, *corpus, *wrapdir, *store;
+	char *extra[EXTRA_COUNT];   /* the extras' corpora, NULL where none is made */
+	char *parents;              /* the samples' tests, vary's corpus */
 	struct group groups[RUNOPTS_MAX_FRONTENDS];
 	size_t ngroups;
 	double start;
@@ -279,7 +304,10 @@ static void on_bad_line(void *ctx, const struct err *e)
 		cmd_warn("%s", e->msg);
 }
 
-static int rank_queue(struct go *g, struct group *q, struct err *e)
+/* Rank corpus into queue (against the group's counts), the instances that sel selects (NULL:
+ * every one). what names the corpus in the line said ("" for the harvested one). */
+static int rank_queue(struct go *g, struct group *q, const char *corpus, const char *queue,
+		      const struct select *sel, const char *what, struct err *e)
 {
 	struct rank_set s;
 	struct rank_opts o = RANK_OPTS_INIT;
@@ -296,22 +324,22 @@ static int rank_queue(struct go *g, struct group *q, struct err *e)
 			goto out;
 		o.counts = &c;
 	}
-	s.select = &runopts.select;
-	if (rank_set_load(&s, g->corpus, on_bad_line, &shown, &nbad, e) < 0)
+	s.select = sel;
+	if (rank_set_load(&s, corpus, on_bad_line, &shown, &nbad, e) < 0)
 		goto out;
-	if (!s.n) {
-		char *sel = select_describe(&runopts.select);
+	if (!s.n && !*what) {
+		char *d = select_describe(&runopts.select);
 
-		err_set(e, EXIT_INPUT, "'%s' holds no instance records%s%s: nothing to rank", g->corpus,
-			*sel ? " that " : "", *sel ? sel : "");
-		free(sel);
+		err_set(e, EXIT_INPUT, "'%s' holds no instance records%s%s: nothing to rank", corpus,
+			*d ? " that " : "", *d ? d : "");
+		free(d);
 		goto out;
 	}
-	if (rank_run(&s, &o, &rq, &st, e) < 0 || rank_queue_write(&s, &rq, q->queue, e) < 0)
+	if ((s.n && rank_run(&s, &o, &rq, &st, e) < 0) || rank_queue_write(&s, &rq, queue, e) < 0)
 		goto out;
-	say("rank %s%s%s: %zu instances of %zu operators, %zu can run -> %s\n", g->library,
-	    q->counts ? " against " : "", q->counts ? esc_str(q->counts) : "", s.n, st.ops, st.tier[RANK_TIER_OK],
-	    esc_str(q->queue));
+	say("rank %s%s%s%s%s: %zu instances of %zu operators, %zu can run -> %s\n", g->library, *what ? " " : "",
+	    what, q->counts ? " against " : "", q->counts ? esc_str(q->counts) : "", s.n, s.n ? st.ops : 0,
+	    s.n ? st.tier[RANK_TIER_OK] : 0, esc_str(queue));
 	r = 0;
 out:
 	rank_queue_release(&rq);
@@ -320,32 +348,46 @@ out:
 	return r;
 }
 
-/* The queue (ranked again unless current), then the sample down it: what can run, --per-op K of
- * an operator at most, the top --limit N. */
-static int stage_rank(struct go *g, struct group *q, struct err *e)
+/* The queue of corpus, ranked again unless current: it exists, was ranked with the same counts
+ * and selection, and is newer than the corpus. */
+static int current_queue(struct go *g, struct group *q, const char *corpus, const char *queue,
+			 const char *stamp, const struct select *sel, const char *what, struct err *e)
 {
-	char *sel = select_describe(&runopts.select);
-	char *want = xasprintf("rank %s%s%s\n", q->counts ? q->counts : "(no counts)", *sel ? " " : "", sel);
+	char *d = sel ? select_describe(sel) : xstrdup("");
+	char *want = xasprintf("rank %s%s%s\n", q->counts ? q->counts : "(no counts)", *d ? " " : "", d);
+	int r = 0;
+
+	if (fs_exists(queue) && stamp_is(stamp, want) && newer_or_same(queue, corpus))
+		say("rank %s%s%s%s%s: current ('%s'), skipped\n", g->library, *what ? " " : "", what,
+		    q->counts ? " against " : "", q->counts ? esc_str(q->counts) : "", esc_str(queue));
+	else if (rank_queue(g, q, corpus, queue, sel, what, e) < 0 || fs_write_atomic(stamp, want, strlen(want), e) < 0)
+		r = -1;
+	free(want);
+	free(d);
+	return r;
+}
+
+/* Add the queue's tests that can run to the group's sample, down the queue: the harvested ones
+ * (kind < 0) --per-op K of an operator at most and the top --limit N; a variant only when its
+ * parent (parent_of) is among the group's harvested tests; a generated graph always. How many
+ * were taken, and how many could run, into *took and *could. */
+static int take_sample(struct group *q, const char *queue, int kind, const struct strmap *parent_of, size_t *took,
+		       size_t *could, struct err *e)
+{
 	struct strmap per = STRMAP_INIT;
 	struct jsonl_reader r;
 	struct err bad = ERR_INIT;
-	struct buf ids = BUF_INIT;
 	enum jsonl_status st;
 	cJSON *j;
 	int ret = -1;
 
-	if (fs_exists(q->queue) && stamp_is(q->stamp, want) && newer_or_same(q->queue, g->corpus)) {
-		say("rank %s%s%s: current ('%s'), skipped\n", g->library, q->counts ? " against " : "",
-		    q->counts ? esc_str(q->counts) : "", esc_str(q->queue));
-	} else {
-		if (rank_queue(g, q, e) < 0 || fs_write_atomic(q->stamp, want, strlen(want), e) < 0)
-			goto out;
-	}
-	if (jsonl_open(&r, q->queue, e) < 0)
+	*took = *could = 0;
+	if (jsonl_open(&r, queue, e) < 0)
 		goto out;
 	while ((st = jsonl_next_json(&r, &j, &bad)) != JSONL_END) {
 		const cJSON *id, *op, *status;
-		struct strmap_entry *n;
+		struct strmap_entry *n, *p;
+		int created;
 
 		if (st == JSONL_FAIL) {
 			*e = bad;
@@ -360,31 +402,410 @@ static int stage_rank(struct go *g, struct group *q, struct err *e)
 		op = cJSON_GetObjectItemCaseSensitive(j, "op");
 		status = cJSON_GetObjectItemCaseSensitive(j, "status");
 		/* Invalid and unmigratable instances are last in a queue and never run. */
-		if (cJSON_IsString(id) && cJSON_IsString(op) && !status) {
-			q->runnable++;
-			n = strmap_get(&per, op->valuestring, NULL);
-			if ((!per_op || n->count < (size_t)per_op) && (!limit || q->nsample < (size_t)limit)) {
+		if (!cJSON_IsString(id) || !cJSON_IsString(op) || status) {
+			cJSON_Delete(j);
+			continue;
+		}
+		if (kind == EXTRA_VARIANTS) {
+			p = strmap_find(parent_of, id->valuestring);
+			if (!p || !p->ptr) {
+				cJSON_Delete(j);
+				continue;
+			}
+			n = strmap_find(&q->in_sample, p->ptr);
+			if (!n || n->count != 1) {  /* a harvested test's count is 1, an extra's 2 */
+				cJSON_Delete(j);
+				continue;
+			}
+		}
+		(*could)++;
+		n = kind < 0 ? strmap_get(&per, op->valuestring, NULL) : NULL;
+		if (!n || ((!per_op || n->count < (size_t)per_op) && (!limit || q->nsample < (size_t)limit))) {
+			if (n)
 				n->count++;
+			p = strmap_get(&q->in_sample, id->valuestring, &created);
+			if (created) {
+				p->count = kind < 0 ? 1 : 2;
 				XGROW(q->sample, q->cap, q->nsample + 1);
 				q->sample[q->nsample++] = xstrdup(id->valuestring);
-				buf_addf(&ids, "%s\n", id->valuestring);
+				(*took)++;
 			}
 		}
 		cJSON_Delete(j);
 	}
 	jsonl_close(&r);
-	if (fs_write_atomic(q->ids, ids.data ? ids.data : "", ids.len, e) < 0)
-		goto out;
-	say("sample: %zu of the %zu tests of the queue that can run%s -> %s\n", q->nsample, q->runnable,
-	    per_op || limit ? (per_op && limit ? " (--per-op, --limit)" : per_op ? " (--per-op)" : " (--limit)") : "",
-	    esc_str(q->ids));
 	ret = 0;
 out:
 	strmap_release(&per);
-	buf_release(&ids);
-	free(want);
-	free(sel);
 	return ret;
+}
+
+/* The queue (ranked again unless current), then the sample down it: what can run, --per-op K of
+ * an operator at most, the top --limit N. */
+static int stage_rank(struct go *g, struct group *q, struct err *e)
+{
+	size_t took;
+
+	if (current_queue(g, q, g->corpus, q->queue, q->stamp, &runopts.select, "", e) < 0 ||
+	    take_sample(q, q->queue, -1, NULL, &took, &q->runnable, e) < 0)
+		return -1;
+	q->nharvested = q->nsample;
+	say("sample: %zu of the %zu tests of the queue that can run%s\n", q->nsample, q->runnable,
+	    per_op || limit ? (per_op && limit ? " (--per-op, --limit)" : per_op ? " (--per-op)" : " (--limit)") : "");
+	return 0;
+}
+
+/* The sample, one id per line, into the group's ids file. */
+static int write_sample(const struct group *q, struct err *e)
+{
+	struct buf ids = BUF_INIT;
+	int r;
+
+	for (size_t i = 0; i < q->nsample; i++)
+		buf_addf(&ids, "%s\n", q->sample[i]);
+	r = fs_write_atomic(q->ids, ids.data ? ids.data : "", ids.len, e);
+	if (r == 0 && q->nsample > q->nharvested)
+		say("sample: %zu tests, %zu harvested and %zu more -> %s\n", q->nsample, q->nharvested,
+		    q->nsample - q->nharvested, esc_str(q->ids));
+	else if (r == 0)
+		say("sample -> %s\n", esc_str(q->ids));
+	buf_release(&ids);
+	return r;
+}
+
+/* --- vary and generate ------------------------------------------------------------------------- */
+
+/* The ids of a corpus file into m (nothing when it does not exist). */
+static int read_ids(const char *path, struct strmap *m, struct err *e)
+{
+	struct jsonl_reader r;
+	struct err bad = ERR_INIT;
+	enum jsonl_status st;
+	char *id;
+
+	if (!fs_exists(path))
+		return 0;
+	if (jsonl_open(&r, path, e) < 0)
+		return -1;
+	while ((st = jsonl_next_id(&r, &id, &bad)) != JSONL_END) {
+		if (st == JSONL_FAIL) {
+			*e = bad;
+			jsonl_close(&r);
+			return -1;
+		}
+		if (st == JSONL_BAD) {
+			err_release(&bad);
+			continue;
+		}
+		strmap_get(m, id, NULL);
+		free(id);
+	}
+	jsonl_close(&r);
+	return 0;
+}
+
+/* Vary the tests of every group's sample. The parents file gathers every test ever varied here
+ * (another go call with another sample adds its tests to it), so that vary runs only when there
+ * is a new parent or another K: vary itself resumes an interrupted run and skips the candidates it
+ * tried before, and a variant of a test outside the sample never runs. */
+static int stage_vary(struct go *g, struct err *e)
+{
+	struct strmap want = STRMAP_INIT, have = STRMAP_INIT;
+	struct jsonl_reader r;
+	struct buf text = BUF_INIT;
+	struct err bad = ERR_INIT;
+	enum jsonl_status st;
+	char *stamp = xasprintf("%s.args", g->extra[EXTRA_VARIANTS]), *id;
+	char *args = xasprintf("vary --per-instance %d\n", vary_k);
+	char k[16], jobs[16], secs[32];
+	const char *argv[16];
+	size_t added = 0;
+	int argc = 0, ret = -1, code;
+
+	for (size_t i = 0; i < g->ngroups; i++)
+		for (size_t n = 0; n < g->groups[i].nharvested; n++)
+			strmap_get(&want, g->groups[i].sample[n], NULL);
+	if (!want.len) {
+		say("vary %s: no test in the sample to vary\n", g->library);
+		ret = 0;
+		goto out;
+	}
+	if (read_ids(g->parents, &have, e) < 0 || (fs_exists(g->parents) && fs_read(g->parents, &text, e) < 0))
+		goto out;
+	if (jsonl_open(&r, g->corpus, e) < 0)
+		goto out;
+	while ((st = jsonl_next_id(&r, &id, &bad)) != JSONL_END) {
+		int created;
+
+		if (st == JSONL_FAIL) {
+			*e = bad;
+			jsonl_close(&r);
+			goto out;
+		}
+		if (st == JSONL_BAD) {
+			err_release(&bad);
+			continue;
+		}
+		if (strmap_find(&want, id) && (strmap_get(&have, id, &created), created)) {
+			if (text.len && text.data[text.len - 1] != '\n')
+				buf_adds(&text, "\n");
+			buf_adds(&text, r.line);
+			added++;
+		}
+		free(id);
+	}
+	jsonl_close(&r);
+	if (text.len && text.data[text.len - 1] != '\n')
+		buf_adds(&text, "\n");
+	if (added && fs_write_atomic(g->parents, text.data, text.len, e) < 0)
+		goto out;
+	if (!added && fs_exists(g->extra[EXTRA_VARIANTS]) && stamp_is(stamp, args)) {
+		say("vary %s: current ('%s'), skipped\n", g->library, esc_str(g->extra[EXTRA_VARIANTS]));
+		ret = 0;
+		goto out;
+	}
+	snprintf(k, sizeof(k), "%d", vary_k);
+	snprintf(jobs, sizeof(jobs), "%d", runopts.s.runner.jobs);
+	snprintf(secs, sizeof(secs), "%g", runopts.s.runner.timeout);
+	argv[argc++] = "vary";
+	argv[argc++] = g->parents;
+	argv[argc++] = "-o";
+	argv[argc++] = g->extra[EXTRA_VARIANTS];
+	argv[argc++] = "--per-instance";
+	argv[argc++] = k;
+	argv[argc++] = "-j";
+	argv[argc++] = jobs;
+	argv[argc++] = "-t";
+	argv[argc++] = secs;
+	if (quiet)
+		argv[argc++] = "-q";
+	argv[argc] = NULL;
+	say("vary %s: up to %d variants of each of the samples' %zu tests (%zu new) -> %s\n", g->library, vary_k,
+	    want.len, added, esc_str(g->extra[EXTRA_VARIANTS]));
+	/* No stamp while vary runs: one that stops has added its parents already, and only the
+	 * missing stamp then says that the same command must run vary again (to resume it). */
+	unlink(stamp);
+	if ((code = call(&cmd_vary_entry, NULL, argv, argc)) != EXIT_OK) {
+		err_set(e, code, "vary stopped (see above); the variants kept so far are in '%s'",
+			g->extra[EXTRA_VARIANTS]);
+		goto out;
+	}
+	if (fs_write_atomic(stamp, args, strlen(args), e) < 0)
+		goto out;
+	ret = 0;
+out:
+	strmap_release(&want);
+	strmap_release(&have);
+	buf_release(&text);
+	free(stamp);
+	free(args);
+	return ret;
+}
+
+/* The --op globs that name an operator ferry can generate at generate's default opset: generate
+ * refuses a glob that matches none, and --op may name operators with no spec. NULL when --op
+ * names none of them; "" when there is no --op. Caller frees. */
+static char *generate_ops(struct err *e)
+{
+	struct spec_set specs = SPEC_SET_INIT;
+	struct buf ops = BUF_INIT;
+	char *dir = spec_default_dir();
+	int any = 0;
+
+	if (!runopts.select.nops) {
+		free(dir);
+		return xstrdup("");
+	}
+	if (spec_load_dir(&specs, dir, e) < 0) {
+		free(dir);
+		spec_release(&specs);
+		return NULL;
+	}
+	for (size_t m = 0; m < runopts.select.nops; m++) {
+		int match = 0;
+
+		for (size_t k = 0; k < specs.nblocks && !match; k++) {
+			const struct block *b = specs.blocks[k];
+
+			if (GO_OPSET < b->opset_lo || GO_OPSET > b->opset_hi)
+				continue;
+			for (int i = 0; i < b->nops && !match; i++)
+				match = fnmatch(runopts.select.ops[m], b->ops[i], 0) == 0;
+		}
+		if (match) {
+			buf_addf(&ops, "%s%s", any ? "," : "", runopts.select.ops[m]);
+			any = 1;
+		}
+	}
+	free(dir);
+	spec_release(&specs);
+	if (!any) {
+		buf_release(&ops);
+		return NULL;
+	}
+	return buf_detach(&ops);
+}
+
+/* N graphs, the same ones for the same N and --op (the seed is fixed), unless current. */
+static int stage_generate(struct go *g, struct err *e)
+{
+	char *stamp = xasprintf("%s.args", g->extra[EXTRA_GENERATED]), *ops = NULL, *args = NULL;
+	char n[16], opset[16];
+	const char *argv[16];
+	int argc = 0, ret = -1, code;
+
+	if (runopts.select.ntests) {
+		say("generate %s: --test selects harvested tests, and generated graphs have none: skipped\n",
+		    g->library);
+		free(g->extra[EXTRA_GENERATED]);
+		g->extra[EXTRA_GENERATED] = NULL;
+		free(stamp);
+		return 0;
+	}
+	if (!(ops = generate_ops(e))) {
+		free(stamp);
+		if (e->code)
+			return -1;
+		say("generate %s: no operator of --op has a spec to generate from: skipped\n", g->library);
+		free(g->extra[EXTRA_GENERATED]);
+		g->extra[EXTRA_GENERATED] = NULL;
+		return 0;
+	}
+	args = xasprintf("generate -n %d --seed 1 --opset %d%s%s\n", generate_n, GO_OPSET, *ops ? " --ops " : "", ops);
+	if (fs_exists(g->extra[EXTRA_GENERATED]) && stamp_is(stamp, args)) {
+		say("generate %s: current ('%s'), skipped\n", g->library, esc_str(g->extra[EXTRA_GENERATED]));
+		ret = 0;
+		goto out;
+	}
+	snprintf(n, sizeof(n), "%d", generate_n);
+	snprintf(opset, sizeof(opset), "%d", GO_OPSET);
+	argv[argc++] = "generate";
+	argv[argc++] = "-o";
+	argv[argc++] = g->extra[EXTRA_GENERATED];
+	argv[argc++] = "-n";
+	argv[argc++] = n;
+	argv[argc++] = "--seed";
+	argv[argc++] = "1";
+	argv[argc++] = "--opset";
+	argv[argc++] = opset;
+	if (*ops) {
+		argv[argc++] = "--ops";
+		argv[argc++] = ops;
+	}
+	if (quiet)
+		argv[argc++] = "-q";
+	argv[argc] = NULL;
+	say("generate %s: %d graphs -> %s\n", g->library, generate_n, esc_str(g->extra[EXTRA_GENERATED]));
+	if ((code = call(&cmd_generate_entry, NULL, argv, argc)) != EXIT_OK) {
+		err_set(e, code, "generate stopped (see above)");
+		goto out;
+	}
+	if (fs_write_atomic(stamp, args, strlen(args), e) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(stamp);
+	free(ops);
+	free(args);
+	return ret;
+}
+
+/* Each variant's parent, by the variant's id (the entry's ptr, owned). */
+static int read_parents(const char *variants, struct strmap *parent_of, struct err *e)
+{
+	struct jsonl_reader r;
+	struct err bad = ERR_INIT;
+	enum jsonl_status st;
+	cJSON *j;
+
+	if (jsonl_open(&r, variants, e) < 0)
+		return -1;
+	while ((st = jsonl_next_json(&r, &j, &bad)) != JSONL_END) {
+		const cJSON *id, *v, *parent;
+
+		if (st == JSONL_FAIL) {
+			*e = bad;
+			jsonl_close(&r);
+			return -1;
+		}
+		if (st == JSONL_BAD) {
+			err_release(&bad);
+			continue;
+		}
+		id = cJSON_GetObjectItemCaseSensitive(j, "id");
+		v = cJSON_GetObjectItemCaseSensitive(j, "variant");
+		parent = cJSON_GetObjectItemCaseSensitive(v, "parent");
+		if (cJSON_IsString(id) && cJSON_IsString(parent)) {
+			struct strmap_entry *x = strmap_get(parent_of, id->valuestring, NULL);
+
+			free(x->ptr);
+			x->ptr = xstrdup(parent->valuestring);
+		}
+		cJSON_Delete(j);
+	}
+	jsonl_close(&r);
+	return 0;
+}
+
+static void release_parents(struct strmap *parent_of)
+{
+	for (size_t i = 0; i < parent_of->cap; i++)
+		if (parent_of->slots[i].key)
+			free(parent_of->slots[i].ptr);
+	strmap_release(parent_of);
+}
+
+/* The extras: vary and generate as asked, then each group's queues of them, added to its sample
+ * after the harvested tests; then every group's sample file. */
+static int stage_extras(struct go *g, struct err *e)
+{
+	struct strmap parent_of = STRMAP_INIT;
+	int r = -1;
+
+	if (vary_k) {
+		g->parents = xasprintf("%s/vary-parents.jsonl", g->dir);
+		g->extra[EXTRA_VARIANTS] = xasprintf("%s/variants.jsonl", g->dir);
+		if (stage_vary(g, e) < 0)
+			goto out;
+		if (!fs_exists(g->extra[EXTRA_VARIANTS])) {
+			free(g->extra[EXTRA_VARIANTS]);
+			g->extra[EXTRA_VARIANTS] = NULL;
+		} else if (read_parents(g->extra[EXTRA_VARIANTS], &parent_of, e) < 0) {
+			goto out;
+		}
+	}
+	if (generate_n && !strcmp(g->library, "onnx")) {
+		g->extra[EXTRA_GENERATED] = xasprintf("%s/generated.jsonl", g->dir);
+		if (stage_generate(g, e) < 0)
+			goto out;
+	} else if (generate_n) {
+		say("generate %s: ferry generates ONNX graphs only: skipped\n", g->library);
+	}
+	for (size_t k = 0; k < g->ngroups; k++) {
+		struct group *q = &g->groups[k];
+
+		for (int x = 0; x < EXTRA_COUNT; x++) {
+			size_t took, could;
+
+			if (!g->extra[x])
+				continue;
+			/* Variants are of the selected tests already; a graph's operator is "graph". */
+			if (current_queue(g, q, g->extra[x], q->xqueue[x], q->xstamp[x],
+					  x == EXTRA_VARIANTS ? &runopts.select : NULL, extra_name[x], e) < 0 ||
+			    take_sample(q, q->xqueue[x], x, &parent_of, &took, &could, e) < 0)
+				goto out;
+			if (x == EXTRA_VARIANTS)
+				say("sample: %zu variants of the sample's tests that can run\n", took);
+			else
+				say("sample: %zu of the %zu generated graphs that can run\n", took, could);
+		}
+		if (write_sample(q, e) < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	release_parents(&parent_of);
+	return r;
 }
 
 /* --- wrap -------------------------------------------------------------------------------------- */
@@ -435,7 +856,8 @@ static int go_formats(const struct go *g, struct wrap_opts *o, struct err *e)
 /* Wrap the ids of only that are not wrapped yet, with the files the run's frontends read. */
 static int stage_wrap(struct go *g, const struct strmap *only, size_t want, struct err *e)
 {
-	const char *corpora[1] = { g->corpus };
+	const char *corpora[1 + EXTRA_COUNT] = { g->corpus };
+	size_t ncorpora = 1;
 	struct wrap_opts o;
 	struct wrap w;
 	struct wrap_show sh;
@@ -444,8 +866,11 @@ static int stage_wrap(struct go *g, const struct strmap *only, size_t want, stru
 	memset(&o, 0, sizeof(o));
 	memset(&w, 0, sizeof(w));
 	memset(&sh, 0, sizeof(sh));
+	for (int x = 0; x < EXTRA_COUNT; x++)
+		if (g->extra[x])
+			corpora[ncorpora++] = g->extra[x];
 	o.corpora = corpora;
-	o.ncorpora = 1;
+	o.ncorpora = ncorpora;
 	o.dir = g->wrapdir;
 	o.only = only;
 	o.jobs = runopts.s.runner.jobs;
@@ -671,7 +1096,15 @@ static void go_release(struct go *g)
 		free(q->queue);
 		free(q->stamp);
 		free(q->ids);
+		for (int x = 0; x < EXTRA_COUNT; x++) {
+			free(q->xqueue[x]);
+			free(q->xstamp[x]);
+		}
+		strmap_release(&q->in_sample);
 	}
+	for (int x = 0; x < EXTRA_COUNT; x++)
+		free(g->extra[x]);
+	free(g->parents);
 	free(g->dir);
 	free(g->corpus);
 	free(g->wrapdir);
@@ -706,6 +1139,12 @@ static void make_groups(struct go *g)
 			q->queue = xasprintf("%s/queue%s%s.jsonl", g->dir, name ? "-" : "", name ? name : "");
 			q->stamp = xasprintf("%s.args", q->queue);
 			q->ids = xasprintf("%s/sample%s%s.ids", g->dir, name ? "-" : "", name ? name : "");
+			for (int x = 0; x < EXTRA_COUNT; x++) {
+				const char *dash = name ? "-" : "", *suffix = name ? name : "";
+
+				q->xqueue[x] = xasprintf("%s/queue-%s%s%s.jsonl", g->dir, extra_name[x], dash, suffix);
+				q->xstamp[x] = xasprintf("%s.args", q->xqueue[x]);
+			}
 			free(name);
 		}
 		free(counts);
@@ -737,6 +1176,10 @@ static int go_library(struct go *g, const char *dir, const char *library)
 			code = cmd_error(&e);
 			goto out;
 		}
+	if (stage_extras(g, &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
 	/* The library's own tolerances (half-precision ulps and the like), unless given. */
 	if (!tolerances_opt) {
 		char *name = xasprintf("%s.txt", library);

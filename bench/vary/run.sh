@@ -13,6 +13,8 @@
 #      seconds), the unique bugs that the corpus queue reaches and that the corpus-and-variants queue
 #      reaches (ferry apfd on the queues cut at that time by budget.py); and over the whole
 #      corpus-and-variants set, the APFD of OPERA's order against random orders of BENCH_SEEDS seeds.
+# The main job runs variants of its own (ferry go --vary): this bench varies apart, into its own
+# directory, so that the corpus alone and the corpus with variants can be compared on one store.
 # Environment: FERRY_WORK (the main job's directory, default work/), BENCH_LIBS (default
 # "onnx torch keras"), BENCH_PER_INSTANCE (variants kept per instance, default 2), BENCH_VARY_BUDGET
 # (candidates tried per library, default no limit), BENCH_SEEDS (default 10), BENCH_JOBS.
@@ -31,19 +33,31 @@ for lib in $libs; do
 	w=$main/vary/$lib
 	case $lib in
 	onnx) parents=$src/corpus.jsonl; frontends=ort; counts=; tol= ;;
-	torch) parents=$src/sample.jsonl
+	torch) parents=$w/sample.jsonl
 		frontends=openvino-pytorch,openvino-export,tvm-pytorch,inductor,torch-onnx-ort
 		counts="--counts $top/corpora/counts/tvm-relax-torch.json"
 		tol="--tolerances $top/oracle/tolerances/torch.txt" ;;
-	keras) parents=$src/sample.jsonl; frontends=openvino-tf,tvm-tflite,tflite; counts=
+	keras) parents=$w/sample.jsonl; frontends=openvino-tf,tvm-tflite,tflite; counts=
 		tol="--tolerances $top/oracle/tolerances/keras.txt" ;;
 	*) echo "bench-vary: no library '$lib'" >&2; exit 2 ;;
 	esac
-	if [ ! -f "$src/results.db" ] || [ ! -f "$parents" ]; then
+	if [ ! -f "$src/results.db" ] || [ ! -f "$src/corpus.jsonl" ]; then
 		echo "bench-vary: run scripts/main first: '$src' has no results" >&2
 		exit 2
 	fi
 	mkdir -p "$w"
+	# PyTorch's and Keras's parents: the harvested tests of the main job's samples (ferry go's
+	# sample*.ids, whose variants and graphs are not in the corpus).
+	[ "$lib" = onnx ] || "$py" - "$src" "$parents" <<-'EOF'
+		import glob, json, os, sys
+		src, out = sys.argv[1], sys.argv[2]
+		want = {l.strip() for f in glob.glob(os.path.join(src, "sample*.ids")) for l in open(f) if l.strip()}
+		with open(out + ".tmp", "w") as o:
+		    for line in open(os.path.join(src, "corpus.jsonl")):
+		        if line.strip() and json.loads(line)["id"] in want:
+		            o.write(line if line.endswith("\n") else line + "\n")
+		os.replace(out + ".tmp", out)
+		EOF
 	[ -d "$w/wrapped" ] || cp -a "$src/wrapped" "$w/wrapped"
 	[ -f "$w/results.db" ] || "$ferry" merge -o "$w/results.db" "$src/results.db" >/dev/null
 
