@@ -883,6 +883,7 @@ static int stage_wrap(struct go *g, const struct strmap *only, size_t want, stru
 	if (go_formats(g, &o, e) < 0 || wrap_open(&w, &o, e) < 0)
 		goto out;
 	progress_start(&sh.progress, "wrap", want, quiet);
+	sh.progress.failed_word = "invalid";
 	if (wrap_run(&w, e) < 0) {
 		progress_clear(&sh.progress);
 		goto out;

@@ -140,6 +140,7 @@ static int cmd_vary(int argc, char **argv)
 		goto out;
 	}
 	progress_start(&sh.progress, "vary", 0, quiet);
+	sh.progress.failed_word = "dropped";  /* the library rejected them: not a failure */
 	if (vary_run(&v, &e) < 0) {
 		progress_clear(&sh.progress);
 		code = cmd_error(&e);

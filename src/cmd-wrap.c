@@ -196,6 +196,7 @@ static int cmd_wrap(int argc, char **argv)
 		goto out;
 	}
 	progress_start(&sh.progress, "wrap", 0, quiet);
+	sh.progress.failed_word = "invalid";
 	if (wrap_run(&w, &e) < 0) {
 		progress_clear(&sh.progress);
 		code = cmd_error(&e);

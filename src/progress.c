@@ -21,6 +21,7 @@ void progress_start(struct progress *p, const char *label, size_t total, int qui
 	p->total = total;
 	p->done = 0;
 	p->failed = 0;
+	p->failed_word = NULL;
 	p->start = progress_now();
 	p->last_draw = 0;
 	p->tty = isatty(STDERR_FILENO);
@@ -57,7 +58,7 @@ static void draw(struct progress *p, double now, int final)
 	if (p->total)
 		fprintf(stderr, "/%zu (%.0f%%)", p->total, 100.0 * (double)p->done / (double)p->total);
 	if (p->failed)
-		fprintf(stderr, ", %zu failed", p->failed);
+		fprintf(stderr, ", %zu %s", p->failed, p->failed_word ? p->failed_word : "failed");
 	/* A rate over the first moments says nothing: a burst of quick items would promise minutes. */
 	if (elapsed >= 1.0)
 		fprintf(stderr, ", %.1f/s, %s%s", rate, took, left);

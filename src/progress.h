@@ -10,7 +10,8 @@ struct progress {
 	const char *label;   /* borrowed */
 	size_t total;        /* 0 if unknown */
 	size_t done;
-	size_t failed;       /* shown when non-zero */
+	size_t failed;       /* shown when non-zero ... */
+	const char *failed_word;  /* ... as "N failed", or "N " this (set after progress_start) */
 	double start;
 	double last_draw;
 	int tty;
