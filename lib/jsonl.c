@@ -139,3 +139,21 @@ enum jsonl_status jsonl_next_id(struct jsonl_reader *r, char **id, struct err *e
 	r->records++;
 	return JSONL_OK;
 }
+
+enum jsonl_status jsonl_good_json(struct jsonl_reader *r, cJSON **out, struct err *e)
+{
+	enum jsonl_status st;
+
+	while ((st = jsonl_next_json(r, out, e)) == JSONL_BAD)
+		err_release(e);
+	return st;
+}
+
+enum jsonl_status jsonl_good_id(struct jsonl_reader *r, char **id, struct err *e)
+{
+	enum jsonl_status st;
+
+	while ((st = jsonl_next_id(r, id, e)) == JSONL_BAD)
+		err_release(e);
+	return st;
+}

@@ -40,5 +40,9 @@ enum jsonl_status jsonl_next_json(struct jsonl_reader *r, struct cJSON **out, st
  * queue, a corpus, a wrapped.jsonl), or a plain id, the line itself (one id per line, as a user
  * writes a sample by hand or with grep). Lines starting with '#' are passed over. */
 enum jsonl_status jsonl_next_id(struct jsonl_reader *r, char **id, struct err *e);
+/* The same two, passing bad lines over without a word (r->bad counts them): JSONL_OK, JSONL_END,
+ * or JSONL_FAIL with e filled. For files that ferry wrote and reads back. */
+enum jsonl_status jsonl_good_json(struct jsonl_reader *r, struct cJSON **out, struct err *e);
+enum jsonl_status jsonl_good_id(struct jsonl_reader *r, char **id, struct err *e);
 
 #endif

@@ -16,7 +16,6 @@ char *wrapped_test_dir(const char *dir, const char *id)
 int wrapped_done_ids(const char *path, struct strmap *set, struct err *e)
 {
 	struct jsonl_reader r;
-	struct err bad = ERR_INIT;
 	cJSON *j;
 	enum jsonl_status st;
 
@@ -24,25 +23,15 @@ int wrapped_done_ids(const char *path, struct strmap *set, struct err *e)
 		return 0;
 	if (jsonl_open(&r, path, e) < 0)
 		return -1;
-	while ((st = jsonl_next_json(&r, &j, &bad)) != JSONL_END) {
-		const cJSON *id;
+	while ((st = jsonl_good_json(&r, &j, e)) == JSONL_OK) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
 
-		if (st == JSONL_FAIL) {
-			*e = bad;
-			jsonl_close(&r);
-			return -1;
-		}
-		if (st == JSONL_BAD) {
-			err_release(&bad);
-			continue;
-		}
-		id = cJSON_GetObjectItemCaseSensitive(j, "id");
 		if (cJSON_IsString(id) && cJSON_GetObjectItemCaseSensitive(j, "wrap"))
 			strmap_get(set, id->valuestring, NULL);
 		cJSON_Delete(j);
 	}
 	jsonl_close(&r);
-	return 0;
+	return st == JSONL_FAIL ? -1 : 0;
 }
 
 int wrapped_load(const char *dir, struct wrapped **out, size_t *n, size_t *bad,

@@ -367,77 +367,62 @@ static int current_queue(struct go *g, struct group *q, const char *corpus, cons
 	return r;
 }
 
+/* Whether a test of the queue of kind may join the group's sample: a variant only when its parent
+ * is one of the group's harvested tests (their count in in_sample is 1, the others' 2). */
+static int eligible(const struct group *q, int kind, const struct strmap *parent_of, const char *id)
+{
+	const struct strmap_entry *p, *n;
+
+	if (kind != EXTRA_VARIANTS)
+		return 1;
+	p = strmap_find(parent_of, id);
+	n = p && p->ptr ? strmap_find(&q->in_sample, p->ptr) : NULL;
+	return n && n->count == 1;
+}
+
 /* Add the queue's tests that can run to the group's sample, down the queue: the harvested ones
  * (kind < 0) --per-op K of an operator at most and the top --limit N; a variant only when its
- * parent (parent_of) is among the group's harvested tests; a generated graph always. How many
- * were taken, and how many could run, into *took and *could. */
+ * parent is among the group's harvested tests; a generated graph always. How many were taken, and
+ * how many could run, into *took and *could. */
 static int take_sample(struct group *q, const char *queue, int kind, const struct strmap *parent_of, size_t *took,
 		       size_t *could, struct err *e)
 {
 	struct strmap per = STRMAP_INIT;
 	struct jsonl_reader r;
-	struct err bad = ERR_INIT;
 	enum jsonl_status st;
 	cJSON *j;
-	int ret = -1;
 
 	*took = *could = 0;
 	if (jsonl_open(&r, queue, e) < 0)
-		goto out;
-	while ((st = jsonl_next_json(&r, &j, &bad)) != JSONL_END) {
-		const cJSON *id, *op, *status;
+		return -1;
+	while ((st = jsonl_good_json(&r, &j, e)) == JSONL_OK) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
+		const cJSON *op = cJSON_GetObjectItemCaseSensitive(j, "op");
 		struct strmap_entry *n, *p;
 		int created;
 
-		if (st == JSONL_FAIL) {
-			*e = bad;
-			jsonl_close(&r);
-			goto out;
-		}
-		if (st == JSONL_BAD) {
-			err_release(&bad);
-			continue;
-		}
-		id = cJSON_GetObjectItemCaseSensitive(j, "id");
-		op = cJSON_GetObjectItemCaseSensitive(j, "op");
-		status = cJSON_GetObjectItemCaseSensitive(j, "status");
-		/* Invalid and unmigratable instances are last in a queue and never run. */
-		if (!cJSON_IsString(id) || !cJSON_IsString(op) || status) {
-			cJSON_Delete(j);
-			continue;
-		}
-		if (kind == EXTRA_VARIANTS) {
-			p = strmap_find(parent_of, id->valuestring);
-			if (!p || !p->ptr) {
-				cJSON_Delete(j);
-				continue;
-			}
-			n = strmap_find(&q->in_sample, p->ptr);
-			if (!n || n->count != 1) {  /* a harvested test's count is 1, an extra's 2 */
-				cJSON_Delete(j);
-				continue;
-			}
-		}
-		(*could)++;
-		n = kind < 0 ? strmap_get(&per, op->valuestring, NULL) : NULL;
-		if (!n || ((!per_op || n->count < (size_t)per_op) && (!limit || q->nsample < (size_t)limit))) {
-			if (n)
-				n->count++;
-			p = strmap_get(&q->in_sample, id->valuestring, &created);
-			if (created) {
-				p->count = kind < 0 ? 1 : 2;
-				XGROW(q->sample, q->cap, q->nsample + 1);
-				q->sample[q->nsample++] = xstrdup(id->valuestring);
-				(*took)++;
+		/* Invalid and unmigratable instances (a status) are last in a queue and never run. */
+		if (cJSON_IsString(id) && cJSON_IsString(op) && !cJSON_GetObjectItemCaseSensitive(j, "status") &&
+		    eligible(q, kind, parent_of, id->valuestring)) {
+			(*could)++;
+			n = kind < 0 ? strmap_get(&per, op->valuestring, NULL) : NULL;
+			if (!n || ((!per_op || n->count < (size_t)per_op) && (!limit || q->nsample < (size_t)limit))) {
+				if (n)
+					n->count++;
+				p = strmap_get(&q->in_sample, id->valuestring, &created);
+				if (created) {
+					p->count = kind < 0 ? 1 : 2;
+					XGROW(q->sample, q->cap, q->nsample + 1);
+					q->sample[q->nsample++] = xstrdup(id->valuestring);
+					(*took)++;
+				}
 			}
 		}
 		cJSON_Delete(j);
 	}
 	jsonl_close(&r);
-	ret = 0;
-out:
 	strmap_release(&per);
-	return ret;
+	return st == JSONL_FAIL ? -1 : 0;
 }
 
 /* The queue (ranked again unless current), then the sample down it: what can run, --per-op K of
@@ -479,7 +464,6 @@ static int write_sample(const struct group *q, struct err *e)
 static int read_ids(const char *path, struct strmap *m, struct err *e)
 {
 	struct jsonl_reader r;
-	struct err bad = ERR_INIT;
 	enum jsonl_status st;
 	char *id;
 
@@ -487,21 +471,12 @@ static int read_ids(const char *path, struct strmap *m, struct err *e)
 		return 0;
 	if (jsonl_open(&r, path, e) < 0)
 		return -1;
-	while ((st = jsonl_next_id(&r, &id, &bad)) != JSONL_END) {
-		if (st == JSONL_FAIL) {
-			*e = bad;
-			jsonl_close(&r);
-			return -1;
-		}
-		if (st == JSONL_BAD) {
-			err_release(&bad);
-			continue;
-		}
+	while ((st = jsonl_good_id(&r, &id, e)) == JSONL_OK) {
 		strmap_get(m, id, NULL);
 		free(id);
 	}
 	jsonl_close(&r);
-	return 0;
+	return st == JSONL_FAIL ? -1 : 0;
 }
 
 /* Vary the tests of every group's sample. The parents file gathers every test ever varied here
@@ -513,7 +488,6 @@ static int stage_vary(struct go *g, struct err *e)
 	struct strmap want = STRMAP_INIT, have = STRMAP_INIT;
 	struct jsonl_reader r;
 	struct buf text = BUF_INIT;
-	struct err bad = ERR_INIT;
 	enum jsonl_status st;
 	char *stamp = xasprintf("%s.args", g->extra[EXTRA_VARIANTS]), *id;
 	char *args = xasprintf("vary --per-instance %d\n", vary_k);
@@ -534,18 +508,9 @@ static int stage_vary(struct go *g, struct err *e)
 		goto out;
 	if (jsonl_open(&r, g->corpus, e) < 0)
 		goto out;
-	while ((st = jsonl_next_id(&r, &id, &bad)) != JSONL_END) {
+	while ((st = jsonl_good_id(&r, &id, e)) == JSONL_OK) {
 		int created;
 
-		if (st == JSONL_FAIL) {
-			*e = bad;
-			jsonl_close(&r);
-			goto out;
-		}
-		if (st == JSONL_BAD) {
-			err_release(&bad);
-			continue;
-		}
 		if (strmap_find(&want, id) && (strmap_get(&have, id, &created), created)) {
 			if (text.len && text.data[text.len - 1] != '\n')
 				buf_adds(&text, "\n");
@@ -555,6 +520,8 @@ static int stage_vary(struct go *g, struct err *e)
 		free(id);
 	}
 	jsonl_close(&r);
+	if (st == JSONL_FAIL)
+		goto out;
 	if (text.len && text.data[text.len - 1] != '\n')
 		buf_adds(&text, "\n");
 	if (added && fs_write_atomic(g->parents, text.data, text.len, e) < 0)
@@ -714,24 +681,14 @@ out:
 static int read_parents(const char *variants, struct strmap *parent_of, struct err *e)
 {
 	struct jsonl_reader r;
-	struct err bad = ERR_INIT;
 	enum jsonl_status st;
 	cJSON *j;
 
 	if (jsonl_open(&r, variants, e) < 0)
 		return -1;
-	while ((st = jsonl_next_json(&r, &j, &bad)) != JSONL_END) {
+	while ((st = jsonl_good_json(&r, &j, e)) == JSONL_OK) {
 		const cJSON *id, *v, *parent;
 
-		if (st == JSONL_FAIL) {
-			*e = bad;
-			jsonl_close(&r);
-			return -1;
-		}
-		if (st == JSONL_BAD) {
-			err_release(&bad);
-			continue;
-		}
 		id = cJSON_GetObjectItemCaseSensitive(j, "id");
 		v = cJSON_GetObjectItemCaseSensitive(j, "variant");
 		parent = cJSON_GetObjectItemCaseSensitive(v, "parent");
@@ -744,7 +701,7 @@ static int read_parents(const char *variants, struct strmap *parent_of, struct e
 		cJSON_Delete(j);
 	}
 	jsonl_close(&r);
-	return 0;
+	return st == JSONL_FAIL ? -1 : 0;
 }
 
 static void release_parents(struct strmap *parent_of)
