@@ -709,23 +709,76 @@ int db_bug_failures(struct db *d, const char *frontend, enum db_order order, db_
 	return failures(d, frontend, order, 1, fn, ctx, e);
 }
 
-/* In the meta table as "unavailable:FRONTEND" = "VERSION\tWHY": no schema change for old stores. */
-int db_set_unavailable(struct db *d, const char *frontend, const char *version, const char *why, struct err *e)
+/* Facts about frontends, kept in the meta table as "PREFIX:FRONTEND" = VALUE: no schema change, and a
+ * store of before them simply has none. A NULL value removes the fact. */
+static int meta_put(struct db *d, const char *prefix, const char *frontend, const char *value, const char *what,
+		    struct err *e)
 {
-	char *key = xasprintf("unavailable:%s", frontend);
-	char *value = why ? xasprintf("%s\t%s", version ? version : "", why) : NULL;
-	sqlite3_stmt *st = prepare(d, why ? "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)"
+	char *key = xasprintf("%s:%s", prefix, frontend);
+	sqlite3_stmt *st = prepare(d, value ? "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)"
 				   : "DELETE FROM meta WHERE key = ?1", e);
 	int r = -1;
 
 	if (st) {
 		bind_text(st, 1, key);
-		if (why)
+		if (value)
 			bind_text(st, 2, value);
-		r = step_done(d, st, e, "cannot record an unavailable frontend");
+		r = step_done(d, st, e, what);
 	}
 	free(key);
+	return r;
+}
+
+typedef int (*meta_fn)(void *ctx, const char *frontend, const char *value, struct err *e);
+
+/* Each fact under prefix, by frontend; only that frontend's when only is not NULL. */
+static int meta_each(struct db *d, const char *prefix, const char *only, meta_fn fn, void *ctx, const char *what,
+		     struct err *e)
+{
+	sqlite3_stmt *st = prepare(d, "SELECT substr(key, length(?1) + 2), value FROM meta"
+				   " WHERE substr(key, 1, length(?1) + 1) = ?1 || ':'"
+				   " AND (?2 IS NULL OR key = ?1 || ':' || ?2) ORDER BY key", e);
+	int r = 0, rc;
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, prefix);
+	bind_text(st, 2, only);
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *fe = (const char *)sqlite3_column_text(st, 0);
+		const char *value = (const char *)sqlite3_column_text(st, 1);
+
+		r = fn(ctx, fe ? fe : "", value ? value : "", e);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = db_error(d, e, what);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* "unavailable:FRONTEND" = "VERSION\tWHY". */
+int db_set_unavailable(struct db *d, const char *frontend, const char *version, const char *why, struct err *e)
+{
+	char *value = why ? xasprintf("%s\t%s", version ? version : "", why) : NULL;
+	int r = meta_put(d, "unavailable", frontend, value, "cannot record an unavailable frontend", e);
+
 	free(value);
+	return r;
+}
+
+struct unavailable_each {
+	int (*fn)(void *ctx, const char *frontend, const char *version, const char *why, struct err *e);
+	void *ctx;
+};
+
+static int unavailable_row(void *ctx, const char *frontend, const char *value, struct err *e)
+{
+	const struct unavailable_each *u = ctx;
+	const char *tab = strchr(value, '\t');
+	char *version = tab && tab > value ? xstrndup(value, (size_t)(tab - value)) : NULL;
+	int r = u->fn(u->ctx, *frontend ? frontend : "?", version, tab ? tab + 1 : value, e);
+
+	free(version);
 	return r;
 }
 
@@ -733,64 +786,21 @@ int db_unavailable(struct db *d, const char *only,
 		   int (*fn)(void *ctx, const char *frontend, const char *version, const char *why, struct err *e),
 		   void *ctx, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d, "SELECT substr(key, 13), value FROM meta WHERE key LIKE 'unavailable:%'"
-				   " AND (?1 IS NULL OR key = 'unavailable:' || ?1) ORDER BY key", e);
-	int r = 0, rc;
+	struct unavailable_each u = { fn, ctx };
 
-	if (!st)
-		return -1;
-	bind_text(st, 1, only);
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *fe = (const char *)sqlite3_column_text(st, 0);
-		const char *value = (const char *)sqlite3_column_text(st, 1);
-		const char *tab = value ? strchr(value, '\t') : NULL;
-		char *version = tab && tab > value ? xstrndup(value, (size_t)(tab - value)) : NULL;
-
-		r = fn(ctx, fe ? fe : "?", version, tab ? tab + 1 : value ? value : "", e);
-		free(version);
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_error(d, e, "cannot read the unavailable frontends");
-	sqlite3_finalize(st);
-	return r;
+	return meta_each(d, "unavailable", only, unavailable_row, &u, "cannot read the unavailable frontends", e);
 }
 
-/* In the meta table as "adapter:FRONTEND" = PATH: no schema change, and a store of before it simply
- * records none. */
+/* "adapter:FRONTEND" = PATH. */
 int db_set_adapter(struct db *d, const char *frontend, const char *path, struct err *e)
 {
-	char *key = xasprintf("adapter:%s", frontend);
-	sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", e);
-	int r = -1;
-
-	if (st) {
-		bind_text(st, 1, key);
-		bind_text(st, 2, path);
-		r = step_done(d, st, e, "cannot record where an adapter is");
-	}
-	free(key);
-	return r;
+	return meta_put(d, "adapter", frontend, path, "cannot record where an adapter is", e);
 }
 
 int db_adapters(struct db *d, int (*fn)(void *ctx, const char *frontend, const char *path, struct err *e),
 		void *ctx, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d, "SELECT substr(key, 9), value FROM meta WHERE key LIKE 'adapter:%'"
-				   " ORDER BY key", e);
-	int r = 0, rc;
-
-	if (!st)
-		return -1;
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *fe = (const char *)sqlite3_column_text(st, 0);
-		const char *path = (const char *)sqlite3_column_text(st, 1);
-
-		r = fn(ctx, fe ? fe : "", path ? path : "", e);
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_error(d, e, "cannot read where the adapters are");
-	sqlite3_finalize(st);
-	return r;
+	return meta_each(d, "adapter", NULL, fn, ctx, "cannot read where the adapters are", e);
 }
 
 /* --- what a frontend supports: probes per (operator, dtype) ------------------------------------- */

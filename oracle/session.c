@@ -652,13 +652,18 @@ static cJSON *request_json(const char *id, const char *dir, int random, struct t
 	return req;
 }
 
-char *session_request_dir(const char *id, const char *dir, int random, struct tolerance tol)
+/* The request as a line of text; req is consumed. */
+static char *request_text(cJSON *req)
 {
-	cJSON *req = request_json(id, dir, random, tol);
 	char *text = cJSON_PrintUnformatted(req);
 
 	cJSON_Delete(req);
 	return text;
+}
+
+char *session_request_dir(const char *id, const char *dir, int random, struct tolerance tol)
+{
+	return request_text(request_json(id, dir, random, tol));
 }
 
 char *session_request(const struct wrapped *t, const struct tolerance_rules *rules, const char *frontend,
@@ -666,12 +671,9 @@ char *session_request(const struct wrapped *t, const struct tolerance_rules *rul
 {
 	struct tolerance tol = tolerance_for(rules, t->in.op, probe_dtype(&t->in), frontend, defaults);
 	cJSON *req = request_json(t->in.id, t->dir, t->random, tol);
-	char *text;
 
 	cJSON_AddBoolToObject(req, PROTO_KEY_EXPLAIN, 1);
-	text = cJSON_PrintUnformatted(req);
-	cJSON_Delete(req);
-	return text;
+	return request_text(req);
 }
 
 /* Whether test t goes to the differential oracle: a multi-node graph (a record of kind "graph"), or
@@ -689,16 +691,14 @@ static char *request(struct session *s, const struct wrapped *t)
 	struct tolerance tol = tolerance_for(&s->tol, t->in.op, probe_dtype(&t->in), s->fe->name,
 					     (struct tolerance){ s->o->atol, s->o->rtol });
 	cJSON *req, *against;
-	char *text, *dir;
+	char *dir;
 
 	if (session_metamorphic(s->o->oracle)) {
 		req = request_json(t->in.id, t->dir, t->random, tol);
 		cJSON_AddStringToObject(req, PROTO_KEY_ORACLE, PROTO_ORACLE_METAMORPHIC);
 		cJSON_AddNumberToObject(req, PROTO_KEY_MUTATIONS, s->o->mutations);
 		cJSON_AddNumberToObject(req, PROTO_KEY_SEED, (double)s->o->seed);
-		text = cJSON_PrintUnformatted(req);
-		cJSON_Delete(req);
-		return text;
+		return request_text(req);
 	}
 	if (!differential(s, t))
 		return session_request_dir(t->in.id, t->dir, t->random, tol);
@@ -720,9 +720,7 @@ static char *request(struct session *s, const struct wrapped *t)
 		}
 		free(kept);
 	}
-	text = cJSON_PrintUnformatted(req);
-	cJSON_Delete(req);
-	return text;
+	return request_text(req);
 }
 
 /* The other labels that kept outputs of graph tests beside the store (this run's earlier frontends,
