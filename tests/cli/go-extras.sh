@@ -7,7 +7,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module onnx
 need_python_module onnxruntime
-plan 29
+plan 33
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 d=proj/onnx
@@ -65,6 +65,13 @@ contains "varies nothing" "$out" "vary onnx: current"
 check "and runs the same tests as before: the sample's variants only ($(kinds $s))" -- \
 	test "$(kinds $s)" = hvg -a "$(grep -c . $s)" -eq "$(sql $d/results.db "SELECT count(*) FROM results WHERE frontend = 'ort' AND id IN ($(sed "s/.*/'&'/" $s | paste -sd,))")"
 contains "of which none is new" "$out" "run: nothing left to run"
+# A vary stopped by Ctrl-C leaves no stamp: the same command runs it again, and it goes on.
+rm $d/variants.jsonl.args
+expect_exit 0 "after a vary that did not finish" -- "$FERRY" go onnx -F ort --op Relu,Conv -n 4 --vary 3 \
+	--generate 6 -o proj -j 2 -q
+contains "vary runs again" "$out" "vary onnx: up to 3 variants of each of the samples' 4 tests (0 new)"
+contains "and goes on from what it tried" "$out" "earlier runs tried"
+contains "nothing new runs" "$out" "run: nothing left to run"
 
 # --op passes generate the operators it has specs for; none, and nothing is generated.
 expect_exit 0 "--op with an operator that has no spec" -- "$FERRY" go onnx -F ort --op CenterCropPad,Relu -n 2 \
