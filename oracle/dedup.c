@@ -342,6 +342,30 @@ static void canonical_op(const char *op, struct buf *out)
 	buf_addf(out, "%s", op ? op : "?");
 }
 
+/* MLIR's "failed to legalize operation 'OP' that was explicitly marked illegal: %7 = "OP"(%arg0, %6)
+ * <{name = "onnx.Attention"}> : (types) -> types" prints the operation after its colon, with
+ * operands, their numbering and their types, which vary with every model; what decides is the
+ * operation, and for an operator an importer left as it was (torch-mlir's "torch.operator") its name.
+ * The operation's name goes in unquoted: the normalized form hides quoted text. For the signature
+ * only: the bug list shows the line as the compiler wrote it. */
+static bool mlir_legalize(const char *line, struct buf *out)
+{
+	static const char head[] = "failed to legalize operation '";
+	const char *op = strstr(line, head), *end, *attrs, *attrs_end, *name;
+
+	if (!op || !(end = strchr(op += sizeof(head) - 1, '\'')))
+		return false;
+	buf_addf(out, "failed to legalize operation %.*s", (int)(end - op), op);
+	if ((attrs = strstr(end, "<{")) && (attrs_end = strstr(attrs, "}>")) && (name = strstr(attrs, "name = \"")) &&
+	    name < attrs_end) {
+		name += 8;
+		buf_addf(out, " %.*s", (int)strcspn(name, "\""), name);
+	}
+	if (strstr(end, "that was explicitly marked illegal"))
+		buf_adds(out, " (explicitly marked illegal)");
+	return true;
+}
+
 void dedup_signature(const struct failure *f, struct buf *out)
 {
 	const char *stage = f->stage ? f->stage : "-";
@@ -363,14 +387,17 @@ void dedup_signature(const struct failure *f, struct buf *out)
 	} else if (o == OUTCOME_CRASH) {
 		/* What decides: the operator, the exception and the message's decisive line (not its first:
 		 * OpenVINO opens most errors with a generic check location, torch.onnx with a step banner). */
-		struct buf decisive = BUF_INIT;
+		struct buf decisive = BUF_INIT, key = BUF_INIT;
 
 		dedup_decisive(f->message, &decisive);
 		buf_addf(out, "%s|%s|", f->exc_type ? f->exc_type : "-", f->frame ? f->frame : "-");
 		canonical_op(f->op, out);
 		buf_addc(out, '|');
-		dedup_normalize(decisive.data ? decisive.data : "", out);
+		if (!mlir_legalize(decisive.data ? decisive.data : "", &key))
+			buf_add(&key, decisive.data ? decisive.data : "", decisive.len);
+		dedup_normalize(key.data ? key.data : "", out);
 		buf_release(&decisive);
+		buf_release(&key);
 	} else {
 		canonical_op(f->op, out);
 	}

@@ -129,7 +129,7 @@ int main(void)
 {
 	char *a, *b;
 
-	plan(23);
+	plan(27);
 	CHECK_STR(norm("node Conv_3 at 0x7ffd1234abcd failed: shape (1, 3, 224, 224) vs [2]"),
 		  "node Conv_3 at 0x# failed: shape (#, #, #, #) vs [#]",
 		  "numbers and addresses go; digits inside names stay");
@@ -201,6 +201,38 @@ int main(void)
 		  "marked illegal: %7 = \"torch.aten.sum.dim_IntList\"(%arg0, %6, %2, %1)",
 		  "IREE: the compiler tool's banner skipped, its first diagnostic kept");
 	check_groups();
+	/* MLIR's legalization failures: the operation decides, not the operands it was printed with. */
+	a = sig("crash", "compile", "CompilerToolError", "iree/compiler/x.py:invoke", "Error invoking IREE compiler tool "
+		"iree-compile\n<stdin>:4:10: error: failed to legalize operation 'torch.operator' that was explicitly "
+		"marked illegal: %1 = \"torch.operator\"(%arg0, %arg1, %arg2, %arg3) <{name = \"onnx.Attention\"}> : "
+		"(!torch.vtensor<[2,3,4,8],f32>) -> !torch.vtensor<[2,3,4,8],f32>\n", "Attention");
+	b = sig("crash", "compile", "CompilerToolError", "iree/compiler/x.py:invoke", "Error invoking IREE compiler tool "
+		"iree-compile\n<stdin>:4:12: error: failed to legalize operation 'torch.operator' that was explicitly "
+		"marked illegal: %0:4 = \"torch.operator\"(%arg0, %arg1, %arg2, %0, %0) <{name = \"onnx.Attention\", "
+		"torch.onnx.is_causal = 1 : si64}> : (!torch.vtensor<[2,4,8],f16>) -> !torch.vtensor<[2,4,8],f16>\n",
+		"Attention");
+	is(a, b, "MLIR: an operation that failed to legalize, whatever its operands and types, is one bug");
+	free(b);
+	b = sig("crash", "compile", "CompilerToolError", "iree/compiler/x.py:invoke", "Error invoking IREE compiler tool "
+		"iree-compile\n<stdin>:4:12: error: failed to legalize operation 'torch.operator' that was explicitly "
+		"marked illegal: %0:2 = \"torch.operator\"(%arg0) <{name = \"onnx.StringSplit\"}> : "
+		"(!torch.vtensor<[2],!torch.str>) -> !torch.vtensor<[2],si64>\n", "Attention");
+	ok(strcmp(a, b) != 0, "MLIR: an imported operator left as it was is told apart by its name");
+	free(a);
+	free(b);
+	a = sig("crash", "compile", "CompilerToolError", "-", "<stdin>:4:10: error: failed to legalize operation "
+		"'torch.aten.cumsum' that was explicitly marked illegal: %7 = \"torch.aten.cumsum\"(%arg0, %6, %0)", "graph");
+	b = sig("crash", "compile", "CompilerToolError", "-", "<stdin>:9:10: error: failed to legalize operation "
+		"'torch.aten.sum.dim_IntList' that was explicitly marked illegal: %7 = \"torch.aten.sum.dim_IntList\"(%1)",
+		"graph");
+	ok(strcmp(a, b) != 0, "MLIR: so is the operation that failed, though its name is quoted");
+	free(b);
+	b = sig("crash", "compile", "CompilerToolError", "-", "<stdin>:7:11: error: failed to legalize operation "
+		"'torch.aten.cumsum' that was explicitly marked illegal: %12 = \"torch.aten.cumsum\"(%3, %2, %1) : "
+		"(!torch.vtensor<[5],si32>) -> !torch.vtensor<[5],si32>", "graph");
+	is(a, b, "MLIR: and the same operation in another graph is the same bug");
+	free(a);
+	free(b);
 	a = sig("crash", "compile", "signal 11", NULL, "the worker was killed by signal 11 (SIGSEGV)", "Conv");
 	b = sig("crash", "compile", "signal 11", NULL, "the worker was killed by signal 11 (SIGSEGV)", "Gemm");
 	ok(strcmp(a, b) != 0, "signal deaths leave no frame, so the operator tells them apart");
