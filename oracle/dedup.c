@@ -366,6 +366,20 @@ static bool mlir_legalize(const char *line, struct buf *out)
 	return true;
 }
 
+/* Whether the line quotes something, as dedup_normalize sees a quote: the normalized form hides it,
+ * and a quoted name is often the operator's own ("Unsupported function types ['unique']"). */
+static bool quotes(const char *l)
+{
+	for (; *l; l++)
+		if (*l == '\'' || *l == '"') {
+			const char *end = strchr(l + 1, *l);
+
+			if (end && end - l < 200)
+				return true;
+		}
+	return false;
+}
+
 void dedup_signature(const struct failure *f, struct buf *out)
 {
 	const char *stage = f->stage ? f->stage : "-";
@@ -385,16 +399,20 @@ void dedup_signature(const struct failure *f, struct buf *out)
 		buf_addf(out, "%s|", f->exc_type);
 		canonical_op(f->op, out);
 	} else if (o == OUTCOME_CRASH) {
-		/* What decides: the operator, the exception and the message's decisive line (not its first:
-		 * OpenVINO opens most errors with a generic check location, torch.onnx with a step banner). */
+		/* What decides: the exception, where it was raised and the message's decisive line (not its
+		 * first: OpenVINO opens most errors with a generic check location, torch.onnx with a step
+		 * banner); the operator too where that line quotes a name, which the normalized line hides.
+		 * A line that quotes nothing says all it says whichever operator reaches it: "KeyError:
+		 * torch.bfloat16" raised in one place is one cause, not one bug per operator. */
 		struct buf decisive = BUF_INIT, key = BUF_INIT;
 
 		dedup_decisive(f->message, &decisive);
 		buf_addf(out, "%s|%s|", f->exc_type ? f->exc_type : "-", f->frame ? f->frame : "-");
-		canonical_op(f->op, out);
-		buf_addc(out, '|');
 		if (!mlir_legalize(decisive.data ? decisive.data : "", &key))
 			buf_add(&key, decisive.data ? decisive.data : "", decisive.len);
+		if (quotes(key.data ? key.data : ""))
+			canonical_op(f->op, out);
+		buf_addc(out, '|');
 		dedup_normalize(key.data ? key.data : "", out);
 		buf_release(&decisive);
 		buf_release(&key);

@@ -129,7 +129,7 @@ int main(void)
 {
 	char *a, *b;
 
-	plan(27);
+	plan(31);
 	CHECK_STR(norm("node Conv_3 at 0x7ffd1234abcd failed: shape (1, 3, 224, 224) vs [2]"),
 		  "node Conv_3 at 0x# failed: shape (#, #, #, #) vs [#]",
 		  "numbers and addresses go; digits inside names stay");
@@ -153,19 +153,45 @@ int main(void)
 	ok(strcmp(a, b) != 0, "another message is another bug");
 	free(a);
 	free(b);
-	a = sig("crash", "compile", "OpConversionFailure", "-", "Slice `data` input can't be a scalar.", "torch.scatter_reduce");
-	b = sig("crash", "compile", "OpConversionFailure", "-", "Slice `data` input can't be a scalar.",
+	a = sig("crash", "compile", "OpConversionFailure", "-", "Slice 'data' input is a scalar.", "torch.scatter_reduce");
+	b = sig("crash", "compile", "OpConversionFailure", "-", "Slice 'data' input is a scalar.",
 		"torch.Tensor.scatter_reduce_");
 	is(a, b, "torch.X, torch.Tensor.X and the in-place X_ are one operation: one bug");
 	free(b);
-	b = sig("crash", "compile", "OpConversionFailure", "-", "Slice `data` input can't be a scalar.",
+	b = sig("crash", "compile", "OpConversionFailure", "-", "Slice 'data' input is a scalar.",
 		"torch.nn.functional.scatter_reduce");
 	ok(strcmp(a, b) != 0, "a torch.nn.functional name is another operation");
 	free(a);
 	free(b);
-	a = sig("crash", "compile", "E", "-", "bad", "torch.Tensor.__add__");
-	b = sig("crash", "compile", "E", "-", "bad", "torch.Tensor.__iadd__");
+	a = sig("crash", "compile", "E", "-", "bad 'x'", "torch.Tensor.__add__");
+	b = sig("crash", "compile", "E", "-", "bad 'x'", "torch.Tensor.__iadd__");
 	ok(strcmp(a, b) != 0, "a dunder keeps its underscores: __iadd__ is not __add__");
+	free(a);
+	free(b);
+	/* The operator decides only where the decisive line quotes a name that normalizing hides. */
+	a = sig("crash", "compile", "KeyError", "openvino/frontend/pytorch/fx_decoder.py:_get_type", "torch.bfloat16",
+		"torch.argsort");
+	b = sig("crash", "compile", "KeyError", "openvino/frontend/pytorch/fx_decoder.py:_get_type", "torch.bfloat16",
+		"torch.nn.functional.embedding");
+	is(a, b, "a line that quotes nothing, raised in one place, is one bug whichever operator reaches it");
+	free(b);
+	b = sig("crash", "compile", "KeyError", "openvino/frontend/pytorch/fx_decoder.py:_get_type", "torch.int16",
+		"torch.argsort");
+	ok(strcmp(a, b) != 0, "... and another line there is another bug");
+	free(a);
+	free(b);
+	a = sig("crash", "compile", "AssertionError", "tvm/relax/frontend/torch/x.py:check",
+		"Unsupported function types ['unique']", "torch.unique");
+	b = sig("crash", "compile", "AssertionError", "tvm/relax/frontend/torch/x.py:check",
+		"Unsupported function types ['unique_consecutive']", "torch.unique_consecutive");
+	ok(strcmp(a, b) != 0, "a line that quotes a name keeps the operator: the name is often the operator's own");
+	free(a);
+	free(b);
+	a = sig("crash", "execute", "ValueError", "tflite_runtime/interpreter.py:get_tensor", "Invalid tensor size.",
+		"keras.layers.Softmax");
+	b = sig("crash", "execute", "ValueError", "tflite_runtime/interpreter.py:get_tensor", "Invalid tensor size.",
+		"keras.ops.trace");
+	is(a, b, "TFLite's interpreter that cannot return an empty tensor is one bug across its operators");
 	free(a);
 	free(b);
 	CHECK_STR(decisive("Check 'false' failed at src/frontends/common_translators/src/unconverted_ops_report.cpp:151:\n"
