@@ -460,11 +460,15 @@ static int write_sample(const struct group *q, struct err *e)
 
 /* --- vary and generate ------------------------------------------------------------------------- */
 
-/* The ids of a corpus file into m (nothing when it does not exist). */
-static int read_ids(const char *path, struct strmap *m, struct err *e)
+/* The lines of a corpus file that are not in m yet, appended to text (each ending in a newline), and
+ * their ids into m; when want is not NULL, only the lines of ids in want. How many were added, or -1
+ * with e filled. A file that does not exist adds nothing. */
+static long add_lines(const char *path, const struct strmap *want, struct strmap *m, struct buf *text,
+		      struct err *e)
 {
 	struct jsonl_reader r;
 	enum jsonl_status st;
+	long added = 0;
 	char *id;
 
 	if (!fs_exists(path))
@@ -472,11 +476,18 @@ static int read_ids(const char *path, struct strmap *m, struct err *e)
 	if (jsonl_open(&r, path, e) < 0)
 		return -1;
 	while ((st = jsonl_good_id(&r, &id, e)) == JSONL_OK) {
-		strmap_get(m, id, NULL);
+		int created;
+
+		if ((!want || strmap_find(want, id)) && (strmap_get(m, id, &created), created)) {
+			buf_adds(text, r.line);
+			if (text->data[text->len - 1] != '\n')
+				buf_adds(text, "\n");
+			added++;
+		}
 		free(id);
 	}
 	jsonl_close(&r);
-	return st == JSONL_FAIL ? -1 : 0;
+	return st == JSONL_FAIL ? -1 : added;
 }
 
 /* Vary the tests of every group's sample. The parents file gathers every test ever varied here
@@ -486,14 +497,12 @@ static int read_ids(const char *path, struct strmap *m, struct err *e)
 static int stage_vary(struct go *g, struct err *e)
 {
 	struct strmap want = STRMAP_INIT, have = STRMAP_INIT;
-	struct jsonl_reader r;
 	struct buf text = BUF_INIT;
-	enum jsonl_status st;
-	char *stamp = xasprintf("%s.args", g->extra[EXTRA_VARIANTS]), *id;
+	char *stamp = xasprintf("%s.args", g->extra[EXTRA_VARIANTS]);
 	char *args = xasprintf("vary --per-instance %d\n", vary_k);
 	char k[16], jobs[16], secs[32];
 	const char *argv[16];
-	size_t added = 0;
+	long added = 0;
 	int argc = 0, ret = -1, code;
 
 	for (size_t i = 0; i < g->ngroups; i++)
@@ -504,26 +513,14 @@ static int stage_vary(struct go *g, struct err *e)
 		ret = 0;
 		goto out;
 	}
-	if (read_ids(g->parents, &have, e) < 0 || (fs_exists(g->parents) && fs_read(g->parents, &text, e) < 0))
+	if (add_lines(g->parents, NULL, &have, &text, e) < 0)
 		goto out;
-	if (jsonl_open(&r, g->corpus, e) < 0)
+	/* The corpus (a PyTorch one is large) is read only for a test that is not a parent yet. */
+	for (size_t i = 0; i < want.cap && !added; i++)
+		if (want.slots[i].key && !strmap_find(&have, want.slots[i].key))
+			added = 1;
+	if (added && (added = add_lines(g->corpus, &want, &have, &text, e)) < 0)
 		goto out;
-	while ((st = jsonl_good_id(&r, &id, e)) == JSONL_OK) {
-		int created;
-
-		if (strmap_find(&want, id) && (strmap_get(&have, id, &created), created)) {
-			if (text.len && text.data[text.len - 1] != '\n')
-				buf_adds(&text, "\n");
-			buf_adds(&text, r.line);
-			added++;
-		}
-		free(id);
-	}
-	jsonl_close(&r);
-	if (st == JSONL_FAIL)
-		goto out;
-	if (text.len && text.data[text.len - 1] != '\n')
-		buf_adds(&text, "\n");
 	if (added && fs_write_atomic(g->parents, text.data, text.len, e) < 0)
 		goto out;
 	if (!added && fs_exists(g->extra[EXTRA_VARIANTS]) && stamp_is(stamp, args)) {
@@ -547,7 +544,7 @@ static int stage_vary(struct go *g, struct err *e)
 	if (quiet)
 		argv[argc++] = "-q";
 	argv[argc] = NULL;
-	say("vary %s: up to %d variants of each of the samples' %zu tests (%zu new) -> %s\n", g->library, vary_k,
+	say("vary %s: up to %d variants of each of the samples' %zu tests (%ld new) -> %s\n", g->library, vary_k,
 	    want.len, added, esc_str(g->extra[EXTRA_VARIANTS]));
 	/* No stamp while vary runs: one that stops has added its parents already, and only the
 	 * missing stamp then says that the same command must run vary again (to resume it). */
