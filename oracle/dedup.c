@@ -26,6 +26,18 @@ static int is_exponent(const char *p)
 	return isdigit((unsigned char)*d);
 }
 
+/* Where the quoted text that opens at p ends (its closing quote), or NULL when p opens none: a quote
+ * with no match close after it is an apostrophe ("can't"). */
+static const char *quoted_end(const char *p)
+{
+	const char *end;
+
+	if (*p != '\'' && *p != '"')
+		return NULL;
+	end = strchr(p + 1, *p);
+	return end && end - p < 200 ? end : NULL;
+}
+
 void dedup_normalize(const char *msg, struct buf *out)
 {
 	size_t start = out->len;
@@ -42,16 +54,9 @@ void dedup_normalize(const char *msg, struct buf *out)
 			buf_addc(out, '#');
 			while (isdigit((unsigned char)*p) || *p == '.' || is_exponent(p))
 				p += is_exponent(p) ? (p[1] == '-' || p[1] == '+' ? 2 : 1) : 1;
-		} else if (c == '\'' || c == '"') {
-			const char *end = strchr(p + 1, c);
-
-			if (end && end - p < 200) {
-				buf_adds(out, "'*'");
-				p = end + 1;
-			} else {
-				buf_addc(out, (char)c);
-				p++;
-			}
+		} else if (quoted_end(p)) {
+			buf_adds(out, "'*'");
+			p = quoted_end(p) + 1;
 		} else if (c == '/' && (p == msg || isspace((unsigned char)p[-1]) || p[-1] == '(' || p[-1] == ':')) {
 			buf_adds(out, "PATH");
 			while (*p && !isspace((unsigned char)*p) && *p != ':' && *p != ')' && *p != ',')
@@ -371,12 +376,8 @@ static bool mlir_legalize(const char *line, struct buf *out)
 static bool quotes(const char *l)
 {
 	for (; *l; l++)
-		if (*l == '\'' || *l == '"') {
-			const char *end = strchr(l + 1, *l);
-
-			if (end && end - l < 200)
-				return true;
-		}
+		if (quoted_end(l))
+			return true;
 	return false;
 }
 
