@@ -58,7 +58,9 @@ static const char usage[] =
 static const char more[] =
 	"The tests run in a child process, in a scratch directory that is also their HOME and TMPDIR,\n"
 	"and, when bubblewrap is installed (Debian package bubblewrap; $FERRY_BWRAP names another\n"
-	"bwrap), in a sandbox where all else is read-only. A test that exits, crashes, hangs or writes\n"
+	"bwrap), in a sandbox that shows them only what they need, read-only, with no terminal, no\n"
+	"network and no capabilities (a warning names any part the machine refuses). What they print\n"
+	"is shown escaped, each line marked 'test|'. A test that exits, crashes, hangs or writes\n"
 	"to ferry's channel is counted under 'tests crashed' with the reason, and the harvest goes on\n"
 	"from the next test; exit status 0. A harvest that ends early says so, keeps what it harvested\n"
 	"in CORPUS.partial and exits non-zero (130 on Ctrl-C).\n";
@@ -94,7 +96,7 @@ static const struct opt options[] = {
 		   "DIR/compile_commands.json (a configured build of the checkout)", &compile_commands),
 	OPT_SECONDS('t', "timeout", "SECS", "a test that runs longer is stopped and counted as crashed (default 300)",
 		    &timeout),
-	OPT_FLAG(0, "no-sandbox", "run the tests without bubblewrap's read-only sandbox", &no_sandbox),
+	OPT_FLAG(0, "no-sandbox", "run the tests without bubblewrap's sandbox", &no_sandbox),
 	OPT_FLAG('q', "quiet", "no progress line", &quiet),
 	OPT_END(),
 };
