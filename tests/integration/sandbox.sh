@@ -30,7 +30,7 @@ set +e
 "$FERRY" harvest torch -q --pytest "$hostile/test_print.py" -o probe.jsonl 2>probe.err
 set -e
 case "$(cat probe.err)" in *"harvesting without a sandbox"*) skip_all "bubblewrap cannot make a sandbox here: $(grep -m1 sandbox probe.err)" ;; esac
-plan 30
+plan 29
 # A part the machine refuses is named in one warning; its checks are skipped, not failed.
 missing=$(grep "the harvest sandbox is incomplete here" probe.err || true)
 skip_unless() {  # skip_unless MISSING NAME: when the warning says MISSING, a SKIP and 0; else 1
@@ -73,7 +73,6 @@ HOSTILE_TYPED="touch $work/typed-by-a-test
 check "the test's instance is in the corpus" -- grep -q '"op":"torch.relu"' tty.jsonl
 check "nothing was typed into the terminal ($(wc -c < typed.bin) bytes)" -- test ! -s typed.bin
 contains "the test could not open /dev/tty" "$(cat tty.out)" "hostile-tty: /dev/tty not opened"
-check "no shell ran what it typed" -- test ! -e "$work/typed-by-a-test"
 
 # --- (b) to (e) in one harvest: root, the network, the file system, escapes ----------------------
 # A loopback listener and an abstract unix socket, out here: what reaches them is kept in net.got.
@@ -181,10 +180,11 @@ contains "... naming each refused part and what it leaves open" "$err" \
 # --- (f) a killed harvest's scratch directory ----------------------------------------------------
 mkdir kill
 TMPDIR=$work/kill "$FERRY" harvest torch -q --timeout 600 --pytest "$hostile/escape_hang.py" -o killed.jsonl \
-	>/dev/null 2>&1 &
+	>/dev/null 2>killed.err &
 pid=$!
+# the test says when it hangs, through ferry's stderr, at once
 i=0
-while ! grep -q '"op":"torch.sign"' killed.jsonl.partial 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+while ! grep -q "hostile-hang: hanging" killed.err 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 kill -KILL $pid
 wait $pid 2>/dev/null || true
 # ferry's children outlive it, hanging; they are this script's to end
