@@ -54,6 +54,12 @@ static const struct source sources[] = {
 	{ "keras", 1 },
 };
 
+/* How much of what the tests wrote to their standard error has been shown, and how much was not. */
+struct output {
+	size_t shown;
+	uint64_t dropped;
+};
+
 /* What every child of one harvest runs, and where what they record goes. */
 struct session {
 	struct harvest *h;
@@ -62,12 +68,6 @@ struct session {
 	char *self;             /* this executable (owned) */
 	struct sandbox sb;      /* sb.bwrap NULL: no sandbox */
 	struct output *output;
-};
-
-/* How much of what the tests wrote to their standard error has been shown, and how much was not. */
-struct output {
-	size_t shown;
-	uint64_t dropped;
 };
 
 static void counts_add(struct harvest_counts *c, const char *key, long v)
@@ -436,9 +436,8 @@ static void take_output(const struct session *s, struct child *c, const char *p,
 				c->err_dropped = k - take;
 			}
 		}
-		if (!nl) {
+		if (!nl)
 			break;
-		}
 		output_line(s, c->err.data ? c->err.data : "", c->err.len, c->err_dropped);
 		buf_reset(&c->err);
 		c->err_cut = false;
@@ -841,6 +840,8 @@ static int sandbox_paths(struct session *s, struct err *e)
 	PyObject *sys, *path;
 	char *pydir;
 
+	if (!s->o->python)
+		return err_set(e, EXIT_USAGE, "the harvest's interpreter is not set");
 	if (py_start(s->o->python, 0, e) < 0)
 		return -1;
 	sandbox_add_system(&s->sb);

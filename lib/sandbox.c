@@ -557,7 +557,7 @@ static const struct {
 	const char *leaves;   /* what a test can then do */
 } parts_said[] = {
 	{ SANDBOX_USERNS, "no user namespace",
-	  "the tests keep the user's own identity outside a namespace" },
+	  "the tests run as ferry's user in the host's user namespace" },
 	{ SANDBOX_CAPS, "capabilities not dropped",
 	  "the tests keep ferry's capabilities (as root: remounting the read-only file system and writing the "
 	  "host's files)" },
