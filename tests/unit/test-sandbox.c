@@ -153,6 +153,36 @@ static int try_filter(const struct buf *bpf)
 	_exit(bad);
 }
 
+/* A system call through another ABI (32-bit int 0x80 on x86-64) must not slip past rules written in
+ * this ABI's numbers: the filter kills the process. Returns the signal that ended the child, 0 when
+ * it exited, -1 when this cannot be tried here. */
+static int try_foreign_abi(const struct buf *bpf)
+{
+#if defined(__x86_64__)
+	struct sock_fprog prog = { (unsigned short)(bpf->len / sizeof(struct sock_filter)),
+				   (struct sock_filter *)bpf->data };
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		long r = 20; /* getpid in the 32-bit table */
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+			_exit(1);
+		__asm__ volatile("int $0x80" : "+a"(r) : : "memory");
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+#else
+	(void)bpf;
+	return -1;
+#endif
+}
+
 int main(void)
 {
 	struct err e = ERR_INIT;
@@ -165,7 +195,7 @@ int main(void)
 	size_t n;
 	int lock, other, r;
 
-	plan(38);
+	plan(39);
 	if (!mkdtemp(outside))
 		return 1;
 	setenv("TMPDIR", outside, 1);
@@ -329,7 +359,7 @@ int main(void)
 	free(p);
 	r = sandbox_setup(&sb, &e);
 	if (r < 0 || !sb.bpf.len) {
-		for (int i = 0; i < 9; i++)
+		for (int i = 0; i < 10; i++)
 			ok(1, "# SKIP no seccomp filter here: %s", r < 0 ? e.msg : sb.why.data);
 	} else {
 		int bad = try_filter(&sb.bpf);
@@ -343,6 +373,11 @@ int main(void)
 		ok(bad >= 0 && !(bad & F_CLONE3), "clone3 says ENOSYS, so that the C library uses clone");
 		ok(bad >= 0 && !(bad & (F_PTRACE | F_KEYCTL)), "ptrace and keyctl are denied");
 		ok(bad >= 0 && !(bad & F_ALLOWED), "fork and an ordinary ioctl still work");
+		bad = try_foreign_abi(&sb.bpf);
+		if (bad < 0 || bad == SIGSEGV)
+			ok(1, "# SKIP no 32-bit system calls to try here");
+		else
+			ok(bad == SIGSYS, "a 32-bit system call kills the process (signal %d)", bad);
 	}
 
 	/* --- the sandbox itself, where bwrap works --- */
