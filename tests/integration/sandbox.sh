@@ -30,7 +30,7 @@ set +e
 "$FERRY" harvest torch -q --pytest "$hostile/test_print.py" -o probe.jsonl 2>probe.err
 set -e
 case "$(cat probe.err)" in *"harvesting without a sandbox"*) skip_all "bubblewrap cannot make a sandbox here: $(grep -m1 sandbox probe.err)" ;; esac
-plan 29
+plan 32
 # A part the machine refuses is named in one warning; its checks are skipped, not failed.
 missing=$(grep "the harvest sandbox is incomplete here" probe.err || true)
 skip_unless() {  # skip_unless MISSING NAME: when the warning says MISSING, a SKIP and 0; else 1
@@ -73,6 +73,11 @@ HOSTILE_TYPED="touch $work/typed-by-a-test
 check "the test's instance is in the corpus" -- grep -q '"op":"torch.relu"' tty.jsonl
 check "nothing was typed into the terminal ($(wc -c < typed.bin) bytes)" -- test ! -s typed.bin
 contains "the test could not open /dev/tty" "$(cat tty.out)" "hostile-tty: /dev/tty not opened"
+# Without bubblewrap the child is in the user's session, and lets go of the terminal itself.
+FERRY_BWRAP=$work/no-such-bwrap expect_exit 0 "without bubblewrap, a harvest on a terminal completes" -- \
+	"$py" pty.py tty2.out typed2.bin "$FERRY" harvest torch -q --pytest "$hostile/escape_tty.py" -o tty2.jsonl
+check "... and nothing was typed into the terminal ($(wc -c < typed2.bin) bytes)" -- test ! -s typed2.bin
+contains "... nor could the test open /dev/tty" "$(cat tty2.out)" "hostile-tty: /dev/tty not opened"
 
 # --- (b) to (e) in one harvest: root, the network, the file system, escapes ----------------------
 # A loopback listener and an abstract unix socket, out here: what reaches them is kept in net.got.
