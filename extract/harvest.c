@@ -4,6 +4,7 @@
 #include "py.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,8 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "fsutil.h"
 #include "harvest.h"
+#include "home.h"
 #include "proc.h"
 #include "protocol.h"
 #include "record.h"
@@ -35,6 +38,10 @@
 #define STRAY_WAIT_MS 1000
 /* Children in a row that may end before their first test before the harvest gives up. */
 #define MAX_STARTUP_DEATHS 2
+/* What the tests write to their standard error is shown line by line, escaped: a line is cut after
+ * this many bytes, and after this many bytes in all the rest of a harvest's is counted, not shown. */
+#define OUTPUT_LINE_MAX 4096
+#define OUTPUT_MAX (1u << 20)
 
 struct source {
 	const char *name;
@@ -47,13 +54,20 @@ static const struct source sources[] = {
 	{ "keras", 1 },
 };
 
+/* How much of what the tests wrote to their standard error has been shown, and how much was not. */
+struct output {
+	size_t shown;
+	uint64_t dropped;
+};
+
 /* What every child of one harvest runs, and where what they record goes. */
 struct session {
 	struct harvest *h;
 	const struct harvest_opts *o;
 	char **pytest;          /* absolute: the child runs elsewhere (owned) */
 	char *self;             /* this executable (owned) */
-	char *bwrap;            /* NULL: no sandbox (owned) */
+	struct sandbox sb;      /* sb.bwrap NULL: no sandbox */
+	struct output *output;
 };
 
 static void counts_add(struct harvest_counts *c, const char *key, long v)
@@ -177,6 +191,10 @@ static int on_emit(const struct session *ss, const char *json, size_t len, struc
 struct child {
 	struct child_process cp;
 	char *scratch;
+	int lock;               /* the scratch directory's owner lock */
+	struct buf err;         /* what it wrote to stderr that is not yet a whole line */
+	bool err_cut;           /* the line in err was too long: the rest of it is dropped */
+	size_t err_dropped;     /* bytes of that line dropped so far */
 	struct buf in;          /* what the channel said that is not yet a whole line */
 	long open;              /* the test that has started and not finished, or -1 */
 	char *open_name;
@@ -308,12 +326,13 @@ static int on_input(const struct session *s, struct child *c, struct err *e)
 
 static int child_start(const struct session *s, struct child *c, long resume, struct err *e)
 {
-	const char **argv = NULL, **full = NULL;
+	const char **argv = NULL;
+	char **full = NULL;
 	char *env[4] = { NULL, NULL, NULL, NULL }, resume_text[32];
 	size_t n = 0;
 	int r = -1;
 
-	if (!(c->scratch = sandbox_scratch_new(e)))
+	if (!(c->scratch = sandbox_scratch_new(&c->lock, e)))
 		goto out;
 	argv = xcalloc(6 + 2 * (s->o->npatterns + s->o->nsuites + s->o->npytest), sizeof(*argv));
 	snprintf(resume_text, sizeof(resume_text), "%ld", resume);
@@ -334,28 +353,131 @@ static int child_start(const struct session *s, struct child *c, long resume, st
 		argv[n++] = "--pytest";
 		argv[n++] = s->pytest[i];
 	}
-	full = sandbox_argv(s->bwrap, c->scratch, argv);
+	full = sandbox_argv(&s->sb, c->scratch, argv);
 	env[0] = xasprintf("HOME=%s/home", c->scratch);
 	env[1] = xasprintf("TMPDIR=%s/tmp", c->scratch);
 	/* Without the sandbox, no __pycache__ beside the user's test files either. */
 	env[2] = xstrdup("PYTHONDONTWRITEBYTECODE=1");
-	c->cp.argv = full;
+	c->cp.argv = (const char *const *)full;
 	c->cp.env = (const char *const *)env;
 	c->cp.dir = c->scratch;
+	/* No terminal: standard input is /dev/null, and what the tests print comes through a pipe
+	 * that ferry reads and escapes (see take_output), never straight to the user's terminal. */
 	c->cp.in = PROC_NULL;
 	c->cp.out = PROC_PIPE;
+	c->cp.err = PROC_PIPE;
 	/* What a test started in the background ends with the child that started it. */
 	c->cp.kill_group_on_exit = true;
+	if (sandbox_seccomp_fd(&s->sb, &c->cp.pass_fd, e) < 0)
+		goto out;
 	if (proc_start(&c->cp, e) < 0)
 		goto out;
 	c->deadline = now() + outside_timeout(s);
 	r = 0;
 out:
+	if (c->cp.pass_fd >= 0) {
+		close(c->cp.pass_fd);
+		c->cp.pass_fd = -1;
+	}
 	for (int i = 0; i < 3; i++)
 		free(env[i]);
-	free(full);
+	sandbox_argv_free(full);
 	free(argv);
 	return r;
+}
+
+/* A line the child wrote to its standard error (len bytes, without its newline; cut more bytes of
+ * it were dropped): escaped, and shown through the caller's hook while the harvest's share lasts. */
+static void output_line(const struct session *s, const char *line, size_t len, size_t cut)
+{
+	struct buf out = BUF_INIT;
+	size_t start = 0;
+
+	if (!s->o->output || s->output->shown >= OUTPUT_MAX) {
+		s->output->dropped += len + cut + 1;
+		return;
+	}
+	/* esc_add takes C strings: a NUL byte in the line is written the way esc writes the others. */
+	for (size_t i = 0; i <= len; i++) {
+		char *piece;
+
+		if (i < len && line[i])
+			continue;
+		piece = xstrndup(line + start, i - start);
+		esc_add(&out, piece, 0);
+		free(piece);
+		if (i < len)
+			buf_adds(&out, "\\x00");
+		start = i + 1;
+	}
+	if (cut)
+		buf_addf(&out, " ... (%zu more bytes)", cut);
+	s->output->shown += len + 1;
+	s->o->output(s->o->ctx, out.data);
+	buf_release(&out);
+}
+
+/* n bytes of the child's standard error: whole lines go out, a line longer than OUTPUT_LINE_MAX
+ * is kept to that and the rest of it counted. */
+static void take_output(const struct session *s, struct child *c, const char *p, size_t n)
+{
+	while (n) {
+		const char *nl = memchr(p, '\n', n);
+		size_t k = nl ? (size_t)(nl - p) : n;
+
+		if (c->err_cut) {
+			c->err_dropped += k;
+		} else {
+			size_t take = k < OUTPUT_LINE_MAX - c->err.len ? k : OUTPUT_LINE_MAX - c->err.len;
+
+			buf_add(&c->err, p, take);
+			if (take < k) {
+				c->err_cut = true;
+				c->err_dropped = k - take;
+			}
+		}
+		if (!nl)
+			break;
+		output_line(s, c->err.data ? c->err.data : "", c->err.len, c->err_dropped);
+		buf_reset(&c->err);
+		c->err_cut = false;
+		c->err_dropped = 0;
+		p += k + 1;
+		n -= k + 1;
+	}
+}
+
+/* Read what the child's standard error holds now; at its end, close it. */
+static void read_output(const struct session *s, struct child *c)
+{
+	char chunk[65536];
+	ssize_t n = read(c->cp.fd_err, chunk, sizeof(chunk));
+
+	if (n > 0) {
+		take_output(s, c, chunk, (size_t)n);
+	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+		close(c->cp.fd_err);
+		c->cp.fd_err = -1;
+	}
+}
+
+/* Once the child is over: what is left in the pipe now, without waiting for a writer that lives on
+ * (a process a test left behind, outside the sandbox), then the last line without its newline. */
+static void drain_output(const struct session *s, struct child *c)
+{
+	/* reads of up to 64 KiB each: a writer that never stops is left after a few MiB */
+	for (int reads = 0; c->cp.fd_err >= 0 && reads < 64; reads++) {
+		struct pollfd pfd = { c->cp.fd_err, POLLIN, 0 };
+
+		if (poll(&pfd, 1, 0) <= 0 || !pfd.revents)
+			break;
+		read_output(s, c);
+	}
+	if (c->err.len || c->err_dropped)
+		output_line(s, c->err.data ? c->err.data : "", c->err.len, c->err_dropped);
+	buf_reset(&c->err);
+	c->err_cut = false;
+	c->err_dropped = 0;
 }
 
 static void child_release(const struct session *s, struct child *c)
@@ -368,9 +490,12 @@ static void child_release(const struct session *s, struct child *c)
 			warn(s, "%s", e.msg);
 		err_release(&e);
 	}
+	if (c->lock >= 0)
+		close(c->lock);
 	free(c->scratch);
 	free(c->open_name);
 	buf_release(&c->in);
+	buf_release(&c->err);
 	counts_release(&c->counts);
 }
 
@@ -380,7 +505,7 @@ static void describe_end(const struct session *s, const struct proc_status *st, 
 {
 	struct proc_status t = *st;
 
-	if (s->bwrap && !t.signaled && t.code > 128 && t.code < 128 + NSIG) {
+	if (s->sb.bwrap && !t.signaled && t.code > 128 && t.code < 128 + NSIG) {
 		t.signaled = true;
 		t.sig = t.code - 128;
 	}
@@ -407,7 +532,7 @@ static int child_run(const struct session *s, struct child *c, long resume, stru
 	if (child_start(s, c, resume, e) < 0)
 		return -1;
 	for (;;) {
-		struct pollfd pfd = { c->cp.fd_out, POLLIN, 0 };
+		struct pollfd pfd[2] = { { c->cp.fd_out, POLLIN, 0 }, { c->cp.fd_err, POLLIN, 0 } };
 		double left = c->deadline - now();
 		ssize_t n;
 
@@ -419,12 +544,15 @@ static int child_run(const struct session *s, struct child *c, long resume, stru
 			timed_out = true;
 			break;
 		}
-		if (poll(&pfd, 1, (int)(left * 1000) + 1) < 0) {
+		/* poll passes over a negative descriptor: a closed stderr is no longer watched */
+		if (poll(pfd, 2, (int)(left * 1000) + 1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return err_errno(e, EXIT_ENV, "poll");
 		}
-		if (!pfd.revents)
+		if (pfd[1].revents)
+			read_output(s, c);
+		if (!pfd[0].revents)
 			continue;
 		buf_grow(&c->in, 65536);
 		n = read(c->cp.fd_out, c->in.data + c->in.len, c->in.cap - c->in.len - 1);
@@ -488,9 +616,13 @@ static int run_children(const struct session *s, struct err *e)
 		memset(&c, 0, sizeof(c));
 		proc_init(&c.cp);
 		buf_init(&c.in);
+		buf_init(&c.err);
 		c.open = -1;
 		c.fail_code = -1;
+		c.lock = -1;
 		end = child_run(s, &c, next, &why, e);
+		/* What the tests said comes before what ferry says about how they ended. */
+		drain_output(s, &c);
 		/* What the child counted up to its last finished test stays counted. */
 		for (size_t i = 0; i < c.counts.n; i++)
 			counts_add(&h->counts, c.counts.keys[i], c.counts.vals[i]);
@@ -667,34 +799,146 @@ void harvest_release(struct harvest *h)
 	memset(h, 0, sizeof(*h));
 }
 
+/* A path as a Python object gives it (str, in the file system's encoding), to show in the sandbox. */
+static void add_py_path(struct sandbox *sb, PyObject *o)
+{
+	PyObject *b = o && PyUnicode_Check(o) ? PyUnicode_EncodeFSDefault(o) : NULL; /* new */
+	const char *p = b ? PyBytes_AsString(b) : NULL;
+
+	if (p)
+		sandbox_add(sb, p);
+	PyErr_Clear();
+	Py_XDECREF(b);
+}
+
+/* module.func(arg) (arg NULL: no argument), a path to show; an exception shows nothing. */
+static void add_py_call(struct sandbox *sb, const char *module, const char *func, const char *arg)
+{
+	PyObject *m = PyImport_ImportModule(module); /* new */
+	PyObject *a = m && arg ? PyUnicode_DecodeFSDefault(arg) : NULL; /* new */
+	PyObject *r = NULL;
+
+	if (m && (a || !arg))
+		r = a ? PyObject_CallMethod(m, func, "O", a) : PyObject_CallMethod(m, func, NULL); /* new */
+	add_py_path(sb, r);
+	PyErr_Clear();
+	Py_XDECREF(r);
+	Py_XDECREF(a);
+	Py_XDECREF(m);
+}
+
+/* What a child reads, shown in its sandbox: the interpreter, asked in this process (started the
+ * same way as the child's) where it lives: the virtualenv and the installation it was made from,
+ * and everything on sys.path (the site-packages, ferry's package, what .pth files add); ferry's
+ * binary, its shared libraries and the system's; the targets of the links that make up ferry's
+ * package in a build tree; the pytest paths from their rootdir down (pytest reads the project's
+ * configuration and conftest.py files there); and Keras's own tests, from the cache. */
+static int sandbox_paths(struct session *s, struct err *e)
+{
+	static const char *const attrs[] = { "prefix", "base_prefix", "exec_prefix", "base_exec_prefix" };
+	struct err ignored = ERR_INIT;
+	PyObject *sys, *path;
+	char *pydir;
+
+	if (!s->o->python)
+		return err_set(e, EXIT_USAGE, "the harvest's interpreter is not set");
+	if (py_start(s->o->python, 0, e) < 0)
+		return -1;
+	sandbox_add_system(&s->sb);
+	sandbox_add(&s->sb, s->self);
+	sandbox_add(&s->sb, s->o->python);
+	if ((sys = PyImport_ImportModule("sys"))) { /* new */
+		for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+			PyObject *v = PyObject_GetAttrString(sys, attrs[i]); /* new */
+
+			add_py_path(&s->sb, v);
+			Py_XDECREF(v);
+		}
+		path = PyObject_GetAttrString(sys, "path"); /* new */
+		for (Py_ssize_t i = 0; path && PyList_Check(path) && i < PyList_GET_SIZE(path); i++)
+			add_py_path(&s->sb, PyList_GET_ITEM(path, i)); /* borrowed */
+		Py_XDECREF(path);
+		Py_DECREF(sys);
+	}
+	PyErr_Clear();
+	if ((pydir = home_python_dir(&ignored))) {
+		char *pkg = xasprintf("%s/ferry", pydir);
+		DIR *d = opendir(pkg);
+		struct dirent *de;
+
+		sandbox_add(&s->sb, pydir);
+		while (d && (de = readdir(d))) {
+			char *p;
+
+			if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+				continue;
+			p = xasprintf("%s/%s", pkg, de->d_name);
+			sandbox_add(&s->sb, p);
+			free(p);
+		}
+		if (d)
+			closedir(d);
+		free(pkg);
+		free(pydir);
+	}
+	err_release(&ignored);
+	for (size_t i = 0; i < s->o->npytest; i++)
+		add_py_call(&s->sb, "ferry.extract.pytests", "rootdir", s->pytest[i]);
+	if (!strcmp(s->o->source, "keras"))
+		add_py_call(&s->sb, "ferry.extract.keras_tests", "tests_dir", NULL);
+	return 0;
+}
+
 int harvest_run(struct harvest *h, const struct harvest_opts *o, struct err *e)
 {
 	struct session s;
+	struct output output = { 0, 0 };
 	struct proc_signals saved;
 	struct err none = ERR_INIT;
-	int r;
+	int r = -1;
 
+	memset(&s, 0, sizeof(s));
 	s.h = h;
 	s.o = o;
+	s.output = &output;
+	sandbox_init(&s.sb);
 	s.self = fs_self_exe();
-	s.bwrap = NULL;
 	s.pytest = xcalloc(o->npytest + 1, sizeof(*s.pytest));
 	for (size_t i = 0; i < o->npytest; i++)
 		s.pytest[i] = fs_abspath(o->pytest[i]);
-	if (!o->no_sandbox && !(s.bwrap = sandbox_find(&none)))
-		warn(&s, "%s: harvesting without a read-only sandbox", none.msg);
-	err_release(&none);
+	/* What an earlier harvest left when it was killed: nothing of a live one's. */
+	sandbox_scratch_clean();
+	if (!o->no_sandbox) {
+		if (sandbox_paths(&s, e) < 0)
+			goto out;
+		if (sandbox_setup(&s.sb, &none) < 0) {
+			warn(&s, "%s: harvesting without a sandbox: the tests can read and write what ferry can, reach "
+			     "the network and keep ferry's capabilities", none.msg);
+		} else {
+			struct buf missing = BUF_INIT;
+
+			sandbox_missing(&s.sb, &missing);
+			if (missing.len)
+				warn(&s, "the harvest sandbox is incomplete here: %s", missing.data);
+			buf_release(&missing);
+		}
+	}
 	/* The corpus on a closed pipe is a write error up to main()'s last flush of stdout: SIGPIPE
 	 * stays ignored once the harvest is over. */
 	interrupted = 0;
 	proc_catch_signals(on_signal, &saved);
 	r = run_children(&s, e);
 	proc_restore_signals(&saved, 0);
+	if (output.dropped)
+		warn(&s, "the tests wrote %llu more bytes to their standard error than are shown",
+		     (unsigned long long)output.dropped);
+out:
+	err_release(&none);
 	for (size_t i = 0; i < o->npytest; i++)
 		free(s.pytest[i]);
 	free(s.pytest);
 	free(s.self);
-	free(s.bwrap);
+	sandbox_release(&s.sb);
 	return r;
 }
 

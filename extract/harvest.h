@@ -52,12 +52,18 @@ struct harvest_opts {
 	size_t npytest;
 	double timeout;                 /* seconds a test may take */
 	int no_sandbox;                 /* run the children without bubblewrap */
+	const char *python;             /* the interpreter the children run (its virtualenv is
+					 * what the sandbox shows them) */
 	FILE *out;                      /* where the corpus goes (borrowed) */
 	const char *out_name;           /* its name, for messages */
 
 	void *ctx;
 	/* Something worth saying that does not stop the harvest (a malformed record, a crashed test). */
 	void (*warn)(void *ctx, const char *msg);
+	/* A line that the tests (or the libraries, or the child itself) wrote to their standard error
+	 * or output, escaped (lib/esc.h); NULL: not shown. Past a share of the harvest's, the rest is
+	 * counted and said in one warning. */
+	void (*output)(void *ctx, const char *line);
 	/* A child's progress through a suite (label: the suite's, or empty). */
 	void (*progress)(void *ctx, long done, long total, const char *label);
 };

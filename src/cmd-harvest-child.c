@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -41,6 +42,21 @@ static const struct opt options[] = {
 	OPT_END(),
 };
 
+/* In bwrap's sandbox this process is in a session of its own and has no controlling terminal. Without
+ * it (no bubblewrap, --no-sandbox) it is in the user's session: it lets go of the terminal, so that
+ * the tests cannot open /dev/tty, and ioctl TIOCSTI, which needs the caller's own controlling
+ * terminal unless it has CAP_SYS_ADMIN, cannot type into the user's shell. (Not a session leader: no
+ * signal goes to anyone.) */
+static void let_go_of_terminal(void)
+{
+	int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (tty >= 0) {
+		ioctl(tty, TIOCNOTTY);
+		close(tty);
+	}
+}
+
 static int cmd_harvest_child(int argc, char **argv)
 {
 	struct err e = ERR_INIT;
@@ -50,6 +66,7 @@ static int cmd_harvest_child(int argc, char **argv)
 		return EXIT_USAGE;
 	if (optind + 1 != argc)
 		return cmd_usage_error(&cmd_harvest_child_entry, "harvest-child takes one SOURCE");
+	let_go_of_terminal();
 	fflush(stdout);
 	if ((fd = fcntl(1, F_DUPFD_CLOEXEC, CHANNEL_FD_MIN)) < 0 || dup2(2, 1) < 0) {
 		err_errno(&e, EXIT_ENV, "cannot set up the channel to ferry harvest");

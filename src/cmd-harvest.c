@@ -58,7 +58,9 @@ static const char usage[] =
 static const char more[] =
 	"The tests run in a child process, in a scratch directory that is also their HOME and TMPDIR,\n"
 	"and, when bubblewrap is installed (Debian package bubblewrap; $FERRY_BWRAP names another\n"
-	"bwrap), in a sandbox where all else is read-only. A test that exits, crashes, hangs or writes\n"
+	"bwrap), in a sandbox that shows them only what they need, read-only, with no terminal, no\n"
+	"network and no capabilities (a warning names any part the machine refuses). What they print\n"
+	"is shown escaped, each line marked 'test|'. A test that exits, crashes, hangs or writes\n"
 	"to ferry's channel is counted under 'tests crashed' with the reason, and the harvest goes on\n"
 	"from the next test; exit status 0. A harvest that ends early says so, keeps what it harvested\n"
 	"in CORPUS.partial and exits non-zero (130 on Ctrl-C).\n";
@@ -94,7 +96,7 @@ static const struct opt options[] = {
 		   "DIR/compile_commands.json (a configured build of the checkout)", &compile_commands),
 	OPT_SECONDS('t', "timeout", "SECS", "a test that runs longer is stopped and counted as crashed (default 300)",
 		    &timeout),
-	OPT_FLAG(0, "no-sandbox", "run the tests without bubblewrap's read-only sandbox", &no_sandbox),
+	OPT_FLAG(0, "no-sandbox", "run the tests without bubblewrap's sandbox", &no_sandbox),
 	OPT_FLAG('q', "quiet", "no progress line", &quiet),
 	OPT_END(),
 };
@@ -146,6 +148,16 @@ static void on_warn(void *ctx, const char *msg)
 
 	progress_clear(&sh->progress);
 	cmd_warn("%s", msg);
+}
+
+/* What the tests wrote, escaped by the engine: marked as theirs, so that it cannot pass for ferry's. */
+static void on_output(void *ctx, const char *line)
+{
+	struct show *sh = ctx;
+
+	progress_clear(&sh->progress);
+	fflush(stdout);
+	fprintf(stderr, "test| %s\n", line);
 }
 
 static void on_progress(void *ctx, long done, long total, const char *label)
@@ -448,6 +460,8 @@ static int cmd_harvest(int argc, char **argv)
 	o.npytest = pytest.n;
 	o.timeout = timeout;
 	o.no_sandbox = no_sandbox;
+	o.python = cmd_python();
+	o.output = on_output;
 	o.ctx = &sh;
 	o.warn = on_warn;
 	o.progress = on_progress;

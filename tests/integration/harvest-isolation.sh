@@ -26,7 +26,7 @@ expect_exit 0 "a harvest of hostile tests completes and exits 0" -- \
 	"$FERRY" harvest torch -q --timeout 5 --pytest "$hostile" -o corpus.jsonl
 summary=$out
 sandboxed=yes
-case "$err" in *"harvesting without a read-only sandbox"*) sandboxed=no ;; esac
+case "$err" in *"harvesting without a sandbox"*) sandboxed=no ;; esac
 for op in add sub mul div maximum minimum abs neg exp sin sinh cos tan cosh; do
 	check "torch.$op, recorded by its test, is in the corpus" -- grep -q "\"op\":\"torch.$op\"" corpus.jsonl
 done
@@ -73,7 +73,7 @@ check "... keeping dead.jsonl.partial and making no dead.jsonl" -- test -e dead.
 FERRY_BWRAP=$work/no-such-bwrap expect_exit 0 "without bubblewrap the harvest still runs" -- \
 	"$FERRY" harvest torch -q --pytest "$hostile/test_print.py" --pytest "$hostile/test_stray.py" -o nobwrap.jsonl
 contains "... and warns that it runs without a sandbox" "$err" \
-	"ferry: warning: bubblewrap (Debian package bubblewrap) not found ('$work/no-such-bwrap'): harvesting without a read-only sandbox"
+	"ferry: warning: bubblewrap (Debian package bubblewrap) not found ('$work/no-such-bwrap'): harvesting without a sandbox"
 left=$(strays)
 check "... and no process a test left behind outlives the harvest (${left:-none})" -- test -z "$left"
 
