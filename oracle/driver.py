@@ -98,10 +98,11 @@ def load_adapter(name):
     (which come first), else ferry's own module; an import error propagates (the frontend is
     missing). A user's file is loaded by its path, as module ferry_user_adapter_<name> (with '_' for
     '-'), so its name may keep the frontend's hyphen; it imports ferry's modules by their full names
-    (from ferry.oracle.adapters import ort)."""
+    (from ferry.oracle.adapters import ort). Where the store being read was run with the user's adapter
+    of name and FERRY_ADAPTERS holds none, ferry's own of that name does not stand in for it."""
     path = registry.user_adapter_path(name)
     if path is None:
-        if not registry.own_adapter(name):
+        if not registry.own_adapter(name) or registry.store_user_adapter(name):
             raise registry.missing(name)
         adapter = importlib.import_module(registry.module_name(name))
         path = adapter.__file__

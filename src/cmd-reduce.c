@@ -561,7 +561,8 @@ static int cmd_reduce(int argc, char **argv)
 		return cmd_error(&e);
 	}
 	if (db_open(&r.db, r.store, DB_WRITE, &e) < 0 || db_lock(&r.db, "ferry reduce", &e) < 0 ||
-	    locations_restore(&r.db, &e) < 0 || dedup_rebuild(&r.db, NULL, NULL, NULL, &e) < 0)
+	    locations_check(&r.db, r.store, cmd_warn_line, NULL, &e) < 0 ||
+	    dedup_rebuild(&r.db, NULL, NULL, NULL, &e) < 0)
 		goto fail;
 	/* -F NAME@PYTHON selects by the release's label, known once its worker said it: below. */
 	for (int i = optind + 1; i < argc; i++) {

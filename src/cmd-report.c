@@ -1089,7 +1089,8 @@ static int cmd_report(int argc, char **argv)
 	}
 	/* The page groups the failures into bugs anew, which writes to the store. */
 	if (db_open(&r.db, argv[optind], optv.html ? DB_WRITE : DB_READ, &e) < 0 ||
-	    locations_restore(&r.db, &e) < 0 || summary_load(&r.sum, &r.db, r.frontend, r.glob, &e) < 0)
+	    locations_check(&r.db, argv[optind], cmd_warn_line, NULL, &e) < 0 ||
+	    summary_load(&r.sum, &r.db, r.frontend, r.glob, &e) < 0)
 		goto fail;
 	if (optv.json) {
 		if (print_json(&r, argv[optind], &e) < 0)

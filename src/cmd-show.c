@@ -433,7 +433,8 @@ static int cmd_show(int argc, char **argv)
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || locations_restore(&db, &e) < 0 ||
+	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 ||
+	    locations_check(&db, argv[optind], cmd_warn_line, NULL, &e) < 0 ||
 	    dedup_rebuild(&db, NULL, NULL, NULL, &e) < 0)
 		goto fail;
 	s.db = &db;
