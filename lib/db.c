@@ -791,16 +791,16 @@ int db_unavailable(struct db *d, const char *only,
 	return meta_each(d, "unavailable", only, unavailable_row, &u, "cannot read the unavailable frontends", e);
 }
 
-/* "adapter:FRONTEND" = PATH. */
-int db_set_adapter(struct db *d, const char *frontend, const char *path, struct err *e)
+/* "adapter:FRONTEND" = the hash of its source (a path, in a store of an older ferry). */
+int db_set_adapter(struct db *d, const char *frontend, const char *record, struct err *e)
 {
-	return meta_put(d, "adapter", frontend, path, "cannot record where an adapter is", e);
+	return meta_put(d, "adapter", frontend, record, "cannot record an adapter", e);
 }
 
-int db_adapters(struct db *d, int (*fn)(void *ctx, const char *frontend, const char *path, struct err *e),
+int db_adapters(struct db *d, int (*fn)(void *ctx, const char *frontend, const char *record, struct err *e),
 		void *ctx, struct err *e)
 {
-	return meta_each(d, "adapter", NULL, fn, ctx, "cannot read where the adapters are", e);
+	return meta_each(d, "adapter", NULL, fn, ctx, "cannot read the store's adapters", e);
 }
 
 /* --- what a frontend supports: probes per (operator, dtype) ------------------------------------- */
@@ -1349,7 +1349,7 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 		"DROP TABLE run_map",
 		NULL, /* the probes, where the shard has them: below */
 		NULL, /* the mutations, where the shard has them: below */
-		/* where the shard's user adapters were (db_set_adapter), the store's own first */
+		/* the shard's user adapters (db_set_adapter), the store's own first */
 		"INSERT OR IGNORE INTO main.meta(key, value) SELECT key, value FROM shard.meta"
 		" WHERE key LIKE 'adapter:%'",
 	};

@@ -147,11 +147,12 @@ int db_unavailable(struct db *d, const char *only,
 		   int (*fn)(void *ctx, const char *frontend, const char *version, const char *why, struct err *e),
 		   void *ctx, struct err *e);
 
-/* Where the user's adapter of a frontend (a file adapter_NAME.py of FERRY_ADAPTERS) was when the store
- * was run with it: an absolute path (oracle/locations.h). */
-int db_set_adapter(struct db *d, const char *frontend, const char *path, struct err *e);
+/* The user's adapter of a frontend (a file adapter_NAME.py of FERRY_ADAPTERS) that the store was run
+ * with, as oracle/locations.h records it: the hash of its source, never where it is (a store of an
+ * older ferry may hold a path there: data, shown and never loaded). */
+int db_set_adapter(struct db *d, const char *frontend, const char *record, struct err *e);
 /* Each recorded adapter, by frontend name. */
-int db_adapters(struct db *d, int (*fn)(void *ctx, const char *frontend, const char *path, struct err *e),
+int db_adapters(struct db *d, int (*fn)(void *ctx, const char *frontend, const char *record, struct err *e),
 		void *ctx, struct err *e);
 
 /* What a frontend supports (oracle/probe.h): the outcome of one probe, the simplest test of an

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int fs_mkdirs(const char *path, struct err *e)
@@ -35,6 +36,171 @@ int fs_mkdirs(const char *path, struct err *e)
 	if (!r && !fs_is_dir(path))
 		r = err_set(e, EXIT_INPUT, "cannot create directory '%s': a file of that name exists", path);
 	free(p);
+	return r;
+}
+
+/* Why a component of ferry's own that open(O_NOFOLLOW) refused cannot be used: -1 with e filled. */
+static int refused(int dirfd, const char *name, const char *shown, int err, struct err *e)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+		return err_set(e, EXIT_INPUT, "'%s' is a symbolic link: ferry follows no link inside a directory "
+			       "of its own (remove it)", shown);
+	errno = err;
+	if (err == ENOTDIR)
+		return err_set(e, EXIT_INPUT, "'%s' is not a directory", shown);
+	return err_errno(e, err == ENOENT ? EXIT_INPUT : EXIT_ENV, "cannot open '%s'", shown);
+}
+
+int fs_dir_beneath(const char *path, int own, int make, struct err *e)
+{
+	char *p = xstrdup(path), *base, *rest = NULL;
+	size_t n = strlen(p);
+	int fd = -1, next;
+
+	while (n > 1 && p[n - 1] == '/')
+		p[--n] = '\0';
+	/* The start of the last own components: the rest before it is the user's. */
+	if (own > 0) {
+		char *s = p + n;
+		int k = 0;
+
+		while (s > p && k < own) {
+			while (s > p && s[-1] != '/')
+				s--;
+			if (++k < own)
+				while (s > p && s[-1] == '/')
+					s--;
+		}
+		rest = s;
+	}
+	if (rest && rest > p) {
+		rest[-1] = '\0';
+		base = *p ? p : "/";
+	} else {
+		base = rest ? (p[0] == '/' ? "/" : ".") : p;
+	}
+	if (make && strcmp(base, ".") && strcmp(base, "/") && !fs_is_dir(base) && fs_mkdirs(base, e) < 0)
+		goto fail;
+	if ((fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		err_errno(e, errno == ENOENT || errno == ENOTDIR ? EXIT_INPUT : EXIT_ENV, "cannot open directory '%s'",
+			  base);
+		goto fail;
+	}
+	for (char *save = NULL, *c = rest ? strtok_r(rest, "/", &save) : NULL; c; c = strtok_r(NULL, "/", &save)) {
+		char *shown = xasprintf("%.*s", (int)(c + strlen(c) - p), path);
+
+		if (!strcmp(c, ".") || !strcmp(c, "..")) {
+			err_set(e, EXIT_INPUT, "'%s': ferry names no directory of its own '%s'", shown, c);
+			free(shown);
+			goto fail;
+		}
+		if (make && mkdirat(fd, c, 0777) < 0 && errno != EEXIST) {
+			err_errno(e, EXIT_ENV, "cannot create directory '%s'", shown);
+			free(shown);
+			goto fail;
+		}
+		next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			refused(fd, c, shown, errno, e);
+			free(shown);
+			goto fail;
+		}
+		free(shown);
+		close(fd);
+		fd = next;
+	}
+	free(p);
+	return fd;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(p);
+	return -1;
+}
+
+int fs_write_beneath(int dirfd, const char *name, const char *shown, const void *data, size_t len,
+		     struct err *e)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static unsigned long counter;
+	struct stat st;
+	mode_t mode;
+	char *tmp = NULL;
+	const char *p = data;
+	int fd = -1, r = -1;
+
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return err_set(e, EXIT_INPUT, "'%s': not a file name", shown);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode))
+			return err_set(e, EXIT_INPUT, "'%s' is a symbolic link: ferry writes no file through a link "
+				       "inside a directory of its own (remove it)", shown);
+		if (S_ISDIR(st.st_mode))
+			return err_set(e, EXIT_INPUT, "cannot write '%s': it is a directory", shown);
+		mode = st.st_mode & 07777;
+	} else {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	/* name.tmp-XXXXXX, as fs_output names its temporary files; O_EXCL: a file that is there (a link
+	 * planted under such a name included) is never opened, another name is tried. */
+	for (int tries = 0; fd < 0 && tries < 100; tries++) {
+		unsigned long v = (unsigned long)getpid() * 2654435761UL ^ (unsigned long)time(NULL) ^
+				  ++counter * 40503UL;
+		char suffix[7];
+
+		for (int i = 0; i < 6; i++, v /= sizeof(chars) - 1)
+			suffix[i] = chars[v % (sizeof(chars) - 1)];
+		suffix[6] = '\0';
+		free(tmp);
+		tmp = xasprintf("%s.tmp-%s", name, suffix);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST) {
+			err_errno(e, EXIT_ENV, "cannot create '%s'", shown);
+			goto out;
+		}
+	}
+	if (fd < 0) {
+		err_set(e, EXIT_ENV, "cannot create '%s': no free temporary name", shown);
+		goto out;
+	}
+	fchmod(fd, mode);
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err_errno(e, EXIT_ENV, "cannot write '%s'", shown);
+			goto out;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		err_errno(e, EXIT_ENV, "cannot write '%s'", shown);
+		goto out;
+	}
+	fd = -1;
+	/* renameat replaces what is at name, a link put there meanwhile included, and follows nothing. */
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
+		err_errno(e, EXIT_ENV, "cannot replace '%s'", shown);
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	r = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tmp)
+		unlinkat(dirfd, tmp, 0);
+	free(tmp);
 	return r;
 }
 

@@ -11,6 +11,22 @@
 
 /* mkdir -p. */
 int fs_mkdirs(const char *path, struct err *e);
+
+/* Directories that ferry makes inside one the user named (a wrap directory's tests/XX/ID, a store's
+ * STORE.outputs/LABEL/ID, report -o DIR's FRONTEND) may come from someone else, unpacked from an
+ * archive with links planted in them: nothing ferry writes there follows a link.
+ *
+ * A descriptor of the directory path (close it), whose last own components are ferry's: each is made
+ * where missing (with make) and opened relative to the one before with O_NOFOLLOW, so a link there is
+ * refused (EXIT_INPUT, naming it), never followed; the part before them is the user's (a link there is
+ * the user's choice), made with fs_mkdirs where missing. A component "." or ".." is refused too. */
+int fs_dir_beneath(const char *path, int own, int make, struct err *e);
+/* Write data as the file name (no '/') of the directory dirfd (a descriptor of fs_dir_beneath; shown
+ * is the file's path for messages): through a temporary file created there O_EXCL|O_NOFOLLOW and
+ * renamed over name, so a reader sees the old file or the new one. A link (or a directory) at name is
+ * refused with EXIT_INPUT, naming shown, never followed. */
+int fs_write_beneath(int dirfd, const char *name, const char *shown, const void *data, size_t len,
+		     struct err *e);
 /* Read a whole file into out (appended). */
 int fs_read(const char *path, struct buf *out, struct err *e);
 /* An output file. A regular file (or a path that does not exist yet) is written through a temporary

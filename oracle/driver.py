@@ -66,7 +66,7 @@ import numpy as np
 
 from ferry.extract import values as ferry_values
 from ferry.oracle import registry
-from ferry.templates import runtime_compare
+from ferry.templates import _files, runtime_compare
 
 # The package directory of each adapter's PACKAGE, looked up once per process.
 _package_dirs = {}
@@ -98,10 +98,11 @@ def load_adapter(name):
     (which come first), else ferry's own module; an import error propagates (the frontend is
     missing). A user's file is loaded by its path, as module ferry_user_adapter_<name> (with '_' for
     '-'), so its name may keep the frontend's hyphen; it imports ferry's modules by their full names
-    (from ferry.oracle.adapters import ort)."""
+    (from ferry.oracle.adapters import ort). Where the store being read was run with the user's adapter
+    of name and FERRY_ADAPTERS holds none, ferry's own of that name does not stand in for it."""
     path = registry.user_adapter_path(name)
     if path is None:
-        if not registry.own_adapter(name):
+        if not registry.own_adapter(name) or registry.store_user_adapter(name):
             raise registry.missing(name)
         adapter = importlib.import_module(registry.module_name(name))
         path = adapter.__file__
@@ -250,11 +251,13 @@ def run(adapter, testdir):
 def save_outputs(outputs, outdir):
     """Keep a frontend's outputs (the flat list run() returned, as compared) for the differential
     oracle: outdir/out_K.npy, then outdir/outputs.json with their count, last, so that a directory
-    without it is no set of outputs."""
-    os.makedirs(outdir, exist_ok=True)
+    without it is no set of outputs. outdir is STORE.outputs/LABEL/ID (oracle/session.c): those three
+    are ferry's, beside the user's store, and nothing is written through a link planted there."""
+    os.close(_files.open_dir(outdir, 3))
     for k, out in enumerate(outputs):
-        np.save(os.path.join(outdir, f"out_{k}.npy"), np.asarray(out), allow_pickle=False)
-    with open(os.path.join(outdir, "outputs.json"), "w") as f:
+        with _files.create(os.path.join(outdir, f"out_{k}.npy")) as f:
+            np.save(f, np.asarray(out), allow_pickle=False)
+    with _files.create(os.path.join(outdir, "outputs.json"), "w") as f:
         json.dump({"outputs": len(outputs)}, f)
 
 

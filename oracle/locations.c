@@ -1,12 +1,52 @@
-/* locations.c: where the user's adapters that a store was run with are (see locations.h). */
+/* locations.c: which of the user's adapters a store was run with (see locations.h). */
 #include "locations.h"
 #include "buf.h"
+#include "fsutil.h"
 #include "py.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
+
+/* "xxh3:HEX" of a file's bytes, or NULL where it cannot be read. Caller frees. */
+static char *file_hash(const char *path)
+{
+	struct buf b = BUF_INIT;
+	struct err e = ERR_INIT;
+	char *h = NULL;
+
+	if (fs_read(path, &b, &e) == 0) {
+		XXH128_hash_t x = XXH3_128bits(b.data, b.len);
+
+		h = xasprintf("xxh3:%016llx%016llx", (unsigned long long)x.high64, (unsigned long long)x.low64);
+	}
+	buf_release(&b);
+	err_release(&e);
+	return h;
+}
+
+/* unsupported/NAME.txt beside the adapter file at path. Caller frees. */
+static char *patterns_beside(const char *path, const char *frontend)
+{
+	const char *slash = strrchr(path, '/');
+
+	return xasprintf("%.*sunsupported/%s.txt", slash ? (int)(slash - path + 1) : 0, path, frontend);
+}
+
+/* What the store keeps of the adapter file at path: its hash, and its patterns' where it has some. */
+static char *record_of(const char *path, const char *frontend)
+{
+	char *patterns = patterns_beside(path, frontend);
+	char *h = file_hash(path), *p = fs_exists(patterns) ? file_hash(patterns) : NULL;
+	char *r = h && p ? xasprintf("%s unsupported %s", h, p) : h ? xstrdup(h) : NULL;
+
+	free(patterns);
+	free(h);
+	free(p);
+	return r;
+}
 
 int locations_record(struct db *d, const struct frontend *fes, size_t n, struct err *e)
 {
@@ -14,10 +54,14 @@ int locations_record(struct db *d, const struct frontend *fes, size_t n, struct 
 		const char *args[1] = { fes[i].name };
 		char *path = py_call_strings("ferry.oracle.registry", "user_adapter_location", args, 1,
 					     "cannot say where an adapter is", e);
+		char *rec = path && *path ? record_of(path, fes[i].name) : NULL;
 		int r = path ? 0 : -1;
 
-		if (path && *path)
-			r = db_set_adapter(d, fes[i].name, path, e);
+		if (path && *path && !rec)
+			r = err_errno(e, EXIT_ENV, "cannot read the adapter '%s'", path);
+		else if (rec)
+			r = db_set_adapter(d, fes[i].name, rec, e);
+		free(rec);
 		free(path);
 		if (r < 0)
 			return -1;
@@ -25,81 +69,117 @@ int locations_record(struct db *d, const struct frontend *fes, size_t n, struct 
 	return 0;
 }
 
-struct restore {
-	const char *user;  /* FERRY_ADAPTERS as the user set it, or NULL */
-	struct buf added;  /* the directories to add, ':'-separated */
-};
-
-/* Whether a directory of the ':'-separated list holds adapter_NAME.py (registry.user_adapter_path). */
-static int holds(const char *list, const char *frontend)
+/* The adapter_NAME.py of the first directory of FERRY_ADAPTERS that holds one (as
+ * registry.user_adapter_path finds it), or NULL. Caller frees. */
+static char *held(const char *frontend)
 {
-	const char *p = list;
-	int found = 0;
+	const char *p = getenv("FERRY_ADAPTERS");
 
-	while (p && *p && !found) {
+	while (p && *p) {
 		size_t n = strcspn(p, ":");
-		char *path = xasprintf("%.*s/adapter_%s.py", (int)n, p, frontend);
+		char *path = n ? xasprintf("%.*s/adapter_%s.py", (int)n, p, frontend) : NULL;
 
-		found = n && access(path, F_OK) == 0;
+		if (path && fs_exists(path) && !fs_is_dir(path))
+			return path;
 		free(path);
 		p += n + (p[n] == ':');
 	}
-	return found;
+	return NULL;
 }
 
-/* Whether a record is one that run could have written: a name ferry could have run
- * (registry.valid_name) and the absolute path of its adapter_NAME.py. A store is data. */
-static int well_formed(const char *frontend, const char *path)
+/* Whether a name is one ferry could have run (registry.valid_name): the rest is not looked at. */
+static int valid_name(const char *frontend)
 {
 	static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
 	size_t n = strlen(frontend);
-	const char *slash;
 
-	if (!n || strspn(frontend, name_chars) != n || frontend[0] == '-' || frontend[0] == '_')
-		return 0;
-	if (path[0] != '/' || strchr(path, ':'))
-		return 0;
-	slash = strrchr(path, '/');
-	return !strncmp(slash + 1, "adapter_", 8) && !strncmp(slash + 9, frontend, n) && !strcmp(slash + 9 + n, ".py");
+	return n && strspn(frontend, name_chars) == n && frontend[0] != '-' && frontend[0] != '_';
 }
 
-static int restore_one(void *ctx, const char *frontend, const char *path, struct err *e)
+struct check {
+	const char *store;
+	void (*warn)(void *ctx, const char *line);
+	void *ctx;
+	struct buf unheld;  /* LOCATIONS_UNHELD's value */
+};
+
+/* The word after key in a record ("xxh3:HEX unsupported xxh3:HEX"), or NULL. Caller frees. */
+static char *field(const char *rec, const char *key)
 {
-	struct restore *r = ctx;
-	const char *slash = strrchr(path, '/');
-	char *dir;
+	const char *p = key ? strstr(rec, key) : rec;
+	size_t n;
+
+	if (!p)
+		return NULL;
+	if (key)
+		p += strlen(key);
+	n = strcspn(p, " ");
+	return !strncmp(p, "xxh3:", 5) && n > 5 ? xstrndup(p, n) : NULL;
+}
+
+static int check_one(void *ctx, const char *frontend, const char *rec, struct err *e)
+{
+	struct check *c = ctx;
+	char *path, *line = NULL, *want = NULL, *want_p = NULL, *got = NULL, *got_p = NULL, *patterns = NULL;
 
 	(void)e;
-	if (!well_formed(frontend, path))
+	if (!valid_name(frontend))
 		return 0;
-	/* The user's FERRY_ADAPTERS comes first, and one directory is enough. */
-	if ((r->user && holds(r->user, frontend)) || holds(r->added.data, frontend))
-		return 0;
-	dir = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
-	buf_addf(&r->added, "%s%s", r->added.len ? ":" : "", dir);
-	free(dir);
+	if (!(path = held(frontend))) {
+		/* An older ferry kept where the adapter was: shown as it is, never loaded. */
+		int old = rec[0] == '/';
+
+		line = xasprintf("'%s' was run with a user's adapter of '%s'%s%s%s, which FERRY_ADAPTERS does not "
+				 "hold (ferry loads no adapter a store names): set FERRY_ADAPTERS to the directory "
+				 "that holds adapter_%s.py to use it", c->store, frontend, old ? " (then at '" : "",
+				 old ? rec : "", old ? "')" : "", frontend);
+		buf_addf(&c->unheld, "%s%s", c->unheld.len ? ":" : "", frontend);
+		goto out;
+	}
+	if (!(want = field(rec, NULL)))
+		goto out;  /* an older ferry's record: no hash to hold it against */
+	got = file_hash(path);
+	if (!got || strcmp(got, want)) {
+		line = xasprintf("the adapter '%s' is not the one '%s' was run with: its source differs (%s, the "
+				 "store's %s)", path, c->store, got ? got : "unreadable", want);
+		goto out;
+	}
+	want_p = field(rec, " unsupported ");
+	patterns = patterns_beside(path, frontend);
+	got_p = fs_exists(patterns) ? file_hash(patterns) : NULL;
+	if ((want_p || got_p) && (!want_p || !got_p || strcmp(want_p, got_p)))
+		line = xasprintf("the unsupported patterns of '%s' are not those '%s' was run with: '%s' %s", frontend,
+				 c->store, patterns, !got_p ? "is not there" : !want_p ? "is new" : "differs");
+out:
+	if (line)
+		c->warn(c->ctx, line);
+	free(line);
+	free(path);
+	free(want);
+	free(want_p);
+	free(got);
+	free(got_p);
+	free(patterns);
 	return 0;
 }
 
-int locations_restore(struct db *d, struct err *e)
+int locations_check(struct db *d, const char *store, void (*warn)(void *ctx, const char *line), void *ctx,
+		    struct err *e)
 {
-	struct restore r = { getenv("FERRY_ADAPTERS"), BUF_INIT };
-	char *value = NULL;
+	struct check c = { store, warn, ctx, BUF_INIT };
 	int ret = -1;
 
-	if (db_adapters(d, restore_one, &r, e) < 0)
+	if (db_adapters(d, check_one, &c, e) < 0)
 		goto out;
 	ret = 0;
-	if (!r.added.len)
+	if (!c.unheld.len)
 		goto out;
-	value = r.user && *r.user ? xasprintf("%s:%s", r.user, r.added.data) : xstrdup(r.added.data);
 	/* The interpreter keeps its own copy of the environment (os.environ), read when it started. */
-	if (setenv("FERRY_ADAPTERS", value, 1) < 0)
-		ret = err_errno(e, EXIT_ENV, "cannot set FERRY_ADAPTERS");
+	if (setenv(LOCATIONS_UNHELD, c.unheld.data, 1) < 0)
+		ret = err_errno(e, EXIT_ENV, "cannot set " LOCATIONS_UNHELD);
 	else if (py_started())
-		ret = py_setenv("FERRY_ADAPTERS", value, e);
+		ret = py_setenv(LOCATIONS_UNHELD, c.unheld.data, e);
 out:
-	free(value);
-	buf_release(&r.added);
+	buf_release(&c.unheld);
 	return ret;
 }

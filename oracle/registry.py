@@ -146,8 +146,9 @@ def user_adapter_path(name):
 
 
 def user_adapter_location(name):
-    """The absolute path of the user's adapter of name, or "" where the adapter is ferry's own: what
-    ferry run keeps in the store (oracle/locations.c), so that show, report and reduce find it."""
+    """The absolute path of the user's adapter of name, or "" where the adapter is ferry's own: the
+    file whose source ferry run records the hash of in the store (oracle/locations.c); never where it
+    is, since a store names no code."""
     path = user_adapter_path(name)
     return os.path.abspath(path) if path else ""
 
@@ -157,14 +158,26 @@ def own_adapter(name):
     return valid_name(name) and os.path.isfile(os.path.join(_ADAPTERS, name.replace("-", "_") + ".py"))
 
 
+# The frontends that the store being read was run with the user's adapter of, which FERRY_ADAPTERS
+# does not hold (oracle/locations.h LOCATIONS_UNHELD): ferry's own adapter of that name is not it.
+_UNHELD = "FERRY_STORE_ADAPTERS"
+
+
+def store_user_adapter(name):
+    """Whether the store being read was run with the user's adapter of name, and FERRY_ADAPTERS holds
+    none: no adapter of ferry's own stands in for it."""
+    return name in os.environ.get(_UNHELD, "").split(os.pathsep)
+
+
 def missing(name):
-    """AdapterError for a frontend that has no adapter: neither ferry's own nor one of FERRY_ADAPTERS
-    (to which show, report and reduce add the directories of the adapters a store recorded)."""
+    """AdapterError for a frontend that has no adapter: neither ferry's own (or the store was run with
+    the user's of that name) nor one of FERRY_ADAPTERS, the only place ferry looks for the user's."""
     dirs = user_dirs()
-    where = (f"no directory of FERRY_ADAPTERS or of the adapters the store was run with "
-             f"({os.pathsep.join(dirs)}) holds adapter_{name}.py" if dirs
-             else "FERRY_ADAPTERS is not set, and the store records no adapter of it")
-    return AdapterError(f"no adapter for frontend '{name}': ferry has none of that name, and {where}; "
+    where = (f"no directory of FERRY_ADAPTERS ({os.pathsep.join(dirs)}) holds adapter_{name}.py" if dirs
+             else "FERRY_ADAPTERS is not set")
+    whose = ("the store was run with a user's adapter of it (ferry loads no adapter a store names)"
+             if store_user_adapter(name) else "ferry has none of that name")
+    return AdapterError(f"no adapter for frontend '{name}': {whose}, and {where}; "
                         f"set FERRY_ADAPTERS to the directory that holds adapter_{name}.py")
 
 

@@ -25,6 +25,7 @@ import os
 import sys
 
 from ferry.oracle import driver
+from ferry.templates import _files
 
 LIBRARIES = ("onnx", "torch", "keras")
 _RULE = "-" * 100
@@ -125,13 +126,13 @@ def _export_pytest(record_json, testdir, outdir, frontend):
     record = json.loads(record_json)
     slug = "".join(c if c.isascii() and c.isalnum() else "_" for c in str(record["op"])).strip("_").lower()[:80]
     ident = "".join(c for c in str(record.get("id") or "") if c in "0123456789abcdef")[:12]
-    os.makedirs(outdir, exist_ok=True)
+    os.close(_files.open_dir(outdir, 1))  # DIR/test_OP_ID: ferry's, in the user's DIR
     script = f"ferry_reproducer_{ident}.py"
-    with open(os.path.join(outdir, script), "w") as f:
+    with _files.create(os.path.join(outdir, script), "w") as f:
         f.write(script_text)
     module_doc = f"Regression test exported by ferry: {record['op']} on {frontend}."
     test_doc = f"The frontend must agree with eager PyTorch on this usage (ferry instance {record.get('id')})."
-    with open(os.path.join(outdir, f"test_ferry_{slug}_{ident}.py"), "w") as f:
+    with _files.create(os.path.join(outdir, f"test_ferry_{slug}_{ident}.py"), "w") as f:
         f.write(f'''{module_doc!r}
 import os
 import subprocess
@@ -490,19 +491,27 @@ def metamorphic(testdir, frontend, atol, rtol, seed, k, reduced, model_b64, outp
               f"ATOL = {float(atol)!r}\nRTOL = {float(rtol)!r}\nINPUTS = {spec!r}\n{_METAMORPHIC_TEST}")
     if not outdir:
         return script
-    os.makedirs(outdir, exist_ok=True)
-    shutil.copyfile(os.path.join(testdir, "model.onnx"), os.path.join(outdir, "original.onnx"))
-    with open(os.path.join(outdir, "mutated.onnx"), "wb") as f:
+    # DIR is the user's; the files in it are ferry's, none written through a link planted there, and
+    # the names meta.json and the store give are data: each a plain file name of DIR, or refused.
+    os.close(_files.open_dir(outdir, 0))
+
+    def copy(src, name):
+        with open(src, "rb") as f, _files.create(os.path.join(outdir, _files.plain(name))) as out:
+            shutil.copyfileobj(f, out)
+
+    copy(os.path.join(testdir, "model.onnx"), "original.onnx")
+    with _files.create(os.path.join(outdir, "mutated.onnx")) as f:
         f.write(mutated)
     onnx.checker.check_model(os.path.join(outdir, "mutated.onnx"))
     for entry in meta["inputs"]:
         for name in entry["files"]:
-            shutil.copyfile(os.path.join(testdir, name), os.path.join(outdir, name))
+            copy(os.path.join(testdir, _files.plain(name)), name)
     if outputs_b64:
         with np.load(io.BytesIO(base64.b64decode(outputs_b64)), allow_pickle=False) as saved:
             for name in saved.files:
                 side, _, rest = name.partition("_")
-                np.save(os.path.join(outdir, f"output_{side}_{rest}.npy"), saved[name])
-    with open(os.path.join(outdir, "reproducer.py"), "w") as f:
+                with _files.create(os.path.join(outdir, _files.plain(f"output_{side}_{rest}.npy"))) as f:
+                    np.save(f, saved[name])
+    with _files.create(os.path.join(outdir, "reproducer.py"), "w") as f:
         f.write(script)
     return script

@@ -723,6 +723,22 @@ static char *request(struct session *s, const struct wrapped *t)
 	return request_text(req);
 }
 
+/* STORE.outputs/LABEL/ID, where the worker keeps test t's outputs (driver.save_outputs), made where
+ * missing: the store's directory is the user's, those three are ferry's, and a store's side directory
+ * may come from someone else (unpacked from an archive): a link planted there stops the run, naming
+ * it, rather than have the outputs written where it points (fsutil.h fs_dir_beneath). */
+static int outputs_dir(const struct session *s, const struct wrapped *t, struct err *e)
+{
+	char *dir = xasprintf("%s/%s/%s", s->outputs, s->fe->label, t->in.id);
+	int fd = fs_dir_beneath(dir, 3, 1, e);
+
+	free(dir);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 /* The other labels that kept outputs of graph tests beside the store (this run's earlier frontends,
  * or an earlier run's): each a directory of STORE.outputs. */
 static void find_peers(struct session *s)
@@ -905,6 +921,8 @@ static int probe_job(struct session *s, const struct wrapped *t, struct runner_j
 	s->res->probes++;
 	if (p == t)
 		return 2;
+	if (!session_metamorphic(s->o->oracle) && differential(s, p) && outputs_dir(s, p, e) < 0)
+		return -1;
 	s->res->probes_apart++;
 	job->key = xasprintf(PROBE_KEY "%s", p->in.id);
 	job->request = request(s, p);
@@ -1114,6 +1132,8 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 			s->reached -= probe == 1;
 			return probe;
 		}
+		if (!session_metamorphic(o->oracle) && differential(s, t) && outputs_dir(s, t, e) < 0)
+			return -1;
 		s->res->ran++;
 		s->res->rerun += existed;
 		job->key = probe == 2 ? xasprintf(PROBE_TEST_KEY "%s", t->in.id) : xstrdup(t->in.id);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "db.h"
@@ -109,7 +110,8 @@ static void target_release(struct target *t)
 	free(t->ran);
 }
 
-/* A file name of a label: NAME or NAME@VERSION, a user's adapter's NAME may hold anything. */
+/* A file name of a label (NAME or NAME@VERSION, a user's adapter's NAME may hold anything) or of an
+ * id the store gives. */
 static char *safe_name(const char *s)
 {
 	char *out = xstrdup(s);
@@ -510,11 +512,24 @@ static int run_frontend(struct reduce *r, size_t first, size_t last, struct err 
 	label_dir = safe_name(r->label);
 	for (size_t i = first; i < last; i++) {
 		struct target *t = &r->t[i];
+		/* LABEL and ID.tmp are ferry's (and STORE.reduced, beside the store, where -o names no
+		 * directory): a link planted there is refused before anything is removed or made through it. */
+		int own = optv.outdir ? 2 : 3, fd;
+		char *id_dir;
+		char *label = xasprintf("%s/%s", r->outdir, label_dir);
 
-		t->final = xasprintf("%s/%s/%s", r->outdir, label_dir, t->id);
-		t->workdir = xasprintf("%s.tmp", t->final);
-		if (fs_remove_tree(t->workdir, e) < 0 || fs_mkdirs(t->workdir, e) < 0)
+		fd = fs_dir_beneath(label, own - 1, 1, e);
+		free(label);
+		if (fd < 0)
 			goto out;
+		close(fd);
+		id_dir = safe_name(t->id);  /* the store's (data): one file name, whatever it says */
+		t->final = xasprintf("%s/%s/%s", r->outdir, label_dir, id_dir);
+		free(id_dir);
+		t->workdir = xasprintf("%s.tmp", t->final);
+		if (fs_remove_tree(t->workdir, e) < 0 || (fd = fs_dir_beneath(t->workdir, own, 1, e)) < 0)
+			goto out;
+		close(fd);
 	}
 	self = fs_self_exe();
 	session_worker_command(&fe, self, wargv, env);
@@ -561,7 +576,8 @@ static int cmd_reduce(int argc, char **argv)
 		return cmd_error(&e);
 	}
 	if (db_open(&r.db, r.store, DB_WRITE, &e) < 0 || db_lock(&r.db, "ferry reduce", &e) < 0 ||
-	    locations_restore(&r.db, &e) < 0 || dedup_rebuild(&r.db, NULL, NULL, NULL, &e) < 0)
+	    locations_check(&r.db, r.store, cmd_warn_line, NULL, &e) < 0 ||
+	    dedup_rebuild(&r.db, NULL, NULL, NULL, &e) < 0)
 		goto fail;
 	/* -F NAME@PYTHON selects by the release's label, known once its worker said it: below. */
 	for (int i = optind + 1; i < argc; i++) {

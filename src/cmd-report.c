@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "classify.h"
 #include "cmd.h"
@@ -805,12 +806,26 @@ static int print_unavailable(void *ctx, const char *fe, const char *version, con
 	return 0;
 }
 
+/* s as one file name: '/' and a leading '.' (".", "..") made '_'. Caller frees. */
+static char *file_name(const char *s)
+{
+	char *n = xstrdup(s && *s ? s : "_");
+
+	for (char *c = n; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	if (n[0] == '.')
+		n[0] = '_';
+	return n;
+}
+
 /* One reproducer: ferry.oracle.reproducer.reproducer(library, record, testdir, frontend, atol, rtol), with
  * the tolerance that judged the result (the default for a result stored before results kept one),
- * written to ROOT/FRONTEND/OP-ID.py; *path (when not NULL) gets that path, or NULL when no reproducer
- * could be made (warned). A failure of the metamorphic oracle is the mutated model's: the reference's
- * script would not show it (ferry show BUG -o DIR writes its own, with both models). */
-static int reproduce_into(struct report *r, const struct db_row *row, const char *root, char **path_out,
+ * written to ROOT/FRONTEND/OP-ID.py (the last own components of ROOT/FRONTEND are ferry's); *path
+ * (when not NULL) gets that path, or NULL when no reproducer could be made (warned). A failure of the
+ * metamorphic oracle is the mutated model's: the reference's script would not show it (ferry show BUG
+ * -o DIR writes its own, with both models). */
+static int reproduce_into(struct report *r, const struct db_row *row, const char *root, int own, char **path_out,
 			  struct err *e)
 {
 	const char *op = row->op ? row->op : "?";
@@ -820,8 +835,8 @@ static int reproduce_into(struct report *r, const struct db_row *row, const char
 	const char *args[] = { row->library, row->record ? row->record : "", row->dir ? row->dir : "", adapter,
 			       atol, rtol };
 	struct err pe = ERR_INIT;
-	char module[80], *script = NULL, *dir = NULL, *path = NULL, *safe_op = NULL;
-	int bad, ret = -1;
+	char module[80], *script = NULL, *dir = NULL, *path = NULL, *safe_op = NULL, *safe_fe = NULL, *name = NULL;
+	int bad, fd = -1, ret = -1;
 
 	if (path_out)
 		*path_out = NULL;
@@ -846,9 +861,17 @@ static int reproduce_into(struct report *r, const struct db_row *row, const char
 	for (char *c = safe_op; *c; c++)
 		if (*c == '/' || *c == ' ')
 			*c = '_';
-	dir = xasprintf("%s/%s", root, row->frontend);
-	path = xasprintf("%s/%s-%.12s.py", dir, safe_op, row->id);
-	if (fs_mkdirs(dir, e) < 0 || fs_write_atomic(path, script, strlen(script), e) < 0)
+	/* The frontend and the id are the store's (data): each a file name, whatever they say. */
+	safe_fe = file_name(row->frontend);
+	name = xasprintf("%s-%.12s.py", safe_op, row->id);
+	for (char *c = name; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	dir = xasprintf("%s/%s", root, safe_fe);
+	path = xasprintf("%s/%s", dir, name);
+	/* ROOT is the user's; FRONTEND (and the page's reproducers/) are ferry's: no link there followed. */
+	if ((fd = fs_dir_beneath(dir, own, 1, e)) < 0 ||
+	    fs_write_beneath(fd, name, path, script, strlen(script), e) < 0)
 		goto out;
 	r->written++;
 	if (path_out) {
@@ -857,12 +880,16 @@ static int reproduce_into(struct report *r, const struct db_row *row, const char
 	}
 	ret = 0;
 out:
+	if (fd >= 0)
+		close(fd);
 	err_release(&pe);
 	free(culprit);
 	free(adapter);
 	free(dir);
 	free(path);
 	free(safe_op);
+	free(safe_fe);
+	free(name);
 	free(script);
 	return ret;
 }
@@ -873,13 +900,13 @@ static int write_reproducer(void *ctx, const struct db_row *row, struct err *e)
 
 	if (!summary_op_matches(r->glob, row->op))
 		return 0;
-	return reproduce_into(r, row, r->outdir, NULL, e);
+	return reproduce_into(r, row, r->outdir, 1, NULL, e);
 }
 
 /* htmlreport's: the reproducer of a bug's representative. */
 static int reproduce_for_page(void *ctx, const struct db_row *row, const char *root, char **path, struct err *e)
 {
-	return reproduce_into(ctx, row, root, path, e);
+	return reproduce_into(ctx, row, root, 2, path, e);
 }
 
 /* Write a reproducer per failure. */
@@ -1089,7 +1116,8 @@ static int cmd_report(int argc, char **argv)
 	}
 	/* The page groups the failures into bugs anew, which writes to the store. */
 	if (db_open(&r.db, argv[optind], optv.html ? DB_WRITE : DB_READ, &e) < 0 ||
-	    locations_restore(&r.db, &e) < 0 || summary_load(&r.sum, &r.db, r.frontend, r.glob, &e) < 0)
+	    locations_check(&r.db, argv[optind], cmd_warn_line, NULL, &e) < 0 ||
+	    summary_load(&r.sum, &r.db, r.frontend, r.glob, &e) < 0)
 		goto fail;
 	if (optv.json) {
 		if (print_json(&r, argv[optind], &e) < 0)

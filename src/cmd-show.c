@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "db.h"
@@ -272,6 +273,19 @@ static int print_member(void *ctx, const char *frontend, const char *bug_id, con
 	return 0;
 }
 
+/* Write text as the file name of the user's DIR (made where missing, followed where it is a link): the
+ * file is ferry's, and a link planted in its place is refused, never followed (fsutil.h). */
+static int write_into(const char *dir, const char *name, const char *path, const char *text, struct err *e)
+{
+	int fd = fs_dir_beneath(dir, 0, 1, e), r;
+
+	if (fd < 0)
+		return -1;
+	r = fs_write_beneath(fd, name, path, text, strlen(text), e);
+	close(fd);
+	return r;
+}
+
 /* ferry.oracle.reproducer.FUNC(library, record, testdir, args...) -> str: a reproducer or an export path;
  * LIBRARY must name a template (py_template_module checks it). */
 static char *call_template(const char *library, const char *func, const char *const *args, int nargs,
@@ -433,7 +447,8 @@ static int cmd_show(int argc, char **argv)
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || locations_restore(&db, &e) < 0 ||
+	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 ||
+	    locations_check(&db, argv[optind], cmd_warn_line, NULL, &e) < 0 ||
 	    dedup_rebuild(&db, NULL, NULL, NULL, &e) < 0)
 		goto fail;
 	s.db = &db;
@@ -495,7 +510,7 @@ static int cmd_show(int argc, char **argv)
 			goto out;
 		}
 		path = xasprintf("%s/minimal.py", outdir);
-		if (fs_mkdirs(outdir, &e) < 0 || fs_write_atomic(path, script, strlen(script), &e) < 0) {
+		if (write_into(outdir, "minimal.py", path, script, &e) < 0) {
 			free(path);
 			goto fail;
 		}
@@ -535,7 +550,7 @@ static int cmd_show(int argc, char **argv)
 			if (*c == ',' || *c == '/')
 				*c = '_';
 		char *done = NULL;
-		int bad = fs_mkdirs(outdir, &e) < 0 || fs_write_atomic(path, script, strlen(script), &e) < 0 ||
+		int bad = write_into(outdir, "reproducer.py", path, script, &e) < 0 ||
 			  !(done = call_template(s.library, "export", args, 4, &e));
 
 		if (!bad && !doc)

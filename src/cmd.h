@@ -30,6 +30,8 @@ int cmd_error(const struct err *e);
 int cmd_usage_error(const struct cmd_entry *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print a warning line "ferry: warning: ..." to stderr. */
 void cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cmd_warn(line), for engines that pass what they have to say to a callback (ctx unused). */
+void cmd_warn_line(void *ctx, const char *line);
 /* The user's --python or FERRY_PYTHON, else the configured virtualenv interpreter. */
 const char *cmd_python(void);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "apfd.h"
 #include "buf.h"
@@ -800,7 +801,7 @@ int htmlreport_write(struct htmlreport *h, struct err *e)
 	struct db_summary ds;
 	char *path = NULL, when[64] = "";
 	time_t now = time(NULL);
-	int ret = -1;
+	int fd = -1, ret = -1;
 
 	if (db_summary(h->db, &ds, e) < 0)
 		goto out;
@@ -846,11 +847,15 @@ int htmlreport_write(struct htmlreport *h, struct err *e)
 	timings(&b, h->sum);
 	buf_adds(&b, "</section>\n</main></body></html>\n");
 	path = xasprintf("%s/index.html", h->dir);
-	if (fs_mkdirs(h->dir, e) < 0 || fs_write_atomic(path, b.data, b.len, e) < 0)
+	/* DIR is the user's (a link there followed); index.html in it is ferry's, and never a link's target. */
+	if ((fd = fs_dir_beneath(h->dir, 0, 1, e)) < 0 ||
+	    fs_write_beneath(fd, "index.html", path, b.data, b.len, e) < 0)
 		goto out;
 	h->bytes = b.len;
 	ret = 0;
 out:
+	if (fd >= 0)
+		close(fd);
 	free(path);
 	buf_release(&b);
 	return ret;

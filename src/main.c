@@ -121,6 +121,12 @@ void cmd_warn(const char *fmt, ...)
 	buf_release(&msg);
 }
 
+void cmd_warn_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	cmd_warn("%s", line);
+}
+
 const char *cmd_python(void)
 {
 	const char *p = getenv("FERRY_PYTHON");

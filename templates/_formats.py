@@ -8,7 +8,8 @@ error saying why). A later ferry run with a frontend that reads an absent format
 that frontend's worker, from record.json (make_later): the same module or model, built the same
 seeded way, so the file is the one wrap would have made. Two workers of two frontends may want the
 same test directory at once: the making is done under a lock on the directory, and meta.json is
-replaced whole (a reader sees the old one or the new one, never half of one). A file made but
+replaced whole (a reader sees the old one or the new one, never half of one), without following a
+link planted in the test directory (ferry/templates/_files.py). A file made but
 found unusable when a frontend reads it (a PyTorch ExportedProgram that does not load back) is marked
 so the same way (update).
 """
@@ -17,6 +18,8 @@ import fcntl
 import json
 import os
 import warnings
+
+from ferry.templates import _files
 
 
 def requested(record):
@@ -69,7 +72,8 @@ def update(testdir, which, change):
 def _locked(testdir, needed, change):
     """Under testdir's lock: meta.json read, and where needed(meta), changed by change(meta) and
     replaced whole. Returns the meta read or changed."""
-    fd = os.open(testdir, os.O_RDONLY | os.O_DIRECTORY)
+    # WRAP/tests/XX/ID (lib/wrapped.c): those three are ferry's, and a link planted there is refused
+    fd = _files.open_dir(testdir, 3, make=False)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # another frontend's worker may be making the same file
         path = os.path.join(testdir, "meta.json")
@@ -77,10 +81,7 @@ def _locked(testdir, needed, change):
             meta = json.load(f)
         if needed(meta):
             change(meta)
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "w") as f:
-                json.dump(meta, f, indent=1)
-            os.replace(tmp, path)
+            _files.replace(path, json.dumps(meta, indent=1))
         return meta
     finally:
         os.close(fd)  # and with it the lock

@@ -54,7 +54,7 @@ from keras.src.export import saved_model_export_archive  # noqa: E402
 from tensorflow.lite.python import lite  # noqa: E402
 from tensorflow.python.saved_model import save_context, tag_constants  # noqa: E402
 
-from ferry.templates import _formats, runtime_keras  # noqa: E402
+from ferry.templates import _files, _formats, runtime_keras  # noqa: E402
 from ferry.templates.runtime_keras import (  # noqa: E402, F401
     FerrySlot,
     ferry_array,
@@ -316,9 +316,9 @@ def wrap(record_json, outdir):
         # What every frontend reads is not what Keras computes: a frontend's result could not be
         # judged against the reference (Keras's own export is at fault, not the frontend).
         return {"status": "invalid", "reason": f"Keras's SavedModel disagrees with Keras: {disagree}"}
-    with open(os.path.join(outdir, "record.json"), "w") as f:
+    with _files.create(os.path.join(outdir, "record.json"), "w") as f:
         json.dump(record, f, separators=(",", ":"))
-    with open(os.path.join(outdir, "meta.json"), "w") as f:
+    with _files.create(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     result = {"status": "ok", "random": random, "ninputs": len(inputs), "noutputs": len(refs)}
     undefined = _undefined_domain(plan, inputs) or _variant_undefined(record, refs)
@@ -519,7 +519,8 @@ def _save(outdir, prefix, name, k, array):
     elif dtype == "bfloat16":
         entry["stored"] = "float32"
         array = array.astype(np.float32)
-    np.save(os.path.join(outdir, f"{prefix}_{k}.npy"), array, allow_pickle=False)
+    with _files.create(os.path.join(outdir, f"{prefix}_{k}.npy")) as f:
+        np.save(f, array, allow_pickle=False)
     return entry
 
 
@@ -551,8 +552,8 @@ def _serialize(outdir, model, inputs, refs, random, meta, formats=None):
 
 def _make_saved_model(outdir, model, inputs, meta):
     path = os.path.join(outdir, "saved_model")
-    shutil.rmtree(path, ignore_errors=True)
     try:
+        _files.fresh_dir(path)  # TensorFlow writes the tree by path: into a directory just made
         (ferry_export if SLOW else _export)(model, inputs, path)
         meta["saved_model"] = "saved_model"
     except Exception as e:  # Keras cannot export this layer: the frontends that read it skip it
@@ -599,7 +600,7 @@ def _make_tflite(outdir, meta, loaded=None):
     try:
         path = os.path.join(outdir, meta["saved_model"])
         flatbuffer = ferry_tflite(path) if SLOW else _convert_tflite(path, loaded)
-        with open(os.path.join(outdir, "model.tflite"), "wb") as f:
+        with _files.create(os.path.join(outdir, "model.tflite")) as f:
             f.write(flatbuffer)
         meta["tflite"] = "model.tflite"
     except Exception as e:  # the converter rejects it: TVM's TFLite frontend has nothing to read
@@ -864,7 +865,7 @@ def export(record_json, testdir, outdir, frontend=None):
     """Write the test as files TensorFlow's and the frontends' own tools read: outdir/saved_model/,
     outdir/model.tflite (where they exist), outdir/input_K.npy and outdir/ref_K.npy (the reference
     outputs of Keras), and outdir/record.json. Returns outdir."""
-    os.makedirs(outdir, exist_ok=True)
+    os.close(_files.open_dir(outdir, 1))  # DIR/test_OP_ID: ferry's, in the user's DIR
     for which in FILES:  # what ferry wrap --frontend left out, made now as a frontend would
         try:
             serialized(testdir, which)
@@ -872,10 +873,12 @@ def export(record_json, testdir, outdir, frontend=None):
             pass
     meta = testdir_meta(testdir)
     if meta.get("saved_model"):
-        shutil.copytree(os.path.join(testdir, meta["saved_model"]), os.path.join(outdir, "saved_model"),
-                        dirs_exist_ok=True)
+        shutil.copytree(os.path.join(testdir, _files.plain(meta["saved_model"])),
+                        _files.fresh_dir(os.path.join(outdir, "saved_model")), dirs_exist_ok=True)
     names = ["record.json", "meta.json"] + ([meta["tflite"]] if meta.get("tflite") else [])
     names += [f for entry in meta["inputs"] + meta["outputs"] for f in entry["files"]]
     for name in names:
-        shutil.copyfile(os.path.join(testdir, name), os.path.join(outdir, name))
+        with open(os.path.join(testdir, _files.plain(name)), "rb") as src, \
+                _files.create(os.path.join(outdir, name)) as dst:
+            shutil.copyfileobj(src, dst)
     return outdir

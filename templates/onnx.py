@@ -32,6 +32,7 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from ferry.extract import values as ferry_values
+from ferry.templates import _files
 from ferry.templates.runtime_onnx import ferry_dtype, ferry_graph_model, ferry_input, ferry_model
 
 ATOL = 1e-3
@@ -471,7 +472,7 @@ def _feeds(plan):
 
 def _write(outdir, record, plan, model, feeds, refs, random):
     os.makedirs(outdir, exist_ok=True)
-    with open(os.path.join(outdir, "model.onnx"), "wb") as f:
+    with _files.create(os.path.join(outdir, "model.onnx")) as f:
         f.write(model.SerializeToString())
     meta = {
         "id": record.get("id"), "op": record["op"], "opset": plan.stamped, "random": random,
@@ -484,7 +485,7 @@ def _write(outdir, record, plan, model, feeds, refs, random):
     expected = _expected_outputs(record, refs)
     if expected is not None:
         meta["expected"] = expected
-    with open(os.path.join(outdir, "meta.json"), "w") as f:
+    with _files.create(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
 
 
@@ -574,7 +575,8 @@ def _save(outdir, prefix, k, name, kind, dtype, value):
     for file, item in zip(names, items):
         if stored is not None:
             item = item.astype(str if stored == "str" else stored)
-        np.save(os.path.join(outdir, file), item, allow_pickle=False)
+        with _files.create(os.path.join(outdir, file)) as f:
+            np.save(f, item, allow_pickle=False)
     entry["files"] = names
     return entry
 
@@ -733,9 +735,10 @@ def export(record_json, testdir, outdir, frontend=None):
 
     with open(os.path.join(testdir, "meta.json")) as f:
         meta = json.load(f)
+    os.close(_files.open_dir(outdir, 1))  # DIR/test_OP_ID: ferry's, in the user's DIR
     data = os.path.join(outdir, "test_data_set_0")
-    os.makedirs(data, exist_ok=True)
-    with open(os.path.join(testdir, "model.onnx"), "rb") as src, open(os.path.join(outdir, "model.onnx"), "wb") as dst:
+    os.close(_files.open_dir(data, 1))
+    with open(os.path.join(testdir, "model.onnx"), "rb") as src, _files.create(os.path.join(outdir, "model.onnx")) as dst:
         dst.write(src.read())
     for prefix, entries in (("input", meta["inputs"]), ("output", meta["outputs"])):
         for k, entry in enumerate(entries):
@@ -748,7 +751,7 @@ def export(record_json, testdir, outdir, frontend=None):
                 proto = numpy_helper.from_list(arrays, name=entry["name"])
             else:
                 proto = numpy_helper.from_array(arrays[0], name=entry["name"])
-            with open(os.path.join(data, f"{prefix}_{k}.pb"), "wb") as f:
+            with _files.create(os.path.join(data, f"{prefix}_{k}.pb")) as f:
                 f.write(proto.SerializeToString())
     return outdir
 
@@ -1093,7 +1096,7 @@ def _wrap_graph(record, outdir):
     except Exception as e:  # a bad record or a rejection by onnx: either way the graph is invalid
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     os.makedirs(outdir, exist_ok=True)
-    with open(os.path.join(outdir, "model.onnx"), "wb") as f:
+    with _files.create(os.path.join(outdir, "model.onnx")) as f:
         f.write(model.SerializeToString())
     meta = {
         "id": record.get("id"), "op": "graph", "ops": plan.ops, "nodes": len(plan.nodes),
@@ -1106,7 +1109,7 @@ def _wrap_graph(record, outdir):
     }
     if bounds is not None:
         meta["bounds"] = list(bounds)  # the range float data was drawn from, not the record's
-    with open(os.path.join(outdir, "meta.json"), "w") as f:
+    with _files.create(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     result = {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
     _mark(result, undefined, values_only)

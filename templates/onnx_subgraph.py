@@ -30,6 +30,7 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from ferry.extract import values as ferry_values
+from ferry.templates import _files
 from ferry.templates import onnx as onnx_template
 from ferry.templates.runtime_onnx import ferry_dtype
 
@@ -170,8 +171,8 @@ def _info(name, value):
 
 
 def _write(outdir, meta, sub, keep, feeds, refs):
-    os.makedirs(outdir, exist_ok=True)
-    with open(os.path.join(outdir, "model.onnx"), "wb") as f:
+    os.close(_files.open_dir(outdir, 1))  # the candidate cK, in the directory ferry reduce made for it
+    with _files.create(os.path.join(outdir, "model.onnx")) as f:
         f.write(sub.SerializeToString())
     out = {
         "id": meta.get("id"), "op": keep[0].op_type if len(keep) == 1 else "graph",
@@ -183,7 +184,7 @@ def _write(outdir, meta, sub, keep, feeds, refs):
         "outputs": [onnx_template._save(outdir, "ref", k, o.name, "tensor", _dtype(ref), ref)
                     for k, (o, ref) in enumerate(zip(sub.graph.output, refs))],
     }
-    with open(os.path.join(outdir, "meta.json"), "w") as f:
+    with _files.create(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(out, f, indent=1)
 
 

@@ -66,7 +66,7 @@ if _PASSIVE:
     del os.environ["OMP_WAIT_POLICY"]
 
 from ferry.extract import values as ferry_values  # noqa: E402
-from ferry.templates import _formats  # noqa: E402
+from ferry.templates import _files, _formats  # noqa: E402
 from ferry.templates.runtime_torch import STORED as _STORED  # noqa: E402
 from ferry.templates.runtime_torch import (  # noqa: E402, F401
     FerryConst,
@@ -566,9 +566,9 @@ def wrap(record_json, outdir):
         if undefined:
             meta["undefined"] = undefined
         _serialize(outdir, plan, inputs, meta, formats)
-    with open(os.path.join(outdir, "record.json"), "w") as f:
+    with _files.create(os.path.join(outdir, "record.json"), "w") as f:
         json.dump(record, f, separators=(",", ":"))
-    with open(os.path.join(outdir, "meta.json"), "w") as f:
+    with _files.create(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     result = {"status": "ok", "random": meta["random"], "ninputs": len(inputs), "noutputs": len(refs)}
     if undefined:
@@ -835,7 +835,8 @@ def _save(outdir, prefix, k, t):
              "files": [f"{prefix}_{k}.npy"]}
     if name in _STORED:
         entry["stored"] = _STORED[name]
-    np.save(os.path.join(outdir, f"{prefix}_{k}.npy"), ferry_numpy(t), allow_pickle=False)
+    with _files.create(os.path.join(outdir, f"{prefix}_{k}.npy")) as f:
+        np.save(f, ferry_numpy(t), allow_pickle=False)
     return entry
 
 
@@ -862,7 +863,8 @@ def _make_torchscript(outdir, plan, inputs, meta):
         meta["frozen"] = why is None
         if why:
             meta["freeze_error"] = why
-        torch.jit.save(traced, os.path.join(outdir, "model.ts"))
+        with _files.create(os.path.join(outdir, "model.ts")) as f:
+            torch.jit.save(traced, f)
         torch.jit.load(os.path.join(outdir, "model.ts"))  # a file that does not load back is no model
         meta["torchscript"] = "model.ts"
     except Exception as e:  # PyTorch cannot trace this operator: the TorchScript frontends skip it
@@ -874,7 +876,8 @@ def _make_torchscript(outdir, plan, inputs, meta):
 def _make_export(outdir, plan, inputs, meta):
     try:
         exported = torch.export.export(plan.build(), tuple(_clones(inputs)))
-        torch.export.save(exported, os.path.join(outdir, "model.pt2"))
+        with _files.create(os.path.join(outdir, "model.pt2")) as f:
+            torch.export.save(exported, f)
         if SLOW:
             # Loading the file back took a sixth of a wrap, and every frontend that reads the file
             # loads it anyway: load_exported answers for a file that does not load, as this did.

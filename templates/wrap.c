@@ -1,9 +1,12 @@
 /* wrap.c: the wrap engine (wrap.h): the corpora read, instances handed to workers running the
  * templates, and each outcome appended to DIR/wrapped.jsonl. */
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fsutil.h"
 #include "protocol.h"
@@ -33,13 +36,23 @@ struct wrap_place {
 static int open_output(struct wrap *w, struct err *e)
 {
 	char *tests = xasprintf("%s/tests", w->o->dir);
-	int r = fs_mkdirs(tests, e);
+	int fd = fs_dir_beneath(tests, 1, 1, e);  /* DIR is the user's, tests/ ferry's: no link followed */
 
 	free(tests);
-	if (r < 0)
+	if (fd < 0)
 		return -1;
-	if (!(w->out = fopen(w->out_path, "a")))
-		return err_errno(e, EXIT_ENV, "cannot open '%s'", w->out_path);
+	close(fd);
+	/* Nor is wrapped.jsonl appended to through a link planted in its place. */
+	fd = open(w->out_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0 && errno == ELOOP)
+		return err_set(e, EXIT_INPUT, "'%s' is a symbolic link: ferry writes no file through a link inside a "
+			       "directory of its own (remove it)", w->out_path);
+	if (fd < 0 || !(w->out = fdopen(fd, "a"))) {
+		err_errno(e, EXIT_ENV, "cannot open '%s'", w->out_path);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
 	return 0;
 }
 
