@@ -100,6 +100,17 @@
 #define PROTO_TASK_REDUCE "reduce"
 #define PROTO_STAGE_MUTATED ":mutated"
 
+/* The longest line of the worker protocol the runner reads: a result carries a message, a traceback
+ * and a comparison, far below this. A result line that passes it ends its test as a crash
+ * (oracle/runner.c); other text that long is dropped. */
+#define PROTO_LINE_MAX (8u << 20)
+#define PROTO_LINE_MAX_TEXT "8 MiB"
+/* A frontend's text in a result (its exception's message, the traceback, the frame, why a format is
+ * unavailable) is cut by the worker to this many bytes, its first and last halves kept around a
+ * marker that says how much was cut ("[... 99,993,123 bytes cut ...]"), so that a 100 MB message
+ * is still a crash, recorded at once, and not a line too long for the runner. */
+#define PROTO_TEXT_MAX (64u << 10)
+
 /* Events, tasks, verdicts and stages. */
 #define PROTO_EVENT_READY "ready"
 #define PROTO_EVENT_FATAL "fatal"

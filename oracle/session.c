@@ -1232,6 +1232,14 @@ void session_outcome(const struct runner_outcome *o, struct db_result *res, stru
 		break;
 	case RUNNER_DIED:
 		res->outcome = OUTCOME_CRASH;
+		if (o->why) {
+			/* ferry ended the worker itself: its signal is not the test's */
+			buf_adds(msg, o->why);
+			if (res->stage)
+				buf_addf(msg, " in stage %s%s", res->stage, of_mutated);
+			res->message = msg->data;
+			break;
+		}
 		buf_adds(msg, "the worker ");
 		proc_status_describe(&o->status, msg);
 		if (res->stage)
