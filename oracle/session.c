@@ -1501,6 +1501,10 @@ static int lane_end(struct session *s, struct lane *l, int ret, struct err *e)
 	}
 	if (ret == 0 && l->started)
 		ret = db_finish_run(&s->db, s->run_id, res->version, e);
+	/* job_done's, and s holds it only while the lane is swapped in: a shared pool's lanes are
+	 * freed without it */
+	free(s->format_why);
+	s->format_why = NULL;
 	buf_release(&why);
 	free(l->env[0]);
 	free(l->self);
@@ -1643,6 +1647,8 @@ static int run_shared(struct session *s, const struct frontend *fes, size_t nfes
 			lane_swap(s, l);
 			forget_groups(s);
 			forget_reductions(s);
+			free(s->format_why);
+			s->format_why = NULL;
 			lane_swap(s, l);
 			free(l->env[0]);
 			free(l->self);
