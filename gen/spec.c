@@ -1306,6 +1306,10 @@ static int finish_block(struct parser *ps)
 			b->ops[0]);
 	}
 	if (resolve_block(ps) < 0) {
+		/* the one part of a block outside the arena: spec_release frees it only for the blocks
+		 * of the set, which this one never joins */
+		free(b->slot_names);
+		b->slot_names = NULL;
 		ps->block = NULL;
 		return -1;
 	}
