@@ -4898,6 +4898,16 @@ int cpp_child_run(int fd, enum cpp_mode mode, const char *file, const char *stub
 /* How often its resident memory is looked at. */
 #define WATCH_MS 50
 
+/* Whether this ferry (and so each child) runs under AddressSanitizer: gcc says it one way, clang
+ * another. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
 static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
@@ -5071,7 +5081,7 @@ static int parse_one(const char *self, const char *file, enum cpp_mode mode, con
 	cp.in = PROC_NULL;
 	cp.out = PROC_PIPE;
 	cp.err = PROC_PIPE;
-#if !defined(__SANITIZE_ADDRESS__)
+#ifndef UNDER_ASAN
 	/* Under AddressSanitizer the child maps terabytes of shadow memory and cannot live under
 	 * RLIMIT_AS at all: the watch on its resident memory below is then the limit. */
 	cp.mem_limit = lim->mem;
