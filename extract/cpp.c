@@ -5005,8 +5005,8 @@ static int replay(const struct buf *out, const struct cpp_opts *o, struct counts
 	return 0;
 }
 
-/* The word of the channel's last line, or of the first line holding word; the value (borrowed, up
- * to the end of its line) in *value. */
+/* The value of the channel's first line whose word is word (borrowed: it runs to the end of its
+ * line, *vlen bytes), or NULL when there is none. */
 static const char *find_line(const struct buf *out, const char *word, size_t *vlen)
 {
 	size_t wl = strlen(word);
@@ -5025,7 +5025,7 @@ static const char *find_line(const struct buf *out, const char *word, size_t *vl
 	return NULL;
 }
 
-/* Whether the channel ends with its last word. */
+/* Whether the channel ends with PROTO_CPP_DONE, the child's last word. */
 static int ends_done(const struct buf *out)
 {
 	static const char last[] = "\n" PROTO_CPP_DONE "\n";
