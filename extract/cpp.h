@@ -14,13 +14,26 @@
  * an instance is kept with shapes and dtypes where its values are not essential, dropped where they
  * are. Records are JSON text in the corpus format (lib/record.h), handed to the caller one by one.
  *
+ * Each file is parsed in a child process of its own, ferry harvest-cpp-child (fork and exec of ferry
+ * itself, lib/proc.h), with a memory limit (RLIMIT_AS, and its resident memory watched from here)
+ * and a time limit (RLIMIT_CPU there, the wall clock here): libclang has neither, and one hostile
+ * file (a macro bomb, #include "/dev/zero") would otherwise take the machine's memory or hang the
+ * harvest. A file whose parse passes a limit or dies is skipped (the skip hook says which and why)
+ * and the harvest goes on; what it would have given is dropped whole, counts included.
+ *
  * Nothing here prints: counts and warnings go through the hooks. */
 #ifndef FERRY_CPP_H
 #define FERRY_CPP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
+
+/* One file's parse may use this much memory and take this many seconds (CPU and wall clock) by
+ * default: ONNX Runtime's biggest test files take a few hundred MB and a few seconds. */
+#define CPP_DEFAULT_MEMORY (2ull << 30)
+#define CPP_DEFAULT_TIMEOUT 60.0
 
 struct counts;
 
@@ -30,6 +43,8 @@ struct cpp_opts {
 	const char *const *defines;     /* -D NAME[=VALUE] (borrowed) */
 	size_t ndefines;
 	const char *compile_commands;   /* a directory holding compile_commands.json, or NULL */
+	uint64_t mem_limit;             /* bytes one file's parse may use; 0: CPP_DEFAULT_MEMORY */
+	double timeout;                 /* seconds one file's parse may take; 0: CPP_DEFAULT_TIMEOUT */
 
 	void *ctx;
 	/* One record (JSON text, one object); -1 with e filled stops the harvest. */
@@ -40,6 +55,8 @@ struct cpp_opts {
 	void (*warn)(void *ctx, const char *msg);
 	/* The file being parsed, and how many there are. */
 	void (*progress)(void *ctx, long done, long total, const char *file);
+	/* A file skipped, and why ("over the 2 GiB memory limit"); NULL: said through warn. */
+	void (*skip)(void *ctx, const char *file, const char *why);
 };
 
 /* The C++ files under paths (files or directories; directories searched for *.cc, *.cpp, *.cxx, *.h,
@@ -59,5 +76,18 @@ int cpp_harvest_torch(char *const *files, size_t n, const struct cpp_opts *o, st
  * operator (a helper called from ten tests, ten times; a template instantiated for four types, four
  * times), whatever becomes of its values. */
 int cpp_count_onnx(struct counts *c, char *const *files, size_t n, const struct cpp_opts *o, struct err *e);
+
+/* What a child parses for: the harvests above, or count-tests. */
+enum cpp_mode { CPP_ONNX, CPP_TORCH, CPP_COUNT };
+
+/* 0 and *mode for "onnx", "torch" or "count"; -1 otherwise. */
+int cpp_mode_parse(const char *name, enum cpp_mode *mode);
+
+/* The child's side (ferry harvest-cpp-child): parse file here, in this process, with ferry's header
+ * at stub and o's -I, -D and compile commands, and write what it gives to fd, one line per event
+ * (the C++ parse channel, oracle/protocol.h), ending with PROTO_CPP_DONE; o's hooks and limits are
+ * not used. 0, or -1 with e filled (also written to fd, so that the parent can say it). */
+int cpp_child_run(int fd, enum cpp_mode mode, const char *file, const char *stub, const struct cpp_opts *o,
+		  struct err *e);
 
 #endif

@@ -205,8 +205,10 @@ static int is_num(const struct val *v)
 	return v->kind == VAL_INT || v->kind == VAL_FLOAT;
 }
 
-int expr_equal(const struct val *a, const struct val *b)
+static int equal(const struct val *a, const struct val *b, int depth, long *budget)
 {
+	if (--*budget < 0 || depth > EXPR_EQUAL_MAX_DEPTH)
+		return -1;
 	if (a->kind == VAL_INT && b->kind == VAL_INT)
 		return a->u.i == b->u.i;
 	if (is_num(a) && is_num(b))
@@ -219,13 +221,30 @@ int expr_equal(const struct val *a, const struct val *b)
 	case VAL_LIST:
 		if (a->n != b->n)
 			return 0;
-		for (int i = 0; i < a->n; i++)
-			if (!expr_equal(&a->u.items[i], &b->u.items[i]))
-				return 0;
+		for (int i = 0; i < a->n; i++) {
+			int r = equal(&a->u.items[i], &b->u.items[i], depth + 1, budget);
+
+			if (r <= 0)
+				return r;
+		}
 		return 1;
 	case VAL_TENSOR: return a->u.t == b->u.t;
 	default: return 0;
 	}
+}
+
+int expr_equal(const struct val *a, const struct val *b, long *budget)
+{
+	long own = EXPR_EQUAL_MAX_ITEMS;
+
+	return equal(a, b, 1, budget ? budget : &own);
+}
+
+/* expr_equal's -1, said at x. */
+static int equal_fail(struct expr_env *env, const struct expr *x)
+{
+	return expr_failf(env, x, "lists nested more than %d deep or of more than %d values in all cannot be "
+			  "compared", EXPR_EQUAL_MAX_DEPTH, EXPR_EQUAL_MAX_ITEMS);
 }
 
 static struct val *new_items(struct expr_env *env, size_t n)
@@ -344,7 +363,11 @@ static int eval_bin(const struct expr *x, struct expr_env *env, struct val *out)
 	if (x->op >= OP_EQ) {
 		out->kind = VAL_INT;
 		if (x->op == OP_EQ || x->op == OP_NE) {
-			out->u.i = expr_equal(&a, &b) == (x->op == OP_EQ);
+			int eq = expr_equal(&a, &b, NULL);
+
+			if (eq < 0)
+				return equal_fail(env, x);
+			out->u.i = eq == (x->op == OP_EQ);
 			return 0;
 		}
 		if (a.kind == VAL_INT && b.kind == VAL_INT) {
@@ -409,6 +432,10 @@ static int eval_bin(const struct expr *x, struct expr_env *env, struct val *out)
 		return 0;
 	}
 	if (x->op == OP_ADD && a.kind == VAL_LIST && b.kind == VAL_LIST) {
+		/* checked as the other ways to make a list are: a chain of lets doubling a list would
+		 * otherwise grow it without bound */
+		if ((int64_t)a.n + b.n > MAX_LIST)
+			return expr_failf(env, x, "a list of %lld values", (long long)a.n + b.n);
 		out->kind = VAL_LIST;
 		out->n = a.n + b.n;
 		out->u.items = new_items(env, (size_t)out->n);
@@ -566,12 +593,15 @@ static int eval_comp(const struct expr *x, struct expr_env *env, struct val *out
 static int eval_in(const struct expr *x, struct expr_env *env, struct val *out)
 {
 	struct val v, l;
+	long budget = EXPR_EQUAL_MAX_ITEMS;
 	int found = 0;
 
 	if (expr_eval(x->a[0], env, &v) < 0 || eval_list(x->a[1], env, &l) < 0)
 		return -1;
+	/* one budget for the whole search: a long list of big lists is as costly as one deep list */
 	for (int i = 0; i < l.n && !found; i++)
-		found = expr_equal(&v, &l.u.items[i]);
+		if ((found = expr_equal(&v, &l.u.items[i], &budget)) < 0)
+			return equal_fail(env, x);
 	out->kind = VAL_INT;
 	out->u.i = x->kind == X_IN ? found : !found;
 	return 0;

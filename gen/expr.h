@@ -116,8 +116,14 @@ int expr_failf(struct expr_env *env, const struct expr *x, const char *fmt, ...)
 
 /* Python's truth of a value (a tensor or group is an error: -1). */
 int expr_truth(const struct val *v, struct expr_env *env, const struct expr *at);
-/* Numeric equality (int 2 equals float 2.0), strings by content, lists item by item. */
-int expr_equal(const struct val *a, const struct val *b);
+/* Numeric equality (int 2 equals float 2.0), strings by content, lists item by item: 1 or 0. A spec
+ * can nest lists without bound (each let a list of the last) and share them (let b = [a, a] doubles
+ * the tree while the arena holds one copy), so the comparison visits at most *budget values (NULL:
+ * EXPR_EQUAL_MAX_ITEMS), each decremented from it, and lists at most EXPR_EQUAL_MAX_DEPTH deep; -1
+ * beyond either. */
+#define EXPR_EQUAL_MAX_DEPTH 100
+#define EXPR_EQUAL_MAX_ITEMS (1 << 22)
+int expr_equal(const struct val *a, const struct val *b, long *budget);
 /* The value as a list: a list as is, a tensor as its shape; -1 otherwise. */
 int expr_as_list(const struct val *v, struct expr_env *env, const struct expr *at, struct val *out);
 /* The value as an integer; -1 (with fail) when it is not one. */

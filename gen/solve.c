@@ -82,10 +82,11 @@ void solve_pool_release(struct solve_pool *p)
 void solve_pool_add(struct solve_pool *p, const struct gen_tensor *t, int id)
 {
 	int d = t->dtype, r = t->rank;
-	size_t cap = (size_t)p->cap, capby = (size_t)p->capby[d][r];
+	size_t cap = (size_t)p->cap, capby;
 
-	if (r > GEN_MAX_RANK || d < 0 || d >= DT_COUNT)
+	if (r < 0 || r > GEN_MAX_RANK || d < 0 || d >= DT_COUNT)
 		return;
+	capby = (size_t)p->capby[d][r];
 	if (p->n + 1 > p->cap) {
 		p->t = xgrow(p->t, &cap, (size_t)p->n + 1, sizeof(*p->t));
 		cap = (size_t)p->cap;
@@ -377,7 +378,7 @@ static int try_reuse(struct run *r, const struct stmt *s, unsigned set, struct g
 	for (int d = 0; d < DT_COUNT; d++)
 		if (set & (1u << d))
 			for (int k = 0; k <= GEN_MAX_RANK; k++)
-				if (ranks & (1u << k)) {
+				if ((ranks & (1u << k)) && p->nby[d][k]) {
 					memcpy(ids + n, p->by[d][k], (size_t)p->nby[d][k] * sizeof(int));
 					n += p->nby[d][k];
 				}
@@ -422,7 +423,9 @@ static struct solve_input *add_input(struct run *r)
 	if (o->nin == r->in_cap) {
 		struct solve_input *in = expr_alloc(r->env.arena, (size_t)(r->in_cap * 2 + 4) * sizeof(*in));
 
-		memcpy(in, o->in, (size_t)o->nin * sizeof(*in));
+		/* o->in is NULL before the first input (memcpy from NULL is undefined, even of 0 bytes) */
+		if (o->nin)
+			memcpy(in, o->in, (size_t)o->nin * sizeof(*in));
 		o->in = in;
 		r->in_cap = r->in_cap * 2 + 4;
 	}
@@ -612,7 +615,8 @@ static int add_output(struct run *r, const struct stmt *s, const char *name, str
 	if (o->nout == r->out_cap) {
 		struct gen_tensor *t = expr_alloc(r->env.arena, (size_t)(r->out_cap * 2 + 4) * sizeof(*t));
 
-		memcpy(t, o->out, (size_t)o->nout * sizeof(*t));
+		if (o->nout)
+			memcpy(t, o->out, (size_t)o->nout * sizeof(*t));
 		o->out = t;
 		r->out_cap = r->out_cap * 2 + 4;
 	}
@@ -771,7 +775,8 @@ static int stmt_attr(struct run *r, const struct stmt *s)
 	if (o->nattrs == r->attr_cap) {
 		struct solve_attr *a = expr_alloc(r->env.arena, (size_t)(r->attr_cap * 2 + 8) * sizeof(*a));
 
-		memcpy(a, o->attrs, (size_t)o->nattrs * sizeof(*a));
+		if (o->nattrs)
+			memcpy(a, o->attrs, (size_t)o->nattrs * sizeof(*a));
 		o->attrs = a;
 		r->attr_cap = r->attr_cap * 2 + 8;
 	}

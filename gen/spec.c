@@ -41,6 +41,7 @@ struct parser {
 	int line, col;
 	struct token tok;
 	int no_in;                 /* 'in' ends the expression (the len of ints) */
+	int depth;                 /* how deep the expression being read nests (enter) */
 	struct err *e;
 	struct block *block;       /* the block being read */
 	struct stmt *stmts;
@@ -286,6 +287,46 @@ static struct expr *node(struct parser *ps, int kind, const struct token *at, in
 
 static int parse_expr(struct parser *ps, struct expr **out);
 
+/* One level deeper into an expression: a parenthesis, a bracket, a call's arguments, a unary '-' or
+ * 'not', a branch of '?:'. The parser recurses once per level, and so does whatever walks the tree
+ * afterwards (resolution, evaluation): a spec of 10,000 parentheses overflowed the stack. */
+static int enter(struct parser *ps)
+{
+	if (++ps->depth > SPEC_MAX_DEPTH)
+		return fail_at(ps, ps->tok.line, ps->tok.col, "an expression nested more than %d deep",
+			       SPEC_MAX_DEPTH);
+	return 0;
+}
+
+/* The depth of a whole expression's tree, without recursion: a chain of binary operators
+ * ('1 + 1 + ... + 1') nests one level per operator with no parenthesis, and resolution and
+ * evaluation recurse along it as deep. */
+static int check_depth(struct parser *ps, struct expr *x)
+{
+	struct level { struct expr *x; int depth; } *stack = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	XGROW(stack, cap, 1);
+	stack[n++] = (struct level){ x, 1 };
+	while (n) {
+		struct level l = stack[--n];
+
+		if (!l.x)
+			continue;
+		if (l.depth > SPEC_MAX_DEPTH) {
+			rc = fail_at(ps, l.x->line, l.x->col, "an expression nested more than %d deep (a chain "
+				     "of operators counts a level each): split it with let", SPEC_MAX_DEPTH);
+			break;
+		}
+		XGROW(stack, cap, n + (size_t)l.x->n);
+		for (int k = 0; k < l.x->n; k++)
+			stack[n++] = (struct level){ l.x->a[k], l.depth + 1 };
+	}
+	free(stack);
+	return rc;
+}
+
 static const struct { const char *name; int fn, min, max; } functions[] = {
 	{ "len", FN_LEN, 1, 1 }, { "sum", FN_SUM, 1, 1 }, { "prod", FN_PROD, 1, 1 }, { "min", FN_MIN, 1, 8 },
 	{ "max", FN_MAX, 1, 8 }, { "abs", FN_ABS, 1, 1 }, { "divisors", FN_DIVISORS, 1, 1 },
@@ -526,8 +567,9 @@ static int parse_unary(struct parser *ps, struct expr **out)
 
 	if (t.kind != T_MINUS)
 		return parse_postfix(ps, out);
-	if (next(ps) < 0 || parse_unary(ps, &x) < 0)
+	if (enter(ps) < 0 || next(ps) < 0 || parse_unary(ps, &x) < 0)
 		return -1;
+	ps->depth--;
 	if (x->kind == X_INT && x->i != INT64_MIN) {
 		x->i = -x->i;
 		x->line = t.line;
@@ -658,7 +700,10 @@ static int parse_not(struct parser *ps, struct expr **out)
 	if (!is_word(ps, "not"))
 		return parse_compare(ps, out);
 	*out = node(ps, X_NOT, &t, 1);
-	return next(ps) < 0 ? -1 : parse_not(ps, &(*out)->a[0]);
+	if (enter(ps) < 0 || next(ps) < 0 || parse_not(ps, &(*out)->a[0]) < 0)
+		return -1;
+	ps->depth--;
+	return 0;
 }
 
 static int parse_logic(struct parser *ps, struct expr **out, int is_or)
@@ -681,7 +726,7 @@ static int parse_logic(struct parser *ps, struct expr **out, int is_or)
 	return 0;
 }
 
-static int parse_expr(struct parser *ps, struct expr **out)
+static int parse_cond(struct parser *ps, struct expr **out)
 {
 	struct expr *c, *x;
 	struct token t;
@@ -700,6 +745,14 @@ static int parse_expr(struct parser *ps, struct expr **out)
 		return -1;
 	*out = x;
 	return 0;
+}
+
+/* An expression; a whole one (a statement's, at depth 0) also has its tree's depth checked. */
+static int parse_expr(struct parser *ps, struct expr **out)
+{
+	if (enter(ps) < 0 || parse_cond(ps, out) < 0)
+		return -1;
+	return --ps->depth == 0 ? check_depth(ps, *out) : 0;
 }
 
 /* --- statements --------------------------------------------------------------------------------- */
@@ -1253,6 +1306,10 @@ static int finish_block(struct parser *ps)
 			b->ops[0]);
 	}
 	if (resolve_block(ps) < 0) {
+		/* the one part of a block outside the arena: spec_release frees it only for the blocks
+		 * of the set, which this one never joins */
+		free(b->slot_names);
+		b->slot_names = NULL;
 		ps->block = NULL;
 		return -1;
 	}

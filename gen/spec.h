@@ -55,6 +55,11 @@ struct block {
 
 #define SPEC_OPSET_OPEN 1000000
 
+/* How deep an expression may nest (parentheses, brackets, calls, unary operators, and chains of
+ * binary operators, a level each): deeper is a load error at its FILE:LINE:COL, not a stack
+ * overflow in the parser or in what walks the tree after it. */
+#define SPEC_MAX_DEPTH 100
+
 struct spec_set {
 	struct arena arena;       /* statements and expressions */
 	struct strmap names;      /* interned strings: a key's pointer is the string */

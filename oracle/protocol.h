@@ -27,7 +27,12 @@
  * The harvest channel (extract/channel.py -> src/cmd-harvest.c): one line per message, a word
  * and a JSON value: CH_EMIT record, CH_SKIP [reason, where], CH_PROGRESS [done, total, label],
  * CH_TEST [index, name], CH_DONE counts, CH_END counts; and CH_FAIL code from ferry harvest-child
- * itself. */
+ * itself.
+ *
+ * The C++ parse channel (ferry harvest-cpp-child -> extract/cpp.c): one line per event, a word and a
+ * JSON value: CPP_EMIT record, CPP_COUNT [n, key], CPP_WARN message, CPP_OP [operator, n] (for
+ * count-tests), CPP_SKIP why (libclang gave the file up), CPP_FAIL [code, message] (ferry's own
+ * failure: the harvest stops), and CPP_DONE (no value) last. */
 #ifndef FERRY_PROTOCOL_H
 #define FERRY_PROTOCOL_H
 
@@ -95,6 +100,17 @@
 #define PROTO_TASK_REDUCE "reduce"
 #define PROTO_STAGE_MUTATED ":mutated"
 
+/* The longest line of the worker protocol the runner reads: a result carries a message, a traceback
+ * and a comparison, far below this. A result line that passes it ends its test as a crash
+ * (oracle/runner.c); other text that long is dropped. */
+#define PROTO_LINE_MAX (8u << 20)
+#define PROTO_LINE_MAX_TEXT "8 MiB"
+/* A frontend's text in a result (its exception's message, the traceback, the frame, why a format is
+ * unavailable) is cut by the worker to this many bytes, its first and last halves kept around a
+ * marker that says how much was cut ("[... 99,993,123 bytes cut ...]"), so that a 100 MB message
+ * is still a crash, recorded at once, and not a line too long for the runner. */
+#define PROTO_TEXT_MAX (64u << 10)
+
 /* Events, tasks, verdicts and stages. */
 #define PROTO_EVENT_READY "ready"
 #define PROTO_EVENT_FATAL "fatal"
@@ -123,6 +139,15 @@
 #define PROTO_CH_DONE "done"
 #define PROTO_CH_END "end"
 #define PROTO_CH_FAIL "fail"
+
+/* The C++ parse channel's words. */
+#define PROTO_CPP_EMIT "emit"
+#define PROTO_CPP_COUNT "count"
+#define PROTO_CPP_WARN "warn"
+#define PROTO_CPP_OP "op"
+#define PROTO_CPP_SKIP "skip"
+#define PROTO_CPP_FAIL "fail"
+#define PROTO_CPP_DONE "done"
 
 /* What _ferry exports, as X(NAME): _ferry.NAME is PROTO_NAME. */
 #define PROTO_EXPORTS(X) \

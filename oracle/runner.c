@@ -4,7 +4,8 @@
  * What a hostile frontend can do to its worker, and what the runner makes of it:
  *   - write garbage to the protocol stream: lines that are not events are kept as stderr text (under
  *     the stderr cap), and every event starts on a line of its own, so garbage without a newline
- *     cannot swallow the next event; a line longer than PROTO_LINE_MAX is dropped;
+ *     cannot swallow the next event; a line longer than PROTO_LINE_MAX (protocol.h) is dropped,
+ *     unless it is the worker's result, whose test then ends as a crash that says so;
  *   - close its streams: end of file on stdout is not the worker's death; its death (or the test's
  *     deadline) decides the outcome, so ferry never blames a test with a signal ferry sent;
  *   - stop itself: a worker stopped for STOP_GRACE seconds is killed, its test recorded with the
@@ -33,8 +34,6 @@
 #define MAX_START_FAILURES 3
 /* A stop this long is not a debugger's or a profiler's passing pause. */
 #define STOP_GRACE 1.0
-/* The longest event line: a result carries a traceback and a comparison, far below this. */
-#define PROTO_LINE_MAX (8u << 20)
 /* How long killing the strays may wait for one stuck in the kernel. */
 #define STRAY_WAIT_MS 2000
 
@@ -61,6 +60,7 @@ struct worker {
 	double stopped_since;        /* when the worker was first seen stopped; 0: running */
 	double idle_since;           /* when it last became free */
 	double queued;               /* how long its job waited for it (see assign) */
+	const char *why;             /* why ferry ended it, for the job's outcome (runner_outcome.why) */
 	struct lane *lane;           /* whose worker it is (while not W_DEAD) */
 	int pollix;                  /* its stdout's index in this round's poll set, or -1 */
 };
@@ -305,6 +305,8 @@ static int finish_job(struct worker *w, enum runner_end end, const cJSON *reply,
 	if (st)
 		out.status = *st;
 	out.stderr_text = w->errcap.buf.data;
+	out.why = w->why;
+	w->why = NULL;
 	out.version = l->version;
 	out.seconds = mono_now() - w->started;
 	out.queued = w->queued;
@@ -406,6 +408,9 @@ static void settle(struct worker *w)
 	err_release(&ignored);
 }
 
+/* How a result event's line starts (worker.c prints the event's name first). */
+static const char result_start[] = "{\"" PROTO_KEY_EVENT "\":\"" PROTO_EVENT_RESULT "\"";
+
 /* Read the worker's stdout; handle each whole line. End of file during a test is not yet a death:
  * a frontend may close the worker's descriptors and go on (or hang). The test ends when the worker
  * does, or at its deadline, as any other; killing the worker here would record ferry's own SIGTERM
@@ -475,6 +480,19 @@ static int read_stdout(struct pool *p, struct worker *w, struct err *e)
 	if (w->state == W_DEAD)
 		return 0;
 	w->out_scanned = w->out.len;
+	if (w->out.len > PROTO_LINE_MAX && w->state == W_BUSY && !w->skip_line &&
+	    !strncmp(w->out.data, result_start, strlen(result_start))) {
+		/* The worker's own result, too long to be read (its worker cuts what a frontend says, so
+		 * only a result of another kind gets here): the test ends now, a crash that says so,
+		 * rather than when its timeout finds no result. */
+		struct proc_status st;
+
+		buf_reset(&w->out);
+		w->out_scanned = 0;
+		worker_stop(p, w, &st);
+		w->why = "the worker's result is longer than the protocol's line limit (" PROTO_LINE_MAX_TEXT ")";
+		return finish_job(w, RUNNER_DIED, NULL, &st, e);
+	}
 	if (w->out.len > PROTO_LINE_MAX) {
 		/* No event is this long: a frontend writing without newlines must not grow ferry. */
 		proc_capture_add(&w->errcap, w->out.data, w->out.len);

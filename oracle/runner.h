@@ -65,6 +65,8 @@ struct runner_outcome {
 	struct proc_status status;   /* RUNNER_DIED: how the worker ended (never by ferry's signal);
 				      * RUNNER_TIMEOUT, RUNNER_OOM: by ferry's kill, as a rule */
 	const char *stderr_text;     /* what the worker wrote to stderr during this test (its tail) */
+	const char *why;             /* RUNNER_DIED: NULL, or why ferry ended the worker itself (a result
+				      * line longer than the protocol allows); status is then its kill */
 	const char *version;         /* what the first ready worker announced, or NULL */
 	double seconds;              /* from the request's write to the worker until its end */
 	double queued;               /* before that: how long the job and a free worker of its

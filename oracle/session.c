@@ -1252,6 +1252,14 @@ void session_outcome(const struct runner_outcome *o, struct db_result *res, stru
 		break;
 	case RUNNER_DIED:
 		res->outcome = OUTCOME_CRASH;
+		if (o->why) {
+			/* ferry ended the worker itself: its signal is not the test's */
+			buf_adds(msg, o->why);
+			if (res->stage)
+				buf_addf(msg, " in stage %s%s", res->stage, of_mutated);
+			res->message = msg->data;
+			break;
+		}
 		buf_adds(msg, "the worker ");
 		proc_status_describe(&o->status, msg);
 		if (res->stage)
@@ -1513,6 +1521,10 @@ static int lane_end(struct session *s, struct lane *l, int ret, struct err *e)
 	}
 	if (ret == 0 && l->started)
 		ret = db_finish_run(&s->db, s->run_id, res->version, e);
+	/* job_done's, and s holds it only while the lane is swapped in: a shared pool's lanes are
+	 * freed without it */
+	free(s->format_why);
+	s->format_why = NULL;
 	buf_release(&why);
 	free(l->env[0]);
 	free(l->self);
@@ -1655,6 +1667,8 @@ static int run_shared(struct session *s, const struct frontend *fes, size_t nfes
 			lane_swap(s, l);
 			forget_groups(s);
 			forget_reductions(s);
+			free(s->format_why);
+			s->format_why = NULL;
 			lane_swap(s, l);
 			free(l->env[0]);
 			free(l->self);

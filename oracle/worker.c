@@ -109,15 +109,50 @@ static void on_stage(void *ctx, const char *stage)
 	w->stage_start = mono();
 }
 
+/* A frontend's (or a library's) text as a result carries it: at most PROTO_TEXT_MAX bytes, its first
+ * and last parts kept around a marker that says how much was cut (protocol.h). A frontend decides
+ * the size of its messages, and a result line too long for the runner would lose the test. Each
+ * part ends at a character boundary, so the text stays UTF-8. */
+static void add_text(cJSON *obj, const char *key, const char *text)
+{
+	size_t n = strlen(text), head = PROTO_TEXT_MAX / 2 - 32, tail;
+	struct buf b = BUF_INIT;
+	char digits[32], sep[48];
+	int nd, k = 0;
+
+	if (n <= PROTO_TEXT_MAX) {
+		cJSON_AddStringToObject(obj, key, text);
+		return;
+	}
+	while (head && ((unsigned char)text[head] & 0xC0) == 0x80)
+		head--;
+	tail = n - (PROTO_TEXT_MAX / 2 - 32);
+	while (tail < n && ((unsigned char)text[tail] & 0xC0) == 0x80)
+		tail++;
+	/* 99,993,123: a count a reader takes in at a glance */
+	nd = snprintf(digits, sizeof(digits), "%zu", tail - head);
+	for (int i = 0; i < nd; i++) {
+		if (i && (nd - i) % 3 == 0)
+			sep[k++] = ',';
+		sep[k++] = digits[i];
+	}
+	sep[k] = '\0';
+	buf_add(&b, text, head);
+	buf_addf(&b, " [... %s bytes cut ...] ", sep);
+	buf_add(&b, text + tail, n - tail);
+	cJSON_AddStringToObject(obj, key, b.data);
+	buf_release(&b);
+}
+
 /* The pending Python exception, as data for a result: "Type: message" and the traceback. */
 static void exception_fields(cJSON *res)
 {
 	struct err pe = ERR_INIT;
 
 	py_error(&pe, EXIT_ENV, "ferry's driver failed");
-	cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, pe.msg);
+	add_text(res, PROTO_KEY_MESSAGE, pe.msg);
 	if (pe.detail)
-		cJSON_AddStringToObject(res, PROTO_KEY_DETAIL, pe.detail);
+		add_text(res, PROTO_KEY_DETAIL, pe.detail);
 	err_release(&pe);
 }
 
@@ -329,8 +364,11 @@ static void judge(cJSON *res, PyObject *outputs, PyObject *refs, PyObject *ctx, 
 static void crash(struct worker *w, cJSON *res, PyObject *t, int ferrys)
 {
 	const char *f[5] = { NULL, NULL, NULL, NULL, NULL };
+	static const char *const keys[5] = { PROTO_KEY_STAGE, PROTO_KEY_EXC_TYPE, PROTO_KEY_MESSAGE, PROTO_KEY_DETAIL,
+					     PROTO_KEY_FRAME };
 	const struct classify_pattern *which = NULL;
 	struct buf both = BUF_INIT;
+	cJSON *cut = cJSON_CreateObject();
 	bool unsupported;
 
 	for (int i = 0; i < 5 && i + 1 < PyTuple_GET_SIZE(t); i++) {
@@ -339,6 +377,12 @@ static void crash(struct worker *w, cJSON *res, PyObject *t, int ferrys)
 		f[i] = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
 	}
 	PyErr_Clear();
+	/* Each cut first: the patterns judge the message as it is recorded. */
+	for (int i = 0; i < 5; i++)
+		if (f[i]) {
+			add_text(cut, keys[i], f[i]);
+			f[i] = cJSON_GetObjectItemCaseSensitive(cut, keys[i])->valuestring;
+		}
 	buf_addf(&both, "%s: %s", f[1] ? f[1] : "", f[2] ? f[2] : "");
 	unsupported = !ferrys && classify_match(&w->unsupported, both.data, &which);
 	cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, ferrys ? outcome_name(OUTCOME_ERROR)
@@ -349,11 +393,10 @@ static void crash(struct worker *w, cJSON *res, PyObject *t, int ferrys)
 		cJSON_AddStringToObject(res, PROTO_KEY_PATTERN, where);
 		free(where);
 	}
-	if (f[0]) cJSON_AddStringToObject(res, PROTO_KEY_STAGE, f[0]);
-	if (f[1]) cJSON_AddStringToObject(res, PROTO_KEY_EXC_TYPE, f[1]);
-	if (f[2]) cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, f[2]);
-	if (f[3]) cJSON_AddStringToObject(res, PROTO_KEY_DETAIL, f[3]);
-	if (f[4]) cJSON_AddStringToObject(res, PROTO_KEY_FRAME, f[4]);
+	for (int i = 0; i < 5; i++)
+		if (f[i])
+			cJSON_AddStringToObject(res, keys[i], f[i]);
+	cJSON_Delete(cut);
 	buf_release(&both);
 }
 
@@ -579,15 +622,15 @@ static void verdict(struct worker *w, const cJSON *req, cJSON *res, PyObject *t,
 		char *why = PyTuple_GET_SIZE(t) > 1 ? py_str(PyTuple_GET_ITEM(t, 1)) : xstrdup("?");
 
 		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
-		cJSON_AddStringToObject(res, PROTO_KEY_UNAVAILABLE, why);
-		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, why);
+		add_text(res, PROTO_KEY_UNAVAILABLE, why);
+		add_text(res, PROTO_KEY_MESSAGE, why);
 		free(why);
 	} else if (PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_MISMATCH)) {
 		/* Outputs that cannot even be put beside the references (count, sequence length). */
 		char *msg = PyTuple_GET_SIZE(t) > 1 ? py_str(PyTuple_GET_ITEM(t, 1)) : xstrdup("?");
 
 		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(failure));
-		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, msg);
+		add_text(res, PROTO_KEY_MESSAGE, msg);
 		free(msg);
 	} else {
 		crash(w, res, t, PyUnicode_Check(kind) && !PyUnicode_CompareWithASCIIString(kind, PROTO_VERDICT_ERROR));
@@ -690,7 +733,7 @@ static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
 		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
 		if (PyErr_Occurred()) {
 			py_error(&e, EXIT_ENV, "the template failed");
-			cJSON_AddStringToObject(res, PROTO_KEY_DETAIL, e.detail ? e.detail : "");
+			add_text(res, PROTO_KEY_DETAIL, e.detail ? e.detail : "");
 		}
 		cJSON_AddStringToObject(res, PROTO_KEY_REASON, e.msg);
 		err_release(&e);
@@ -700,7 +743,7 @@ static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
 	cJSON_AddStringToObject(res, PROTO_KEY_STATUS, v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : "invalid");
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "reason") : NULL;
 	if (v && PyUnicode_Check(v))
-		cJSON_AddStringToObject(res, PROTO_KEY_REASON, PyUnicode_AsUTF8(v));
+		add_text(res, PROTO_KEY_REASON, PyUnicode_AsUTF8(v));
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "random") : NULL;
 	cJSON_AddBoolToObject(res, PROTO_KEY_RANDOM, v && PyObject_IsTrue(v) == 1);
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "undefined") : NULL;
@@ -738,7 +781,7 @@ static void validate_task(struct worker *w, const cJSON *req, cJSON *res)
 		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
 		if (PyErr_Occurred()) {
 			py_error(&e, EXIT_ENV, "the template failed");
-			cJSON_AddStringToObject(res, PROTO_KEY_DETAIL, e.detail ? e.detail : "");
+			add_text(res, PROTO_KEY_DETAIL, e.detail ? e.detail : "");
 		}
 		cJSON_AddStringToObject(res, PROTO_KEY_REASON, e.msg);
 		err_release(&e);
@@ -748,7 +791,7 @@ static void validate_task(struct worker *w, const cJSON *req, cJSON *res)
 	cJSON_AddStringToObject(res, PROTO_KEY_STATUS, v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : "invalid");
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "reason") : NULL; /* borrowed */
 	if (v && PyUnicode_Check(v))
-		cJSON_AddStringToObject(res, PROTO_KEY_REASON, PyUnicode_AsUTF8(v));
+		add_text(res, PROTO_KEY_REASON, PyUnicode_AsUTF8(v));
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "outputs") : NULL; /* borrowed */
 	if (v && PyUnicode_Check(v) && (outputs = cJSON_Parse(PyUnicode_AsUTF8(v))))
 		cJSON_AddItemToObject(res, PROTO_KEY_OUTPUTS, outputs);

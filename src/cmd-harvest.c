@@ -68,7 +68,8 @@ static const char more[] =
 
 static const char *output, *keras_tests, *compile_commands;
 static struct opts_list patterns, suites, pytest, cpp, includes, defines;
-static double timeout;
+static double timeout, parse_timeout;
+static unsigned long long parse_memory;
 static int no_sandbox, quiet;
 static struct select sel;
 
@@ -94,6 +95,10 @@ static const struct opt options[] = {
 	OPT_LIST('D', "define", "NAME[=V]", "--cpp: a macro the checkout's build defines (repeatable)", &defines),
 	OPT_STRING(0, "compile-commands", "DIR", "--cpp: parse each file with its command in\n"
 		   "DIR/compile_commands.json (a configured build of the checkout)", &compile_commands),
+	OPT_SIZE(0, "parse-memory", "SIZE", "--cpp: the memory one file's parse may use (default 2G); a file\n"
+		 "whose parse needs more is skipped", &parse_memory),
+	OPT_SECONDS(0, "parse-timeout", "SECS", "--cpp: the time (CPU and wall clock) one file's parse may take\n"
+		    "(default 60); a file whose parse takes longer is skipped", &parse_timeout),
 	OPT_SECONDS('t', "timeout", "SECS", "a test that runs longer is stopped and counted as crashed (default 300)",
 		    &timeout),
 	OPT_FLAG(0, "no-sandbox", "run the tests without bubblewrap's sandbox", &no_sandbox),
@@ -267,8 +272,8 @@ static void print_summary(FILE *fp, const struct harvest *h, const char *source,
 		print_suites(fp, h);
 }
 
-/* --cpp: the C++ harvester runs here, in this process (it reads the tests, it runs nothing); its
- * records go through the engine as a child's would. */
+/* --cpp: the C++ harvester reads the tests and runs nothing; it parses each file in a child of its
+ * own, with limits (extract/cpp.h), and its records go through the engine as a child's would. */
 struct cpp_ctx {
 	struct harvest *h;
 	struct harvest_opts *o;
@@ -304,6 +309,18 @@ static void cpp_progress(void *ctx, long done, long total, const char *file)
 	on_progress(c->sh, done, total, NULL);
 }
 
+/* A file whose parse passed a limit or died: said now, and listed with the skips of the summary. */
+static void cpp_skip(void *ctx, const char *file, const char *why)
+{
+	struct cpp_ctx *c = ctx;
+	char *key = xasprintf("%s: %s", file, why);
+
+	progress_clear(&c->sh->progress);
+	cmd_warn("skipped '%s': %s", file, why);
+	strmap_get(&c->h->skipped, key, NULL)->count++;
+	free(key);
+}
+
 static int harvest_cpp(struct harvest *h, struct harvest_opts *o, struct show *sh, const char *source,
 		       struct err *e)
 {
@@ -319,11 +336,14 @@ static int harvest_cpp(struct harvest *h, struct harvest_opts *o, struct show *s
 	co.defines = (const char *const *)defines.v;
 	co.ndefines = defines.n;
 	co.compile_commands = compile_commands;
+	co.mem_limit = parse_memory;
+	co.timeout = parse_timeout;
 	co.ctx = &c;
 	co.emit = cpp_emit;
 	co.count = cpp_count;
 	co.warn = cpp_warn;
 	co.progress = cpp_progress;
+	co.skip = cpp_skip;
 	if (cpp_files((const char *const *)cpp.v, cpp.n, 0, &files, &n, e) < 0)
 		return -1;
 	if (!n) {
@@ -374,8 +394,9 @@ static int cmd_harvest(int argc, char **argv)
 		code = cmd_usage_error(&cmd_harvest_entry, "--cpp is for sources 'onnx' and 'torch'");
 		goto out;
 	}
-	if (!cpp.n && (includes.n || defines.n || compile_commands)) {
-		code = cmd_usage_error(&cmd_harvest_entry, "-I, -D and --compile-commands go with --cpp");
+	if (!cpp.n && (includes.n || defines.n || compile_commands || parse_memory || parse_timeout)) {
+		code = cmd_usage_error(&cmd_harvest_entry,
+				       "-I, -D, --compile-commands, --parse-memory and --parse-timeout go with --cpp");
 		goto out;
 	}
 	if (cpp.n && (suites.n || pytest.n || patterns.n)) {

@@ -610,7 +610,8 @@ static int cmd_reduce(int argc, char **argv)
 		r.outdir = xasprintf("%s.reduced", abs);
 		free(abs);
 	}
-	qsort(r.t, r.n, sizeof(*r.t), by_frontend);
+	if (r.n) /* r.t is NULL when nothing is to be reduced: qsort of NULL is undefined, even of 0 */
+		qsort(r.t, r.n, sizeof(*r.t), by_frontend);
 	for (size_t first = 0; first < r.n;) {
 		size_t last = first;
 

@@ -141,6 +141,8 @@ static int one_done(void *ctx, const struct runner_job *job, const struct runner
 		buf_addf(&line, "no result within the timeout (%gs): the worker was killed", runopts.s.runner.timeout);
 	else if (r->end == RUNNER_OOM)
 		buf_adds(&line, "the worker passed the memory limit: it was killed");
+	else if (r->end == RUNNER_DIED && r->why)
+		buf_adds(&line, r->why);
 	else if (r->end == RUNNER_DIED)
 		proc_status_describe(&r->status, &line);
 	else if (reply_str(r->reply, PROTO_KEY_PATTERN))

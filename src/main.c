@@ -36,6 +36,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_count_tests_entry,
 	&cmd_worker_entry,
 	&cmd_harvest_child_entry,
+	&cmd_harvest_cpp_child_entry,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

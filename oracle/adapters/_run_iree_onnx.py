@@ -71,7 +71,10 @@ def iree_onnx_run(compiled, inputs):
     # np.asarray, not np.ascontiguousarray: that one makes a scalar a 1-d array
     result = function(*[np.asarray(v, order="C") for v in inputs.values()])
     results = list(result) if isinstance(result, (list, tuple)) else [result]
-    outputs = [r.to_host() if hasattr(r, "to_host") else np.asarray(r) for r in results]
+    # to_host() maps the device buffer, which the DeviceArray keeps alive only as long as that one
+    # array lives; a view of it (.view() below, for unsigned and narrow types) does not keep it, and
+    # ASan saw the comparison read the buffer after IREE had freed it: a copy is ferry's own
+    outputs = [np.array(r.to_host(), copy=True) if hasattr(r, "to_host") else np.asarray(r) for r in results]
     if len(outputs) == len(declared):
         outputs = [_as_declared(o, d) for o, d in zip(outputs, declared)]
     return outputs

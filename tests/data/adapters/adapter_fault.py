@@ -10,9 +10,14 @@ floods stderr; it is never a stand-in for a real frontend's results.
     Exp      raises while executing
     Floor    raises a "not supported" error (classified unsupported by unsupported/fault.txt)
     Ceil     returns its output plus one (a wrong result)
+    Tanh     raises while compiling, with a message of 100 MB (two-byte characters between a head and
+             a tail that the recorded message must keep)
+    Sin      writes a line of 9 MB that starts as a result event to every pipe it can write to (the
+             protocol stream among them), never finished, then hangs while compiling
 """
 import ctypes
 import os
+import stat
 import sys
 import time
 
@@ -48,6 +53,17 @@ def compile(loaded):
         hog = []
         while True:
             hog.append(b"x" * (64 << 20))  # filled, so every page is resident at once
+    if op == "Tanh":
+        raise RuntimeError("injected head " + "\u00fc" * (50 << 20) + " injected tail")
+    if op == "Sin":
+        for name in os.listdir("/proc/self/fd"):
+            fd = int(name)
+            try:
+                if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                    os.write(fd, b'\n{"event":"result","outcome":"pass","message":"' + b"x" * (9 << 20))
+            except OSError:
+                pass
+        time.sleep(3600)
     if op == "Sigmoid":
         block = "ferry fault adapter: noise " * 40 + "\n"
         for _ in range((8 << 20) // len(block)):
