@@ -663,6 +663,38 @@ static PyObject *template_for(struct worker *w, const char *library, struct err 
 	return m;
 }
 
+/* With a template's exception pending: when ferry.templates.environment() says the machine failed
+ * (a full disk, an I/O error) rather than the instance, res becomes status "error" with that reason,
+ * which records nothing for the instance (so that it is tried again), the exception is cleared and
+ * 1 returned; else 0, the exception still pending. */
+static int environment_failure(cJSON *res)
+{
+	PyObject *type, *value, *tb, *m, *why = NULL;
+	int env = 0;
+
+	PyErr_Fetch(&type, &value, &tb);
+	PyErr_NormalizeException(&type, &value, &tb);
+	if (value && (m = PyImport_ImportModule("ferry.templates"))) { /* new */
+		why = PyObject_CallMethod(m, "environment", "O", value); /* new */
+		Py_DECREF(m);
+	}
+	if (why && PyUnicode_Check(why)) {
+		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "error");
+		cJSON_AddStringToObject(res, PROTO_KEY_REASON, PyUnicode_AsUTF8(why));
+		env = 1;
+	}
+	Py_XDECREF(why);
+	PyErr_Clear();
+	if (env) {
+		Py_XDECREF(type);
+		Py_XDECREF(value);
+		Py_XDECREF(tb);
+	} else {
+		PyErr_Restore(type, value, tb);
+	}
+	return env;
+}
+
 static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
 {
 	const cJSON *lib = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_LIBRARY);
@@ -682,8 +714,16 @@ static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
 		err_release(&e);
 		return;
 	}
-	if (fs_mkdirs(dir->valuestring, &e) < 0 ||
-	    !(d = PyObject_CallMethod(tmpl, "wrap", "ss", rec->valuestring, dir->valuestring))) { /* new */
+	/* The test's directory is ferry's: failing to make it is never the instance's fault. */
+	if (fs_mkdirs(dir->valuestring, &e) < 0) {
+		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "error");
+		cJSON_AddStringToObject(res, PROTO_KEY_REASON, e.msg);
+		err_release(&e);
+		return;
+	}
+	if (!(d = PyObject_CallMethod(tmpl, "wrap", "ss", rec->valuestring, dir->valuestring))) { /* new */
+		if (environment_failure(res))
+			return;
 		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
 		if (PyErr_Occurred()) {
 			py_error(&e, EXIT_ENV, "the template failed");
@@ -732,6 +772,8 @@ static void validate_task(struct worker *w, const cJSON *req, cJSON *res)
 		return;
 	}
 	if (!tmpl || !(d = PyObject_CallMethod(tmpl, "validate", "s", rec->valuestring))) { /* new */
+		if (tmpl && environment_failure(res))
+			return;
 		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
 		if (PyErr_Occurred()) {
 			py_error(&e, EXIT_ENV, "the template failed");

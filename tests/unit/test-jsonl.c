@@ -1,9 +1,11 @@
 /* test-jsonl.c: reading a corpus never stops at a bad line; each is named as FILE:LINE, a line
  * beyond JSONL_MAX_LINE too; appending mends a torn last line rather than join it. */
 #include <cjson/cJSON.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -35,7 +37,7 @@ int main(void)
 	int good = 0, nbad = 0, st;
 	cJSON *j;
 
-	plan(33);
+	plan(37);
 	fputs("{\"op\":\"Relu\",\"library\":\"onnx\"}\n"
 	      "\n"
 	      "{\"op\":\"Add\",\"library\":\"onnx\",\"params\":{\"axis\":{\"int\":\"x\"}}}\n"
@@ -147,6 +149,34 @@ int main(void)
 		st = jsonl_append_open(&w, path, &cut, &e);
 		ok(st == 0 && cut == 5 && w.size == 0, "a file of one torn line is emptied (%zu bytes cut)", cut);
 		jsonl_append_close(&w);
+
+		/* A write that fails part-way, here at a file size limit as it would on a full disk,
+		 * leaves the file as it was: whole lines. */
+		{
+			struct rlimit old, lim;
+
+			fp = fopen(path, "w");
+			fputs("{\"a\":1}\n", fp);
+			fclose(fp);
+			jsonl_append_open(&w, path, &cut, &e);
+			signal(SIGXFSZ, SIG_IGN);
+			getrlimit(RLIMIT_FSIZE, &old);
+			lim = old;
+			lim.rlim_cur = 12;
+			setrlimit(RLIMIT_FSIZE, &lim);
+			st = jsonl_append(&w, "{\"b\":22222}", 11, &e);
+			setrlimit(RLIMIT_FSIZE, &old);
+			ok(st < 0 && strstr(e.msg, "File too large"), "a write cut short fails: %s", e.msg);
+			err_release(&e);
+			buf_reset(&text);
+			fs_read(path, &text, &e);
+			is(text.data, "{\"a\":1}\n", "... and what it wrote is taken back");
+			ok(jsonl_append(&w, "{\"c\":3}", 7, &e) == 0, "the next line goes on");
+			jsonl_append_close(&w);
+			buf_reset(&text);
+			fs_read(path, &text, &e);
+			is(text.data, "{\"a\":1}\n{\"c\":3}\n", "... after the whole lines");
+		}
 		buf_release(&text);
 	}
 	unlink(path);
