@@ -106,6 +106,11 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
+int runner_interrupted(void)
+{
+	return interrupted != 0;
+}
+
 void runner_job_release(struct runner_job *job)
 {
 	free(job->key);
