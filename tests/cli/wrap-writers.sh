@@ -10,7 +10,7 @@ need_python_module onnx
 py="${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}"
 corpus="$top_srcdir/tests/data/onnx-frontends/corpus.jsonl"
 total=$(grep -c . "$corpus")
-plan 22
+plan 25
 
 # lines FILE: "LINES IDS REPEATED BAD INVALID" of a wrapped.jsonl: its lines, the distinct ids of
 # its records, ids on more than one line, lines that are no JSON object with an id and a wrap
@@ -96,7 +96,7 @@ fi
 
 # --- a line beyond 64 MiB ------------------------------------------------------------------------
 # 65 MiB of spaces in a string of a record, then a record of the corpus: bounded here in time and
-# memory, as a stalled wrap would take minutes and gigabytes.
+# memory, as a stalled wrap would take minutes and gigabytes (a line of a gigabyte did).
 {
 	printf '{"library":"onnx","op":"Relu","kind":"node","params":{},"inputs":[],"outputs":[],"source":{"test":"'
 	head -c 68157440 /dev/zero | tr '\0' ' '
@@ -109,4 +109,9 @@ contains "... naming it by file and line" "$err" "long.jsonl:1: line longer than
 contains "... counting it" "$out" "bad corpus lines     1"
 got=$(lines long/wrapped.jsonl)
 check "... and the line after it is wrapped ($got)" -- [ "$got" = "1 1 0 0 0" ]
+# ferry rank reads corpora with a reader of its own.
+expect_exit 0 "rank takes the corpus too" -- \
+	sh -c 'ulimit -v 4000000; exec timeout 120 "$1" rank long.jsonl -o queue.jsonl' sh "$FERRY"
+contains "... the long line a bad line" "$err" "long.jsonl:1: line longer than 64 MiB"
+check "... and the next one ranked" -- [ "$(wc -l < queue.jsonl)" -eq 1 ]
 finish
