@@ -74,8 +74,9 @@ check "... and ends with the files of a vary never stopped" -- sh -c 'cmp j1.jso
 # --- two writers ---------------------------------------------------------------------------------
 "$FERRY" vary "$corpus" -q --per-instance 8 -o two.jsonl -j 1 >first.out 2>&1 &
 first=$!
+# Until the first has tried a candidate (it has a hundred more to go).
 n=0
-while [ ! -s two.jsonl.lock ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+while [ ! -s two.jsonl.log ] && [ $n -lt 300 ]; do sleep 0.05; n=$((n + 1)); done
 check "the first vary holds its output" -- test -s two.jsonl.lock
 expect_exit 3 "a second vary onto it is refused" -- "$FERRY" vary "$corpus" -q --per-instance 8 -o two.jsonl -j 1
 contains "... naming the first" "$err" "is being written by another ferry (pid $first, 'ferry vary "

@@ -53,8 +53,9 @@ check "every instance is one whole line, none joined to another ($got)" -- [ "$g
 # --- two writers --------------------------------------------------------------------------------
 "$FERRY" wrap "$corpus" -o two -q -j 1 >first.out 2>&1 &
 first=$!
+# Until the first has wrapped an instance (it has a dozen more to go).
 n=0
-while [ ! -s two/wrapped.jsonl.lock ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+while [ ! -s two/wrapped.jsonl ] && [ $n -lt 300 ]; do sleep 0.05; n=$((n + 1)); done
 check "the first wrap holds the directory" -- test -s two/wrapped.jsonl.lock
 expect_exit 3 "a second wrap into it is refused" -- "$FERRY" wrap "$corpus" -o two -q -j 1
 contains "... naming the first" "$err" "is being written by another ferry (pid $first, 'ferry wrap "
