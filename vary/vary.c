@@ -470,7 +470,7 @@ static int decide(struct vary *v, struct vary_active *a, const struct vary_asked
 	struct strmap_entry *u = NULL;
 	char *line = NULL, id[33] = "";
 	cJSON *log;
-	int r = 0, write = 0;
+	int r = 0, write = 0, written = 0;
 
 	if (q->outputs) {
 		struct err bad = ERR_INIT;
@@ -489,8 +489,8 @@ static int decide(struct vary *v, struct vary_active *a, const struct vary_asked
 		status = "kept", write = 1;
 	if (write && v->out.fd < 0)
 		r = open_appender(v, &v->out, v->o->output, e);
-	if (write && r == 0)
-		r = jsonl_append(&v->out, line, strlen(line), e);
+	if (write && r == 0 && (r = jsonl_append(&v->out, line, strlen(line), e)) == 0)
+		written = 1;
 	if (r == 0) {
 		char *text;
 
@@ -511,8 +511,9 @@ static int decide(struct vary *v, struct vary_active *a, const struct vary_asked
 		cJSON_free(text);
 		cJSON_Delete(log);
 	}
-	/* Counted once written: a run stopped by a failed write says what it kept. */
-	if (r == 0 || write) {
+	/* Counted once written (the log line, or the variant before it): a run stopped by a failed
+	 * write then says what it kept. */
+	if (r == 0 || written) {
 		v->tried++;
 		v->dims[c->dim].tried++;
 		if (!strcmp(status, "kept")) {
