@@ -300,11 +300,6 @@ static int budget_spent(const struct vary *v)
 	return v->o->budget && v->log_tried + v->tried >= v->o->budget;
 }
 
-static int runner_stopping(void)
-{
-	return runner_interrupted();
-}
-
 /* Open the next parent, read again from the corpus, with its candidates, at the end of the open
  * ones; NULL when none is left. */
 static struct vary_active *open_parent(struct vary *v)
@@ -333,7 +328,7 @@ static struct vary_active *open_parent(struct vary *v)
 		memcpy(a->id, in.id, sizeof(a->id));
 		a->op = xstrdup(in.op);
 		/* A parent of very many inputs takes seconds: told to stop meanwhile, it stops. */
-		rules_stop_when(runner_stopping);
+		rules_stop_when(runner_interrupted);
 		rules_all(&in, &v->pools, v->o->seed, &a->cands);
 		rules_stop_when(NULL);
 		a->pre = xcalloc(a->cands.n ? a->cands.n : 1, sizeof(*a->pre));
