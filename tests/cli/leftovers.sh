@@ -19,7 +19,7 @@ started() {
 "$FERRY" generate -o out.jsonl -n 100000000 -q >/dev/null 2>&1 &
 killed=$!
 started
-kill -KILL $killed
+kill -KILL $killed 2>/dev/null || true
 wait $killed 2>/dev/null || true
 left=$(tmps)
 check "a generate killed while writing leaves its temporary file ($left)" -- test -n "$left"
@@ -34,7 +34,7 @@ started
 live_tmp=$(tmps)
 expect_exit 0 "a generate beside a live one runs" -- "$FERRY" generate -o out.jsonl -n 5 -q
 check "... and leaves the live one's temporary file alone" -- test "$(tmps)" = "$live_tmp" -a -n "$live_tmp"
-kill -KILL $live
+kill -KILL $live 2>/dev/null || true
 wait $live 2>/dev/null || true
 "$FERRY" generate -o out.jsonl -n 5 -q >/dev/null 2>&1
 check "once that one is killed too, the next removes its file" -- test -z "$(tmps)"
