@@ -533,8 +533,11 @@ int wrap_open(struct wrap *w, const struct wrap_opts *o, struct err *e)
 		return err_set(e, EXIT_INPUT, "cannot write into '%s': it is not a directory", o->dir);
 	w->out_path = xasprintf("%s/%s", o->dir, WRAPPED_FILE);
 	/* A DIR there already is locked before it is read, so that a second wrap is refused before
-	 * it starts, and a torn end is mended before anything reads past it. */
-	if (fs_is_dir(o->dir) && (lock_dir(w, e) < 0 || (fs_exists(w->out_path) && open_appender(w, e) < 0)))
+	 * it starts, and a torn end is mended before anything reads past it. One that cannot be
+	 * written (unpacked read-only) is read as it is: with nothing left to wrap there is nothing
+	 * to write either, and otherwise open_output says what stops it. */
+	if (fs_is_dir(o->dir) && access(o->dir, W_OK) == 0 &&
+	    (lock_dir(w, e) < 0 || (fs_exists(w->out_path) && open_appender(w, e) < 0)))
 		return -1;
 	return wrapped_done_ids(w->out_path, &w->done, e);
 }
