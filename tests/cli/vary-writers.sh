@@ -74,12 +74,15 @@ check "... and ends with the files of a vary never stopped" -- sh -c 'cmp j1.jso
 # --- two writers ---------------------------------------------------------------------------------
 "$FERRY" vary "$corpus" -q --per-instance 8 -o two.jsonl -j 1 >first.out 2>&1 &
 first=$!
-# Until the first has tried a candidate (it has a hundred more to go).
+# Once the first has begun (it has its lock, or, without one, has tried a candidate), it is stopped
+# while the second runs, so that the second meets it however fast either goes.
 n=0
-while [ ! -s two.jsonl.log ] && [ $n -lt 300 ]; do sleep 0.05; n=$((n + 1)); done
+while [ ! -s two.jsonl.lock ] && [ ! -s two.jsonl.log ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+kill -STOP $first 2>/dev/null || true
 check "the first vary holds its output" -- test -s two.jsonl.lock
 expect_exit 3 "a second vary onto it is refused" -- "$FERRY" vary "$corpus" -q --per-instance 8 -o two.jsonl -j 1
 contains "... naming the first" "$err" "is being written by another ferry (pid $first, 'ferry vary "
+kill -CONT $first 2>/dev/null || true
 set +e; wait $first; code=$?; set -e
 ok $code "the first vary finishes (exit $code)"
 dups=$(sort two.jsonl | uniq -d | wc -l)

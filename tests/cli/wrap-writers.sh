@@ -53,12 +53,18 @@ check "every instance is one whole line, none joined to another ($got)" -- [ "$g
 # --- two writers --------------------------------------------------------------------------------
 "$FERRY" wrap "$corpus" -o two -q -j 1 >first.out 2>&1 &
 first=$!
-# Until the first has wrapped an instance (it has a dozen more to go).
+# Once the first has begun (it has its lock, or, without one, has wrapped an instance), it is
+# stopped while the second runs, so that the second meets it however fast either goes.
 n=0
-while [ ! -s two/wrapped.jsonl ] && [ $n -lt 300 ]; do sleep 0.05; n=$((n + 1)); done
+while [ ! -s two/wrapped.jsonl.lock ] && [ ! -s two/wrapped.jsonl ] && [ $n -lt 600 ]; do
+	sleep 0.05
+	n=$((n + 1))
+done
+kill -STOP $first 2>/dev/null || true
 check "the first wrap holds the directory" -- test -s two/wrapped.jsonl.lock
 expect_exit 3 "a second wrap into it is refused" -- "$FERRY" wrap "$corpus" -o two -q -j 1
 contains "... naming the first" "$err" "is being written by another ferry (pid $first, 'ferry wrap "
+kill -CONT $first 2>/dev/null || true
 set +e; wait $first; code=$?; set -e
 ok $code "the first wrap finishes (exit $code)"
 got=$(lines two/wrapped.jsonl)
