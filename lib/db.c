@@ -2,6 +2,7 @@
 #include "db.h"
 #include "buf.h"
 #include "fsutil.h"
+#include "lock.h"
 #include "xalloc.h"
 
 #include <sqlite3.h>
@@ -9,11 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -287,8 +286,9 @@ out:
 }
 
 /* The writer's note ("pid N, 'command'"), or NULL when there is none. Caller frees. */
-static char *writer_note(struct db *d)
+static char *writer_note(void *ctx)
 {
+	struct db *d = ctx;
 	sqlite3_stmt *st = NULL;
 	char *who = NULL;
 
@@ -297,16 +297,6 @@ static char *writer_note(struct db *d)
 		who = xstrdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	return who;
-}
-
-/* Whether the writer a note names has ended. Its lock can outlive it for a moment: a child it forked
- * holds a copy of the lock's descriptor until it closes it on its way to exec, and on a busy machine
- * that child may wait for a core a while after its parent was killed. */
-static int writer_gone(const char *who)
-{
-	long pid;
-
-	return who && sscanf(who, "pid %ld,", &pid) == 1 && pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
 }
 
 int db_lock(struct db *d, const char *command, struct err *e)
@@ -319,30 +309,11 @@ int db_lock(struct db *d, const char *command, struct err *e)
 		return 0;
 	if ((fd = open(d->path, O_RDONLY | O_CLOEXEC)) < 0)
 		return err_errno(e, EXIT_ENV, "cannot open the store '%s'", d->path);
-	for (int waited = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; waited++) {
-		struct timespec nap = { 0, 10000000 };
-
-		if (errno != EWOULDBLOCK) {
-			err_errno(e, EXIT_ENV, "cannot lock the store '%s'", d->path);
-			goto out;
-		}
-		/* The holder says who it is; between its lock and its note there is nothing to read. A
-		 * holder that has ended lets go within moments: up to 5 s are waited for it. */
-		free(who);
-		who = writer_note(d);
-		if (writer_gone(who) && waited < 500) {
-			nanosleep(&nap, NULL);
-			continue;
-		}
-		err_set(e, EXIT_ENV, "'%s' is being written by another ferry%s%s%s: wait for it to finish, or use "
-			"another store", d->path, who ? " (" : "", who ? who : "", who ? ")" : "");
+	if (lock_take(fd, d->path, "store", writer_note, d, e) < 0)
 		goto out;
-	}
-	free(who);
-	who = NULL;
 	if (!(st = prepare(d, "INSERT OR REPLACE INTO meta(key, value) VALUES('writer', ?1)", e)))
 		goto out;
-	who = xasprintf("pid %ld, '%s'", (long)getpid(), command ? command : "ferry");
+	who = lock_note(command);
 	sqlite3_bind_text(st, 1, who, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		db_error(d, e, "cannot write to the store");

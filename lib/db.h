@@ -82,7 +82,8 @@ void db_close(struct db *d);
  * would run every test twice, the last to finish winning. The lock is an flock() on the store file
  * (SQLite's own locks are fcntl() locks, which it does not disturb); it ends with the process, so
  * a killed run leaves no stale lock. command (e.g. the command line) is kept in the store while the
- * lock is held, so that a second writer is refused (EXIT_ENV) with a message naming the first. */
+ * lock is held, so that a second writer is refused (EXIT_ENV) with a message naming the first
+ * (lib/lock.h, which the writers of wrap directories and variants share). */
 int db_lock(struct db *d, const char *command, struct err *e);
 
 int db_begin(struct db *d, struct err *e);

@@ -3,6 +3,8 @@
 #include "fsutil.h"
 #include "xalloc.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -274,6 +277,62 @@ static mode_t new_mode(const char *target)
 	return 0666 & ~mask;
 }
 
+/* Whether name is one of fs_output_open's temporary files for the file named base: "BASE.tmp-"
+ * and mkstemp's six letters and digits. */
+static int is_tmp_of(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+
+	if (strncmp(name, base, n) || strncmp(name + n, ".tmp-", 5))
+		return 0;
+	name += n + 5;
+	for (int i = 0; i < 6; i++)
+		if (!isalnum((unsigned char)name[i]))
+			return 0;
+	return name[6] == '\0';
+}
+
+/* Remove the temporary files that earlier writers of target, killed before their rename, left
+ * beside it (a killed ferry generate leaves tens of megabytes each time): those that no live writer
+ * holds. A writer holds flock() on its temporary file from its creation until its rename, and the
+ * kernel lets go of it when the writer dies, whatever killed it; a file of ferry's pattern that
+ * nobody holds is a dead writer's. How many were removed. */
+static size_t remove_stale(const char *target)
+{
+	char *dir = xstrdup(target), *slash = strrchr(dir, '/');
+	const char *base = target, *at = ".";
+	struct dirent *de;
+	size_t removed = 0;
+	DIR *d;
+
+	if (slash) {
+		*slash = '\0';
+		base = slash + 1;
+		at = *dir ? dir : "/";
+	}
+	if (!(d = opendir(at))) {
+		free(dir);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		int fd;
+
+		if (!is_tmp_of(de->d_name, base))
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    unlinkat(dirfd(d), de->d_name, 0) == 0)
+			removed++;
+		close(fd);
+	}
+	closedir(d);
+	free(dir);
+	return removed;
+}
+
 int fs_output_open(struct fs_output *o, const char *path, struct err *e)
 {
 	enum out_kind k;
@@ -282,6 +341,7 @@ int fs_output_open(struct fs_output *o, const char *path, struct err *e)
 	o->fp = NULL;
 	o->path = xstrdup(path);
 	o->target = o->tmp = NULL;
+	o->stale = 0;
 	k = out_classify(path, &o->target, e);
 	switch ((int)k) {
 	case -1:
@@ -299,12 +359,25 @@ int fs_output_open(struct fs_output *o, const char *path, struct err *e)
 		}
 		break;
 	default:
-		o->tmp = xasprintf("%s.tmp-XXXXXX", o->target);
-		if ((fd = mkstemp(o->tmp)) < 0) {
-			err_errno(e, EXIT_ENV, "cannot create '%s'", path);
+		o->stale = remove_stale(o->target);
+		for (;;) {
+			struct stat st;
+
+			o->tmp = xasprintf("%s.tmp-XXXXXX", o->target);
+			if ((fd = mkstemp(o->tmp)) < 0) {
+				err_errno(e, EXIT_ENV, "cannot create '%s'", path);
+				free(o->tmp);
+				o->tmp = NULL;
+				goto fail;
+			}
+			/* Held until the rename, so that no later writer takes it for a dead one's. One that
+			 * did between mkstemp and here has removed it: another is made. (Without flock, as
+			 * on a file system that has none, nobody removes anything.) */
+			if (flock(fd, LOCK_EX) < 0 || (fstat(fd, &st) == 0 && st.st_nlink > 0))
+				break;
+			close(fd);
 			free(o->tmp);
 			o->tmp = NULL;
-			goto fail;
 		}
 		fchmod(fd, new_mode(o->target));
 		break;
@@ -345,18 +418,24 @@ int fs_output_commit(struct fs_output *o, struct err *e)
 		err_set(e, EXIT_ENV, "cannot write '%s': not open", o->path);
 		goto out;
 	}
-	if (ferror(o->fp) | (fclose(o->fp) != 0)) {
-		o->fp = NULL;
+	/* Renamed before it is closed: closing lets go of its lock (fs_output_open), after which
+	 * another writer of the same name would take it for a dead writer's and remove it. */
+	if ((fflush(o->fp) != 0) | ferror(o->fp)) {
 		err_errno(e, EXIT_ENV, "cannot write '%s'", o->path);
 		goto out;
 	}
-	o->fp = NULL;
 	if (o->tmp && rename(o->tmp, o->target) < 0) {
 		err_errno(e, EXIT_ENV, "cannot replace '%s'", o->path);
 		goto out;
 	}
 	free(o->tmp);
 	o->tmp = NULL;
+	if (fclose(o->fp) != 0) {
+		o->fp = NULL;
+		err_errno(e, EXIT_ENV, "cannot write '%s'", o->path);
+		goto out;
+	}
+	o->fp = NULL;
 	r = 0;
 out:
 	fs_output_abort(o);

@@ -38,15 +38,20 @@ int fs_read(const char *path, struct buf *out, struct err *e);
  * replaced or written, and the link stays. A directory is refused (EXIT_INPUT).
  *
  * fs_output_open(), write to o->fp, then fs_output_commit() (which closes it) or fs_output_abort()
- * (which closes it and removes the temporary file; an in-place write cannot be undone). */
+ * (which closes it and removes the temporary file; an in-place write cannot be undone).
+ *
+ * The temporary file is TARGET.tmp-XXXXXX, held with flock() until its rename; fs_output_open
+ * removes the ones beside TARGET that nobody holds: what earlier writers killed before their rename
+ * left (o->stale counts them). */
 struct fs_output {
 	FILE *fp;       /* where to write; stdout for "-" and its equivalents */
 	char *path;     /* the path named (owned) */
 	char *target;   /* the file to replace when tmp is set: path, or the link's target (owned) */
 	char *tmp;      /* the temporary file, or NULL when writing in place (owned) */
+	size_t stale;   /* temporary files of killed writers removed by fs_output_open */
 };
 
-#define FS_OUTPUT_INIT { NULL, NULL, NULL, NULL }
+#define FS_OUTPUT_INIT { NULL, NULL, NULL, NULL, 0 }
 
 int fs_output_open(struct fs_output *o, const char *path, struct err *e);
 int fs_output_commit(struct fs_output *o, struct err *e);

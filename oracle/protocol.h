@@ -56,6 +56,8 @@
 #define PROTO_KEY_MAX_ABS "max_abs"
 #define PROTO_KEY_STATUS "status"
 #define PROTO_KEY_REASON "reason"
+/* With status "error": the exit code the command stops with (enum ferry_exit; EXIT_ENV when absent). */
+#define PROTO_KEY_CODE "code"
 #define PROTO_KEY_UNDEFINED "undefined"
 /* with it: the undefined concerns the values alone (the reference is not finite); a crash stays a crash */
 #define PROTO_KEY_UNDEFINED_VALUES "undefined_values"

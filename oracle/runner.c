@@ -106,6 +106,11 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
+int runner_interrupted(void)
+{
+	return interrupted != 0;
+}
+
 void runner_job_release(struct runner_job *job)
 {
 	free(job->key);
@@ -503,11 +508,18 @@ static int read_stdout(struct pool *p, struct worker *w, struct err *e)
 	return 0;
 }
 
+/* A request larger than the pipe waits for the worker to read it, which a busy worker does once it
+ * is done with its test: told to stop meanwhile (the signal interrupts the write), the runner gives
+ * up the request rather than wait on a test that may take minutes, as vary's candidates of a parent
+ * of 200,000 inputs (11 MB each) do. */
 static int write_all(int fd, const char *s, size_t n)
 {
 	while (n > 0) {
-		ssize_t k = write(fd, s, n);
+		ssize_t k;
 
+		if (interrupted)
+			return -1;
+		k = write(fd, s, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)

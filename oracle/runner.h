@@ -121,6 +121,10 @@ int runner_run_shared(struct runner_shared *lanes, size_t n, int jobs, struct er
  * does when the worker cannot start (EXIT_ENV with its message). */
 int runner_version(const struct runner_opts *o, char **version, struct err *e);
 
+/* Whether the run under way was told to stop (SIGINT or SIGTERM): for a callback that works long
+ * enough on one job (ferry vary making a large parent's candidates) to look in the meantime. */
+int runner_interrupted(void);
+
 void runner_job_release(struct runner_job *job);
 
 #endif

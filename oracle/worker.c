@@ -706,6 +706,43 @@ static PyObject *template_for(struct worker *w, const char *library, struct err 
 	return m;
 }
 
+/* With a template's exception pending: when ferry.templates.environment() says the machine failed
+ * (a full disk, an I/O error) rather than the instance, res becomes status "error" with that reason,
+ * which records nothing for the instance (so that it is tried again), the exception is cleared and
+ * 1 returned; else 0, the exception still pending. */
+static int environment_failure(cJSON *res)
+{
+	PyObject *type, *value, *tb, *m = NULL, *why = NULL;
+	int env = 0;
+
+	PyErr_Fetch(&type, &value, &tb);
+	PyErr_NormalizeException(&type, &value, &tb);
+	if (value && (m = PyImport_ImportModule("ferry.templates"))) /* new */
+		why = PyObject_CallMethod(m, "environment", "O", value); /* new */
+	if (why && PyUnicode_Check(why)) {
+		PyObject *refused = PyObject_CallMethod(m, "refusal", "O", value); /* new */
+
+		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "error");
+		cJSON_AddStringToObject(res, PROTO_KEY_REASON, PyUnicode_AsUTF8(why));
+		/* A link planted in ferry's own directory: bad input, not a failing machine. */
+		if (refused == Py_True)
+			cJSON_AddNumberToObject(res, PROTO_KEY_CODE, EXIT_INPUT);
+		Py_XDECREF(refused);
+		env = 1;
+	}
+	Py_XDECREF(why);
+	Py_XDECREF(m);
+	PyErr_Clear();
+	if (env) {
+		Py_XDECREF(type);
+		Py_XDECREF(value);
+		Py_XDECREF(tb);
+	} else {
+		PyErr_Restore(type, value, tb);
+	}
+	return env;
+}
+
 static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
 {
 	const cJSON *lib = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_LIBRARY);
@@ -726,10 +763,19 @@ static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
 		err_release(&e);
 		return;
 	}
-	/* WRAP/tests/XX/ID: the three are ferry's, no link planted there followed (fsutil.h). */
-	if ((fd = fs_dir_beneath(dir->valuestring, 3, 1, &e)) >= 0)
-		close(fd);
-	if (fd < 0 || !(d = PyObject_CallMethod(tmpl, "wrap", "ss", rec->valuestring, dir->valuestring))) { /* new */
+	/* WRAP/tests/XX/ID: the three are ferry's, no link planted there followed (fsutil.h); failing to
+	 * make them is never the instance's fault. */
+	if ((fd = fs_dir_beneath(dir->valuestring, 3, 1, &e)) < 0) {
+		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "error");
+		cJSON_AddStringToObject(res, PROTO_KEY_REASON, e.msg);
+		cJSON_AddNumberToObject(res, PROTO_KEY_CODE, e.code);
+		err_release(&e);
+		return;
+	}
+	close(fd);
+	if (!(d = PyObject_CallMethod(tmpl, "wrap", "ss", rec->valuestring, dir->valuestring))) { /* new */
+		if (environment_failure(res))
+			return;
 		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
 		if (PyErr_Occurred()) {
 			py_error(&e, EXIT_ENV, "the template failed");
@@ -778,6 +824,8 @@ static void validate_task(struct worker *w, const cJSON *req, cJSON *res)
 		return;
 	}
 	if (!tmpl || !(d = PyObject_CallMethod(tmpl, "validate", "s", rec->valuestring))) { /* new */
+		if (tmpl && environment_failure(res))
+			return;
 		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
 		if (PyErr_Occurred()) {
 			py_error(&e, EXIT_ENV, "the template failed");

@@ -259,6 +259,7 @@ struct parsed {
 struct block {
 	char *text;
 	size_t len, cap, first_line;
+	int long_first;          /* its first line stands for one beyond JSONL_MAX_LINE (read_block) */
 	int state;
 	struct parsed *rec;
 	size_t nrec, reccap;
@@ -418,6 +419,18 @@ static void parse_block(struct loader *L, struct block *b, struct parser *ps)
 	b->nrec = 0;
 	b->npar = 0;
 	buf_reset(&b->strs);
+	if (b->long_first) {
+		struct parsed *r;
+		char *msg = xasprintf("%s:%zu: line longer than %zu MiB", L->path, lineno, JSONL_MAX_LINE >> 20);
+
+		XGROW(b->rec, b->reccap, b->nrec + 1);
+		r = &b->rec[b->nrec++];
+		memset(r, 0, sizeof(*r));
+		r->line = lineno;
+		r->bad = 1;
+		r->msg = add_str(&b->strs, msg);
+		free(msg);
+	}
 	for (; p < end; lineno++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *q;
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -459,20 +472,51 @@ static void *load_worker(void *arg)
 	return NULL;
 }
 
+/* The rest of a line too long to hold read through and dropped: b becomes an empty line in its
+ * place (marked long_first) and whatever followed it. 0, or -1 on a read error. */
+static int skip_line(FILE *fp, struct block *b)
+{
+	char chunk[65536];
+
+	b->long_first = 1;
+	b->text[0] = '\n';
+	b->len = 1;
+	for (;;) {
+		size_t got = fread(chunk, 1, sizeof(chunk), fp);
+		const char *nl = memchr(chunk, '\n', got);
+
+		if (ferror(fp))
+			return -1;
+		if (!got)
+			return 0;
+		if (nl) {
+			size_t rest = got - (size_t)(nl + 1 - chunk);
+
+			XGROW(b->text, b->cap, 1 + rest);
+			memcpy(b->text + 1, nl + 1, rest);
+			b->len += rest;
+			return 0;
+		}
+	}
+}
+
 /* Read the next block of whole lines into b: about LOAD_BLOCK bytes, more when a line is longer (a
  * graph's base64 can be); the start of a line that does not fit waits in carry for the next block.
+ * A line beyond JSONL_MAX_LINE is not held: parse_block reports it as bad.
  * 1: a block; 0: the end; -1: a read error. */
 static int read_block(FILE *fp, struct block *b, struct buf *carry, size_t *lines)
 {
 	size_t cut = 0;
 
 	b->len = 0;
+	b->long_first = 0;
 	XGROW(b->text, b->cap, carry->len + LOAD_BLOCK);
 	memcpy(b->text, carry->data, carry->len);
 	b->len = carry->len;
 	buf_reset(carry);
 	for (;;) {
 		size_t from = b->len, got;
+		const char *nl;
 
 		XGROW(b->text, b->cap, b->len + LOAD_BLOCK);
 		got = fread(b->text + b->len, 1, LOAD_BLOCK, fp);
@@ -483,11 +527,28 @@ static int read_block(FILE *fp, struct block *b, struct buf *carry, size_t *line
 			cut = b->len;   /* the end: the last line may lack its newline */
 			break;
 		}
+		/* Neither the carry nor earlier reads have a newline: the first one ends the block's
+		 * first line, which is not held when it is too long. */
+		nl = memchr(b->text + from, '\n', got);
+		if (nl ? (size_t)(nl - b->text) > JSONL_MAX_LINE : b->len > JSONL_MAX_LINE) {
+			if (nl) {
+				size_t rest = b->len - (size_t)(nl + 1 - b->text);
+
+				memmove(b->text + 1, nl + 1, rest);
+				b->text[0] = '\n';
+				b->len = 1 + rest;
+				b->long_first = 1;
+			} else if (skip_line(fp, b) < 0) {
+				return -1;
+			}
+			for (cut = b->len; cut > 1 && b->text[cut - 1] != '\n'; cut--)
+				;
+			break;
+		}
 		for (cut = b->len; cut > from && b->text[cut - 1] != '\n'; cut--)
 			;
 		if (cut > from)
 			break;
-		/* No newline yet: neither the carry nor earlier reads have one, so read on. */
 	}
 	buf_add(carry, b->text + cut, b->len - cut);
 	b->len = cut;

@@ -254,6 +254,9 @@ static int cmd_generate(int argc, char **argv)
 		code = cmd_error(&e);
 		goto out;
 	}
+	if (out.stale)
+		cmd_warn("removed %zu temporary file%s that a killed ferry left beside '%s'", out.stale,
+			 out.stale > 1 ? "s" : "", esc_str(output));
 	start = progress_now();
 	progress_start(&progress, "generate", (size_t)count, quiet);
 	while (written < (size_t)count) {

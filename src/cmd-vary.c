@@ -4,13 +4,16 @@
  * tensor, and keeps the variants that the source library accepts (the engine: vary/vary.h).
  * VARIANTS is a corpus like any other, each line naming its parent and what changed; VARIANTS.log
  * holds every candidate tried, so running the same command again goes on where an interrupted run
- * stopped. This file parses the options, shows progress and prints the summary. */
+ * stopped. The same corpus, seed and options make the same VARIANTS whatever -j; one vary at a time
+ * writes VARIANTS (a second is refused, naming the first). This file parses the options, shows
+ * progress and prints the summary. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "esc.h"
+#include "lock.h"
 #include "progress.h"
 #include "vary.h"
 
@@ -76,8 +79,6 @@ static void print_summary(const struct vary *v, const char *corpus, const char *
 	printf("    kept               %zu\n", v->kept);
 	printf("      undefined        %zu\n", v->undefined);
 	printf("    duplicates         %zu\n", v->duplicates);
-	if (v->surplus)
-		printf("    beyond the quota   %zu\n", v->surplus);
 	printf("    dropped            %zu\n", v->dropped);
 	for (size_t i = 0; r[i] && i < 10; i++)
 		printf("      %6zu  %s\n", r[i]->count, esc_str(r[i]->key));  /* the library's words */
@@ -87,8 +88,14 @@ static void print_summary(const struct vary *v, const char *corpus, const char *
 	 * they filled is not reopened). */
 	if (v->log_tried)
 		printf("  earlier runs tried   %zu\n", v->log_tried);
+	/* Validated ahead of the order by a worker that had nothing else to do, and not reached: its
+	 * parent's quota was met first. Nothing of them is written. */
+	if (v->unused)
+		printf("  validated, not used  %zu\n", v->unused);
 	if (v->bad_lines)
 		printf("  bad corpus lines     %zu\n", v->bad_lines);
+	if (v->cut)
+		printf("  torn line cut        %zu bytes\n", v->cut);
 	printf("  validated per second %.1f\n", v->seconds > 0 ? (double)v->tried / v->seconds : 0.0);
 	printf("  per dimension        tried  kept\n");
 	for (int d = 0; d < RULES_NDIMS; d++)
@@ -102,6 +109,7 @@ static int cmd_vary(int argc, char **argv)
 	struct vary_opts o;
 	struct show sh;
 	struct err e = ERR_INIT;
+	char *command = NULL;
 	int code = EXIT_OK;
 
 	memset(&v, 0, sizeof(v));
@@ -124,6 +132,7 @@ static int cmd_vary(int argc, char **argv)
 	o.per_instance = per_instance;
 	o.seed = (uint64_t)seed;
 	o.budget = (size_t)budget;
+	o.command = command = lock_command_line(argc, argv);
 	o.jobs = jobs;
 	o.timeout = timeout;
 	o.mem_limit = memory;
@@ -144,7 +153,7 @@ static int cmd_vary(int argc, char **argv)
 	if (vary_run(&v, &e) < 0) {
 		progress_clear(&sh.progress);
 		code = cmd_error(&e);
-		if (e.code == EXIT_INTERRUPTED)
+		if (e.code == EXIT_INTERRUPTED || (e.code == EXIT_ENV && v.tried))
 			fprintf(stderr, "ferry: %zu variants kept so far are in '%s'; run the same command to go on\n",
 				v.kept, output);
 		goto out;
@@ -154,6 +163,7 @@ static int cmd_vary(int argc, char **argv)
 out:
 	vary_release(&v);
 	err_release(&e);
+	free(command);
 	return code;
 }
 

@@ -5,15 +5,17 @@
  * computes, in ferry's workers (the engine: templates/wrap.h). An instance the library itself rejects
  * is marked invalid, with the library's reason, and never reaches a compiler. DIR gets one directory
  * per instance under tests/, and DIR/wrapped.jsonl, so running the command again picks up where an
- * interrupted one stopped. --frontend makes only the formats those frontends read (their adapters
- * say which, so this file asks the registry), --queue wraps in a queue's order. This file parses the
- * options, shows progress and the first invalid instances, and prints the summary. */
+ * interrupted one stopped (one wrap at a time writes into DIR: a second is refused, naming the
+ * first). --frontend makes only the formats those frontends read (their adapters say which, so this
+ * file asks the registry), --queue wraps in a queue's order. This file parses the options, shows
+ * progress and the first invalid instances, and prints the summary. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "esc.h"
+#include "lock.h"
 #include "progress.h"
 #include "runopts.h"
 #include "py.h"
@@ -147,6 +149,8 @@ static void print_summary(const struct wrap *w, const struct wrap_opts *o)
 		printf("  bad corpus lines     %zu\n", w->bad_lines);
 	if (w->bad_queue)
 		printf("  bad queue lines      %zu\n", w->bad_queue);
+	if (w->cut)
+		printf("  torn line cut        %zu bytes\n", w->cut);
 	free(v);
 }
 
@@ -156,6 +160,7 @@ static int cmd_wrap(int argc, char **argv)
 	struct wrap_opts o;
 	struct show sh;
 	struct err e = ERR_INIT;
+	char *command = NULL;
 	int code = EXIT_OK;
 
 	memset(&w, 0, sizeof(w));
@@ -187,6 +192,7 @@ static int cmd_wrap(int argc, char **argv)
 	o.progress = on_progress;
 	o.queue = queue;
 	o.limit = (size_t)limit;
+	o.command = command = lock_command_line(argc, argv);
 	if (frontends.n && frontend_formats(&o, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
@@ -200,7 +206,7 @@ static int cmd_wrap(int argc, char **argv)
 	if (wrap_run(&w, &e) < 0) {
 		progress_clear(&sh.progress);
 		code = cmd_error(&e);
-		if (e.code == EXIT_INTERRUPTED)
+		if (e.code == EXIT_INTERRUPTED || (e.code == EXIT_ENV && w.ok + w.invalid))
 			fprintf(stderr, "ferry: %zu instances wrapped are kept; run the same command to go on\n",
 				w.ok + w.invalid);
 		goto out;
@@ -213,6 +219,7 @@ out:
 	runopts_formats_free(&o);
 	opts_list_release(&frontends);
 	err_release(&e);
+	free(command);
 	return code;
 }
 

@@ -54,7 +54,7 @@ from keras.src.export import saved_model_export_archive  # noqa: E402
 from tensorflow.lite.python import lite  # noqa: E402
 from tensorflow.python.saved_model import save_context, tag_constants  # noqa: E402
 
-from ferry.templates import _files, _formats, runtime_keras  # noqa: E402
+from ferry.templates import _files, _formats, environment, runtime_keras  # noqa: E402
 from ferry.templates.runtime_keras import (  # noqa: E402, F401
     FerrySlot,
     ferry_array,
@@ -295,6 +295,8 @@ def wrap(record_json, outdir):
             plan, inputs, model, refs = _reference(record)
             random = any(not _same(refs, ferry_call(model, inputs)) for _ in range(2))
     except Exception as e:  # a bad record or a rejection by Keras: either way the instance is invalid
+        if environment(e):  # the machine failed, not the instance: nothing to record
+            raise
         return {"status": "invalid", "reason": _whole(e)}
     os.makedirs(outdir, exist_ok=True)
     meta = {"id": record.get("id"), "op": record["op"], "kind": record["kind"], "random": random,
@@ -379,6 +381,8 @@ def validate(record_json):
                 raise TypeError(f"the dtype policy of a {plan.op} changes with its outputs' dtypes")
             undefined = _undefined_domain(plan, inputs) or _nan_everywhere(refs)
     except Exception as e:  # a bad record or a rejection by Keras: either way the candidate is invalid
+        if environment(e):  # the machine failed, not the instance: nothing to record
+            raise
         return {"status": "invalid", "reason": _whole(e)}
     finally:
         # Keras's global state, without its full garbage collection (seconds each, most of the time

@@ -32,7 +32,7 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from ferry.extract import values as ferry_values
-from ferry.templates import _files
+from ferry.templates import _files, environment
 from ferry.templates.runtime_onnx import ferry_dtype, ferry_graph_model, ferry_input, ferry_model
 
 ATOL = 1e-3
@@ -272,6 +272,8 @@ def wrap(record_json, outdir):
             warnings.simplefilter("ignore")
             record, plan, model, feeds, refs, random = _build(record_json)
     except Exception as e:  # a bad record or a rejection by onnx: either way the instance is invalid
+        if environment(e):  # the machine failed, not the instance: nothing to record
+            raise
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     _write(outdir, record, plan, model, feeds, refs, random)
     result = {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
@@ -336,6 +338,8 @@ def validate(record_json):
             onnx.checker.check_model(_model(_Plan(dict(record, outputs=outputs))), full_check=True)
             undefined = _guard(plan, feeds) or _nan_everywhere(refs)
     except Exception as e:  # a bad record or a rejection by onnx: either way the candidate is invalid
+        if environment(e):  # the machine failed, not the instance: nothing to record
+            raise
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     result = {"status": "ok", "outputs": json.dumps(outputs, separators=(",", ":"))}
     _mark(result, undefined)
@@ -1094,6 +1098,8 @@ def _wrap_graph(record, outdir):
             warnings.simplefilter("ignore")
             plan, model, feeds, refs, random, bounds, (undefined, values_only) = _build_graph(record)
     except Exception as e:  # a bad record or a rejection by onnx: either way the graph is invalid
+        if environment(e):  # the machine failed, not the instance: nothing to record
+            raise
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     os.makedirs(outdir, exist_ok=True)
     with _files.create(os.path.join(outdir, "model.onnx")) as f:
@@ -1123,6 +1129,8 @@ def _validate_graph(record):
             _, _, _, refs, _, _, (undefined, values_only) = _build_graph(record)
             outputs = [_harvested(r) for r in refs]
     except Exception as e:
+        if environment(e):  # the machine failed, not the instance: nothing to record
+            raise
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     result = {"status": "ok", "outputs": json.dumps(outputs, separators=(",", ":"))}
     _mark(result, undefined, values_only)

@@ -66,7 +66,7 @@ if _PASSIVE:
     del os.environ["OMP_WAIT_POLICY"]
 
 from ferry.extract import values as ferry_values  # noqa: E402
-from ferry.templates import _files, _formats  # noqa: E402
+from ferry.templates import _files, _formats, environment  # noqa: E402
 from ferry.templates.runtime_torch import STORED as _STORED  # noqa: E402
 from ferry.templates.runtime_torch import (  # noqa: E402, F401
     FerryConst,
@@ -550,6 +550,8 @@ def wrap(record_json, outdir):
             uninitialised = _uninitialised(plan.op)
             undefined = _guard(plan, inputs, refs) or (None if uninitialised else _variant_undefined(record, refs))
     except Exception as e:  # a bad record or a rejection by PyTorch: either way the instance is invalid
+        if environment(e):  # the machine failed, not the instance: nothing to record
+            raise
         return {"status": "invalid", "reason": _whole(e)}
     os.makedirs(outdir, exist_ok=True)
     with warnings.catch_warnings():
@@ -618,6 +620,8 @@ def validate(record_json):
             outputs = json.dumps([instrument_torch._output(v) for v in outs], separators=(",", ":"))
             undefined = _guard(plan, inputs, refs) or (None if _uninitialised(plan.op) else _nan_everywhere(refs))
     except Exception as e:  # a bad record or a rejection by PyTorch: either way the candidate is invalid
+        if environment(e):  # the machine failed, not the instance: nothing to record
+            raise
         return {"status": "invalid", "reason": _whole(e)}
     result = {"status": "ok", "outputs": outputs}
     if undefined:

@@ -2,10 +2,11 @@
  * templates, and each outcome appended to DIR/wrapped.jsonl. */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -31,29 +32,68 @@ struct wrap_place {
 };
 
 
+/* Take DIR's lock (DIR exists). */
+static int lock_dir(struct wrap *w, struct err *e)
+{
+	char *path = xasprintf("%s.lock", w->out_path);
+	int r = lock_file(&w->lock, path, w->o->dir, "directory", w->o->command, e);
+
+	free(path);
+	return r;
+}
+
+/* Open wrapped.jsonl to append to, holding DIR's lock: a torn last line is cut off, and said. */
+static int open_appender(struct wrap *w, struct err *e)
+{
+	size_t cut = 0;
+
+	/* Nor is wrapped.jsonl appended to through a link planted in its place. */
+	if (jsonl_append_open(&w->out, w->out_path, JSONL_NOFOLLOW, &cut, e) < 0)
+		return -1;
+	w->cut += cut;
+	if (cut && w->o->warn) {
+		char *msg = xasprintf("'%s': cut a torn last line of %zu bytes (a wrap stopped while writing it; "
+				      "its instance is wrapped again)", w->out_path, cut);
+
+		w->o->warn(w->o->ctx, msg);
+		free(msg);
+	}
+	return 0;
+}
+
 /* DIR and its wrapped.jsonl are made when the first instance is about to be wrapped, not before: a
- * wrap that fails on its corpus (missing, empty, junk) leaves nothing behind. */
+ * wrap that fails on its corpus (missing, empty, junk) leaves nothing behind. A DIR made now is
+ * locked now; another wrap may have written into it since wrap_open read it, so what it holds is
+ * read again. */
 static int open_output(struct wrap *w, struct err *e)
 {
 	char *tests = xasprintf("%s/tests", w->o->dir);
-	int fd = fs_dir_beneath(tests, 1, 1, e);  /* DIR is the user's, tests/ ferry's: no link followed */
+	int fd = fs_dir_beneath(tests, 1, 1, e), late = w->lock.fd < 0;  /* DIR is the user's, tests/ ferry's */
 
 	free(tests);
 	if (fd < 0)
 		return -1;
 	close(fd);
-	/* Nor is wrapped.jsonl appended to through a link planted in its place. */
-	fd = open(w->out_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0 && errno == ELOOP)
-		return err_set(e, EXIT_INPUT, "'%s' is a symbolic link: ferry writes no file through a link inside a "
-			       "directory of its own (remove it)", w->out_path);
-	if (fd < 0 || !(w->out = fdopen(fd, "a"))) {
-		err_errno(e, EXIT_ENV, "cannot open '%s'", w->out_path);
-		if (fd >= 0)
-			close(fd);
+	if ((late && lock_dir(w, e) < 0) || open_appender(w, e) < 0)
 		return -1;
-	}
-	return 0;
+	return late ? wrapped_done_ids(w->out_path, &w->done, e) : 0;
+}
+
+/* Whether the file system that holds DIR is full (or out of inodes): a template failing then may
+ * have failed for want of space, whatever it said (PyTorch's writer says "unexpected pos", and its
+ * TorchScript writer aborts). A margin of 1 MiB, since the write that failed needed more than was
+ * left; root may use the blocks reserved for it, so they count for root. */
+static int dir_full(const char *dir)
+{
+	struct statvfs st;
+	int root = geteuid() == 0;
+	unsigned long long blocks, inodes;
+
+	if (statvfs(dir, &st) < 0)
+		return 0;
+	blocks = root ? st.f_bfree : st.f_bavail;
+	inodes = root ? st.f_ffree : st.f_favail;
+	return blocks * st.f_frsize < (1ULL << 20) || (st.f_files && !inodes);
 }
 
 /* The formats the requested frontends read of a library's models, as the JSON list the template
@@ -289,12 +329,21 @@ static int next_job(void *ctx, struct runner_job *job, struct err *e)
 			record_release(&in);
 			continue;
 		}
-		strmap_get(&w->done, in.id, NULL);
-		if (!w->out && open_output(w, e) < 0) {
-			cJSON_Delete(formats);
-			record_release(&in);
-			return -1;
+		if (w->out.fd < 0) {
+			if (open_output(w, e) < 0) {
+				cJSON_Delete(formats);
+				record_release(&in);
+				return -1;
+			}
+			if (strmap_find(&w->done, in.id)) {
+				/* Wrapped by another wrap before this one took DIR. */
+				w->resumed++;
+				cJSON_Delete(formats);
+				record_release(&in);
+				continue;
+			}
 		}
+		strmap_get(&w->done, in.id, NULL);
 		/* A corpus that is itself a wrap's output carries an old annotation: drop it. */
 		if (in.extra) {
 			cJSON_DeleteItemFromObjectCaseSensitive(in.extra, "wrap");
@@ -383,8 +432,10 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	struct wrap *w = ctx;
 	struct strmap_entry *pe = strmap_find(&w->pending, job->key);
 	struct pending *p = pe ? pe->ptr : NULL;
+	const cJSON *s = o->end == RUNNER_REPLY ? cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_STATUS) : NULL;
 	cJSON *a;
 	const cJSON *status, *reason;
+	struct buf line = BUF_INIT;
 	char *text, *dir;
 	size_t n;
 	int r = 0;
@@ -392,6 +443,38 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	if (!p)
 		return 0;
 	pe->ptr = NULL;
+	if (cJSON_IsString(s) && !strcmp(s->valuestring, "error")) {
+		/* The machine failed (the worker says why): nothing is the instance's to record, and
+		 * nothing more can be wrapped until what failed is mended. */
+		const cJSON *why = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_REASON);
+		const cJSON *code = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_CODE);
+
+		r = err_set(e, cJSON_IsNumber(code) && code->valueint == EXIT_INPUT ? EXIT_INPUT : EXIT_ENV,
+			    "cannot wrap %s:%zu (%s): %s", p->corpus, p->lineno, p->op,
+			    cJSON_IsString(why) ? why->valuestring : "the worker failed");
+		pending_free(p);
+		return r;
+	}
+	if (o->end == RUNNER_DIED && o->status.signaled && o->status.sig == SIGKILL && !o->status.stopped) {
+		/* Not ferry's kill (that would be a timeout or the memory limit), nor the library's own
+		 * doing, as a rule: the kernel's OOM killer, or a user. The instance is tried again. */
+		w->killed++;
+		if (w->o->warn) {
+			char *msg = xasprintf("%s:%zu: %s: its worker was killed from outside ferry (SIGKILL): "
+					      "nothing is recorded for it", p->corpus, p->lineno, p->op);
+
+			w->o->warn(w->o->ctx, msg);
+			free(msg);
+		}
+		pending_free(p);
+		return 0;
+	}
+	if (!(cJSON_IsString(s) && !strcmp(s->valuestring, "ok")) && dir_full(w->o->dir)) {
+		r = err_set(e, EXIT_ENV, "cannot wrap %s:%zu (%s): the file system of '%s' is full", p->corpus,
+			    p->lineno, p->op, w->o->dir);
+		pending_free(p);
+		return r;
+	}
 	a = annotation(o, w->o->timeout);
 	dir = wrapped_test_dir(w->o->dir, job->key);
 	cJSON_AddStringToObject(a, "dir", dir + strlen(w->o->dir) + 1);
@@ -415,8 +498,10 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 	/* The record line ends with '}': the annotation goes in just before it. */
 	text = cJSON_PrintUnformatted(a);
 	n = strlen(p->line);
-	if (fprintf(w->out, "%.*s,\"wrap\":%s}\n", (int)(n - 1), p->line, text) < 0 || fflush(w->out) != 0)
-		r = err_errno(e, EXIT_ENV, "cannot write '%s'", w->out_path);
+	buf_add(&line, p->line, n - 1);
+	buf_addf(&line, ",\"wrap\":%s}", text);
+	r = jsonl_append(&w->out, line.data, line.len, e);
+	buf_release(&line);
 	cJSON_free(text);
 	cJSON_Delete(a);
 	pending_free(p);
@@ -437,6 +522,7 @@ int wrap_open(struct wrap *w, const struct wrap_opts *o, struct err *e)
 {
 	memset(w, 0, sizeof(*w));
 	w->o = o;
+	w->out.fd = w->lock.fd = -1;
 	if (!o->ncorpora)
 		return err_set(e, EXIT_USAGE, "no corpus to wrap");
 	for (size_t k = 0; k < o->ncorpora; k++)
@@ -453,6 +539,13 @@ int wrap_open(struct wrap *w, const struct wrap_opts *o, struct err *e)
 	if (fs_exists(o->dir) && !fs_is_dir(o->dir))
 		return err_set(e, EXIT_INPUT, "cannot write into '%s': it is not a directory", o->dir);
 	w->out_path = xasprintf("%s/%s", o->dir, WRAPPED_FILE);
+	/* A DIR there already is locked before it is read, so that a second wrap is refused before
+	 * it starts, and a torn end is mended before anything reads past it. One that cannot be
+	 * written (unpacked read-only) is read as it is: with nothing left to wrap there is nothing
+	 * to write either, and otherwise open_output says what stops it. */
+	if (fs_is_dir(o->dir) && access(o->dir, W_OK) == 0 &&
+	    (lock_dir(w, e) < 0 || (fs_exists(w->out_path) && open_appender(w, e) < 0)))
+		return -1;
 	return wrapped_done_ids(w->out_path, &w->done, e);
 }
 
@@ -479,7 +572,14 @@ int wrap_run(struct wrap *w, struct err *e)
 		goto out;
 	if (runner_run(&ro, &cb, NULL, e) < 0)
 		goto out;
-	if (!w->out && !w->resumed && !w->skipped) {
+	if (w->killed) {
+		err_set(e, EXIT_ENV, "%zu instance%s not wrapped: %s worker%s killed from outside ferry (SIGKILL, as "
+			"the kernel's OOM killer sends); run the same command to try %s again", w->killed,
+			w->killed > 1 ? "s were" : " was", w->killed > 1 ? "their" : "its", w->killed > 1 ? "s were" :
+			" was", w->killed > 1 ? "them" : "it");
+		goto out;
+	}
+	if (w->out.fd < 0 && !w->resumed && !w->skipped) {
 		if (w->left_out && !w->bad_lines && !w->o->only)
 			err_set(e, EXIT_INPUT, "--op/--test select none of the %zu instances of %s'%s'", w->left_out,
 				w->o->ncorpora > 1 ? "the corpora, such as " : "", w->o->corpora[0]);
@@ -507,8 +607,11 @@ out:
 
 void wrap_release(struct wrap *w)
 {
-	if (w->out)
-		fclose(w->out);
+	/* A struct wrap that wrap_open never saw is all zeros: its descriptors are not -1 but 0. */
+	if (w->o) {
+		jsonl_append_close(&w->out);
+		lock_release(&w->lock);
+	}
 	for (size_t i = 0; i < w->pending.cap; i++)
 		if (w->pending.slots[i].key)
 			pending_free(w->pending.slots[i].ptr);

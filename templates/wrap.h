@@ -14,6 +14,13 @@
  * of a library none of them takes; a format left out is made when a frontend first reads it
  * (templates/_formats.py).
  *
+ * One wrap writes into DIR at a time: it holds DIR/wrapped.jsonl.lock (lib/lock.h), and a second is
+ * refused (EXIT_ENV) naming the first. A line of wrapped.jsonl is written whole or not at all, and
+ * a torn last line that a killed wrap left is cut off by the next (lib/jsonl.h). Only the library's
+ * verdict makes an instance invalid: a template that fails because the machine did (a full disk,
+ * an I/O error: the worker answers "error"), or a worker killed from outside ferry (SIGKILL, as the
+ * kernel's OOM killer sends), records nothing for it, so that the same command tries it again.
+ *
  * The engine prints nothing: it reports through the hooks in struct wrap_opts, and the counts in
  * struct wrap are the caller's to print. */
 #ifndef FERRY_WRAP_H
@@ -23,6 +30,7 @@
 
 #include "err.h"
 #include "jsonl.h"
+#include "lock.h"
 #include "select.h"
 #include "strmap.h"
 
@@ -51,9 +59,10 @@ struct wrap_opts {
 	/* A queue to wrap in the order of (borrowed), or NULL: the corpora in theirs. */
 	const char *queue;
 	size_t limit;           /* with a queue: its first limit lines only; 0: all of it */
+	const char *command;    /* the command line, for the lock's note (borrowed; NULL: "ferry") */
 
 	void *ctx;
-	/* A bad corpus line, skipped. */
+	/* A bad corpus line, skipped; a torn line cut off; an instance whose worker was killed. */
 	void (*warn)(void *ctx, const char *msg);
 	/* An instance the library rejected: where it stands (its corpus, one of o->corpora, and line),
 	 * its operator and why. */
@@ -69,6 +78,8 @@ struct wrap {
 	size_t skipped;          /* of a library no requested frontend takes (o->formats) */
 	size_t unknown;          /* queue ids that no corpus holds */
 	size_t bad_queue;        /* queue lines that are not JSON objects with an id */
+	size_t cut;              /* bytes of a torn last line of wrapped.jsonl, cut off */
+	size_t killed;           /* instances whose worker was killed from outside: not recorded */
 	struct strmap reasons;   /* invalid reason -> instances */
 
 	/* The engine's own. */
@@ -78,7 +89,8 @@ struct wrap {
 	struct jsonl_reader queue;
 	size_t queued;                /* queue lines taken so far */
 	struct strmap index;          /* with a queue: id -> where its record is (struct wrap_place) */
-	FILE *out;
+	struct lock lock;        /* DIR's, from when DIR exists */
+	struct jsonl_writer out; /* DIR/wrapped.jsonl, from the first instance wrapped */
 	char *out_path;
 	struct strmap done;      /* ids already in wrapped.jsonl, or taken from a corpus this time */
 	struct strmap pending;   /* id -> an instance handed to a worker and not yet done */
@@ -91,8 +103,9 @@ int wrap_open(struct wrap *w, const struct wrap_opts *o, struct err *e);
 /* Wrap every instance not yet wrapped (of the queue, with one); an id met again (in the same corpus
  * or another) is wrapped once. With a queue, the corpora are read through once first, to find each
  * id's line (bad lines are reported then). 0, or -1 with e filled (EXIT_INTERRUPTED on SIGINT or
- * SIGTERM: what was wrapped is kept; EXIT_INPUT when no corpus holds an instance record, or the queue
- * none of theirs). */
+ * SIGTERM: what was wrapped is kept; EXIT_ENV when the machine failed (a full disk), or another wrap
+ * holds DIR, or at the end when some instances' workers were killed (w->killed); EXIT_INPUT when
+ * no corpus holds an instance record, or the queue none of theirs). */
 int wrap_run(struct wrap *w, struct err *e);
 void wrap_release(struct wrap *w);
 

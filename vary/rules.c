@@ -18,6 +18,12 @@
 #define STR_ALTS 8
 #define ADDED_VALUES 3
 #define PAIRS 3
+/* A parent's work is linear in its size: each candidate is a copy of the parent, so the rules that
+ * make candidates per input (or per group of inputs of one dtype) take the first few only. A
+ * Concat of 200,000 inputs would otherwise make a candidate per input, each as big as the parent:
+ * minutes, and memory by the square of its size. No operator of a test suite comes near these. */
+#define VARIED_INPUTS 16
+#define DTYPE_GROUPS 4
 
 #define EXACT 9007199254740992.0 /* 2^53 */
 
@@ -61,16 +67,35 @@ void rules_cands_release(struct rules_cands *c)
 	memset(c, 0, sizeof(*c));
 }
 
+static int (*stop_check)(void);
+/* rules_all's parent as text, written once for all its candidates (each is the parent's record
+ * parsed again and changed): the writing is a third of a candidate's cost. */
+static const struct instance *text_of;
+static struct buf parent_text = BUF_INIT;
+
+void rules_stop_when(int (*stop)(void))
+{
+	stop_check = stop;
+}
+
 /* The parent's record as JSON to change: without its id (recomputed), "seen" (a count of the
- * parent's harvest) and any earlier "variant" or "wrap" annotation. */
+ * parent's harvest) and any earlier "variant" or "wrap" annotation. Once the caller's stop check
+ * says so, an empty object, cheap to change, which no candidate reads back from: the rules then run
+ * through their loops in no time and make nothing more. */
 static cJSON *parent_json(const struct instance *p)
 {
 	struct buf b = BUF_INIT;
 	cJSON *j;
 
-	record_write(p, &b);
-	j = cJSON_Parse(b.data);
-	buf_release(&b);
+	if (stop_check && stop_check())
+		return cJSON_CreateObject();
+	if (p == text_of) {
+		j = cJSON_Parse(parent_text.data);
+	} else {
+		record_write(p, &b);
+		j = cJSON_Parse(b.data);
+		buf_release(&b);
+	}
 	cJSON_DeleteItemFromObjectCaseSensitive(j, "id");
 	cJSON_DeleteItemFromObjectCaseSensitive(j, "seen");
 	cJSON_DeleteItemFromObjectCaseSensitive(j, "variant");
@@ -127,6 +152,30 @@ static cJSON *tensor_of(cJSON *rec, size_t i)
 	cJSON *in = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "inputs"), (int)i);
 
 	return cJSON_GetObjectItemCaseSensitive(in, "tensor");
+}
+
+/* The first of rec's inputs, to walk with ->next: cJSON_GetArrayItem walks from the start each
+ * time, which over every input of a parent of many is quadratic. */
+static cJSON *first_input(cJSON *rec)
+{
+	cJSON *in = cJSON_GetObjectItemCaseSensitive(rec, "inputs");
+
+	return in ? in->child : NULL;
+}
+
+/* The elements of a JSON array, indexable (caller frees; *n their number). */
+static const cJSON **elements(const cJSON *a, int64_t *n)
+{
+	const cJSON **v, *c;
+	int64_t k = 0;
+
+	*n = 0;
+	cJSON_ArrayForEach(c, a)
+		(*n)++;
+	v = xcalloc(*n ? (size_t)*n : 1, sizeof(*v));
+	cJSON_ArrayForEach(c, a)
+		v[k++] = c;
+	return v;
 }
 
 static cJSON *float_json(double d)
@@ -383,22 +432,25 @@ static void torch_module_dtype(const struct instance *p, cJSON *j, const char *t
  * "dtype:in:K:T". */
 static void dtype_group(const struct instance *p, size_t first, const char *old, struct rules_cands *out)
 {
+	int first_group = (int)first == first_tensor(p);
+
 	for (const char *const *d = rules_dtypes(p->library); *d; d++) {
-		cJSON *j, *params, *dt;
+		cJSON *j, *params, *dt, *item;
 		char label[64];
 		int ok = 1;
 
 		if (!strcmp(*d, old))
 			continue;
 		j = parent_json(p);
-		for (size_t i = 0; i < p->ninputs && ok; i++)
+		item = first_input(j);
+		for (size_t i = 0; i < p->ninputs && ok; i++, item = item ? item->next : NULL)
 			if (p->inputs[i].type == V_TENSOR && !strcmp(p->inputs[i].u.t.dtype, old))
-				ok = convert_tensor(tensor_of(j, i), *d) == 0;
+				ok = convert_tensor(cJSON_GetObjectItemCaseSensitive(item, "tensor"), *d) == 0;
 		if (!ok) {
 			cJSON_Delete(j);
 			continue;
 		}
-		if ((int)first == first_tensor(p)) {
+		if (first_group) {
 			/* A Keras layer's dtype policy: Keras casts the inputs to it, so it moves with them. */
 			params = cJSON_GetObjectItemCaseSensitive(j, "params");
 			dt = cJSON_GetObjectItemCaseSensitive(params, "dtype");
@@ -416,20 +468,25 @@ static void dtype_group(const struct instance *p, size_t first, const char *old,
 }
 
 /* Each group of tensor inputs that share a dtype is varied apart: Where's condition (bool) and its
- * data, Gather's data and its int64 indices, a loss's input and its target. */
+ * data, Gather's data and its int64 indices, a loss's input and its target. The first
+ * DTYPE_GROUPS groups, in the order of their first inputs. */
 void rules_dtype(const struct instance *p, uint64_t seed, struct rules_cands *out)
 {
 	struct rules_cands mine = { NULL, 0, 0 };
+	const char *groups[DTYPE_GROUPS];
+	int ngroups = 0;
 
-	for (size_t i = 0; i < p->ninputs; i++) {
+	for (size_t i = 0; i < p->ninputs && ngroups < DTYPE_GROUPS; i++) {
 		int seen = 0;
 
 		if (p->inputs[i].type != V_TENSOR)
 			continue;
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = p->inputs[k].type == V_TENSOR && !strcmp(p->inputs[k].u.t.dtype, p->inputs[i].u.t.dtype);
-		if (!seen)
-			dtype_group(p, i, p->inputs[i].u.t.dtype, &mine);
+		for (int k = 0; k < ngroups && !seen; k++)
+			seen = !strcmp(groups[k], p->inputs[i].u.t.dtype);
+		if (seen)
+			continue;
+		groups[ngroups++] = p->inputs[i].u.t.dtype;
+		dtype_group(p, i, p->inputs[i].u.t.dtype, &mine);
 	}
 	shuffle_into(out, &mine, rng_for(seed, p, "dtype"));
 }
@@ -453,7 +510,8 @@ static int64_t product(const int64_t *s, int from, int to)
 static int follow_values(cJSON *t, const struct tensor *old, enum follow how, int k)
 {
 	cJSON *vals = cJSON_GetObjectItemCaseSensitive(t, "values"), *nv;
-	int64_t n = vals ? cJSON_GetArraySize(vals) : 0;
+	const cJSON **at;
+	int64_t n = 0;
 
 	if (!vals)
 		return 0;
@@ -468,37 +526,40 @@ static int follow_values(cJSON *t, const struct tensor *old, enum follow how, in
 		set_member(t, "values", cJSON_CreateArray());
 		return 0;
 	}
-	if (n != product(old->shape, 0, old->rank))
+	at = elements(vals, &n);
+	if (n != product(old->shape, 0, old->rank)) {
+		free(at);
 		return -1;
+	}
 	nv = cJSON_CreateArray();
 	if (how == F_REPEAT) {
 		for (int r = 0; r < 2; r++)
 			for (int64_t i = 0; i < n; i++)
-				cJSON_AddItemToArray(nv, cJSON_Duplicate(cJSON_GetArrayItem(vals, (int)i), 1));
+				cJSON_AddItemToArray(nv, cJSON_Duplicate(at[i], 1));
 	} else if (how == F_FIRST_SLICE) {
 		int64_t m = product(old->shape, 1, old->rank);
 
 		if (old->shape[0] == 0 && m) {
 			cJSON_Delete(nv);
+			free(at);
 			return -1;
 		}
 		for (int64_t i = 0; i < m && i < n; i++)
-			cJSON_AddItemToArray(nv, cJSON_Duplicate(cJSON_GetArrayItem(vals, (int)i), 1));
+			cJSON_AddItemToArray(nv, cJSON_Duplicate(at[i], 1));
 	} else {
 		int64_t outer = product(old->shape, 0, k), dk = old->shape[k];
 		int64_t inner = product(old->shape, k + 1, old->rank);
 
 		if (dk == 0 && outer && inner) {
 			cJSON_Delete(nv);
+			free(at);
 			return -1;
 		}
 		for (int64_t o = 0; o < outer && dk; o++)
-			for (int64_t i = 0; i < inner; i++) {
-				const cJSON *c = cJSON_GetArrayItem(vals, (int)(o * dk * inner + i));
-
-				cJSON_AddItemToArray(nv, cJSON_Duplicate(c, 1));
-			}
+			for (int64_t i = 0; i < inner; i++)
+				cJSON_AddItemToArray(nv, cJSON_Duplicate(at[o * dk * inner + i], 1));
 	}
+	free(at);
 	set_member(t, "values", nv);
 	return 0;
 }
@@ -508,14 +569,14 @@ static void reshape(const struct instance *p, const int64_t *ns, int nr, enum fo
 		    const char *label, struct rules_cands *out)
 {
 	const struct tensor *t0 = &p->inputs[first_tensor(p)].u.t;
-	cJSON *j = parent_json(p);
+	cJSON *j = parent_json(p), *item = first_input(j);
 
-	for (size_t i = 0; i < p->ninputs; i++) {
+	for (size_t i = 0; i < p->ninputs; i++, item = item ? item->next : NULL) {
 		cJSON *t;
 
 		if (p->inputs[i].type != V_TENSOR || !same_shape(&p->inputs[i].u.t, t0))
 			continue;
-		t = tensor_of(j, i);
+		t = cJSON_GetObjectItemCaseSensitive(item, "tensor");
 		if (follow_values(t, &p->inputs[i].u.t, how, k) < 0) {
 			cJSON_Delete(j);
 			return;
@@ -1002,12 +1063,13 @@ void rules_param(const struct instance *p, const struct rules_pools *pools, uint
 			free(ko);
 		}
 	}
-	/* Positional inputs that are not tensors. */
-	for (size_t i = 0; i < p->ninputs; i++) {
+	/* Positional inputs that are not tensors (the first VARIED_INPUTS of them). */
+	for (size_t i = 0, varied = 0; i < p->ninputs && varied < VARIED_INPUTS; i++) {
 		struct singles ins = { NULL, 0, 0 };
 
 		if (p->inputs[i].type == V_TENSOR || p->inputs[i].type == V_STR || p->inputs[i].type == V_DTYPE)
 			continue;
+		varied++;
 		alternatives(&p->inputs[i], "", NULL, "", "", 0, &s, &ins);
 		for (size_t k = 0; k < ins.n; k++) {
 			cJSON *j = parent_json(p);
@@ -1038,7 +1100,7 @@ void rules_scalar(const struct instance *p, uint64_t seed, struct rules_cands *o
 	 * (ReduceSum's axes, Slice's starts, "An axes tensor must be a vector tensor"). */
 	if (!strcmp(p->library, "onnx"))
 		return;
-	for (size_t i = 0; i < p->ninputs; i++) {
+	for (size_t i = 0, varied = 0; i < p->ninputs && varied < VARIED_INPUTS; i++) {
 		const struct value *v = &p->inputs[i];
 		cJSON *j, *t, *vals;
 		int64_t one_dim = 1;
@@ -1055,6 +1117,7 @@ void rules_scalar(const struct instance *p, uint64_t seed, struct rules_cands *o
 						 tagged("tensor", t));
 			snprintf(label, sizeof(label), "scalar:in:%zu=tensor", i);
 			emit(&mine, j, RULES_SCALAR, label);
+			varied++;
 		} else if (v->type == V_TENSOR && !(i == 0 && !strcmp(p->kind, "method"))) {
 			const cJSON *c = v->u.t.values ? cJSON_GetArrayItem(v->u.t.values, 0) : NULL;
 			double lo, hi, d = c ? elem_double(c) : 0;
@@ -1065,6 +1128,7 @@ void rules_scalar(const struct instance *p, uint64_t seed, struct rules_cands *o
 				one &= v->u.t.shape[r] == 1;
 			if (!one)
 				continue;
+			varied++;
 			/* A scalar and a one-element tensor: the 0-d form becomes [1], any other the 0-d. */
 			j = parent_json(p);
 			set_member(tensor_of(j, i), "shape", shape_json(&one_dim, v->u.t.rank == 0));
@@ -1097,10 +1161,15 @@ void rules_all(const struct instance *p, const struct rules_pools *pools, uint64
 	int more = 1;
 
 	memset(dims, 0, sizeof(dims));
+	buf_reset(&parent_text);
+	record_write(p, &parent_text);
+	text_of = p;
 	rules_dtype(p, seed, &dims[RULES_DTYPE]);
 	rules_shape(p, seed, &dims[RULES_SHAPE]);
 	rules_param(p, pools, seed, &dims[RULES_PARAM]);
 	rules_scalar(p, seed, &dims[RULES_SCALAR]);
+	text_of = NULL;
+	buf_release(&parent_text);
 	while (more) {
 		more = 0;
 		for (int d = 0; d < RULES_NDIMS; d++)

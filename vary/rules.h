@@ -63,6 +63,12 @@ void rules_param(const struct instance *parent, const struct rules_pools *pools,
 		 struct rules_cands *out);
 void rules_scalar(const struct instance *parent, uint64_t seed, struct rules_cands *out);
 
+/* A check the rules make before each candidate (NULL: none): once it returns nonzero, no more
+ * candidates are made, and the lists end short. Each candidate is a copy of its parent, so a parent
+ * of hundreds of thousands of inputs takes seconds per candidate: ferry vary told to stop (SIGTERM)
+ * stops here too, rather than after every candidate of that parent. */
+void rules_stop_when(int (*stop)(void));
+
 /* Every dimension's candidates, interleaved round-robin (dtype, shape, param, scalar, dtype, ...). */
 void rules_all(const struct instance *parent, const struct rules_pools *pools, uint64_t seed,
 	       struct rules_cands *out);

@@ -10,7 +10,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 32
+plan 36
 untouched() { test "$(cat victim)" = keep && test -z "$(ls -A elsewhere)"; }
 reset() { rm -rf elsewhere && mkdir elsewhere && echo keep > victim; }  # each case on its own
 reset
@@ -25,19 +25,27 @@ pa=$(printf %.2s "$a") pb=$(printf %.2s "$b")
 mkdir -p w1/tests
 ln -s "$work/elsewhere" "w1/tests/$pa"
 reset
-expect_exit 0 "wrap into a directory with tests/$pa a planted link" -- "$FERRY" wrap corpus.jsonl -o w1
+expect_exit 4 "wrap into a directory with tests/$pa a planted link stops" -- "$FERRY" wrap corpus.jsonl -o w1
 check "writes nothing where the link points" -- untouched
-contains "and the instance's error names the link" "$(cat w1/wrapped.jsonl)" "'w1/tests/$pa' is a symbolic link"
-check "the other instance is wrapped" -- test -f "w1/tests/$pb/$b/meta.json"
+contains "and the error names the link" "$err" "'w1/tests/$pa' is a symbolic link"
+check "records nothing for its instance (it is the directory's fault, not the instance's)" -- \
+	sh -c "! grep -q '$a' w1/wrapped.jsonl 2>/dev/null"
+rm "w1/tests/$pa"
+expect_exit 0 "with the link removed, the same command wraps both" -- "$FERRY" wrap corpus.jsonl -o w1 -q
+check "the instance is wrapped" -- test -f "w1/tests/$pa/$a/meta.json"
 
 mkdir -p "w2/tests/$pa/$a" "w2/tests/$pb/$b"
 ln -s "$work/victim" "w2/tests/$pa/$a/meta.json"
 ln -s "$work/victim" "w2/tests/$pb/$b/input_0.npy"
 reset
-expect_exit 0 "wrap into a directory with meta.json and input_0.npy planted links" -- "$FERRY" wrap corpus.jsonl -o w2
+expect_exit 4 "wrap into a directory with meta.json and input_0.npy planted links stops" -- \
+	"$FERRY" wrap corpus.jsonl -o w2 -j 1
 check "the victim is untouched" -- untouched
-contains "the error names meta.json" "$err" "'w2/tests/$pa/$a/meta.json' is a symbolic link"
-contains "and input_0.npy" "$err" "'w2/tests/$pb/$b/input_0.npy' is a symbolic link"
+contains "the error names a planted link" "$err" "' is a symbolic link"
+rm "w2/tests/$pa/$a/meta.json"
+expect_exit 4 "the next link stops it too" -- "$FERRY" wrap corpus.jsonl -o w2 -j 1
+check "the victim is still untouched" -- untouched
+contains "and input_0.npy is named" "$err" "'w2/tests/$pb/$b/input_0.npy' is a symbolic link"
 
 mkdir w3
 ln -s "$work/victim" w3/wrapped.jsonl
