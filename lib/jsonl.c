@@ -254,11 +254,13 @@ int jsonl_append_open(struct jsonl_writer *w, const char *path, enum jsonl_link 
 	struct stat st;
 	long long start;
 	int rfd = -1, r = -1;
+	int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY;
 
 	if (cut)
 		*cut = 0;
-	w->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | (link == JSONL_NOFOLLOW ? O_NOFOLLOW : 0),
-		     0666);
+	if (link == JSONL_NOFOLLOW)
+		flags |= O_NOFOLLOW;
+	w->fd = open(path, flags, 0666);
 	if (w->fd < 0 && errno == ELOOP && link == JSONL_NOFOLLOW)
 		return err_set(e, EXIT_INPUT, "'%s' is a symbolic link: ferry writes no file through a link inside a "
 			       "directory of its own (remove it)", path);

@@ -885,7 +885,7 @@ def _make_export(outdir, plan, inputs, meta):
         if SLOW:
             # Loading the file back took a sixth of a wrap, and every frontend that reads the file
             # loads it anyway: load_exported answers for a file that does not load, as this did.
-            torch.export.load(os.path.join(outdir, "model.pt2"))
+            _load_pt2(os.path.join(outdir, "model.pt2"))
         meta["export"] = "model.pt2"
     except Exception as e:  # PyTorch cannot export this operator: the export frontends skip it
         _remove(os.path.join(outdir, "model.pt2"))
@@ -949,6 +949,23 @@ def serialized(testdir, which):
     return os.path.join(testdir, meta[which])
 
 
+def _load_pt2(path):
+    """torch.export.load of path with pickle kept to weights: the loader falls back to an unrestricted
+    torch.load (weights_only=False, which runs whatever the pickle names) when the weights-only load
+    fails, and a wrap directory is data that may come from someone else. PyTorch's own switch,
+    TORCH_FORCE_WEIGHTS_ONLY_LOAD, turns that fallback into weights-only too, for this call."""
+    key = "TORCH_FORCE_WEIGHTS_ONLY_LOAD"
+    before = os.environ.get(key)
+    os.environ[key] = "1"
+    try:
+        return torch.export.load(path)
+    finally:
+        if before is None:
+            del os.environ[key]
+        else:
+            os.environ[key] = before
+
+
 def load_exported(testdir):
     """The ExportedProgram of a test directory. Some operators register the custom ops their graphs
     call only when they first run (linear_cross_entropy's torch_nn ops): a file that does not load
@@ -957,7 +974,7 @@ def load_exported(testdir):
     on (wrap saves the file without loading it back: the frontends' workers load it anyway)."""
     path = serialized(testdir, "export")
     try:
-        return torch.export.load(path)
+        return _load_pt2(path)
     except Exception:
         pass
     try:
@@ -967,7 +984,7 @@ def load_exported(testdir):
     except Exception:  # the eager run only registers what the graph calls; the load below judges
         pass
     try:
-        return torch.export.load(path)
+        return _load_pt2(path)
     except Exception as e:
         why = f"the saved model does not load back: {_whole(e)}"
 
