@@ -329,6 +329,7 @@ static int child_start(const struct session *s, struct child *c, long resume, st
 	const char **argv = NULL;
 	char **full = NULL;
 	char *env[4] = { NULL, NULL, NULL, NULL }, resume_text[32];
+	const char **keep = sandbox_env_keep(s->o->env, s->o->nenv);
 	size_t n = 0;
 	int r = -1;
 
@@ -360,6 +361,8 @@ static int child_start(const struct session *s, struct child *c, long resume, st
 	env[2] = xstrdup("PYTHONDONTWRITEBYTECODE=1");
 	c->cp.argv = (const char *const *)full;
 	c->cp.env = (const char *const *)env;
+	/* The rest of ferry's environment (tokens, keys) is no business of a third party's test. */
+	c->cp.env_keep = keep;
 	c->cp.dir = c->scratch;
 	/* No terminal: standard input is /dev/null, and what the tests print comes through a pipe
 	 * that ferry reads and escapes (see take_output), never straight to the user's terminal. */
@@ -381,6 +384,8 @@ out:
 	}
 	for (int i = 0; i < 3; i++)
 		free(env[i]);
+	free(keep);
+	c->cp.env_keep = NULL;
 	sandbox_argv_free(full);
 	free(argv);
 	return r;

@@ -52,6 +52,8 @@ struct harvest_opts {
 	size_t npytest;
 	double timeout;                 /* seconds a test may take */
 	int no_sandbox;                 /* run the children without bubblewrap */
+	const char *const *env;         /* --env names the tests also see (borrowed) */
+	size_t nenv;
 	const char *python;             /* the interpreter the children run (its virtualenv is
 					 * what the sandbox shows them) */
 	FILE *out;                      /* where the corpus goes (borrowed) */

@@ -139,9 +139,26 @@ static bool env_same_name(const char *a, const char *b)
 	return n == env_name_len(b) && memcmp(a, b, n) == 0;
 }
 
-/* The parent's environment with the caller's changes applied. The array is owned by the caller;
- * the strings are borrowed from environ and the changes. */
-static char **build_envp(const char *const *changes)
+/* Whether keep (NULL: everything) names the variable of entry, a "K=V" string. */
+static bool env_kept(const char *const *keep, const char *entry)
+{
+	size_t n = env_name_len(entry);
+
+	if (!keep)
+		return true;
+	for (size_t i = 0; keep[i]; i++) {
+		size_t k = strlen(keep[i]);
+
+		if (k && keep[i][k - 1] == '*' ? n >= k - 1 && memcmp(entry, keep[i], k - 1) == 0
+					       : n == k && memcmp(entry, keep[i], k) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The parent's environment, cut to what keep names, with the caller's changes applied. The array
+ * is owned by the caller; the strings are borrowed from environ and the changes. */
+static char **build_envp(const char *const *keep, const char *const *changes)
 {
 	size_t n_env = 0, n_changes = 0, n = 0;
 	char **envp;
@@ -152,7 +169,7 @@ static char **build_envp(const char *const *changes)
 		n_changes++;
 	envp = xcalloc(n_env + n_changes + 1, sizeof(*envp));
 	for (size_t i = 0; i < n_env; i++) {
-		bool changed = false;
+		bool changed = !env_kept(keep, environ[i]);
 
 		for (size_t j = 0; j < n_changes && !changed; j++)
 			changed = env_same_name(environ[i], changes[j]);
@@ -398,7 +415,7 @@ int proc_start(struct child_process *cp, struct err *e)
 		err_set(e, EXIT_ENV, "cannot run '%s': not found in PATH", cp->argv[0]);
 		goto out;
 	}
-	envp = build_envp(cp->env);
+	envp = build_envp(cp->env_keep, cp->env);
 
 	for (int i = 0; i < 3; i++) {
 		if (open_stream(i, modes[i], paths[i], &l.src[i], &parent_fd[i], e) < 0)

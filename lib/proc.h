@@ -71,6 +71,9 @@ struct child_process {
 	const char *const *env;  /* NULL, or NULL-terminated changes to the parent's environment:
 				  * "K=V" sets K, a bare "K" removes it; PATH here is also the PATH
 				  * that argv[0] is looked up in */
+	const char *const *env_keep; /* NULL, or NULL-terminated names of the parent's variables the
+				  * child keeps ("LC_*": every name with that prefix); the others are
+				  * dropped before env's changes apply */
 	const char *dir;         /* NULL, or the directory the child runs in */
 	enum proc_io in, out, err;
 	const char *in_path, *out_path, *err_path; /* for PROC_FILE */
@@ -88,7 +91,7 @@ struct child_process {
 	struct proc_status status;
 };
 
-#define PROC_INIT { NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, NULL, NULL, NULL, \
+#define PROC_INIT { NULL, NULL, NULL, NULL, PROC_INHERIT, PROC_INHERIT, PROC_INHERIT, NULL, NULL, NULL, \
 		    0, false, -1, -1, -1, -1, -1, false, { 0, false, 0, false, false } }
 /* Where the child finds pass_fd. */
 #define PROC_PASSED_FD 3

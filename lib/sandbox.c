@@ -573,6 +573,27 @@ static const struct {
 
 #define NPARTS (sizeof(parts_said) / sizeof(parts_said[0]))
 
+/* What a library's test needs to run as it would outside and nothing that identifies the user. */
+static const char *const env_kept[] = {
+	"PATH", "LANG", "LANGUAGE", "LC_*", "TZ", "LD_LIBRARY_PATH", "LD_PRELOAD",
+	"PYTHONPATH", "PYTHONHOME", "PYTHONHASHSEED", "VIRTUAL_ENV", "FERRY_*",
+	"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
+	"OMP_*", "KMP_*", "MKL_*", "OPENBLAS_*", "TORCH_*", "PYTORCH_*", "TF_*", "KERAS_*", "XLA_FLAGS",
+	"ORT_*", "OV_*", "TVM_*", "CUDA_VISIBLE_DEVICES",
+};
+
+const char **sandbox_env_keep(const char *const *extra, size_t nextra)
+{
+	size_t n = sizeof(env_kept) / sizeof(env_kept[0]);
+	const char **keep = xcalloc(n + nextra + 1, sizeof(*keep));
+
+	for (size_t i = 0; i < n; i++)
+		keep[i] = env_kept[i];
+	for (size_t i = 0; i < nextra; i++)
+		keep[n + i] = extra[i];
+	return keep;
+}
+
 int sandbox_setup(struct sandbox *sb, struct err *e)
 {
 	const char *name = getenv("FERRY_BWRAP");

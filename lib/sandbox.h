@@ -91,6 +91,13 @@ void sandbox_argv_free(char **argv);
  * after proc_start), or -1 when sb has no filter. Returns 0, or -1 with e filled. */
 int sandbox_seccomp_fd(const struct sandbox *sb, int *fd, struct err *e);
 
+/* The names of ferry's environment variables a sandboxed child keeps (for child_process.env_keep):
+ * the locale, PATH, the dynamic loader's, Python's, ferry's and the DL libraries' own settings (thread
+ * counts, TORCH_*, TF_*, ...), and the names in extra (nextra of them, borrowed: a user's --env).
+ * Everything else (tokens, keys, the user's own settings) stays outside. NULL-terminated; the array
+ * is the caller's to free, the strings are borrowed. */
+const char **sandbox_env_keep(const char *const *extra, size_t nextra);
+
 /* Make a fresh scratch directory under $TMPDIR (else /tmp), with home/ and tmp/ in it, and its owner
  * file locked through *lock (the caller closes it after sandbox_scratch_remove). Returns its path
  * (caller frees) or NULL. */

@@ -16,6 +16,8 @@
  * harvest that ends early says so and exits non-zero. */
 #include "py.h"
 
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +69,7 @@ static const char more[] =
 
 
 static const char *output, *keras_tests, *compile_commands;
-static struct opts_list patterns, suites, pytest, cpp, includes, defines;
+static struct opts_list patterns, suites, pytest, cpp, includes, defines, envs;
 static double timeout, parse_timeout;
 static unsigned long long parse_memory;
 static int no_sandbox, quiet;
@@ -101,10 +103,23 @@ static const struct opt options[] = {
 		    "(default 60); a file whose parse takes longer is skipped", &parse_timeout),
 	OPT_SECONDS('t', "timeout", "SECS", "a test that runs longer is stopped and counted as crashed (default 300)",
 		    &timeout),
+	OPT_LIST(0, "env", "NAME", "the tests also see the environment variable NAME (repeatable); they\n"
+		 "see only the locale, PATH, Python's and the libraries' own settings otherwise", &envs),
 	OPT_FLAG(0, "no-sandbox", "run the tests without bubblewrap's sandbox", &no_sandbox),
 	OPT_FLAG('q', "quiet", "no progress line", &quiet),
 	OPT_END(),
 };
+
+/* A name the shell could export: a letter or '_', then letters, digits and '_'. */
+static bool env_name_valid(const char *name)
+{
+	if (!*name || isdigit((unsigned char)*name))
+		return false;
+	for (; *name; name++)
+		if (!isalnum((unsigned char)*name) && *name != '_')
+			return false;
+	return true;
+}
 
 /* keras: Keras's own tests come from its source distribution, fetched here (extract/keras_tests.py),
  * in this process, before any child runs: the sandboxed children have no business reaching the
@@ -419,6 +434,11 @@ static int cmd_harvest(int argc, char **argv)
 			code = cmd_error(&e);
 			goto out;
 		}
+	for (size_t i = 0; i < envs.n; i++)
+		if (!env_name_valid(envs.v[i])) {
+			code = cmd_usage_error(&cmd_harvest_entry, "--env takes a variable's name, not '%s'", envs.v[i]);
+			goto out;
+		}
 	if (!output) {
 		code = cmd_usage_error(&cmd_harvest_entry, "no output: say where the corpus goes with -o");
 		goto out;
@@ -481,6 +501,8 @@ static int cmd_harvest(int argc, char **argv)
 	o.npytest = pytest.n;
 	o.timeout = timeout;
 	o.no_sandbox = no_sandbox;
+	o.env = envs.v;
+	o.nenv = envs.n;
 	o.python = cmd_python();
 	o.output = on_output;
 	o.ctx = &sh;
@@ -536,6 +558,7 @@ out:
 	opts_list_release(&cpp);
 	opts_list_release(&includes);
 	opts_list_release(&defines);
+	opts_list_release(&envs);
 	harvest_release(&h);
 	err_release(&e);
 	return code;

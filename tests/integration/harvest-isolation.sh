@@ -23,7 +23,7 @@ strays() { for p in /proc/[0-9]*; do grep -qF "$HOSTILE_STRAY" "$p/cmdline" 2>/d
 cleanup() { for p in $(strays); do kill -KILL "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 
 expect_exit 0 "a harvest of hostile tests completes and exits 0" -- \
-	"$FERRY" harvest torch -q --timeout 5 --pytest "$hostile" -o corpus.jsonl
+	"$FERRY" harvest torch -q --timeout 5 --env HOSTILE_OUTSIDE --env HOSTILE_STRAY --pytest "$hostile" -o corpus.jsonl
 summary=$out
 sandboxed=yes
 case "$err" in *"harvesting without a sandbox"*) sandboxed=no ;; esac
@@ -71,14 +71,14 @@ check "... keeping dead.jsonl.partial and making no dead.jsonl" -- test -e dead.
 # Without bubblewrap: a warning, once, and the harvest still runs in a child and a scratch directory;
 # a process that a test left in a session of its own is ended all the same.
 FERRY_BWRAP=$work/no-such-bwrap expect_exit 0 "without bubblewrap the harvest still runs" -- \
-	"$FERRY" harvest torch -q --pytest "$hostile/test_print.py" --pytest "$hostile/test_stray.py" -o nobwrap.jsonl
+	"$FERRY" harvest torch -q --env HOSTILE_STRAY --pytest "$hostile/test_print.py" --pytest "$hostile/test_stray.py" -o nobwrap.jsonl
 contains "... and warns that it runs without a sandbox" "$err" \
 	"ferry: warning: bubblewrap (Debian package bubblewrap) not found ('$work/no-such-bwrap'): harvesting without a sandbox"
 left=$(strays)
 check "... and no process a test left behind outlives the harvest (${left:-none})" -- test -z "$left"
 
 # Ctrl-C: exit 130, and what was harvested stays in CORPUS.partial.
-"$FERRY" harvest torch -q --timeout 600 --pytest "$hostile/test_hostile.py" -o int.jsonl >/dev/null 2>&1 &
+"$FERRY" harvest torch -q --timeout 600 --env HOSTILE_OUTSIDE --env HOSTILE_STRAY --pytest "$hostile/test_hostile.py" -o int.jsonl >/dev/null 2>&1 &
 pid=$!
 i=0
 while ! grep -q '"op":"torch.maximum"' int.jsonl.partial 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done

@@ -30,7 +30,7 @@ set +e
 "$FERRY" harvest torch -q --pytest "$hostile/test_print.py" -o probe.jsonl 2>probe.err
 set -e
 case "$(cat probe.err)" in *"harvesting without a sandbox"*) skip_all "bubblewrap cannot make a sandbox here: $(grep -m1 sandbox probe.err)" ;; esac
-plan 32
+plan 33
 # A part the machine refuses is named in one warning; its checks are skipped, not failed.
 missing=$(grep "the harvest sandbox is incomplete here" probe.err || true)
 skip_unless() {  # skip_unless MISSING NAME: when the warning says MISSING, a SKIP and 0; else 1
@@ -119,9 +119,10 @@ read -r port abstract < net.addr
 mkdir secret
 echo "secret-$$-words" > secret/file
 HOSTILE_PORT=$port HOSTILE_ABSTRACT=$abstract HOSTILE_SECRET=$work/secret/file \
-HOSTILE_REMOUNT_TARGET=$work/remounted \
+HOSTILE_REMOUNT_TARGET=$work/remounted HOSTILE_TOKEN=token-$$-words \
 	expect_exit 0 "a harvest of tests that try to leave the sandbox completes" -- \
-	"$FERRY" harvest torch -q --pytest "$hostile/escape_root.py" --pytest "$hostile/escape_net.py" \
+	"$FERRY" harvest torch -q --env HOSTILE_PORT --env HOSTILE_ABSTRACT --env HOSTILE_SECRET \
+	--env HOSTILE_REMOUNT_TARGET --pytest "$hostile/escape_root.py" --pytest "$hostile/escape_net.py" \
 	--pytest "$hostile/escape_fs.py" --pytest "$hostile/escape_stderr.py" -o escape.jsonl
 touch net.stop
 wait "$listener" || true
@@ -158,6 +159,8 @@ fi
 secret=$(cat secret/file)
 case "$err" in *"$secret"*) ok 1 "a file outside the suite cannot be read" ;; *) ok 0 "a file outside the suite cannot be read" ;; esac
 contains "... nor its directory listed" "$err" "hostile-fs: not listed $work/secret: No such file or directory"
+case "$err" in *token-$$-words*) ok 1 "ferry's environment stays outside, but what --env names" ;;
+*) contains "ferry's environment stays outside, but what --env names" "$err" "hostile-fs: no token in the environment" ;; esac
 
 # (e) escapes
 esc=$(printf '\033')

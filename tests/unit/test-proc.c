@@ -453,6 +453,35 @@ static void test_env_and_dir(const char *tmp)
 	err_release(&e);
 }
 
+static void test_env_keep(void)
+{
+	struct child_process cp = PROC_INIT;
+	struct proc_capture out = PROC_CAPTURE_INIT(1024);
+	const char *argv[] = { "/bin/sh", "-c", "printf '%s|%s|%s|%s' \"${KEEP_A-unset}\" \"${DROP_B-unset}\" "
+			       "\"${KEEPX_C-unset}\" \"${ADDED-unset}\"", NULL };
+	const char *keep[] = { "KEEP_A", "KEEPX_*", NULL };
+	const char *env[] = { "ADDED=new", NULL };
+	struct err e = ERR_INIT;
+
+	setenv("KEEP_A", "a", 1);
+	setenv("DROP_B", "b", 1);
+	setenv("KEEPX_C", "c", 1);
+	cp.argv = argv;
+	cp.env = env;
+	cp.env_keep = keep;
+	cp.out = PROC_PIPE;
+	ok(proc_start(&cp, &e) == 0, "start with a kept environment: %s", e.msg);
+	drain(cp.fd_out, &out, 5000);
+	is(out.buf.data, "a|unset|c|new", "the child keeps the named variable and the prefix's, not the others; "
+	   "the changes still apply");
+	proc_release(&cp);
+	proc_capture_release(&out);
+	unsetenv("KEEP_A");
+	unsetenv("DROP_B");
+	unsetenv("KEEPX_C");
+	err_release(&e);
+}
+
 static void test_fds_not_inherited(void)
 {
 	/* test is a dash builtin, so /proc/self is the shell that was exec'd. */
@@ -952,7 +981,7 @@ int main(void)
 		return 0;
 	}
 
-	plan(128);
+	plan(130);
 	test_exit_codes();
 	test_signal();
 	test_signal_reset();
@@ -963,6 +992,7 @@ int main(void)
 	test_pipes();
 	test_streams(tmp);
 	test_env_and_dir(tmp);
+	test_env_keep();
 	test_fds_not_inherited();
 	test_pass_fd(tmp);
 	test_mem_limit();

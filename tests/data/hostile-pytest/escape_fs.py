@@ -1,6 +1,7 @@
 """A test that reads what is not its business (tests/integration/sandbox.sh; not named test_*.py):
 the file $HOSTILE_SECRET, which lies outside the suite and the scratch directory, and the listings
-of its directory and of /root, /home and /work. What it sees goes to file descriptor 2
+of its directory and of /root, /home and /work, and the environment variable HOSTILE_TOKEN, which
+the harness sets and does not pass with --env. What it sees goes to file descriptor 2
 ("hostile-fs: ..."), where the harness looks for the secret."""
 
 import os
@@ -20,6 +21,8 @@ def test_round_then_read_outside():
             say(f"read {f.read().strip()}")
     except OSError as e:
         say(f"not read: {e.strerror}")
+    token = os.environ.get("HOSTILE_TOKEN")
+    say(f"token {token}" if token else "no token in the environment")
     for d in (os.path.dirname(secret), "/root", "/home", "/work"):
         try:
             say(f"listed {d}: {sorted(os.listdir(d))}")
