@@ -1,5 +1,5 @@
 #!/bin/sh
-# -F NAME@PYTHON and --frontends FILE, as they are parsed (README, "Testing an older release"): a
+# -F NAME@PYTHON and --frontends FILE, as they are parsed (doc/releases.md): a
 # PYTHON that is no interpreter, or another Python than the one ferry embeds, is refused naming it;
 # two entries of one release are a usage error; a frontends file takes what -F takes, with comments,
 # adds to -F, and names FILE:LINE for a bad line. (The runs themselves: tests/integration/releases.sh.)

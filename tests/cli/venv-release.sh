@@ -1,6 +1,6 @@
 #!/bin/sh
-# scripts/venv-release makes a second virtualenv for other compiler releases (README, "Testing an
-# older release"). It must never install into .venv, which is often a link to a shared one, nor into
+# scripts/venv-release makes a second virtualenv for other compiler releases (doc/releases.md).
+# It must never install into .venv, which is often a link to a shared one, nor into
 # a directory it did not make; and a virtualenv it made that is up to date is not touched again.
 # The script runs here from a copy whose .venv links to a stand-in, whose python and pip only leave
 # a mark: nothing real can be installed into, whatever the script does.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Two releases of one frontend in one run (README, "Testing an older release"): the test makes a
+# Two releases of one frontend in one run (doc/releases.md): the test makes a
 # small second virtualenv from the Python of .venv, which sees .venv's packages through a .pth file
 # and holds another ONNX Runtime of its own (its site-packages come first), and runs
 # -F ort,ort@ITS_PYTHON on a slice of ONNX's node tests. Asserted: two labels in the store, each
