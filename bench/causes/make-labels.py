@@ -7,9 +7,10 @@ message line that decides it, and where one message covers several causes, on th
 attributes or variant too. The rules do not use ferry's grouping (the stores' bugs tables are not
 read). Failures that no rule matches are not labelled.
 
-usage: make-labels.py ONNX_MAIN_DB ONNX_OLD_DB TORCH_MAIN_DB > labels.jsonl
+usage: make-labels.py ONNX_MAIN_DB ONNX_OLD_DB TORCH_MAIN_DB CAUSES_MD > labels.jsonl
 """
 
+import collections
 import hashlib
 import json
 import re
@@ -445,6 +446,133 @@ RULES = [
 ]
 
 
+# What a maintainer would file each cause as (what triggers it); the other kinds take their "why".
+TITLES = {
+    "env-ov2023-numpy2-0d-input": "OpenVINO 2023.0 under numpy 2 reads 0-d inputs as garbage (not a bug of the release)",
+    "ferry-export-data-dependent": "ferry cannot torch.export lstsq/cov tests (data-dependent output): the test is unbuildable",
+    "ferry-torchscript-bad-inputs": "ferry cannot script a module with its harvested inputs",
+    "inductor-unique-fake-kernel": "inductor: unique_consecutive / unique(dim=) fake kernel sizes/strides differ from the real kernel",
+    "ort-attention-function-mixed-types": "ORT: Attention on bfloat16/float64 fails type inference (an f32 constant in the function body)",
+    "ort-attention-qk-output-lowest": "ORT: Attention qk_matmul output gives -FLT_MAX, not -inf, at masked positions",
+    "ort-lacks-ImageDecoder": "ORT lacks a CPU ImageDecoder kernel",
+    "ort-lacks-bfloat16-Add": "ORT lacks a CPU Add kernel for bfloat16",
+    "ort-lacks-bfloat16-Equal": "ORT lacks a CPU Equal kernel for bfloat16",
+    "ort-lacks-bfloat16-Mul": "ORT lacks a CPU Mul kernel for bfloat16",
+    "ort-reduce-empty-keepdims-shape": "ORT: Reduce* with keepdims=1 over a 0-sized axis keeps the axis at 0, not 1",
+    "ov-cpu-inf-as-flt-max": "OpenVINO CPU: +-inf in a result comes out as +-FLT_MAX (ReduceMax, Where, Cast, Add)",
+    "ov-cpu-squeeze-dynamic-rank": "OpenVINO CPU lacks Squeeze with axes given as an input (dynamic rank)",
+    "ov-cpu-unsqueeze-dynamic-rank": "OpenVINO CPU lacks Unsqueeze with axes given as an input (dynamic rank)",
+    "ov-fx-dtype-map-keyerror": "OpenVINO torch.compile backend: KeyError on int16, bfloat16 and complex inputs (dtype table)",
+    "ov-fx-dynamic-shape-guard": "OpenVINO torch.compile backend: IndexError in symbolic_shapes.issue_guard (max_pool, diagonal, glu, MHA)",
+    "ov-onnx-attention-causal-with-past": "OpenVINO ONNX: Attention with is_causal=1 and past key/value gives wrong output",
+    "ov-onnx-attention-window": "OpenVINO ONNX: Attention ignores left/right_window_size",
+    "ov-onnx-bernoulli-body-attr": "OpenVINO ONNX: Bernoulli fails on its body's RandomUniformLike (attribute reference read as UNDEFINED)",
+    "ov-onnx-cast-e8m0-round-up": "OpenVINO ONNX: Cast to FLOAT8E8M0 ignores round_mode='up'",
+    "ov-onnx-cast-float4e2m1": "OpenVINO ONNX: Cast to FLOAT4E2M1 gives 6.0 for a value that rounds to -0",
+    "ov-onnx-cast-float8-no-saturate": "OpenVINO ONNX: Cast to float8 e4m3fn/e5m2 does not saturate (saturate=1) out-of-range values and inf",
+    "ov-onnx-celu-low-precision": "OpenVINO ONNX: Celu on float16/bfloat16 fails conversion (f32 constant)",
+    "ov-onnx-dft-onesided-real-input-shape": "OpenVINO ONNX: DFT-19 onesided on a [..,1] real input keeps the size-1 axis",
+    "ov-onnx-float8-fnuz": "OpenVINO lacks float8 FNUZ types",
+    "ov-onnx-nan-attribute": "OpenVINO ONNX: a NaN float attribute (HardSigmoid/ThresholdedRelu alpha) aborts conversion",
+    "ov-onnx-randomuniformlike-dtype": "OpenVINO ONNX: RandomUniformLike with dtype different from its input fails (double, uint64)",
+    "ov-onnx-resize-keep-aspect-ratio-policy": "OpenVINO ONNX: Resize with keep_aspect_ratio_policy not_larger/not_smaller gives the wrong size",
+    "ov-onnx-split-more-outputs-than-elements": "OpenVINO ONNX: Split-18 with num_outputs > dimension size is refused",
+    "ov-onnx-splittosequence-dynamic-split": "OpenVINO lacks SplitToSequence with a non-constant split",
+    "ov-pool-zero-batch": "OpenVINO refuses pooling on a zero-sized batch",
+    "ov-pytorch-bool-max": "OpenVINO PyTorch: amax/max on bool tensors fails conversion",
+    "ov-pytorch-complex-input": "OpenVINO PyTorch: convert_model refuses complex inputs",
+    "ov-pytorch-searchsorted": "OpenVINO PyTorch: searchsorted fails conversion",
+    "ov-pytorch-squeeze-dims": "OpenVINO PyTorch: squeeze with dims gives an all-zero shape",
+    "ov-pytorch-svd": "OpenVINO PyTorch: svd on float64 gives zeros / reduced shapes",
+    "ov-resize-int-dtype": "OpenVINO lacks Resize (Interpolate) on int16/uint16/uint32/uint64",
+    "ov2023-cast-float8-int4": "OpenVINO 2023.0 lacks float8/float4/int4/int2 element types",
+    "ov2023-gridsample-opset20-modes": "OpenVINO 2023.0 lacks GridSample-20's 'linear'/'cubic' modes",
+    "ov2023-reduce-bool": "OpenVINO 2023.0 lacks ReduceMax/ReduceMin on bool",
+    "ov2023-shape-start-end-ignored": "OpenVINO 2023.0: Shape-15 ignores start/end",
+    "ov2023-split-uneven": "OpenVINO 2023.0: Split-18 refuses an uneven num_outputs split",
+    "ov2023-swish-low-precision-beta": "OpenVINO 2023.0: Swish on float16/float64 fails (f32 beta)",
+    "ov2023-zero-size-tensor": "OpenVINO 2023.0 lacks 0-sized tensors as model inputs/outputs",
+    "torch-export-inplace-squeeze": "torch.export: in-place squeeze_ trips the functionalization assertion",
+    "torch-onnx-complex32-input": "torch.onnx lacks complex32 inputs",
+    "torch-onnx-diagonal-scatter-decompose": "torch.onnx: diagonal_scatter decomposition leaves copy_ (aot_autograd assertion)",
+    "torch-onnx-export-data-dependent": "torch.onnx (torch.export) lacks data-dependent outputs (cov, lstsq, ctc_loss)",
+    "torch-pending-unbacked-symbols": "torch tracing: pending unbacked symbols for combinations / narrow with a tensor start",
+    "tvm-onnx-attention-opset23": "TVM ONNX lacks Attention-23 (the contrib converter asks for num_heads)",
+    "tvm-onnx-cast-e8m0-round-up": "TVM ONNX: Cast to FLOAT8E8M0 ignores round_mode='up'",
+    "tvm-onnx-cast-float8-fnuz-bias": "TVM ONNX: Cast to/from float8 FNUZ types off by 2x (exponent bias)",
+    "tvm-onnx-cast-from-float8-zero": "TVM ONNX: Cast from float8 e4m3fn/e5m2 turns zero into the smallest subnormal",
+    "tvm-onnx-cast-to-float8-saturate": "TVM ONNX: Cast to float8 e4m3fn/e5m2 does not saturate large values and inf",
+    "tvm-onnx-constant-value-int": "TVM ONNX: Constant with value_int/value_ints/value_float(s) fails ('no value in Constant')",
+    "tvm-onnx-constantofshape-dynamic": "TVM ONNX: ConstantOfShape with an input shape reaches VM codegen unlowered",
+    "tvm-onnx-dropout-mask-dtype": "TVM ONNX: Dropout mask is float32, not bool",
+    "tvm-onnx-equal-bool": "TVM ONNX: Equal on bool emits an LLVM fcmp on i1",
+    "tvm-onnx-expand-shorter-shape": "TVM ONNX: Expand with a shape of lower rank than the input fails (no two-way broadcast)",
+    "tvm-onnx-eyelike-dtype-attr": "TVM ONNX: EyeLike refuses a dtype attribute different from the input's",
+    "tvm-onnx-f32-scalar-const": "TVM ONNX: Elu/Selu/LRN on float16/bfloat16/float64 make float32 scalar constants (Binary operators must have the same datatype)",
+    "tvm-onnx-gridsample-f16-output": "TVM ONNX: GridSample on float16 returns float32",
+    "tvm-onnx-layernorm-mean-shape": "TVM ONNX: LayerNormalization Mean/InvStdDev outputs have shape [1]",
+    "tvm-onnx-maxpool-indices": "TVM ONNX: MaxPool's Indices output is missing",
+    "tvm-onnx-nms-empty": "TVM ONNX: NonMaxSuppression returns no boxes",
+    "tvm-onnx-pad-dynamic-pads": "TVM ONNX lacks Pad with pads given as an input",
+    "tvm-onnx-pow-int": "TVM ONNX: Pow/LpPool on integer or bfloat16 tensors fails (power only applies to float)",
+    "tvm-onnx-pow-mixed-types": "TVM ONNX: Pow with base and exponent of different types fails (Binary operators must have the same datatype)",
+    "tvm-onnx-quantize-float8": "TVM ONNX lacks float8 zero points in Quantize/DequantizeLinear",
+    "tvm-onnx-reducemean-int-dtype": "TVM ONNX: ReduceMean on int32/uint32 returns int64",
+    "tvm-onnx-reshape-dynamic-shape": "TVM ONNX lacks Reshape with the shape given as an input",
+    "tvm-onnx-split-dynamic": "TVM ONNX lacks Split with split sizes given as an input",
+    "tvm-onnx-string-tensors": "TVM ONNX lacks string tensors",
+    "tvm-onnx-subbyte-tensors": "TVM lacks int2/uint2/int4/uint4 tensors",
+    "tvm-onnx-thresholdedrelu-mask-f32": "TVM ONNX: ThresholdedRelu on non-float32 multiplies by a float32 mask",
+    "tvm-onnx-topk-dynamic-k": "TVM ONNX lacks TopK with k given as an input",
+    "tvm-onnx-unsqueeze-scalar-axes": "TVM ONNX: Unsqueeze with 0-d axes fails (Expected a 1-D tensor)",
+    "tvm-pytorch-add-sub-alpha": "TVM PyTorch: add/sub drop alpha",
+    "tvm-pytorch-any-dtype": "TVM PyTorch: any() on non-bool input returns the input dtype",
+    "tvm-pytorch-float64-module-params": "TVM PyTorch: float64 Transformer/MultiheadAttention get float32 parameters",
+    "tvm-pytorch-margin-ranking-int": "TVM PyTorch: margin_ranking_loss on integers fails (infinity to BigInt)",
+    "tvm-pytorch-maxpool-indices-dtype": "TVM PyTorch: max_pool*_with_indices indices are not int64",
+    "tvm-pytorch-maxpool-stride-none": "TVM PyTorch: max_pool with stride=None fails (empty strides)",
+    "tvm-pytorch-norm-bfloat16": "TVM PyTorch: norm on bfloat16 fails (power only applies to float)",
+    "tvm-pytorch-where-f16": "TVM PyTorch: linear_cross_entropy on float16 mixes float32 into where",
+    "tvm25-range-dynamic": "TVM 0.25 lacks Range with non-constant inputs",
+    "tvm25-trilu-dynamic-k": "TVM 0.25 lacks Trilu with k given as an input",
+}
+TEMPLATES = {
+    "ov-onnx-lacks-": "OpenVINO ONNX lacks %s",
+    "ov-pytorch-lacks-": "OpenVINO PyTorch lacks aten::%s",
+    "torch-onnx-exporter-untyped-": "torch.onnx emits %s on a dtype ONNX does not allow (ORT: INVALID_GRAPH)",
+}
+
+
+def title(cause, why):
+    if cause in TITLES:
+        return TITLES[cause]
+    for prefix, fmt in TEMPLATES.items():
+        if cause.startswith(prefix):
+            return fmt % cause[len(prefix):]
+    return why.split(": ")[0]
+
+
+def write_causes(path, labels, matched):
+    """The causes table: one line per (store copy, frontend, cause) with how many failures the rule
+    matched in the store and how many of them are labelled."""
+    rows = collections.defaultdict(lambda: [0, None])
+    for lab in labels:
+        r = rows[(lab["cause"], lab["kind"], lab["store"], lab["frontend"])]
+        r[0] += 1
+        r[1] = lab["why"]
+    kinds = collections.Counter(k[1] for k in rows)
+    with open(path, "w") as f:
+        f.write("# Causes of bench/causes/labels.jsonl\n\n")
+        f.write("Written by make-labels.py. One line per cause and frontend: the failures its rule matched in the store "
+                "and how many of them are labelled (a stable sample spread over operators and dtypes). %d failures, "
+                "%d causes (per store and frontend): %s.\n\n" % (
+                    len(labels), len(rows), ", ".join("%d %s" % (n, k) for k, n in kinds.most_common())))
+        f.write("| cause | kind | store | frontend | labelled | matched | title |\n|---|---|---|---|---|---|---|\n")
+        for (cause, kind, store, fe), (n, why) in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0], kv[0][2])):
+            f.write("| %s | %s | %s | %s | %d | %d | %s |\n" % (cause, kind, store, fe, n,
+                                                                matched[(store, fe, cause)], title(cause, why)))
+
+
 def load(path, name):
     c = sqlite3.connect("file:" + path + "?mode=ro", uri=True)
     rows = []
@@ -475,7 +603,7 @@ def main():
     rows = []
     for path, name in zip(sys.argv[1:4], STORES):
         rows += load(path, name)
-    chosen, claimed = {}, set()
+    chosen, claimed, matched = {}, set(), collections.Counter()
     c = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
     CURRENT_OV.update(c.execute("SELECT id, outcome FROM results WHERE frontend = 'openvino-onnx'").fetchall())
     for rule in RULES:
@@ -502,6 +630,7 @@ def main():
             # keeps up to cap failures, spread over operators and dtypes (a stable hash decides the order).
             pool.setdefault((d["store"], d["fe"], cause), []).append((d, rule["why"].format(**fill)))
         for (store, fe, cause), members in pool.items():
+            matched[(store, fe, cause)] += len(members)
             members.sort(key=lambda m: hashlib.sha1(m[0]["id"].encode()).hexdigest())
             seen, first, rest = set(), [], []
             for m in members:
@@ -516,6 +645,7 @@ def main():
                 chosen[(store, fe, d["id"])] = label
     for k in sorted(chosen):
         print(json.dumps(chosen[k], sort_keys=False))
+    write_causes(sys.argv[4], [chosen[k] for k in sorted(chosen)], matched)
 
 
 if __name__ == "__main__":
