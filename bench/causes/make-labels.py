@@ -147,8 +147,9 @@ RULES = [
       "invalid-test",
       "LayerNormalization param variant with axis=1024 on a rank-4 input: the spec wants axis in [-r, r)",
       op="LayerNormalization", pred=lambda d: shapes(d)[0] is not None and abs(param(d, "axis", -1)) > len(shapes(d)[0])),
-    R("onnx-*", "ovany", CRASH, r"(reshape_shape_inference|broadcast_merge_into\(output_shape).*", "onnx-layernorm-scale-shape-vs-axis",
-      "invalid-test", "LayerNormalization variant whose Scale shape is not X.shape[axis:] (axis or rank varied, Scale left as it was): "
+    R("onnx-*", "ovany", CRASH, r"(reshape_shape_inference|broadcast_merge_into\(output_shape).*",
+      "onnx-layernorm-scale-shape-vs-axis", "invalid-test",
+      "LayerNormalization variant whose Scale shape is not X.shape[axis:] (axis or rank varied, Scale left as it was): "
       "the spec forbids it", pred=ln_scale_mismatch, op="LayerNormalization"),
     R("onnx-*", "tvmany", CRASH, r"relax\.nn\.layer_norm", "onnx-layernorm-scale-shape-vs-axis", "invalid-test",
       "LayerNormalization variant whose Scale shape is not X.shape[axis:] (axis or rank varied, Scale left as it was): "
@@ -292,7 +293,8 @@ RULES = [
     R("onnx-old", "ov23", ("unsupported",), r"CPU plug-in doesn't support Squeeze operation with dynamic rank",
       "ov-cpu-squeeze-dynamic-rank", "unsupported", "Squeeze with axes as a graph input: the CPU plugin says it does not "
       "support dynamic rank", cap=4),
-    R("onnx-*", "ovany", ("unsupported",), r"(No conversion rule found for operations|does not support the following ONNX operations): "
+    R("onnx-*", "ovany", ("unsupported",),
+      r"(No conversion rule found for operations|does not support the following ONNX operations): "
       r"(LinearAttention|CausalConvWithState|BitCast|RMSNormalization|Attention)\b",
       "ov-onnx-lacks-{op}", "unsupported", "OpenVINO says it has no conversion for {op}", cap=3),
     R("onnx-main", "ov", ("unsupported",), r"Unsupported data type FLOAT8E\dM\dFNUZ", "ov-onnx-float8-fnuz", "unsupported",
@@ -336,7 +338,8 @@ RULES = [
       "wrong; the same tests without past pass)", op="Attention",
       pred=lambda d: param(d, "is_causal") == 1 and len(d["ins"]) >= 6 and param(d, "left_window_size") is None,
       conf="low"),
-    R("onnx-main", "ov", MIS, r"got \[1, 6, 10, 1, 2\]|shape mismatch: got \[1, \d+, \d+, 1, 2\]", "ov-onnx-dft-onesided-real-input-shape",
+    R("onnx-main", "ov", MIS, r"got \[1, 6, 10, 1, 2\]|shape mismatch: got \[1, \d+, \d+, 1, 2\]",
+      "ov-onnx-dft-onesided-real-input-shape",
       "frontend-bug", "DFT-19 onesided on a real input whose last dim is 1: OpenVINO keeps the size-1 axis and adds the "
       "complex axis", op="DFT"),
     R("onnx-main", "ov", MIS, r"got 1\.0, want 2\.0", "ov-onnx-cast-e8m0-round-up", "frontend-bug",
@@ -428,7 +431,8 @@ RULES = [
     R("onnx-main", "ort", MIS, r"shape mismatch: got \[[\d, ]*\b0\b[\d, ]*\], want", "ort-reduce-empty-keepdims-shape",
       "frontend-bug", "Reduce* with keepdims=1 over an empty (0-sized) axis: ORT keeps the axis at 0 instead of 1 "
       "(the spec gives the reduction's identity)", pred=lambda d: d["op"].startswith("Reduce") and has_zero_dim(d)),
-    R("onnx-main", "ort", CRASH, r"Type parameter \(T\) of Optype \(Add\) bound to different types", "ort-attention-function-mixed-types",
+    R("onnx-main", "ort", CRASH, r"Type parameter \(T\) of Optype \(Add\) bound to different types",
+      "ort-attention-function-mixed-types",
       "frontend-bug", "Attention on bfloat16/float64 (expanded through its function body): an f32 constant is added to the "
       "input-typed tensor; float32 Attention passes", op="Attention"),
     R("onnx-main", "ort", CRASH, r"Attribute saturate is only used for cast to float 8 types", "onnx-cast-saturate-non-float8",
@@ -449,14 +453,16 @@ RULES = [
     R("torch-main", r"^openvino-pytorch$", ("unsupported",), r"Incorrect input parameters provided.*_Type\.Complex",
       "ov-pytorch-complex-input", "unsupported", "a complex input: convert_model's input type is "
       "openvino.frontend.pytorch _Type.Complex, which the input-parameter check does not take", cap=10),
-    R("torch-main", r"^openvino-pytorch$", ("unsupported",), r"No conversion rule found for operations: aten::(max_unpool\dd|unique_dim|histc|count_nonzero|hash_tensor|nansum)\b",
+    R("torch-main", r"^openvino-pytorch$", ("unsupported",),
+      r"No conversion rule found for operations: aten::(max_unpool\dd|unique_dim|histc|count_nonzero|hash_tensor|nansum)\b",
       "ov-pytorch-lacks-{aten}", "unsupported", "OpenVINO says it has no conversion rule for aten::{aten}", cap=2),
     R("torch-main", r"^(openvino-pytorch|openvino-export)$", CRASH, r"amax|maximum|aten::max.*binary_elementwise|aten.max",
       "ov-pytorch-bool-max", "frontend-bug", "amax/max on bool tensors: the reduction/elementwise check refuses boolean "
       "(float forms pass)", pred=lambda d: dtypes(d) == {"bool"}),
     R("torch-main", r"^(openvino-pytorch|openvino-export)$", CRASH, r"searchsorted", "ov-pytorch-searchsorted",
       "frontend-bug", "searchsorted conversion fails (int16 and float32 sorted sequences)", conf="low"),
-    R("torch-main", r"^(openvino-export|openvino-fx|torch-onnx-ort)$", CRASH, r"len\(mutations\) \(\d+\) != num_mutated_inp_runtime_indices",
+    R("torch-main", r"^(openvino-export|openvino-fx|torch-onnx-ort)$", CRASH,
+      r"len\(mutations\) \(\d+\) != num_mutated_inp_runtime_indices",
       "torch-export-inplace-squeeze", "frontend-bug",
       "in-place squeeze_ through torch.export: an assertion in functionalization; non-inplace squeeze exports", conf="low"),
     R("torch-main", r"^torch-onnx-ort$", CRASH, r"DataDependentOutputException|DynamicOutputShapeException",
@@ -483,7 +489,8 @@ RULES = [
       pred=lambda d: d["op"] in ("torch.svd", "torch.Tensor.svd") and not has_zero_dim(d)),
     R("torch-main", r"^tvm-pytorch$", CRASH, r"The input strides length is expected to be", "tvm-pytorch-maxpool-stride-none",
       "frontend-bug", "max_pool with stride=None (the default: stride = kernel): the converter passes an empty stride"),
-    R("torch-main", r"^tvm-pytorch$", CRASH, r"Binary operators must have the same datatype.*R\.add", "tvm-pytorch-float64-module-params",
+    R("torch-main", r"^tvm-pytorch$", CRASH, r"Binary operators must have the same datatype.*R\.add",
+      "tvm-pytorch-float64-module-params",
       "frontend-bug", "Transformer/MultiheadAttention run in float64: parameters are imported as float32 and added to "
       "float64 activations", cap=10),
     R("torch-main", r"^tvm-pytorch$", CRASH, r"Binary operators must have the same datatype.*R\.where", "tvm-pytorch-where-f16",
@@ -493,12 +500,15 @@ RULES = [
     R("torch-main", r"^tvm-pytorch$", CRASH, r"power only applies to float", "tvm-pytorch-norm-bfloat16", "frontend-bug",
       "norm on bfloat16: relax power refuses bfloat16"),
     R("torch-main", r"^tvm-pytorch$", MIS, r"elements differ|elements beyond", "tvm-pytorch-add-sub-alpha",
-      "frontend-bug", "add/sub with alpha != 1: the alpha multiplier is dropped", pred=lambda d: param(d, "alpha") not in (None, 1)),
+      "frontend-bug", "add/sub with alpha != 1: the alpha multiplier is dropped",
+      pred=lambda d: param(d, "alpha") not in (None, 1)),
     R("torch-main", r"^tvm-pytorch$", MIS, r"output 1: dtype mismatch: got \w+, want int64", "tvm-pytorch-maxpool-indices-dtype",
       "frontend-bug", "max_pool*_with_indices: the indices output keeps the input dtype instead of int64"),
     R("torch-main", r"^tvm-pytorch$", MIS, r"dtype mismatch: got \w+, want bool", "tvm-pytorch-any-dtype", "frontend-bug",
       "any() on non-bool input returns the input dtype instead of bool"),
-    R("torch-main", r"^torch-onnx-ort$", CRASH, r"INVALID_GRAPH.*Type '.*' of input parameter.*of operator \((ReduceSum|MaxPool|TopK|IsNaN|ReduceMax|ReduceMin|ReduceProd|MatMul|Sub|Unique)\)",
+    R("torch-main", r"^torch-onnx-ort$", CRASH,
+      r"INVALID_GRAPH.*Type '.*' of input parameter.*of operator "
+      r"\((ReduceSum|MaxPool|TopK|IsNaN|ReduceMax|ReduceMin|ReduceProd|MatMul|Sub|Unique)\)",
       "torch-onnx-exporter-untyped-{onnxop}", "frontend-bug",
       "torch.onnx export emits {onnxop} on a dtype the ONNX operator does not take (the exporter should cast); "
       "ORT refuses the graph", cap=3),
@@ -516,8 +526,12 @@ TITLES = {
     "env-ov2023-numpy2-0d-input": "OpenVINO 2023.0 under numpy 2 reads 0-d inputs as garbage (not a bug of the release)",
     "ferry-export-data-dependent": "ferry cannot torch.export lstsq/cov tests (data-dependent output): the test is unbuildable",
     "ferry-torchscript-bad-inputs": "ferry cannot script a module with its harvested inputs",
-    "inductor-unique-fake-kernel": "inductor: unique_consecutive / unique(dim=) fake kernel sizes/strides differ from the real kernel",
-    "ort-attention-function-mixed-types": "ORT: Attention on bfloat16/float64 fails type inference (an f32 constant in the function body)",
+    "inductor-unique-fake-kernel":
+        "inductor: unique_consecutive / unique(dim=) fake kernel"
+        " sizes/strides differ from the real kernel",
+    "ort-attention-function-mixed-types":
+        "ORT: Attention on bfloat16/float64 fails type inference (an f32"
+        " constant in the function body)",
     "ort-attention-qk-output-lowest": "ORT: Attention qk_matmul output gives -FLT_MAX, not -inf, at masked positions",
     "ort-lacks-ImageDecoder": "ORT lacks a CPU ImageDecoder kernel",
     "ort-lacks-bfloat16-Add": "ORT lacks a CPU Add kernel for bfloat16",
@@ -528,19 +542,29 @@ TITLES = {
     "ov-cpu-squeeze-dynamic-rank": "OpenVINO CPU lacks Squeeze with axes given as an input (dynamic rank)",
     "ov-cpu-unsqueeze-dynamic-rank": "OpenVINO CPU lacks Unsqueeze with axes given as an input (dynamic rank)",
     "ov-fx-dtype-map-keyerror": "OpenVINO torch.compile backend: KeyError on int16, bfloat16 and complex inputs (dtype table)",
-    "ov-fx-dynamic-shape-guard": "OpenVINO torch.compile backend: IndexError in symbolic_shapes.issue_guard (max_pool, diagonal, glu, MHA)",
+    "ov-fx-dynamic-shape-guard":
+        "OpenVINO torch.compile backend: IndexError in"
+        " symbolic_shapes.issue_guard (max_pool, diagonal, glu, MHA)",
     "ov-onnx-attention-causal-with-past": "OpenVINO ONNX: Attention with is_causal=1 and past key/value gives wrong output",
     "ov-onnx-attention-window": "OpenVINO ONNX: Attention ignores left/right_window_size",
-    "ov-onnx-bernoulli-body-attr": "OpenVINO ONNX: Bernoulli fails on its body's RandomUniformLike (attribute reference read as UNDEFINED)",
+    "ov-onnx-bernoulli-body-attr":
+        "OpenVINO ONNX: Bernoulli fails on its body's RandomUniformLike"
+        " (attribute reference read as UNDEFINED)",
     "ov-onnx-cast-e8m0-round-up": "OpenVINO ONNX: Cast to FLOAT8E8M0 ignores round_mode='up'",
     "ov-onnx-cast-float4e2m1": "OpenVINO ONNX: Cast to FLOAT4E2M1 gives 6.0 for a value that rounds to -0",
-    "ov-onnx-cast-float8-no-saturate": "OpenVINO ONNX: Cast to float8 e4m3fn/e5m2 does not saturate (saturate=1) out-of-range values and inf",
+    "ov-onnx-cast-float8-no-saturate":
+        "OpenVINO ONNX: Cast to float8 e4m3fn/e5m2 does not saturate"
+        " (saturate=1) out-of-range values and inf",
     "ov-onnx-celu-low-precision": "OpenVINO ONNX: Celu on float16/bfloat16 fails conversion (f32 constant)",
     "ov-onnx-dft-onesided-real-input-shape": "OpenVINO ONNX: DFT-19 onesided on a [..,1] real input keeps the size-1 axis",
     "ov-onnx-float8-fnuz": "OpenVINO lacks float8 FNUZ types",
     "ov-onnx-nan-attribute": "OpenVINO ONNX: a NaN float attribute (HardSigmoid/ThresholdedRelu alpha) aborts conversion",
-    "ov-onnx-randomuniformlike-dtype": "OpenVINO ONNX: RandomUniformLike with dtype different from its input fails (double, uint64)",
-    "ov-onnx-resize-keep-aspect-ratio-policy": "OpenVINO ONNX: Resize with keep_aspect_ratio_policy not_larger/not_smaller gives the wrong size",
+    "ov-onnx-randomuniformlike-dtype":
+        "OpenVINO ONNX: RandomUniformLike with dtype different from its"
+        " input fails (double, uint64)",
+    "ov-onnx-resize-keep-aspect-ratio-policy":
+        "OpenVINO ONNX: Resize with keep_aspect_ratio_policy"
+        " not_larger/not_smaller gives the wrong size",
     "ov-onnx-split-more-outputs-than-elements": "OpenVINO ONNX: Split-18 with num_outputs > dimension size is refused",
     "ov-onnx-splittosequence-dynamic-split": "OpenVINO lacks SplitToSequence with a non-constant split",
     "ov-pool-zero-batch": "OpenVINO refuses pooling on a zero-sized batch",
@@ -567,7 +591,9 @@ TITLES = {
     "ov2023-qlinearmatmul-f16-scale": "OpenVINO 2023.0: QLinearMatMul with float16 scales fails (f32 x f16 Multiply)",
     "ov-onnx-qlinearmatmul-1d-input": "OpenVINO ONNX: QLinearMatMul with a 1-D input fails (axis 1 out of range)",
     "reference-onnx-loop-scan-output-shape": "onnx.reference: Loop's scalar scan outputs stacked as [N, 1] instead of [N]",
-    "reference-onnx-resize-align-corners-downscale": "onnx.reference: Resize downscale with align_corners disagrees with ORT and OpenVINO",
+    "reference-onnx-resize-align-corners-downscale":
+        "onnx.reference: Resize downscale with align_corners"
+        " disagrees with ORT and OpenVINO",
     "ov-onnx-reduce-empty-identity": "OpenVINO: ReduceMin/ReduceMax over an empty axis give +-FLT_MAX, not +-inf",
     "tvm-onnx-attention-opset23": "TVM ONNX lacks Attention-23 (the contrib converter asks for num_heads)",
     "tvm-onnx-cast-e8m0-round-up": "TVM ONNX: Cast to FLOAT8E8M0 ignores round_mode='up'",
@@ -580,14 +606,18 @@ TITLES = {
     "tvm-onnx-equal-bool": "TVM ONNX: Equal on bool emits an LLVM fcmp on i1",
     "tvm-onnx-expand-shorter-shape": "TVM ONNX: Expand with a shape of lower rank than the input fails (no two-way broadcast)",
     "tvm-onnx-eyelike-dtype-attr": "TVM ONNX: EyeLike refuses a dtype attribute different from the input's",
-    "tvm-onnx-f32-scalar-const": "TVM ONNX: Elu/Selu/LRN on float16/bfloat16/float64 make float32 scalar constants (Binary operators must have the same datatype)",
+    "tvm-onnx-f32-scalar-const":
+        "TVM ONNX: Elu/Selu/LRN on float16/bfloat16/float64 make float32 scalar constants"
+        " (Binary operators must have the same datatype)",
     "tvm-onnx-gridsample-f16-output": "TVM ONNX: GridSample on float16 returns float32",
     "tvm-onnx-layernorm-mean-shape": "TVM ONNX: LayerNormalization Mean/InvStdDev outputs have shape [1]",
     "tvm-onnx-maxpool-indices": "TVM ONNX: MaxPool's Indices output is missing",
     "tvm-onnx-nms-empty": "TVM ONNX: NonMaxSuppression returns no boxes",
     "tvm-onnx-pad-dynamic-pads": "TVM ONNX lacks Pad with pads given as an input",
     "tvm-onnx-pow-int": "TVM ONNX: Pow/LpPool on integer or bfloat16 tensors fails (power only applies to float)",
-    "tvm-onnx-pow-mixed-types": "TVM ONNX: Pow with base and exponent of different types fails (Binary operators must have the same datatype)",
+    "tvm-onnx-pow-mixed-types":
+        "TVM ONNX: Pow with base and exponent of different types fails (Binary"
+        " operators must have the same datatype)",
     "tvm-onnx-quantize-float8": "TVM ONNX lacks float8 zero points in Quantize/DequantizeLinear",
     "tvm-onnx-reducemean-int-dtype": "TVM ONNX: ReduceMean on int32/uint32 returns int64",
     "tvm-onnx-reshape-dynamic-shape": "TVM ONNX lacks Reshape with the shape given as an input",
