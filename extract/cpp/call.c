@@ -1,0 +1,430 @@
+/* call.c: a call in a test: a method of a tester or of a list, a helper function or function
+ * template of the file (run with its parameters bound), a lambda, a constructor or a converter. */
+#include <stdint.h>
+#include <string.h>
+
+#include "cpp-int.h"
+
+#ifdef HAVE_LIBCLANG
+
+static const char *const converters[] = {
+	"ToFloat16", "FloatsToMLFloat16s", "MakeMLFloat16", "FloatsToBFloat16s", "MakeBFloat16", "ToBFloat16",
+	"AsSpan", "make_span", "MLFloat16", "BFloat16", "basic_string", "initializer_list", "string", "move",
+	"Float8E4M3FN", "Float8E5M2", "Float8E4M3FNUZ", "Float8E5M2FNUZ", "c_str", "narrow", "narrow_cast",
+};
+
+static int is_converter(const char *name)
+{
+	for (size_t i = 0; i < sizeof(converters) / sizeof(converters[0]); i++)
+		if (!strcmp(name, converters[i]))
+			return 1;
+	return 0;
+}
+
+/* A template type parameter the call does not write (RunTypedTest(TensorProto::INT8, int8_t(8))):
+ * deduced from the argument of a parameter declared as T, const T &, or a vector or initializer
+ * list of T. */
+static void deduce(struct run *r, struct frame *g, CXCursor *k, size_t parm, CXCursor arg)
+{
+	size_t nt, n;
+	struct tok *t = cpp_toks(r, k[parm], &nt);
+	const char *pname = spelling(r, k[parm]), *at;
+
+	/* the parameter's declared type: its tokens before its name, without const and & */
+	for (n = 0; n < nt && strcmp(t[n].s, pname); n++)
+		;
+	for (size_t j = 0; j < parm; j++) {
+		const char *tp;
+		size_t m = 0, first = SIZE_MAX, cnt = 0;
+		char *a;
+
+		if (kind(r, k[j]) != CXCursor_TemplateTypeParameter)
+			continue;
+		tp = spelling(r, k[j]);
+		if (cpp_type_param(g, tp))
+			continue;
+		for (m = 0; m < n; m++)
+			if (!strcmp(t[m].s, "const") || !strcmp(t[m].s, "&") || !strcmp(t[m].s, "&&"))
+				continue;
+			else if (cnt++, !strcmp(t[m].s, tp) && first == SIZE_MAX)
+				first = m;
+		if (first == SIZE_MAX)
+			continue;
+		at = type_of(r, cpp_strip(r, arg));
+		if (!strncmp(at, "const ", 6))
+			at += 6;
+		if (cnt > 1) {
+			/* vector<T>, initializer_list<T>: the argument's element type */
+			const char *lt = strchr(at, '<');
+
+			if (!lt || !(strstr(at, "vector<") || strstr(at, "initializer_list<")))
+				continue;
+			a = cpp_arena_strndup(&r->arena, lt + 1, strcspn(lt + 1, ",>"));
+		} else {
+			a = cpp_arena_strndup(&r->arena, at, strcspn(at, "&"));
+			for (size_t e = strlen(a); e && a[e - 1] == ' ';)
+				a[--e] = '\0';
+		}
+		if (!strncmp(a, "std::", 5))
+			a += 5;
+		if (*a && !strchr(a, '<') && !strstr(a, "dependent")) {
+			struct binding *b = cpp_arena_alloc(&r->arena, sizeof(*b));
+
+			memset(b, 0, sizeof(*b));
+			b->name = tp;
+			b->v.kind = CV_STR;
+			b->v.s = a;
+			b->next = g->types;
+			g->types = b;
+		}
+	}
+}
+
+/* Run a function (or lambda) body with its parameters bound to the call's arguments. */
+static struct cval invoke(struct run *r, struct frame *f, CXCursor fn, CXCursor *args, size_t nargs,
+			  const struct callee *ce, struct frame *up)
+{
+	struct frame g;
+	size_t nk, pi = 0, ti = 0;
+	CXCursor *k = cpp_kids(r, fn, &nk), body;
+	int has_body = 0;
+
+	if (f->depth >= MAX_DEPTH)
+		return unknown("helpers nested too deep");
+	memset(&g, 0, sizeof(g));
+	g.depth = f->depth + 1;
+	g.up = up;
+	g.ret = unknown("a function that returns nothing the harvester can follow");
+	memset(&body, 0, sizeof(body));
+	for (size_t i = 0; i < nk; i++) {
+		enum CXCursorKind kk = kind(r, k[i]);
+
+		if (kk == CXCursor_TemplateTypeParameter) {
+			/* its argument: the call's explicit template argument, one token list per comma */
+			struct cval v;
+			size_t start = 0, idx = 0, j;
+
+			memset(&v, 0, sizeof(v));
+			v.kind = CV_STR;
+			v.s = NULL;
+			for (j = 0; ce && j <= ce->ntargs; j++)
+				if (j == ce->ntargs || !strcmp(ce->targs[j].s, ",")) {
+					if (idx == ti) {
+						v.s = cpp_type_text(r, f, ce->targs + start, j - start);
+						break;
+					}
+					idx++;
+					start = j + 1;
+				}
+			if (v.s && *v.s) {
+				struct binding *b = cpp_arena_alloc(&r->arena, sizeof(*b));
+
+				b->name = spelling(r, k[i]);
+				b->v = v;
+				b->next = g.types;
+				g.types = b;
+			}
+			ti++;
+		} else if (kk == CXCursor_ParmDecl) {
+			struct cval v;
+
+			if (pi < nargs)
+				deduce(r, &g, k, i, args[pi]);
+			if (pi < nargs) {
+				v = cpp_eval(r, f, args[pi]);
+			} else {
+				/* the default: the ParmDecl's initializer */
+				size_t nd, last = SIZE_MAX;
+				CXCursor *d = cpp_kids(r, k[i], &nd);
+
+				for (size_t j = 0; j < nd; j++)
+					if (r->api->isExpression(kind(r, d[j])))
+						last = j;
+				v = last == SIZE_MAX ? unknown("a missing argument") : cpp_eval(r, &g, d[last]);
+			}
+			cpp_bind(r, &g, spelling(r, k[i]), v);
+			pi++;
+		} else if (kk == CXCursor_CompoundStmt) {
+			body = k[i];
+			has_body = 1;
+		}
+	}
+	if (!has_body)
+		return unknown("a function without a body in the file");
+	cpp_exec(r, &g, body);
+	return g.ret;
+}
+
+struct cval *cpp_lvalue(struct run *r, struct frame *f, CXCursor c)
+{
+	size_t nk;
+
+	c = cpp_strip(r, c);
+	if (kind(r, c) == CXCursor_CallExpr &&
+	    (!strcmp(spelling(r, c), "operator->") || !strcmp(spelling(r, c), "operator*"))) {
+		/* tester->AddInput(...) through a std::unique_ptr: the pointer's variable */
+		CXCursor *k = cpp_kids(r, c, &nk);
+
+		for (size_t i = nk; i-- > 0;)
+			if (r->api->isExpression(kind(r, k[i])) && cpp_ntoks(r, k[i]) &&
+			    strcmp(spelling(r, k[i]), spelling(r, c)))
+				return cpp_lvalue(r, f, k[i]);
+		return NULL;
+	}
+	if (kind(r, c) == CXCursor_DeclRefExpr)
+		return cpp_lookup(f, spelling(r, c));
+	/* a member of the TEST_F's fixture (this->test_), bound by fixture_bind */
+	if (kind(r, c) == CXCursor_MemberRefExpr && (cpp_kids(r, c, &nk), !nk))
+		return cpp_lookup(f, spelling(r, c));
+	return NULL;
+}
+
+/* The variable an element write or an iterator reaches (x[i] = v, x.begin(), x.data(), &x[0]): the
+ * first name among c's tokens that is bound to a list, or NULL. */
+struct cval *cpp_written_list(struct run *r, struct frame *f, CXCursor c)
+{
+	size_t n;
+	struct tok *t = cpp_toks(r, c, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		struct cval *v;
+
+		if (t[i].kind != CXToken_Identifier)
+			continue;
+		v = cpp_lookup(f, t[i].s);
+		if (v && (v->kind == CV_LIST || v->kind == CV_STR))
+			return v;
+		if (v)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* Whether an argument hands a container to the callee to write: x.begin(), x.data(), &x[0]. */
+static int hands_out(struct run *r, CXCursor arg)
+{
+	size_t n;
+	struct tok *t = cpp_toks(r, arg, &n);
+
+	for (size_t i = 0; i + 1 < n; i++)
+		if ((!strcmp(t[i].s, ".") || !strcmp(t[i].s, "->")) &&
+		    (!strcmp(t[i + 1].s, "begin") || !strcmp(t[i + 1].s, "data") || !strcmp(t[i + 1].s, "rbegin") ||
+		     !strcmp(t[i + 1].s, "end")))
+			return 1;
+	return n > 1 && !strcmp(t[0].s, "&");
+}
+
+/* A call: a member function of a tester or of a list, a helper of the file, a lambda, a
+ * constructor or converter. as_stmt: the value is not used. */
+struct cval cpp_call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
+{
+	struct callee ce;
+	size_t nargs, nk;
+	CXCursor *args = cpp_call_args(r, c, &nargs), *k = cpp_kids(r, c, &nk);
+	CXCursor ref = r->api->getCursorReferenced(c);
+	enum CXCursorKind rk = kind(r, ref);
+	struct cval *obj = NULL;
+
+	cpp_callee_of(r, c, &ce);
+	if (!strncmp(spelling(r, c), "operator", 8)) {
+		/* an overloaded operator of a library type: its operands are the first and last arguments */
+		const char *op = spelling(r, c) + 8;
+		struct cval a, b;
+
+		if (!strcmp(op, "()") && nk) {
+			/* a lambda held in a variable, called: run_test(false); the variable is the callee */
+			struct cval *cl = cpp_lvalue(r, f, k[0]);
+
+			if (cl && cl->kind == CV_CLOSURE)
+				return invoke(r, f, cl->cur, args, nargs, NULL, cl->env);
+		}
+		if (nargs < 2)
+			return unknown("a value computed at run time");
+		if (!strcmp(op, "=") && as_stmt) {
+			struct cval *lv = cpp_lvalue(r, f, args[0]);
+
+			if (lv && cpp_is_make_tester(r, args[nargs - 1])) {
+				memset(lv, 0, sizeof(*lv));
+				lv->kind = CV_TESTER;
+				lv->t = cpp_tester_new(r, f, cpp_strip(r, args[nargs - 1]), cpp_line_of(r, c));
+			} else if (lv) {
+				*lv = r->loop ? unknown("a value computed in a loop") : cpp_eval(r, f, args[nargs - 1]);
+			} else if ((lv = cpp_written_list(r, f, args[0]))) {
+				/* x[i] = v: the vector is no longer what its declaration wrote */
+				*lv = unknown(r->loop ? "a vector filled in a loop" :
+					      "a vector changed after its declaration");
+			}
+			return unknown("an assignment");
+		}
+		a = cpp_eval(r, f, args[0]);
+		b = cpp_eval(r, f, args[nargs - 1]);
+		if (!strcmp(op, "[]")) {
+			if (a.kind == CV_LIST && b.kind == CV_NUM && !b.is_float && b.i >= 0 && (size_t)b.i < a.n)
+				return a.items[b.i];
+			return a.kind == CV_UNKNOWN ? a : b.kind == CV_UNKNOWN ? b :
+			       unknown("a value computed at run time");
+		}
+		if ((!strcmp(op, "==") || !strcmp(op, "!=")) && a.kind == CV_STR && b.kind == CV_STR)
+			return boolean(!strcmp(a.s, b.s) == !strcmp(op, "=="));
+		if (as_stmt) {
+			struct cval *lv = cpp_lvalue(r, f, args[0]);
+
+			if (!lv && strlen(op) >= 2 && op[strlen(op) - 1] == '=' && strcmp(op, "==") && strcmp(op, "!="))
+				lv = cpp_written_list(r, f, args[0]);       /* x[i] += v */
+			if (lv)
+				*lv = unknown("a value computed at run time");
+		}
+		return unknown("a value computed at run time");
+	}
+	if (nk && kind(r, k[0]) == CXCursor_MemberRefExpr && cpp_has_callee(r, c, k, nk)) {
+		size_t nb;
+		CXCursor *b = cpp_kids(r, k[0], &nb);
+
+		if (nb && (obj = cpp_lvalue(r, f, b[0])) == NULL) {
+			struct cval bv = cpp_eval(r, f, b[0]);
+
+			if (bv.kind == CV_TESTER) {
+				obj = cpp_arena_alloc(&r->arena, sizeof(*obj));
+				*obj = bv;
+			} else if (bv.kind == CV_LIST || bv.kind == CV_STR) {
+				obj = cpp_arena_alloc(&r->arena, sizeof(*obj));
+				*obj = bv;
+			}
+		}
+	}
+	if (obj && obj->kind == CV_TESTER) {
+		cpp_tester_method(r, f, obj->t, c, &ce);
+		return *obj;
+	}
+	if (obj && (obj->kind == CV_LIST || obj->kind == CV_STR || obj->kind == CV_UNKNOWN)) {
+		if (!strcmp(ce.name, "size"))
+			return obj->kind == CV_LIST ? num_int((long long)obj->n) : obj->kind == CV_STR ?
+			       num_int((long long)strlen(obj->s)) : *obj;
+		if (!strcmp(ce.name, "empty"))
+			return obj->kind == CV_LIST ? boolean(!obj->n) : obj->kind == CV_STR ? boolean(!*obj->s) : *obj;
+		if (!strcmp(ce.name, "c_str") || !strcmp(ce.name, "data"))
+			return *obj;
+		if ((!strcmp(ce.name, "push_back") || !strcmp(ce.name, "emplace_back")) && nargs == 1) {
+			struct cval v = cpp_eval(r, f, args[0]), l;
+
+			if (obj->kind != CV_LIST)
+				return *obj;
+			if (r->loop) {
+				*obj = unknown("a vector filled in a loop");
+				return *obj;
+			}
+			l = cpp_list_of(r, obj->n + 1);
+			if (obj->n)
+				memcpy(l.items, obj->items, obj->n * sizeof(*l.items));
+			l.items[obj->n] = v;
+			l.ctype = obj->ctype;
+			*obj = l;
+			return *obj;
+		}
+		if (!strcmp(ce.name, "front") && obj->kind == CV_LIST && obj->n)
+			return obj->items[0];
+		if (!strcmp(ce.name, "back") && obj->kind == CV_LIST && obj->n)
+			return obj->items[obj->n - 1];
+		if (as_stmt) {
+			*obj = unknown("a vector changed after its declaration");
+			return *obj;
+		}
+	}
+	if (!strcmp(ce.name, "ToTensorProtoElementType") && ce.ntargs) {
+		/* utils::ToTensorProtoElementType<T>(): onnx's number for the element type */
+		static const char *const onnx_types[] = {
+			"", "float32", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool",
+			"float16", "float64", "uint32", "uint64", "", "", "bfloat16", "float8e4m3fn",
+			"float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz",
+		};
+		const char *dt = cpp_dtype_of(cpp_type_text(r, f, ce.targs, ce.ntargs));
+
+		for (size_t i = 1; dt && i < sizeof(onnx_types) / sizeof(onnx_types[0]); i++)
+			if (!strcmp(dt, onnx_types[i]))
+				return num_int((long long)i);
+		return unknown("an element type the harvester cannot tell");
+	}
+	if (strstr(ce.name, "andom") || strstr(ce.name, "rand"))
+		return unknown("random data");
+	if (!strcmp(ce.name, "infinity") || !strcmp(ce.name, "quiet_NaN") || !strcmp(ce.name, "max") ||
+	    !strcmp(ce.name, "min") || !strcmp(ce.name, "lowest") || !strcmp(ce.name, "epsilon"))
+		return cpp_numeric_limit(r, f, c);
+	{
+		/* a lambda held in a variable */
+		struct cval *cl = cpp_lookup(f, ce.name);
+
+		if (cl && cl->kind == CV_CLOSURE)
+			return invoke(r, f, cl->cur, args, nargs, NULL, cl->env);
+	}
+	if ((rk == CXCursor_FunctionDecl || rk == CXCursor_FunctionTemplate) && !is_converter(ce.name)) {
+		CXCursor def = r->api->getSpecializedCursorTemplate(ref);
+		CXSourceLocation loc;
+
+		/* an instantiation of a function template: the template, whose body is the one written */
+		if (r->api->Cursor_isNull(def) || kind(r, def) >= CXCursor_FirstInvalid)
+			def = ref;
+		def = r->api->getCursorDefinition(def);
+		if (r->api->Cursor_isNull(def) || kind(r, def) >= CXCursor_FirstInvalid)
+			def = ref;
+		loc = r->api->getCursorLocation(def);
+		if (!r->api->Location_isInSystemHeader(loc) && r->api->isCursorDefinition(def))
+			return invoke(r, f, def, args, nargs, &ce, NULL);
+		return unknown("a value computed by a call");
+	}
+	if (kind(r, ref) == CXCursor_OverloadedDeclRef || (r->api->Cursor_isNull(ref) && *ce.name && !obj)) {
+		/* a call of a function template in a dependent context: find it by name among the children
+		 * of the translation unit is too costly; the overloaded reference names it */
+		size_t nc;
+		CXCursor *cc = cpp_kids(r, c, &nc);
+
+		for (size_t i = 0; i < nc; i++) {
+			CXCursor rr = r->api->getCursorReferenced(cc[i]);
+
+			if (kind(r, cc[i]) == CXCursor_DeclRefExpr &&
+			    (kind(r, rr) == CXCursor_FunctionTemplate || kind(r, rr) == CXCursor_FunctionDecl) &&
+			    r->api->isCursorDefinition(rr) &&
+			    !r->api->Location_isInSystemHeader(r->api->getCursorLocation(rr)))
+				return invoke(r, f, rr, args, nargs, &ce, NULL);
+		}
+	}
+	if (!obj && !is_converter(ce.name))
+		/* std::fill(x.begin(), ...), std::iota, ConvertFloatToMLFloat16(x.data(), y.data(), n): what
+		 * the callee writes through an iterator or pointer is no longer what the test wrote */
+		for (size_t i = 0; i < nargs; i++) {
+			struct cval *lv;
+
+			if (hands_out(r, args[i]) && (lv = cpp_written_list(r, f, args[i])))
+				*lv = unknown(r->loop ? "a vector filled in a loop" :
+					      "a vector changed after its declaration");
+		}
+	/* constructors and converters: the value of their one argument, or a fill constructor */
+	if (nargs == 1 && (is_converter(ce.name) || rk == CXCursor_Constructor || !strcmp(ce.name, "vector") ||
+			   !strcmp(spelling(r, c), "vector")))
+		return cpp_eval(r, f, args[0]);
+	if (nargs == 0 && (!strcmp(ce.name, "vector") || !strcmp(spelling(r, c), "vector")))
+		return cpp_list_of(r, 0);
+	if (nargs == 2 && (!strcmp(ce.name, "vector") || !strcmp(spelling(r, c), "vector"))) {
+		struct cval cnt = cpp_eval(r, f, args[0]), v = cpp_eval(r, f, args[1]), l;
+
+		if (cnt.kind == CV_NUM && !cnt.is_float && cnt.i >= 0 && cnt.i <= MAX_FILL && v.kind != CV_LIST &&
+		    v.kind != CV_UNKNOWN) {
+			l = cpp_list_of(r, (size_t)cnt.i);
+			for (long long i = 0; i < cnt.i; i++)
+				l.items[i] = v;
+			return l;
+		}
+		return cnt.kind == CV_UNKNOWN ? cnt : unknown("a value computed at run time");
+	}
+	if (rk == CXCursor_Constructor && nargs == 0) {
+		/* an empty container; any other object (a TensorProto filled by its methods) is not a list */
+		const char *ty = type_of(r, c);
+
+		if (strstr(ty, "vector") || strstr(ty, "initializer_list") || strstr(ty, "array") ||
+		    strstr(ty, "basic_string"))
+			return cpp_list_of(r, 0);
+		return unknown("an object the harvester cannot follow (a TensorProto, a map)");
+	}
+	return unknown("a value computed by a call");
+}
+
+#endif
