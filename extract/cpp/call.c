@@ -214,68 +214,65 @@ static int hands_out(struct run *r, CXCursor arg)
 	return n > 1 && !strcmp(t[0].s, "&");
 }
 
-/* A call: a member function of a tester or of a list, a helper of the file, a lambda, a
- * constructor or converter. as_stmt: the value is not used. */
-struct cval cpp_call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
+/* An overloaded operator of a library type (op, after "operator"): its operands are the first and
+ * last arguments. A lambda held in a variable is called through operator(). */
+static struct cval call_operator(struct run *r, struct frame *f, CXCursor c, const char *op, CXCursor *k, size_t nk,
+				 CXCursor *args, size_t nargs, int as_stmt)
 {
-	struct callee ce;
-	size_t nargs, nk;
-	CXCursor *args = cpp_call_args(r, c, &nargs), *k = cpp_kids(r, c, &nk);
-	CXCursor ref = r->api->getCursorReferenced(c);
-	enum CXCursorKind rk = kind(r, ref);
+	struct cval a, b;
+
+	if (!strcmp(op, "()") && nk) {
+		/* a lambda held in a variable, called: run_test(false); the variable is the callee */
+		struct cval *cl = cpp_lvalue(r, f, k[0]);
+
+		if (cl && cl->kind == CV_CLOSURE)
+			return invoke(r, f, cl->cur, args, nargs, NULL, cl->env);
+	}
+	if (nargs < 2)
+		return unknown("a value computed at run time");
+	if (!strcmp(op, "=") && as_stmt) {
+		struct cval *lv = cpp_lvalue(r, f, args[0]);
+
+		if (lv && cpp_is_make_tester(r, args[nargs - 1])) {
+			memset(lv, 0, sizeof(*lv));
+			lv->kind = CV_TESTER;
+			lv->t = cpp_tester_new(r, f, cpp_strip(r, args[nargs - 1]), cpp_line_of(r, c));
+		} else if (lv) {
+			*lv = r->loop ? unknown("a value computed in a loop") : cpp_eval(r, f, args[nargs - 1]);
+		} else if ((lv = cpp_written_list(r, f, args[0]))) {
+			/* x[i] = v: the vector is no longer what its declaration wrote */
+			*lv = unknown(r->loop ? "a vector filled in a loop" :
+				      "a vector changed after its declaration");
+		}
+		return unknown("an assignment");
+	}
+	a = cpp_eval(r, f, args[0]);
+	b = cpp_eval(r, f, args[nargs - 1]);
+	if (!strcmp(op, "[]")) {
+		if (a.kind == CV_LIST && b.kind == CV_NUM && !b.is_float && b.i >= 0 && (size_t)b.i < a.n)
+			return a.items[b.i];
+		return a.kind == CV_UNKNOWN ? a : b.kind == CV_UNKNOWN ? b :
+		       unknown("a value computed at run time");
+	}
+	if ((!strcmp(op, "==") || !strcmp(op, "!=")) && a.kind == CV_STR && b.kind == CV_STR)
+		return boolean(!strcmp(a.s, b.s) == !strcmp(op, "=="));
+	if (as_stmt) {
+		struct cval *lv = cpp_lvalue(r, f, args[0]);
+
+		if (!lv && strlen(op) >= 2 && op[strlen(op) - 1] == '=' && strcmp(op, "==") && strcmp(op, "!="))
+			lv = cpp_written_list(r, f, args[0]);       /* x[i] += v */
+		if (lv)
+			*lv = unknown("a value computed at run time");
+	}
+	return unknown("a value computed at run time");
+}
+
+/* The object a method is called on (x in x.size()): its variable, or a tester, list or string it
+ * evaluates to; NULL otherwise. */
+static struct cval *call_receiver(struct run *r, struct frame *f, CXCursor c, CXCursor *k, size_t nk)
+{
 	struct cval *obj = NULL;
 
-	cpp_callee_of(r, c, &ce);
-	if (!strncmp(spelling(r, c), "operator", 8)) {
-		/* an overloaded operator of a library type: its operands are the first and last arguments */
-		const char *op = spelling(r, c) + 8;
-		struct cval a, b;
-
-		if (!strcmp(op, "()") && nk) {
-			/* a lambda held in a variable, called: run_test(false); the variable is the callee */
-			struct cval *cl = cpp_lvalue(r, f, k[0]);
-
-			if (cl && cl->kind == CV_CLOSURE)
-				return invoke(r, f, cl->cur, args, nargs, NULL, cl->env);
-		}
-		if (nargs < 2)
-			return unknown("a value computed at run time");
-		if (!strcmp(op, "=") && as_stmt) {
-			struct cval *lv = cpp_lvalue(r, f, args[0]);
-
-			if (lv && cpp_is_make_tester(r, args[nargs - 1])) {
-				memset(lv, 0, sizeof(*lv));
-				lv->kind = CV_TESTER;
-				lv->t = cpp_tester_new(r, f, cpp_strip(r, args[nargs - 1]), cpp_line_of(r, c));
-			} else if (lv) {
-				*lv = r->loop ? unknown("a value computed in a loop") : cpp_eval(r, f, args[nargs - 1]);
-			} else if ((lv = cpp_written_list(r, f, args[0]))) {
-				/* x[i] = v: the vector is no longer what its declaration wrote */
-				*lv = unknown(r->loop ? "a vector filled in a loop" :
-					      "a vector changed after its declaration");
-			}
-			return unknown("an assignment");
-		}
-		a = cpp_eval(r, f, args[0]);
-		b = cpp_eval(r, f, args[nargs - 1]);
-		if (!strcmp(op, "[]")) {
-			if (a.kind == CV_LIST && b.kind == CV_NUM && !b.is_float && b.i >= 0 && (size_t)b.i < a.n)
-				return a.items[b.i];
-			return a.kind == CV_UNKNOWN ? a : b.kind == CV_UNKNOWN ? b :
-			       unknown("a value computed at run time");
-		}
-		if ((!strcmp(op, "==") || !strcmp(op, "!=")) && a.kind == CV_STR && b.kind == CV_STR)
-			return boolean(!strcmp(a.s, b.s) == !strcmp(op, "=="));
-		if (as_stmt) {
-			struct cval *lv = cpp_lvalue(r, f, args[0]);
-
-			if (!lv && strlen(op) >= 2 && op[strlen(op) - 1] == '=' && strcmp(op, "==") && strcmp(op, "!="))
-				lv = cpp_written_list(r, f, args[0]);       /* x[i] += v */
-			if (lv)
-				*lv = unknown("a value computed at run time");
-		}
-		return unknown("a value computed at run time");
-	}
 	if (nk && kind(r, k[0]) == CXCursor_MemberRefExpr && cpp_has_callee(r, c, k, nk)) {
 		size_t nb;
 		CXCursor *b = cpp_kids(r, k[0], &nb);
@@ -292,118 +289,145 @@ struct cval cpp_call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 			}
 		}
 	}
-	if (obj && obj->kind == CV_TESTER) {
-		cpp_tester_method(r, f, obj->t, c, &ce);
-		return *obj;
-	}
-	if (obj && (obj->kind == CV_LIST || obj->kind == CV_STR || obj->kind == CV_UNKNOWN)) {
-		if (!strcmp(ce.name, "size"))
-			return obj->kind == CV_LIST ? num_int((long long)obj->n) : obj->kind == CV_STR ?
-			       num_int((long long)strlen(obj->s)) : *obj;
-		if (!strcmp(ce.name, "empty"))
-			return obj->kind == CV_LIST ? boolean(!obj->n) : obj->kind == CV_STR ? boolean(!*obj->s) : *obj;
-		if (!strcmp(ce.name, "c_str") || !strcmp(ce.name, "data"))
-			return *obj;
-		if ((!strcmp(ce.name, "push_back") || !strcmp(ce.name, "emplace_back")) && nargs == 1) {
-			struct cval v = cpp_eval(r, f, args[0]), l;
+	return obj;
+}
 
-			if (obj->kind != CV_LIST)
-				return *obj;
-			if (r->loop) {
-				*obj = unknown("a vector filled in a loop");
-				return *obj;
-			}
-			l = cpp_list_of(r, obj->n + 1);
-			if (obj->n)
-				memcpy(l.items, obj->items, obj->n * sizeof(*l.items));
-			l.items[obj->n] = v;
-			l.ctype = obj->ctype;
-			*obj = l;
-			return *obj;
+/* A method of a list or a string (size, push_back, front...): 1 with its value in *v, or 0 when the
+ * method is none the harvester follows. A method that changes it as a statement makes it unknown. */
+static int list_method(struct run *r, struct frame *f, struct cval *obj, const struct callee *ce, CXCursor *args,
+		       size_t nargs, int as_stmt, struct cval *v)
+{
+	if (!strcmp(ce->name, "size")) {
+		*v = obj->kind == CV_LIST ? num_int((long long)obj->n) : obj->kind == CV_STR ?
+		     num_int((long long)strlen(obj->s)) : *obj;
+		return 1;
+	}
+	if (!strcmp(ce->name, "empty")) {
+		*v = obj->kind == CV_LIST ? boolean(!obj->n) : obj->kind == CV_STR ? boolean(!*obj->s) : *obj;
+		return 1;
+	}
+	if (!strcmp(ce->name, "c_str") || !strcmp(ce->name, "data")) {
+		*v = *obj;
+		return 1;
+	}
+	if ((!strcmp(ce->name, "push_back") || !strcmp(ce->name, "emplace_back")) && nargs == 1) {
+		struct cval x = cpp_eval(r, f, args[0]), l;
+
+		if (obj->kind != CV_LIST) {
+			*v = *obj;
+			return 1;
 		}
-		if (!strcmp(ce.name, "front") && obj->kind == CV_LIST && obj->n)
-			return obj->items[0];
-		if (!strcmp(ce.name, "back") && obj->kind == CV_LIST && obj->n)
-			return obj->items[obj->n - 1];
-		if (as_stmt) {
-			*obj = unknown("a vector changed after its declaration");
-			return *obj;
+		if (r->loop) {
+			*obj = unknown("a vector filled in a loop");
+			*v = *obj;
+			return 1;
+		}
+		l = cpp_list_of(r, obj->n + 1);
+		if (obj->n)
+			memcpy(l.items, obj->items, obj->n * sizeof(*l.items));
+		l.items[obj->n] = x;
+		l.ctype = obj->ctype;
+		*obj = l;
+		*v = *obj;
+		return 1;
+	}
+	if (!strcmp(ce->name, "front") && obj->kind == CV_LIST && obj->n) {
+		*v = obj->items[0];
+		return 1;
+	}
+	if (!strcmp(ce->name, "back") && obj->kind == CV_LIST && obj->n) {
+		*v = obj->items[obj->n - 1];
+		return 1;
+	}
+	if (as_stmt) {
+		*obj = unknown("a vector changed after its declaration");
+		*v = *obj;
+		return 1;
+	}
+	return 0;
+}
+
+/* utils::ToTensorProtoElementType<T>(): onnx's number for the element type */
+static struct cval element_type_number(struct run *r, struct frame *f, const struct callee *ce)
+{
+	static const char *const onnx_types[] = {
+		"", "float32", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool",
+		"float16", "float64", "uint32", "uint64", "", "", "bfloat16", "float8e4m3fn",
+		"float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz",
+	};
+	const char *dt = cpp_dtype_of(cpp_type_text(r, f, ce->targs, ce->ntargs));
+
+	for (size_t i = 1; dt && i < sizeof(onnx_types) / sizeof(onnx_types[0]); i++)
+		if (!strcmp(dt, onnx_types[i]))
+			return num_int((long long)i);
+	return unknown("an element type the harvester cannot tell");
+}
+
+/* A function or function template ref refers to: its body run when the file defines it (an
+ * instantiation's template, whose body is the one written). */
+static struct cval call_function(struct run *r, struct frame *f, CXCursor ref, const struct callee *ce,
+				 CXCursor *args, size_t nargs)
+{
+	CXCursor def = r->api->getSpecializedCursorTemplate(ref);
+	CXSourceLocation loc;
+
+	if (r->api->Cursor_isNull(def) || kind(r, def) >= CXCursor_FirstInvalid)
+		def = ref;
+	def = r->api->getCursorDefinition(def);
+	if (r->api->Cursor_isNull(def) || kind(r, def) >= CXCursor_FirstInvalid)
+		def = ref;
+	loc = r->api->getCursorLocation(def);
+	if (!r->api->Location_isInSystemHeader(loc) && r->api->isCursorDefinition(def))
+		return invoke(r, f, def, args, nargs, ce, NULL);
+	return unknown("a value computed by a call");
+}
+
+/* A call of a function template in a dependent context: finding it by name among the children of
+ * the translation unit is too costly; the overloaded reference names it. 1 with its definition in
+ * *def when the file defines it. */
+static int overloaded_definition(struct run *r, CXCursor c, CXCursor *def)
+{
+	size_t nc;
+	CXCursor *cc = cpp_kids(r, c, &nc);
+
+	for (size_t i = 0; i < nc; i++) {
+		CXCursor rr = r->api->getCursorReferenced(cc[i]);
+
+		if (kind(r, cc[i]) == CXCursor_DeclRefExpr &&
+		    (kind(r, rr) == CXCursor_FunctionTemplate || kind(r, rr) == CXCursor_FunctionDecl) &&
+		    r->api->isCursorDefinition(rr) &&
+		    !r->api->Location_isInSystemHeader(r->api->getCursorLocation(rr))) {
+			*def = rr;
+			return 1;
 		}
 	}
-	if (!strcmp(ce.name, "ToTensorProtoElementType") && ce.ntargs) {
-		/* utils::ToTensorProtoElementType<T>(): onnx's number for the element type */
-		static const char *const onnx_types[] = {
-			"", "float32", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool",
-			"float16", "float64", "uint32", "uint64", "", "", "bfloat16", "float8e4m3fn",
-			"float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz",
-		};
-		const char *dt = cpp_dtype_of(cpp_type_text(r, f, ce.targs, ce.ntargs));
+	return 0;
+}
 
-		for (size_t i = 1; dt && i < sizeof(onnx_types) / sizeof(onnx_types[0]); i++)
-			if (!strcmp(dt, onnx_types[i]))
-				return num_int((long long)i);
-		return unknown("an element type the harvester cannot tell");
+/* std::fill(x.begin(), ...), std::iota, ConvertFloatToMLFloat16(x.data(), y.data(), n): what the
+ * callee writes through an iterator or pointer is no longer what the test wrote. */
+static void forget_handed_out(struct run *r, struct frame *f, CXCursor *args, size_t nargs)
+{
+	for (size_t i = 0; i < nargs; i++) {
+		struct cval *lv;
+
+		if (hands_out(r, args[i]) && (lv = cpp_written_list(r, f, args[i])))
+			*lv = unknown(r->loop ? "a vector filled in a loop" : "a vector changed after its declaration");
 	}
-	if (strstr(ce.name, "andom") || strstr(ce.name, "rand"))
-		return unknown("random data");
-	if (!strcmp(ce.name, "infinity") || !strcmp(ce.name, "quiet_NaN") || !strcmp(ce.name, "max") ||
-	    !strcmp(ce.name, "min") || !strcmp(ce.name, "lowest") || !strcmp(ce.name, "epsilon"))
-		return cpp_numeric_limit(r, f, c);
-	{
-		/* a lambda held in a variable */
-		struct cval *cl = cpp_lookup(f, ce.name);
+}
 
-		if (cl && cl->kind == CV_CLOSURE)
-			return invoke(r, f, cl->cur, args, nargs, NULL, cl->env);
-	}
-	if ((rk == CXCursor_FunctionDecl || rk == CXCursor_FunctionTemplate) && !is_converter(ce.name)) {
-		CXCursor def = r->api->getSpecializedCursorTemplate(ref);
-		CXSourceLocation loc;
+/* Constructors and converters: the value of their one argument, a fill constructor, an empty
+ * container; any other call is a value computed by a call. */
+static struct cval construct(struct run *r, struct frame *f, CXCursor c, const struct callee *ce,
+			     enum CXCursorKind rk, CXCursor *args, size_t nargs)
+{
+	int vector = !strcmp(ce->name, "vector") || !strcmp(spelling(r, c), "vector");
 
-		/* an instantiation of a function template: the template, whose body is the one written */
-		if (r->api->Cursor_isNull(def) || kind(r, def) >= CXCursor_FirstInvalid)
-			def = ref;
-		def = r->api->getCursorDefinition(def);
-		if (r->api->Cursor_isNull(def) || kind(r, def) >= CXCursor_FirstInvalid)
-			def = ref;
-		loc = r->api->getCursorLocation(def);
-		if (!r->api->Location_isInSystemHeader(loc) && r->api->isCursorDefinition(def))
-			return invoke(r, f, def, args, nargs, &ce, NULL);
-		return unknown("a value computed by a call");
-	}
-	if (kind(r, ref) == CXCursor_OverloadedDeclRef || (r->api->Cursor_isNull(ref) && *ce.name && !obj)) {
-		/* a call of a function template in a dependent context: find it by name among the children
-		 * of the translation unit is too costly; the overloaded reference names it */
-		size_t nc;
-		CXCursor *cc = cpp_kids(r, c, &nc);
-
-		for (size_t i = 0; i < nc; i++) {
-			CXCursor rr = r->api->getCursorReferenced(cc[i]);
-
-			if (kind(r, cc[i]) == CXCursor_DeclRefExpr &&
-			    (kind(r, rr) == CXCursor_FunctionTemplate || kind(r, rr) == CXCursor_FunctionDecl) &&
-			    r->api->isCursorDefinition(rr) &&
-			    !r->api->Location_isInSystemHeader(r->api->getCursorLocation(rr)))
-				return invoke(r, f, rr, args, nargs, &ce, NULL);
-		}
-	}
-	if (!obj && !is_converter(ce.name))
-		/* std::fill(x.begin(), ...), std::iota, ConvertFloatToMLFloat16(x.data(), y.data(), n): what
-		 * the callee writes through an iterator or pointer is no longer what the test wrote */
-		for (size_t i = 0; i < nargs; i++) {
-			struct cval *lv;
-
-			if (hands_out(r, args[i]) && (lv = cpp_written_list(r, f, args[i])))
-				*lv = unknown(r->loop ? "a vector filled in a loop" :
-					      "a vector changed after its declaration");
-		}
-	/* constructors and converters: the value of their one argument, or a fill constructor */
-	if (nargs == 1 && (is_converter(ce.name) || rk == CXCursor_Constructor || !strcmp(ce.name, "vector") ||
-			   !strcmp(spelling(r, c), "vector")))
+	if (nargs == 1 && (is_converter(ce->name) || rk == CXCursor_Constructor || vector))
 		return cpp_eval(r, f, args[0]);
-	if (nargs == 0 && (!strcmp(ce.name, "vector") || !strcmp(spelling(r, c), "vector")))
+	if (nargs == 0 && vector)
 		return cpp_list_of(r, 0);
-	if (nargs == 2 && (!strcmp(ce.name, "vector") || !strcmp(spelling(r, c), "vector"))) {
+	if (nargs == 2 && vector) {
 		struct cval cnt = cpp_eval(r, f, args[0]), v = cpp_eval(r, f, args[1]), l;
 
 		if (cnt.kind == CV_NUM && !cnt.is_float && cnt.i >= 0 && cnt.i <= MAX_FILL && v.kind != CV_LIST &&
@@ -425,6 +449,48 @@ struct cval cpp_call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
 		return unknown("an object the harvester cannot follow (a TensorProto, a map)");
 	}
 	return unknown("a value computed by a call");
+}
+
+/* A call: a member function of a tester or of a list, a helper of the file, a lambda, a
+ * constructor or converter. as_stmt: the value is not used. */
+struct cval cpp_call(struct run *r, struct frame *f, CXCursor c, int as_stmt)
+{
+	struct callee ce;
+	size_t nargs, nk;
+	CXCursor *args = cpp_call_args(r, c, &nargs), *k = cpp_kids(r, c, &nk);
+	CXCursor ref = r->api->getCursorReferenced(c), def;
+	enum CXCursorKind rk = kind(r, ref);
+	struct cval *obj, *cl, v;
+
+	cpp_callee_of(r, c, &ce);
+	if (!strncmp(spelling(r, c), "operator", 8))
+		return call_operator(r, f, c, spelling(r, c) + 8, k, nk, args, nargs, as_stmt);
+	obj = call_receiver(r, f, c, k, nk);
+	if (obj && obj->kind == CV_TESTER) {
+		cpp_tester_method(r, f, obj->t, c, &ce);
+		return *obj;
+	}
+	if (obj && (obj->kind == CV_LIST || obj->kind == CV_STR || obj->kind == CV_UNKNOWN) &&
+	    list_method(r, f, obj, &ce, args, nargs, as_stmt, &v))
+		return v;
+	if (!strcmp(ce.name, "ToTensorProtoElementType") && ce.ntargs)
+		return element_type_number(r, f, &ce);
+	if (strstr(ce.name, "andom") || strstr(ce.name, "rand"))
+		return unknown("random data");
+	if (!strcmp(ce.name, "infinity") || !strcmp(ce.name, "quiet_NaN") || !strcmp(ce.name, "max") ||
+	    !strcmp(ce.name, "min") || !strcmp(ce.name, "lowest") || !strcmp(ce.name, "epsilon"))
+		return cpp_numeric_limit(r, f, c);
+	/* a lambda held in a variable */
+	if ((cl = cpp_lookup(f, ce.name)) && cl->kind == CV_CLOSURE)
+		return invoke(r, f, cl->cur, args, nargs, NULL, cl->env);
+	if ((rk == CXCursor_FunctionDecl || rk == CXCursor_FunctionTemplate) && !is_converter(ce.name))
+		return call_function(r, f, ref, &ce, args, nargs);
+	if ((kind(r, ref) == CXCursor_OverloadedDeclRef || (r->api->Cursor_isNull(ref) && *ce.name && !obj)) &&
+	    overloaded_definition(r, c, &def))
+		return invoke(r, f, def, args, nargs, &ce, NULL);
+	if (!obj && !is_converter(ce.name))
+		forget_handed_out(r, f, args, nargs);
+	return construct(r, f, c, &ce, rk, args, nargs);
 }
 
 #endif

@@ -175,12 +175,183 @@ struct cval cpp_numeric_limit(struct run *r, struct frame *f, CXCursor c)
 	return unknown("a value computed at run time");
 }
 
+/* A string literal: its pieces ("a" "b") unescaped and joined. */
+static struct cval eval_string(struct run *r, CXCursor c)
+{
+	struct buf b = BUF_INIT;
+	struct cval v;
+	size_t n;
+	struct tok *t = cpp_toks(r, c, &n);
+
+	for (size_t i = 0; i < n; i++)
+		buf_adds(&b, cpp_unescape(r, t[i].s));
+	memset(&v, 0, sizeof(v));
+	v.kind = CV_STR;
+	v.s = cpp_arena_strdup(&r->arena, b.data ? b.data : "");
+	buf_release(&b);
+	return v;
+}
+
+static struct cval eval_unary(struct run *r, struct frame *f, CXCursor c)
+{
+	struct cval v;
+	size_t n, nk;
+	struct tok *t = cpp_toks(r, c, &n);
+	CXCursor *ch = cpp_kids(r, c, &nk);
+
+	if (!n || nk != 1)
+		return unknown("a value computed at run time");
+	v = cpp_eval(r, f, ch[0]);
+	/* &x and *p: a pointer is the value it points to (nullptr is CV_ABSENT) */
+	if (!strcmp(t[0].s, "&") || !strcmp(t[0].s, "*"))
+		return v;
+	if (!strcmp(t[0].s, "!") && v.kind == CV_ABSENT)
+		return boolean(1);
+	if (!strcmp(t[0].s, "-") && v.kind == CV_NUM)
+		return v.is_float ? num_float(-v.d) : num_int(-v.i);
+	if (!strcmp(t[0].s, "+") && v.kind == CV_NUM)
+		return v;
+	if (!strcmp(t[0].s, "!") && is_number(&v))
+		return boolean(v.d == 0);
+	return v.kind == CV_UNKNOWN ? v : unknown("a value computed at run time");
+}
+
+/* cond ? a : b */
+static struct cval eval_conditional(struct run *r, struct frame *f, CXCursor c)
+{
+	struct cval cond;
+	size_t nk;
+	CXCursor *ch = cpp_kids(r, c, &nk);
+
+	if (nk != 3)
+		return unknown("a value computed at run time");
+	cond = cpp_eval(r, f, ch[0]);
+	if (!is_number(&cond))
+		return cond.kind == CV_UNKNOWN ? cond : unknown("a value computed at run time");
+	return cpp_eval(r, f, ch[cond.d != 0 ? 1 : 2]);
+}
+
+/* Parentheses, an implicit wrapper or a cast (k): the value of the expression within, cast. */
+static struct cval eval_cast(struct run *r, struct frame *f, CXCursor c, enum CXCursorKind k)
+{
+	struct cval v;
+	size_t nk, n, last = SIZE_MAX;
+	CXCursor *ch = cpp_kids(r, c, &nk);
+	struct tok *t;
+
+	for (size_t i = 0; i < nk; i++)
+		if (r->api->isExpression(kind(r, ch[i])))
+			last = i;
+	if (last == SIZE_MAX) {
+		if (k == CXCursor_UnexposedExpr && cpp_ntoks(r, c) > 0) {
+			/* an initializer list libclang did not type ("{1, 2}" passed to a template) */
+			t = cpp_toks(r, c, &n);
+			if (n >= 2 && !strcmp(t[0].s, "{") && !strcmp(t[n - 1].s, "}") && n == 2)
+				return cpp_list_of(r, 0);
+			return clang_eval(r, c);
+		}
+		return unknown("a default argument");
+	}
+	v = cpp_eval(r, f, ch[last]);
+	if (k != CXCursor_ParenExpr && k != CXCursor_UnexposedExpr) {
+		const char *ty = type_of(r, c);
+
+		/* int64_t{0}: a scalar written in braces is the scalar, not a list of one */
+		if (v.kind == CV_LIST && v.n == 1 && !strchr(ty, '<') && !strchr(ty, '['))
+			v = v.items[0];
+		v = cpp_cast_to(v, ty);
+	}
+	return v;
+}
+
+/* A name: a binding of the frame, an enumerator, a constant of the file or of a namespace, or what
+ * libclang can evaluate. */
+static struct cval eval_name(struct run *r, struct frame *f, CXCursor c)
+{
+	const char *name = spelling(r, c);
+	struct cval *b = cpp_lookup(f, name);
+	CXCursor ref;
+	enum CXCursorKind rk;
+
+	if (b)
+		return *b;
+	ref = r->api->getCursorReferenced(c);
+	rk = kind(r, ref);
+	if (rk == CXCursor_EnumConstantDecl) {
+		struct cval v, e = clang_eval(r, c);
+
+		memset(&v, 0, sizeof(v));
+		v.kind = CV_SYM;
+		v.s = name;
+		if (e.kind == CV_NUM && !e.is_float) {
+			/* TensorProto_DataType_FLOAT: an attribute's value as well as a name */
+			v.is_enum = 1;
+			v.i = e.i;
+			v.d = e.d;
+		}
+		return v;
+	}
+	if (rk == CXCursor_VarDecl && f->depth < MAX_DEPTH) {
+		/* a constant of the file or of a namespace: its initializer, in a frame of its own */
+		struct frame g;
+		size_t nk, last = SIZE_MAX;
+		CXCursor *ch = cpp_kids(r, ref, &nk);
+
+		for (size_t i = 0; i < nk; i++)
+			if (r->api->isExpression(kind(r, ch[i])))
+				last = i;
+		if (last == SIZE_MAX)
+			return unknown("a variable without an initializer");
+		memset(&g, 0, sizeof(g));
+		g.depth = f->depth + 1;
+		return cpp_eval(r, &g, ch[last]);
+	}
+	if (r->api->Cursor_isNull(ref) || (rk >= CXCursor_FirstInvalid && rk <= CXCursor_LastInvalid))
+		return unknown("a name declared in a header the harvester does not have");
+	return clang_eval(r, c);
+}
+
+/* x.field, or a member of the TEST_F's fixture (bound by fixture_bind). */
+static struct cval eval_member(struct run *r, struct frame *f, CXCursor c)
+{
+	struct cval base;
+	size_t n, nk;
+	CXCursor *ch = cpp_kids(r, c, &nk);
+	struct tok *t;
+
+	if (!nk) {
+		struct cval *b = cpp_lookup(f, spelling(r, c));
+
+		return b ? *b : unknown("a member of the test fixture");
+	}
+	base = cpp_eval(r, f, ch[0]);
+	t = cpp_toks(r, c, &n);
+	return field(r, ch[0], &base, n ? t[n - 1].s : spelling(r, c));
+}
+
+static struct cval eval_subscript(struct run *r, struct frame *f, CXCursor c)
+{
+	struct cval base, idx;
+	size_t nk;
+	CXCursor *ch = cpp_kids(r, c, &nk);
+
+	if (nk != 2)
+		return unknown("a value computed at run time");
+	base = cpp_eval(r, f, ch[0]);
+	idx = cpp_eval(r, f, ch[1]);
+	if (base.kind == CV_LIST && idx.kind == CV_NUM && !idx.is_float && idx.i >= 0 && (size_t)idx.i < base.n)
+		return base.items[idx.i];
+	return base.kind == CV_UNKNOWN ? base : idx.kind == CV_UNKNOWN ? idx :
+	       unknown("a value computed at run time");
+}
+
 struct cval cpp_eval(struct run *r, struct frame *f, CXCursor c)
 {
 	enum CXCursorKind k = kind(r, c);
 	size_t n, nk;
 	struct tok *t;
 	CXCursor *ch;
+	struct cval v;
 
 	switch (k) {
 	case CXCursor_IntegerLiteral:
@@ -195,186 +366,48 @@ struct cval cpp_eval(struct run *r, struct frame *f, CXCursor c)
 		return clang_eval(r, c);
 	case CXCursor_CharacterLiteral:
 		return clang_eval(r, c);
-	case CXCursor_StringLiteral: {
-		struct buf b = BUF_INIT;
-		struct cval v;
-
-		t = cpp_toks(r, c, &n);
-		for (size_t i = 0; i < n; i++)
-			buf_adds(&b, cpp_unescape(r, t[i].s));
-		memset(&v, 0, sizeof(v));
-		v.kind = CV_STR;
-		v.s = cpp_arena_strdup(&r->arena, b.data ? b.data : "");
-		buf_release(&b);
-		return v;
-	}
+	case CXCursor_StringLiteral:
+		return eval_string(r, c);
 	case CXCursor_CXXBoolLiteralExpr:
 		t = cpp_toks(r, c, &n);
 		return boolean(n && !strcmp(t[0].s, "true"));
-	case CXCursor_UnaryOperator: {
-		struct cval v;
-
-		t = cpp_toks(r, c, &n);
-		ch = cpp_kids(r, c, &nk);
-		if (!n || nk != 1)
-			return unknown("a value computed at run time");
-		v = cpp_eval(r, f, ch[0]);
-		/* &x and *p: a pointer is the value it points to (nullptr is CV_ABSENT) */
-		if (!strcmp(t[0].s, "&") || !strcmp(t[0].s, "*"))
-			return v;
-		if (!strcmp(t[0].s, "!") && v.kind == CV_ABSENT)
-			return boolean(1);
-		if (!strcmp(t[0].s, "-") && v.kind == CV_NUM)
-			return v.is_float ? num_float(-v.d) : num_int(-v.i);
-		if (!strcmp(t[0].s, "+") && v.kind == CV_NUM)
-			return v;
-		if (!strcmp(t[0].s, "!") && is_number(&v))
-			return boolean(v.d == 0);
-		return v.kind == CV_UNKNOWN ? v : unknown("a value computed at run time");
-	}
+	case CXCursor_UnaryOperator:
+		return eval_unary(r, f, c);
 	case CXCursor_BinaryOperator:
 		return binary(r, f, c);
-	case CXCursor_ConditionalOperator: {
-		struct cval cond;
-
-		ch = cpp_kids(r, c, &nk);
-		if (nk != 3)
-			return unknown("a value computed at run time");
-		cond = cpp_eval(r, f, ch[0]);
-		if (!is_number(&cond))
-			return cond.kind == CV_UNKNOWN ? cond : unknown("a value computed at run time");
-		return cpp_eval(r, f, ch[cond.d != 0 ? 1 : 2]);
-	}
+	case CXCursor_ConditionalOperator:
+		return eval_conditional(r, f, c);
 	case CXCursor_ParenExpr:
 	case CXCursor_UnexposedExpr:
 	case CXCursor_CStyleCastExpr:
 	case CXCursor_CXXFunctionalCastExpr:
 	case CXCursor_CXXStaticCastExpr:
-	case CXCursor_CXXConstCastExpr: {
-		struct cval v;
-		size_t last = SIZE_MAX;
-
-		ch = cpp_kids(r, c, &nk);
-		for (size_t i = 0; i < nk; i++)
-			if (r->api->isExpression(kind(r, ch[i])))
-				last = i;
-		if (last == SIZE_MAX) {
-			if (k == CXCursor_UnexposedExpr && cpp_ntoks(r, c) > 0) {
-				/* an initializer list libclang did not type ("{1, 2}" passed to a template) */
-				t = cpp_toks(r, c, &n);
-				if (n >= 2 && !strcmp(t[0].s, "{") && !strcmp(t[n - 1].s, "}") && n == 2)
-					return cpp_list_of(r, 0);
-				return clang_eval(r, c);
-			}
-			return unknown("a default argument");
-		}
-		v = cpp_eval(r, f, ch[last]);
-		if (k != CXCursor_ParenExpr && k != CXCursor_UnexposedExpr) {
-			const char *ty = type_of(r, c);
-
-			/* int64_t{0}: a scalar written in braces is the scalar, not a list of one */
-			if (v.kind == CV_LIST && v.n == 1 && !strchr(ty, '<') && !strchr(ty, '['))
-				v = v.items[0];
-			v = cpp_cast_to(v, ty);
-		}
-		return v;
-	}
-	case CXCursor_InitListExpr: {
-		struct cval v;
-
+	case CXCursor_CXXConstCastExpr:
+		return eval_cast(r, f, c, k);
+	case CXCursor_InitListExpr:
 		ch = cpp_kids(r, c, &nk);
 		v = cpp_list_of(r, nk);
 		for (size_t i = 0; i < nk; i++)
 			v.items[i] = cpp_eval(r, f, ch[i]);
 		return v;
-	}
-	case CXCursor_DeclRefExpr: {
-		const char *name = spelling(r, c);
-		struct cval *b = cpp_lookup(f, name);
-		CXCursor ref;
-		enum CXCursorKind rk;
-
-		if (b)
-			return *b;
-		ref = r->api->getCursorReferenced(c);
-		rk = kind(r, ref);
-		if (rk == CXCursor_EnumConstantDecl) {
-			struct cval v, e = clang_eval(r, c);
-
-			memset(&v, 0, sizeof(v));
-			v.kind = CV_SYM;
-			v.s = name;
-			if (e.kind == CV_NUM && !e.is_float) {
-				/* TensorProto_DataType_FLOAT: an attribute's value as well as a name */
-				v.is_enum = 1;
-				v.i = e.i;
-				v.d = e.d;
-			}
-			return v;
-		}
-		if (rk == CXCursor_VarDecl && f->depth < MAX_DEPTH) {
-			/* a constant of the file or of a namespace: its initializer, in a frame of its own */
-			struct frame g;
-			size_t last = SIZE_MAX;
-
-			ch = cpp_kids(r, ref, &nk);
-			for (size_t i = 0; i < nk; i++)
-				if (r->api->isExpression(kind(r, ch[i])))
-					last = i;
-			if (last == SIZE_MAX)
-				return unknown("a variable without an initializer");
-			memset(&g, 0, sizeof(g));
-			g.depth = f->depth + 1;
-			return cpp_eval(r, &g, ch[last]);
-		}
-		if (r->api->Cursor_isNull(ref) || (rk >= CXCursor_FirstInvalid && rk <= CXCursor_LastInvalid))
-			return unknown("a name declared in a header the harvester does not have");
-		return clang_eval(r, c);
-	}
-	case CXCursor_MemberRefExpr: {
-		struct cval base;
-
-		ch = cpp_kids(r, c, &nk);
-		if (!nk) {
-			struct cval *b = cpp_lookup(f, spelling(r, c));
-
-			return b ? *b : unknown("a member of the test fixture");
-		}
-		base = cpp_eval(r, f, ch[0]);
-		t = cpp_toks(r, c, &n);
-		return field(r, ch[0], &base, n ? t[n - 1].s : spelling(r, c));
-	}
-	case CXCursor_ArraySubscriptExpr: {
-		struct cval base, idx;
-
-		ch = cpp_kids(r, c, &nk);
-		if (nk != 2)
-			return unknown("a value computed at run time");
-		base = cpp_eval(r, f, ch[0]);
-		idx = cpp_eval(r, f, ch[1]);
-		if (base.kind == CV_LIST && idx.kind == CV_NUM && !idx.is_float && idx.i >= 0 && (size_t)idx.i < base.n)
-			return base.items[idx.i];
-		return base.kind == CV_UNKNOWN ? base : idx.kind == CV_UNKNOWN ? idx :
-		       unknown("a value computed at run time");
-	}
-	case CXCursor_LambdaExpr: {
-		struct cval v;
-
+	case CXCursor_DeclRefExpr:
+		return eval_name(r, f, c);
+	case CXCursor_MemberRefExpr:
+		return eval_member(r, f, c);
+	case CXCursor_ArraySubscriptExpr:
+		return eval_subscript(r, f, c);
+	case CXCursor_LambdaExpr:
 		memset(&v, 0, sizeof(v));
 		v.kind = CV_CLOSURE;
 		v.cur = c;
 		v.env = f;
 		return v;
-	}
 	case CXCursor_CallExpr:
 		return cpp_call(r, f, c, 0);
-	case CXCursor_CXXNullPtrLiteralExpr: {
-		struct cval v;
-
+	case CXCursor_CXXNullPtrLiteralExpr:
 		memset(&v, 0, sizeof(v));
 		v.kind = CV_ABSENT;
 		return v;
-	}
 	default:
 		return clang_eval(r, c);
 	}
