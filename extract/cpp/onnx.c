@@ -190,41 +190,81 @@ static cJSON *port_json(const struct port *p, int is_input, int values_ok, int *
 	return o;
 }
 
+/* Why a Run cannot be an instance before its values are looked at (an expected failure, a tainted
+ * tester, an operator, opset or domain the harvester cannot tell or does not take), or NULL; the
+ * domain in *domain. */
+static const char *drop_reason(const struct tester *t, int failure, const char **domain)
+{
+	*domain = "";
+	if (failure)
+		return "an expected failure (ExpectResult::kExpectFailure)";
+	if (t->taint)
+		return t->taint;
+	if (t->op.kind != CV_STR)
+		return t->op.kind == CV_UNKNOWN ? t->op.s : "an operator name that is not a string";
+	if (t->opset.kind != CV_NUM || t->opset.i <= 0)
+		return t->opset.kind == CV_UNKNOWN ? t->opset.s : "opset -1 (the latest ONNX Runtime knows)";
+	if (t->domain.kind == CV_STR)
+		*domain = t->domain.s;
+	else if (t->domain.kind != CV_ABSENT)
+		return "a domain the harvester cannot tell";
+	if (**domain && strcmp(*domain, "ai.onnx") && strcmp(*domain, "ai.onnx.ml"))
+		return "an operator of another domain than ONNX's (com.microsoft, ...)";
+	return NULL;
+}
+
+/* The record's inputs and outputs (an output's expected values only when every input's values are
+ * known), and the lines of the inputs for its source. 0, or -1 with *why. */
+static int add_ports(struct run *r, struct tester *t, cJSON *rec, cJSON *lines, const char **why)
+{
+	cJSON *inputs = cJSON_AddArrayToObject(rec, "inputs"), *outputs;
+	int all_inputs = 1;
+
+	for (size_t i = 0; i < t->nin; i++) {
+		int has;
+		cJSON *p = port_json(&t->in[i], 1, 1, &has, why);
+
+		if (!p)
+			return -1;
+		all_inputs &= has || !t->in[i].ctype;
+		cJSON_AddItemToArray(inputs, p);
+		cJSON_AddItemToArray(lines, cJSON_CreateNumber(t->in[i].line));
+	}
+	/* trailing optional outputs are outputs the node does not have */
+	while (t->nout && !t->out[t->nout - 1].ctype)
+		t->nout--;
+	if (!t->nout) {
+		/* every AddOutput sat in a branch the harvester could not decide (on TYPED_TEST's type) */
+		*why = "a tester without an output the harvester could follow";
+		return -1;
+	}
+	outputs = cJSON_AddArrayToObject(rec, "outputs");
+	for (size_t i = 0; i < t->nout; i++) {
+		int has;
+		cJSON *p = port_json(&t->out[i], 0, all_inputs, &has, why);
+
+		if (!p)
+			return -1;
+		if (has)
+			count(r, "instances with expected outputs", 1);
+		cJSON_AddItemToArray(outputs, p);
+	}
+	if (all_inputs && t->nin)
+		count(r, "instances with every input's values", 1);
+	return 0;
+}
+
 int cpp_onnx_run(struct run *r, struct tester *t, int failure, const char *msg, struct err *e)
 {
-	cJSON *rec = NULL, *ctx, *params, *inputs, *outputs, *src, *lines;
-	const char *why = NULL, *domain = "";
+	cJSON *rec = NULL, *ctx, *params, *src, *lines = NULL;
+	const char *why, *domain;
 	char *text = NULL;
-	int all_inputs = 1, rc = 0;
+	int rc = 0;
 
 	count(r, "Runs reached", 1);
 	(void)msg;
-	if (failure) {
-		why = "an expected failure (ExpectResult::kExpectFailure)";
+	if ((why = drop_reason(t, failure, &domain)))
 		goto drop;
-	}
-	if (t->taint) {
-		why = t->taint;
-		goto drop;
-	}
-	if (t->op.kind != CV_STR) {
-		why = t->op.kind == CV_UNKNOWN ? t->op.s : "an operator name that is not a string";
-		goto drop;
-	}
-	if (t->opset.kind != CV_NUM || t->opset.i <= 0) {
-		why = t->opset.kind == CV_UNKNOWN ? t->opset.s : "opset -1 (the latest ONNX Runtime knows)";
-		goto drop;
-	}
-	if (t->domain.kind == CV_STR)
-		domain = t->domain.s;
-	else if (t->domain.kind != CV_ABSENT) {
-		why = "a domain the harvester cannot tell";
-		goto drop;
-	}
-	if (*domain && strcmp(domain, "ai.onnx") && strcmp(domain, "ai.onnx.ml")) {
-		why = "an operator of another domain than ONNX's (com.microsoft, ...)";
-		goto drop;
-	}
 	rec = cJSON_CreateObject();
 	cJSON_AddStringToObject(rec, "library", "onnx");
 	if (r->version)
@@ -252,44 +292,9 @@ int cpp_onnx_run(struct run *r, struct tester *t, int failure, const char *msg, 
 		cJSON_DeleteItemFromObjectCaseSensitive(params, t->pnames[i]);
 		cJSON_AddItemToObject(params, t->pnames[i], a);
 	}
-	inputs = cJSON_AddArrayToObject(rec, "inputs");
 	lines = cJSON_CreateArray();
-	for (size_t i = 0; i < t->nin; i++) {
-		int has;
-		cJSON *p = port_json(&t->in[i], 1, 1, &has, &why);
-
-		if (!p) {
-			cJSON_Delete(lines);
-			goto drop;
-		}
-		all_inputs &= has || !t->in[i].ctype;
-		cJSON_AddItemToArray(inputs, p);
-		cJSON_AddItemToArray(lines, cJSON_CreateNumber(t->in[i].line));
-	}
-	/* trailing optional outputs are outputs the node does not have */
-	while (t->nout && !t->out[t->nout - 1].ctype)
-		t->nout--;
-	if (!t->nout) {
-		/* every AddOutput sat in a branch the harvester could not decide (on TYPED_TEST's type) */
-		cJSON_Delete(lines);
-		why = "a tester without an output the harvester could follow";
+	if (add_ports(r, t, rec, lines, &why) < 0)
 		goto drop;
-	}
-	outputs = cJSON_AddArrayToObject(rec, "outputs");
-	for (size_t i = 0; i < t->nout; i++) {
-		int has;
-		cJSON *p = port_json(&t->out[i], 0, all_inputs, &has, &why);
-
-		if (!p) {
-			cJSON_Delete(lines);
-			goto drop;
-		}
-		if (has)
-			count(r, "instances with expected outputs", 1);
-		cJSON_AddItemToArray(outputs, p);
-	}
-	if (all_inputs && t->nin)
-		count(r, "instances with every input's values", 1);
 	src = cJSON_AddObjectToObject(rec, "source");
 	cJSON_AddStringToObject(src, "suite", "ort-cpp");
 	cJSON_AddStringToObject(src, "test", r->test);
@@ -297,6 +302,7 @@ int cpp_onnx_run(struct run *r, struct tester *t, int failure, const char *msg, 
 	cJSON_AddNumberToObject(src, "line", r->test_line);
 	cJSON_AddNumberToObject(src, "tester_line", t->line);
 	cJSON_AddItemToObject(src, "input_lines", lines);
+	lines = NULL;
 	if (r->commit)
 		cJSON_AddStringToObject(src, "commit", r->commit);
 	if (!(text = cJSON_PrintUnformatted(rec))) {
@@ -309,6 +315,7 @@ drop:
 	not_recorded(r, why);
 out:
 	free(text);
+	cJSON_Delete(lines);
 	cJSON_Delete(rec);
 	return rc;
 }

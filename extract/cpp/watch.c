@@ -167,27 +167,32 @@ static int ends_done(const struct buf *out)
 	       (out->len == n - 1 && !memcmp(out->data, last + 1, n - 1));
 }
 
-/* Parse file in a child: its records through o's hooks, or, when the child passes a limit or dies,
- * the file skipped with the reason. 0, or -1 with e filled when the harvest must stop (a hook
- * failed, ferry's own failure in the child, an interruption). */
-static int parse_one(const char *self, const char *file, enum cpp_mode mode, const char *stub,
-		     const struct cpp_opts *o, const struct limits *lim, struct counts *counts, struct err *e)
-{
-	struct child_process cp = PROC_INIT;
-	struct proc_capture err;
+/* One file's child as it is watched: its process, what it wrote, and why its file is skipped. */
+struct watch {
+	struct child_process cp;
+	struct proc_capture err;        /* the tail of its stderr */
 	struct proc_status st;
-	struct buf out = BUF_INIT, why = BUF_INIT;
-	struct err ignored = ERR_INIT;
-	const char **argv = xcalloc(12 + 2 * (o->nincludes + o->ndefines), sizeof(*argv));
-	char cpu[32];
-	size_t n = 0, vlen;
-	double deadline, next_watch = 0;
-	const char *v;
-	int rc = -1, ended = 0;
+	struct buf out;                 /* its channel, whole */
+	struct buf why;                 /* why the file is skipped; empty while it is not */
+	double deadline;                /* on the monotonic clock */
+	int ended;                      /* reaped, its status in st */
+};
 
-	proc_capture_init(&err, CHILD_STDERR_CAP);
-	err.tail = true;
-	snprintf(cpu, sizeof(cpu), "%g", lim->seconds);
+/* "over the 2 GiB memory limit" */
+static void add_over_memory(struct buf *why, uint64_t mem)
+{
+	buf_adds(why, "over the ");
+	add_size(why, mem);
+	buf_adds(why, " memory limit");
+}
+
+/* The child's command line (the caller frees the array; its strings are borrowed, cpu among them). */
+static const char **child_argv(const char *self, const char *file, enum cpp_mode mode, const char *stub,
+			       const struct cpp_opts *o, const char *cpu)
+{
+	const char **argv = xcalloc(12 + 2 * (o->nincludes + o->ndefines), sizeof(*argv));
+	size_t n = 0;
+
 	argv[n++] = self;
 	argv[n++] = "harvest-cpp-child";
 	argv[n++] = mode_names[mode];
@@ -209,29 +214,25 @@ static int parse_one(const char *self, const char *file, enum cpp_mode mode, con
 	}
 	argv[n++] = "--";
 	argv[n++] = file;
-	cp.argv = argv;
-	cp.in = PROC_NULL;
-	cp.out = PROC_PIPE;
-	cp.err = PROC_PIPE;
-#ifndef UNDER_ASAN
-	/* Under AddressSanitizer the child maps terabytes of shadow memory and cannot live under
-	 * RLIMIT_AS at all: the watch on its resident memory below is then the limit. */
-	cp.mem_limit = lim->mem;
-#endif
-	if (proc_start(&cp, e) < 0)
-		goto out;
-	deadline = mono() + lim->seconds;
-	while (cp.fd_out >= 0 || cp.fd_err >= 0) {
+	return argv;
+}
+
+/* Read what the child writes until it closes both streams, or until it passes a limit (w->why says
+ * which). 0, or -1 with e filled (an interruption, a pipe that cannot be read). */
+static int read_child(struct watch *w, const char *file, const struct limits *lim, struct err *e)
+{
+	struct err ignored = ERR_INIT;
+	double next_watch = 0;
+
+	while (w->cp.fd_out >= 0 || w->cp.fd_err >= 0) {
 		struct pollfd pfd[2];
 		int np = 0, wait;
 		double now = mono();
 
-		if (interrupted) {
-			err_set(e, EXIT_INTERRUPTED, "interrupted");
-			goto out;
-		}
-		if (now >= deadline) {
-			buf_addf(&why, "over the %g s time limit", lim->seconds);
+		if (interrupted)
+			return err_set(e, EXIT_INTERRUPTED, "interrupted");
+		if (now >= w->deadline) {
+			buf_addf(&w->why, "over the %g s time limit", lim->seconds);
 			break;
 		}
 		if (now >= next_watch) {
@@ -239,140 +240,192 @@ static int parse_one(const char *self, const char *file, enum cpp_mode mode, con
 
 			/* the child alone: libclang starts no process, and a scan of every process for
 			 * the members of its group, twenty times a second, would cost more than the parse */
-			if (proc_rss(cp.pid, &rss, &ignored) == 0 && rss > lim->mem) {
-				buf_adds(&why, "over the ");
-				add_size(&why, lim->mem);
-				buf_adds(&why, " memory limit");
+			if (proc_rss(w->cp.pid, &rss, &ignored) == 0 && rss > lim->mem) {
+				add_over_memory(&w->why, lim->mem);
 				break;
 			}
 			err_release(&ignored);
 			next_watch = now + WATCH_MS / 1000.0;
 		}
-		if (cp.fd_out >= 0)
-			pfd[np++] = (struct pollfd){ cp.fd_out, POLLIN, 0 };
-		if (cp.fd_err >= 0)
-			pfd[np++] = (struct pollfd){ cp.fd_err, POLLIN, 0 };
-		wait = (int)((deadline - now) * 1000) + 1;
+		if (w->cp.fd_out >= 0)
+			pfd[np++] = (struct pollfd){ w->cp.fd_out, POLLIN, 0 };
+		if (w->cp.fd_err >= 0)
+			pfd[np++] = (struct pollfd){ w->cp.fd_err, POLLIN, 0 };
+		wait = (int)((w->deadline - now) * 1000) + 1;
 		if (wait > WATCH_MS)
 			wait = WATCH_MS;
-		if (poll(pfd, (nfds_t)np, wait) < 0 && errno != EINTR) {
-			err_errno(e, EXIT_ENV, "cannot wait for the parse of '%s'", file);
-			goto out;
-		}
+		if (poll(pfd, (nfds_t)np, wait) < 0 && errno != EINTR)
+			return err_errno(e, EXIT_ENV, "cannot wait for the parse of '%s'", file);
 		for (int i = 0; i < np; i++) {
 			if (!pfd[i].revents)
 				continue;
-			if (pfd[i].fd == cp.fd_out) {
+			if (pfd[i].fd == w->cp.fd_out) {
 				char chunk[65536];
-				ssize_t got = read(cp.fd_out, chunk, sizeof(chunk));
+				ssize_t got = read(w->cp.fd_out, chunk, sizeof(chunk));
 
-				if (got < 0 && errno != EINTR && errno != EAGAIN) {
-					err_errno(e, EXIT_ENV, "cannot read the parse of '%s'", file);
-					goto out;
-				}
+				if (got < 0 && errno != EINTR && errno != EAGAIN)
+					return err_errno(e, EXIT_ENV, "cannot read the parse of '%s'", file);
 				if (got == 0) {
-					close(cp.fd_out);
-					cp.fd_out = -1;
+					close(w->cp.fd_out);
+					w->cp.fd_out = -1;
 				} else if (got > 0) {
-					buf_add(&out, chunk, (size_t)got);
+					buf_add(&w->out, chunk, (size_t)got);
 				}
 			} else {
-				if (proc_capture_read(&err, cp.fd_err, &ignored) < 0 || err.eof) {
-					close(cp.fd_err);
-					cp.fd_err = -1;
+				if (proc_capture_read(&w->err, w->cp.fd_err, &ignored) < 0 || w->err.eof) {
+					close(w->cp.fd_err);
+					w->cp.fd_err = -1;
 				}
 				err_release(&ignored);
 			}
 		}
-		if (out.len > CHILD_OUTPUT_MAX) {
-			buf_adds(&why, "what it gives passed ");
-			add_size(&why, CHILD_OUTPUT_MAX);
+		if (w->out.len > CHILD_OUTPUT_MAX) {
+			buf_adds(&w->why, "what it gives passed ");
+			add_size(&w->why, CHILD_OUTPUT_MAX);
 			break;
 		}
 	}
-	/* Both streams closed: the child is exiting (a sanitizer's report may take a moment). */
-	while (!why.len && !ended) {
+	err_release(&ignored);
+	return 0;
+}
+
+/* Both streams closed: the child is exiting (a sanitizer's report may take a moment); reap it, or
+ * kill it when it was given up or does not end in time. 0, or -1 with e filled. */
+static int reap_child(struct watch *w, const struct limits *lim, struct err *e)
+{
+	while (!w->why.len && !w->ended) {
 		struct timespec nap = { 0, 10 * 1000 * 1000 };
 
-		if ((ended = proc_try_wait(&cp, &st, e)) < 0)
-			goto out;
-		if (interrupted) {
-			err_set(e, EXIT_INTERRUPTED, "interrupted");
-			goto out;
-		}
-		if (!ended && mono() >= deadline)
-			buf_addf(&why, "over the %g s time limit", lim->seconds);
-		else if (!ended)
+		if ((w->ended = proc_try_wait(&w->cp, &w->st, e)) < 0)
+			return -1;
+		if (interrupted)
+			return err_set(e, EXIT_INTERRUPTED, "interrupted");
+		if (!w->ended && mono() >= w->deadline)
+			buf_addf(&w->why, "over the %g s time limit", lim->seconds);
+		else if (!w->ended)
 			nanosleep(&nap, NULL);
 	}
-	if (!ended && proc_kill(&cp, 200, &st, e) < 0)
-		goto out;
-	if ((v = find_line(&out, PROTO_CPP_FAIL, &vlen))) {
-		/* ferry's own failure in the child (libclang missing, a compile_commands.json it cannot
-		 * read): the harvest stops, as it would have in this process */
-		cJSON *j = cJSON_ParseWithLength(v, vlen);
-		const cJSON *c = cJSON_GetArrayItem(j, 0), *m = cJSON_GetArrayItem(j, 1);
+	if (!w->ended && proc_kill(&w->cp, 200, &w->st, e) < 0)
+		return -1;
+	return 0;
+}
 
-		err_set(e, cJSON_IsNumber(c) && c->valuedouble > 0 ? (enum ferry_exit)c->valuedouble : EXIT_ENV, "%s",
-			cJSON_IsString(m) ? m->valuestring : "the parse failed");
-		cJSON_Delete(j);
-		goto out;
-	}
-	if (!why.len && !ends_done(&out)) {
-		if (st.signaled && st.sig == SIGXCPU) {
-			buf_addf(&why, "over the %g s time limit", lim->seconds);
-		} else if (said_oom(err.buf.data)) {
-			buf_adds(&why, "over the ");
-			add_size(&why, lim->mem);
-			buf_adds(&why, " memory limit");
+/* ferry's own failure in the child (libclang missing, a compile_commands.json it cannot read): 1 with
+ * e filled, as it would have been in this process, when the channel says one; else 0. */
+static int child_failed(const struct buf *out, struct err *e)
+{
+	size_t vlen;
+	const char *v = find_line(out, PROTO_CPP_FAIL, &vlen);
+	cJSON *j;
+	const cJSON *c, *m;
+
+	if (!v)
+		return 0;
+	j = cJSON_ParseWithLength(v, vlen);
+	c = cJSON_GetArrayItem(j, 0);
+	m = cJSON_GetArrayItem(j, 1);
+	err_set(e, cJSON_IsNumber(c) && c->valuedouble > 0 ? (enum ferry_exit)c->valuedouble : EXIT_ENV, "%s",
+		cJSON_IsString(m) ? m->valuestring : "the parse failed");
+	cJSON_Delete(j);
+	return 1;
+}
+
+/* Why a child that was not given up gave its file up: it ended before its last word (a limit of
+ * its own, or a crash), or libclang's crash recovery caught a failure (w->why stays empty when the
+ * child is done and skipped nothing). */
+static void end_reason(struct watch *w, const struct limits *lim)
+{
+	size_t vlen;
+	const char *v;
+
+	if (!w->why.len && !ends_done(&w->out)) {
+		if (w->st.signaled && w->st.sig == SIGXCPU) {
+			buf_addf(&w->why, "over the %g s time limit", lim->seconds);
+		} else if (said_oom(w->err.buf.data)) {
+			add_over_memory(&w->why, lim->mem);
 		} else {
-			buf_adds(&why, "its parse ended early: ");
-			proc_status_describe(&st, &why);
-			add_last_line(&why, err.buf.data);
+			buf_adds(&w->why, "its parse ended early: ");
+			proc_status_describe(&w->st, &w->why);
+			add_last_line(&w->why, w->err.buf.data);
 		}
 	}
-	if (!why.len && (v = find_line(&out, PROTO_CPP_SKIP, &vlen))) {
-		if (said_oom(err.buf.data)) {
-			buf_adds(&why, "over the ");
-			add_size(&why, lim->mem);
-			buf_adds(&why, " memory limit");
+	if (!w->why.len && (v = find_line(&w->out, PROTO_CPP_SKIP, &vlen))) {
+		if (said_oom(w->err.buf.data)) {
+			add_over_memory(&w->why, lim->mem);
 		} else {
 			cJSON *j = cJSON_ParseWithLength(v, vlen);
 
-			buf_adds(&why, cJSON_IsString(j) ? j->valuestring : "libclang gave up parsing it");
+			buf_adds(&w->why, cJSON_IsString(j) ? j->valuestring : "libclang gave up parsing it");
 			cJSON_Delete(j);
 		}
 	}
-	if (why.len) {
-		if (o->skip) {
-			o->skip(o->ctx, file, why.data);
-		} else if (o->warn) {
-			char *msg = xasprintf("skipped '%s': %s", file, why.data);
+}
 
-			o->warn(o->ctx, msg);
-			free(msg);
-		}
+/* A file skipped, through the skip hook, else as a warning. */
+static void skip_file(const struct cpp_opts *o, const char *file, const char *why)
+{
+	if (o->skip) {
+		o->skip(o->ctx, file, why);
+	} else if (o->warn) {
+		char *msg = xasprintf("skipped '%s': %s", file, why);
+
+		o->warn(o->ctx, msg);
+		free(msg);
+	}
+}
+
+/* Parse file in a child: its records through o's hooks, or, when the child passes a limit or dies,
+ * the file skipped with the reason. 0, or -1 with e filled when the harvest must stop (a hook
+ * failed, ferry's own failure in the child, an interruption). */
+static int parse_one(const char *self, const char *file, enum cpp_mode mode, const char *stub,
+		     const struct cpp_opts *o, const struct limits *lim, struct counts *counts, struct err *e)
+{
+	struct watch w = { .cp = PROC_INIT, .out = BUF_INIT, .why = BUF_INIT };
+	const char **argv;
+	char cpu[32];
+	int rc = -1;
+
+	proc_capture_init(&w.err, CHILD_STDERR_CAP);
+	w.err.tail = true;
+	snprintf(cpu, sizeof(cpu), "%g", lim->seconds);
+	argv = child_argv(self, file, mode, stub, o, cpu);
+	w.cp.argv = argv;
+	w.cp.in = PROC_NULL;
+	w.cp.out = PROC_PIPE;
+	w.cp.err = PROC_PIPE;
+#ifndef UNDER_ASAN
+	/* Under AddressSanitizer the child maps terabytes of shadow memory and cannot live under
+	 * RLIMIT_AS at all: the watch on its resident memory is then the limit. */
+	w.cp.mem_limit = lim->mem;
+#endif
+	if (proc_start(&w.cp, e) < 0)
+		goto out;
+	w.deadline = mono() + lim->seconds;
+	if (read_child(&w, file, lim, e) < 0 || reap_child(&w, lim, e) < 0 || child_failed(&w.out, e))
+		goto out;
+	end_reason(&w, lim);
+	if (w.why.len) {
+		skip_file(o, file, w.why.data);
 		rc = 0;
 		goto out;
 	}
-	if (st.code != 0) {
+	if (w.st.code != 0) {
 		/* it said it was done and then failed: ferry's own bug (a sanitizer's report at exit) */
 		struct buf d = BUF_INIT;
 
-		proc_status_describe(&st, &d);
+		proc_status_describe(&w.st, &d);
 		err_set(e, EXIT_ENV, "the parse of '%s' ended with %s after it was done", file, d.data);
-		if (err.buf.len)
-			err_set_detail(e, xstrdup(err.buf.data));
+		if (w.err.buf.len)
+			err_set_detail(e, xstrdup(w.err.buf.data));
 		buf_release(&d);
 		goto out;
 	}
-	rc = replay(&out, o, counts, e);
+	rc = replay(&w.out, o, counts, e);
 out:
-	proc_release(&cp);
-	proc_capture_release(&err);
-	buf_release(&out);
-	buf_release(&why);
-	err_release(&ignored);
+	proc_release(&w.cp);
+	proc_capture_release(&w.err);
+	buf_release(&w.out);
+	buf_release(&w.why);
 	free(argv);
 	return rc;
 }
