@@ -164,49 +164,109 @@ static struct cval tx_number(const char *s)
 	return fl ? num_float(strtod(s, NULL)) : num_int((long long)strtoull(s, NULL, 0));
 }
 
-/* A primary expression and what follows it (members, calls, subscripts). */
-static struct cval tx_postfix(struct tp *p, struct cval **lvp)
+/* A literal: strings written one after the other joined, a character, a number. */
+static struct cval tx_literal(struct tp *p)
 {
 	struct run *r = p->r;
-	struct cval v, *lv = NULL;
+	const struct tok *t = &p->t[p->i++];
+	struct cval v;
+
+	if (t->s[0] == '"' || strchr(t->s, '"')) {
+		struct buf b = BUF_INIT;
+
+		buf_adds(&b, cpp_unescape(r, t->s));
+		while (p->i < p->n && p->t[p->i].kind == CXToken_Literal && strchr(p->t[p->i].s, '"'))
+			buf_adds(&b, cpp_unescape(r, p->t[p->i++].s));
+		memset(&v, 0, sizeof(v));
+		v.kind = CV_STR;
+		v.s = cpp_arena_strdup(&r->arena, b.data ? b.data : "");
+		buf_release(&b);
+	} else if (t->s[0] == '\'') {
+		v = num_int((unsigned char)t->s[1]);
+	} else {
+		v = tx_number(t->s);
+	}
+	return v;
+}
+
+/* A qualified name, with template arguments: a variable (*lv its binding), a call, nullptr or this,
+ * or a symbol (torch::kFloat). 1 with its value in *v; 0 with *v unknown when no name is there. */
+static int tx_name(struct tp *p, struct cval *v, struct cval **lv)
+{
+	struct run *r = p->r;
+	struct buf ns = BUF_INIT;
+	const char *base = NULL, *targs = NULL;
+	unsigned line = p->t[p->i].line;
+
+	for (;;) {
+		size_t te;
+
+		if (tx_accept(p, "::"))
+			continue;
+		if (p->i >= p->n || (p->t[p->i].kind != CXToken_Identifier && p->t[p->i].kind != CXToken_Keyword))
+			break;
+		if (base)
+			buf_addf(&ns, "%s%s", ns.len ? "::" : "", base);
+		base = p->t[p->i++].s;
+		if (tx_at(p, "<") && (te = tx_targs_end(p, p->i))) {
+			targs = cpp_type_text(r, p->f, p->t + p->i + 1, te - p->i - 2);
+			p->i = te;
+		}
+		if (!tx_at(p, "::"))
+			break;
+		p->i++;
+	}
+	if (!base) {
+		buf_release(&ns);
+		p->i++;
+		*v = unknown("an expression the harvester cannot read");
+		return 0;
+	}
+	if (!ns.len && (*lv = cpp_lookup(p->f, base))) {
+		*v = **lv;
+	} else if (tx_at(p, "(") || (tx_at(p, "{") && (ns.len || isupper((unsigned char)base[0])))) {
+		*v = cpp_tx_call(p, ns.data ? ns.data : "", base, targs, line);
+	} else if (!strcmp(base, "nullptr") || !strcmp(base, "this")) {
+		*v = unknown("a pointer");
+	} else {
+		*v = cpp_tx_sym(base);
+	}
+	buf_release(&ns);
+	return 1;
+}
+
+/* A primary expression: a literal, a parenthesised expression, a braced list, a lambda (skipped) or
+ * a name. 1 with its value in *v (*lv: the variable it is, or NULL); 0 when nothing the parser can
+ * read is there, *v saying so. */
+static int tx_primary(struct tp *p, struct cval *v, struct cval **lv)
+{
+	struct run *r = p->r;
 	const struct tok *t;
 
-	if (p->i >= p->n)
-		return unknown("an expression the harvester cannot read");
+	*lv = NULL;
+	if (p->i >= p->n) {
+		*v = unknown("an expression the harvester cannot read");
+		return 0;
+	}
 	t = &p->t[p->i];
 	if (t->kind == CXToken_Literal) {
-		p->i++;
-		if (t->s[0] == '"' || strchr(t->s, '"')) {
-			struct buf b = BUF_INIT;
-
-			buf_adds(&b, cpp_unescape(r, t->s));
-			while (p->i < p->n && p->t[p->i].kind == CXToken_Literal && strchr(p->t[p->i].s, '"'))
-				buf_adds(&b, cpp_unescape(r, p->t[p->i++].s));
-			memset(&v, 0, sizeof(v));
-			v.kind = CV_STR;
-			v.s = cpp_arena_strdup(&r->arena, b.data ? b.data : "");
-			buf_release(&b);
-		} else if (t->s[0] == '\'') {
-			v = num_int((unsigned char)t->s[1]);
-		} else {
-			v = tx_number(t->s);
-		}
+		*v = tx_literal(p);
 	} else if (!strcmp(t->s, "true") || !strcmp(t->s, "false")) {
 		p->i++;
-		v = boolean(t->s[0] == 't');
+		*v = boolean(t->s[0] == 't');
 	} else if (!strcmp(t->s, "(")) {
 		size_t end = tx_close(p, p->i);
 
 		p->i++;
-		v = tx_expr(p, 0, &lv);
+		*v = tx_expr(p, 0, lv);
 		p->i = end;
 	} else if (!strcmp(t->s, "{")) {
 		size_t n;
 		struct cval *a = cpp_tx_args(p, &n);
 
-		v = cpp_list_of(r, n);
+		*v = cpp_list_of(r, n);
 		if (n)
-			memcpy(v.items, a, n * sizeof(*a));
+			memcpy(v->items, a, n * sizeof(*a));
 	} else if (!strcmp(t->s, "[")) {
 		/* a lambda: [captures](params) -> type { body } */
 		p->i = tx_close(p, p->i);
@@ -216,51 +276,24 @@ static struct cval tx_postfix(struct tp *p, struct cval **lvp)
 			p->i++;
 		if (tx_at(p, "{"))
 			p->i = tx_close(p, p->i);
-		v = unknown("a lambda");
+		*v = unknown("a lambda");
 	} else if (t->kind == CXToken_Identifier || t->kind == CXToken_Keyword || !strcmp(t->s, "::")) {
-		/* a qualified name, with template arguments */
-		struct buf ns = BUF_INIT;
-		const char *base = NULL, *targs = NULL;
-		unsigned line = t->line;
-
-		for (;;) {
-			size_t te;
-
-			if (tx_accept(p, "::"))
-				continue;
-			if (p->i >= p->n ||
-			    (p->t[p->i].kind != CXToken_Identifier && p->t[p->i].kind != CXToken_Keyword))
-				break;
-			if (base)
-				buf_addf(&ns, "%s%s", ns.len ? "::" : "", base);
-			base = p->t[p->i++].s;
-			if (tx_at(p, "<") && (te = tx_targs_end(p, p->i))) {
-				targs = cpp_type_text(r, p->f, p->t + p->i + 1, te - p->i - 2);
-				p->i = te;
-			}
-			if (!tx_at(p, "::"))
-				break;
-			p->i++;
-		}
-		if (!base) {
-			buf_release(&ns);
-			p->i++;
-			return unknown("an expression the harvester cannot read");
-		}
-		if (!ns.len && (lv = cpp_lookup(p->f, base))) {
-			v = *lv;
-		} else if (tx_at(p, "(") || (tx_at(p, "{") && (ns.len || isupper((unsigned char)base[0])))) {
-			v = cpp_tx_call(p, ns.data ? ns.data : "", base, targs, line);
-		} else if (!strcmp(base, "nullptr") || !strcmp(base, "this")) {
-			v = unknown("a pointer");
-		} else {
-			v = cpp_tx_sym(base);
-		}
-		buf_release(&ns);
+		return tx_name(p, v, lv);
 	} else {
 		p->i++;
-		return unknown("an expression the harvester cannot read");
+		*v = unknown("an expression the harvester cannot read");
+		return 0;
 	}
+	return 1;
+}
+
+/* A primary expression and what follows it (members, calls, subscripts). */
+static struct cval tx_postfix(struct tp *p, struct cval **lvp)
+{
+	struct cval v, *lv;
+
+	if (!tx_primary(p, &v, &lv))
+		return v;
 	for (;;) {
 		if (tx_at(p, ".") || tx_at(p, "->")) {
 			int arrow = p->t[p->i].s[0] == '-';
@@ -618,6 +651,97 @@ static void tx_for(struct tp *p)
 	p->i = after;
 }
 
+/* { ... }: its statements in a frame of their own, whose declarations end with the block. */
+static void tx_block(struct tp *p)
+{
+	size_t end = tx_close(p, p->i);
+	struct frame g, *up = p->f;
+
+	memset(&g, 0, sizeof(g));
+	g.up = up;
+	g.depth = up->depth;
+	p->f = &g;
+	p->i++;
+	while (p->i < end - 1 && !g.returned && !p->r->failed) {
+		size_t start = p->i;
+
+		tx_stmt(p);
+		if (p->i == start)
+			p->i++;
+	}
+	if (g.returned)
+		up->ret = g.ret;
+	up->returned |= g.returned;
+	p->f = up;
+	p->i = end;
+}
+
+/* while and do loops, read once with their variables unknown; switch and try, skipped. */
+static void tx_other(struct tp *p, const char *s)
+{
+	size_t after = tx_skip(p, p->i);
+
+	if (!strcmp(s, "while") || !strcmp(s, "do")) {
+		count(p->r, "loops the harvester does not unroll", 1);
+		p->r->loop++;
+		p->i = s[0] == 'w' ? tx_close(p, p->i + 1) : p->i + 1;
+		tx_stmt(p);
+		p->r->loop--;
+	}
+	p->i = after;
+}
+
+/* if (cond) then else: the branch the condition takes; the else branch when it is false or a
+ * condition on the machine. */
+static void tx_if(struct tp *p)
+{
+	size_t open = p->i + 1, close, then_end;
+	struct tp q = *p;
+	struct cval c;
+
+	if (open < p->n && !strcmp(p->t[open].s, "constexpr"))
+		open++;
+	close = tx_close(p, open);
+	then_end = tx_skip(p, close);
+	q.i = open + 1;
+	q.n = close - 1;
+	c = tx_expr(&q, 0, NULL);
+	p->mods = q.mods;
+	if (is_number(&c) && c.d != 0) {
+		p->i = close;
+		tx_stmt(p);
+		p->i = then_end;
+		if (then_end < p->n && !strcmp(p->t[then_end].s, "else"))
+			p->i = tx_skip(p, then_end + 1);
+	} else {
+		p->i = then_end;
+		if (tx_accept(p, "else"))
+			tx_stmt(p);
+	}
+}
+
+/* An expression as a statement: an assignment to a variable, or a call. */
+static void tx_expr_stmt(struct tp *p)
+{
+	size_t after = tx_skip(p, p->i);
+	struct cval *lv = NULL, v;
+
+	v = tx_expr(p, 0, &lv);
+	if (tx_at(p, "=")) {
+		p->i++;
+		v = tx_expr(p, 0, NULL);
+		if (lv)
+			*lv = v;
+	} else if (p->i < p->n && p->t[p->i].kind == CXToken_Punctuation && strchr("+-*/%|&^", p->t[p->i].s[0]) &&
+		   cpp_has_suffix(p->t[p->i].s, "=")) {
+		p->i++;
+		tx_expr(p, 0, NULL);
+		if (lv)
+			*lv = unknown("a value computed at run time");
+	}
+	p->i = after;
+}
+
 static void tx_stmt(struct tp *p)
 {
 	const char *s;
@@ -627,79 +751,17 @@ static void tx_stmt(struct tp *p)
 		return;
 	s = p->t[p->i].s;
 	if (!strcmp(s, "{")) {
-		size_t end = tx_close(p, p->i);
-		struct frame g, *up = p->f;
-
-		/* a block: its declarations end with it */
-		memset(&g, 0, sizeof(g));
-		g.up = up;
-		g.depth = up->depth;
-		p->f = &g;
+		tx_block(p);
+	} else if (!strcmp(s, ";")) {
 		p->i++;
-		while (p->i < end - 1 && !g.returned && !p->r->failed) {
-			size_t start = p->i;
-
-			tx_stmt(p);
-			if (p->i == start)
-				p->i++;
-		}
-		if (g.returned)
-			up->ret = g.ret;
-		up->returned |= g.returned;
-		p->f = up;
-		p->i = end;
-		return;
-	}
-	if (!strcmp(s, ";")) {
-		p->i++;
-		return;
-	}
-	if (!strcmp(s, "for")) {
+	} else if (!strcmp(s, "for")) {
 		p->i++;
 		tx_for(p);
-		return;
-	}
-	if (!strcmp(s, "while") || !strcmp(s, "do") || !strcmp(s, "switch") || !strcmp(s, "try")) {
-		size_t after = tx_skip(p, p->i);
-
-		if (!strcmp(s, "while") || !strcmp(s, "do")) {
-			count(p->r, "loops the harvester does not unroll", 1);
-			p->r->loop++;
-			p->i = s[0] == 'w' ? tx_close(p, p->i + 1) : p->i + 1;
-			tx_stmt(p);
-			p->r->loop--;
-		}
-		p->i = after;
-		return;
-	}
-	if (!strcmp(s, "if")) {
-		size_t open = p->i + 1, close, then_end;
-		struct tp q = *p;
-		struct cval c;
-
-		if (open < p->n && !strcmp(p->t[open].s, "constexpr"))
-			open++;
-		close = tx_close(p, open);
-		then_end = tx_skip(p, close);
-		q.i = open + 1;
-		q.n = close - 1;
-		c = tx_expr(&q, 0, NULL);
-		p->mods = q.mods;
-		if (is_number(&c) && c.d != 0) {
-			p->i = close;
-			tx_stmt(p);
-			p->i = then_end;
-			if (then_end < p->n && !strcmp(p->t[then_end].s, "else"))
-				p->i = tx_skip(p, then_end + 1);
-		} else {
-			/* false, or a condition on the machine: the else branch */
-			p->i = then_end;
-			if (tx_accept(p, "else"))
-				tx_stmt(p);
-		}
-		return;
-	}
-	if (!strcmp(s, "return")) {
+	} else if (!strcmp(s, "while") || !strcmp(s, "do") || !strcmp(s, "switch") || !strcmp(s, "try")) {
+		tx_other(p, s);
+	} else if (!strcmp(s, "if")) {
+		tx_if(p);
+	} else if (!strcmp(s, "return")) {
 		size_t start = p->i++;
 
 		/* a helper's result: what its caller's expression goes on with */
@@ -707,36 +769,13 @@ static void tx_stmt(struct tp *p)
 			p->f->ret = tx_expr(p, 0, NULL);
 		p->i = tx_skip(p, start);
 		p->f->returned = 1;
-		return;
-	}
-	if (!strcmp(s, "using") || !strcmp(s, "namespace") || !strcmp(s, "struct") || !strcmp(s, "class") ||
-	    !strcmp(s, "typedef") || !strcmp(s, "break") || !strcmp(s, "continue")) {
+	} else if (!strcmp(s, "using") || !strcmp(s, "namespace") || !strcmp(s, "struct") || !strcmp(s, "class") ||
+		   !strcmp(s, "typedef") || !strcmp(s, "break") || !strcmp(s, "continue")) {
 		p->i = tx_skip(p, p->i);
-		return;
-	}
-	if ((d = tx_decl(p))) {
+	} else if ((d = tx_decl(p))) {
 		tx_declaration(p, d);
-		return;
-	}
-	{
-		/* an expression: an assignment to a variable, or a call */
-		size_t after = tx_skip(p, p->i);
-		struct cval *lv = NULL, v;
-
-		v = tx_expr(p, 0, &lv);
-		if (tx_at(p, "=")) {
-			p->i++;
-			v = tx_expr(p, 0, NULL);
-			if (lv)
-				*lv = v;
-		} else if (p->i < p->n && p->t[p->i].kind == CXToken_Punctuation &&
-			   strchr("+-*/%|&^", p->t[p->i].s[0]) && cpp_has_suffix(p->t[p->i].s, "=")) {
-			p->i++;
-			tx_expr(p, 0, NULL);
-			if (lv)
-				*lv = unknown("a value computed at run time");
-		}
-		p->i = after;
+	} else {
+		tx_expr_stmt(p);
 	}
 }
 
