@@ -298,6 +298,58 @@ static size_t typed_types(struct run *r, const struct walker *w, const char *sui
 	return found;
 }
 
+/* A TYPED_TEST (its function's children k): its body once per type of its suite, TypeParam bound to
+ * it. How many types it ran with (0: none found, the body is to be run as it is). */
+static size_t run_typed(struct run *r, const struct walker *w, CXCursor *k, size_t nk)
+{
+	const char *types[32];
+	size_t nty;
+	char *suite = xstrdup(r->test);
+
+	suite[strcspn(suite, ".")] = '\0';
+	nty = typed_types(r, w, suite, types, 32);
+	free(suite);
+	for (size_t ty = 0; ty < nty && !r->failed; ty++) {
+		struct binding *b = cpp_arena_alloc(&r->arena, sizeof(*b));
+		struct frame f;
+
+		memset(&f, 0, sizeof(f));
+		memset(b, 0, sizeof(*b));
+		b->name = "TypeParam";
+		b->v.kind = CV_STR;
+		b->v.s = types[ty];
+		f.types = b;
+		for (size_t j = 0; j < nk; j++)
+			if (kind(r, k[j]) == CXCursor_CompoundStmt)
+				cpp_exec(r, &f, k[j]);
+	}
+	return nty;
+}
+
+/* One TEST's body: interpreted (ONNX Runtime's: a TEST_F's with its fixture bound, a TYPED_TEST's
+ * once per type), or read from its tokens (libtorch's). */
+static void run_test(struct run *r, const struct walker *w, CXCursor fn)
+{
+	struct frame f;
+	size_t nk;
+	CXCursor *k = cpp_kids(r, fn, &nk);
+
+	memset(&f, 0, sizeof(f));
+	r->test = test_name(r, fn);
+	r->test_line = cpp_line_of(r, fn);
+	if (r->on_run && kind(r, fn) == CXCursor_CXXMethod)
+		fixture_bind(r, &f, fn);
+	if (r->on_run && kind(r, fn) == CXCursor_FunctionTemplate && run_typed(r, w, k, nk))
+		return;
+	for (size_t j = 0; j < nk; j++)
+		if (kind(r, k[j]) == CXCursor_CompoundStmt) {
+			if (r->on_run)
+				cpp_exec(r, &f, k[j]);
+			else
+				cpp_torch_test(r, k[j]);
+		}
+}
+
 /* Parse one file and interpret its tests: ONNX Runtime's through the syntax tree (r->on_run),
  * libtorch's through their tokens. */
 static int harvest_file(struct run *r, CXIndex idx, CXCompilationDatabase db, const char *path,
@@ -350,49 +402,8 @@ static int harvest_file(struct run *r, CXIndex idx, CXCompilationDatabase db, co
 		count(r, "tester constructions written", w.constructions);
 	}
 	count(r, "tests read", (long)w.ntests);
-	for (size_t i = 0; i < w.ntests && !r->failed; i++) {
-		struct frame f;
-		size_t nk;
-		CXCursor *k = cpp_kids(r, w.tests[i], &nk);
-
-		memset(&f, 0, sizeof(f));
-		r->test = test_name(r, w.tests[i]);
-		r->test_line = cpp_line_of(r, w.tests[i]);
-		if (r->on_run && kind(r, w.tests[i]) == CXCursor_CXXMethod)
-			fixture_bind(r, &f, w.tests[i]);
-		if (r->on_run && kind(r, w.tests[i]) == CXCursor_FunctionTemplate) {
-			/* a TYPED_TEST: its body once per type of its suite, TypeParam bound to it */
-			const char *types[32];
-			size_t nty;
-			char *suite = xstrdup(r->test);
-
-			suite[strcspn(suite, ".")] = '\0';
-			nty = typed_types(r, &w, suite, types, 32);
-			free(suite);
-			for (size_t ty = 0; ty < nty && !r->failed; ty++) {
-				struct binding *b = cpp_arena_alloc(&r->arena, sizeof(*b));
-
-				memset(&f, 0, sizeof(f));
-				memset(b, 0, sizeof(*b));
-				b->name = "TypeParam";
-				b->v.kind = CV_STR;
-				b->v.s = types[ty];
-				f.types = b;
-				for (size_t j = 0; j < nk; j++)
-					if (kind(r, k[j]) == CXCursor_CompoundStmt)
-						cpp_exec(r, &f, k[j]);
-			}
-			if (nty)
-				continue;
-		}
-		for (size_t j = 0; j < nk; j++)
-			if (kind(r, k[j]) == CXCursor_CompoundStmt) {
-				if (r->on_run)
-					cpp_exec(r, &f, k[j]);
-				else
-					cpp_torch_test(r, k[j]);
-			}
-	}
+	for (size_t i = 0; i < w.ntests && !r->failed; i++)
+		run_test(r, &w, w.tests[i]);
 	if (r->failed)
 		rc = -1;
 	free(w.tests);
