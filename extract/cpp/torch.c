@@ -259,6 +259,90 @@ static struct cval tx_fill(struct run *r, struct cval shape, struct cval x)
 	return l;
 }
 
+/* torch::tensor(literal, options): the literal's shape and values, its dtype as libtorch infers it
+ * (floating literals the default dtype, integers int64, bools bool) unless the options name one. */
+static struct cval tx_tensor_literal(struct run *r, struct cval *a, size_t n)
+{
+	struct cval shape;
+	const char *dtype;
+	struct buf flat = BUF_INIT;
+	struct cval l;
+	const struct cval *u;
+	int fl = 0, all_bool = 1;
+
+	if (!n)
+		return unknown("a tensor computed at run time");
+	if ((u = cpp_first_unknown(&a[0])))
+		return *u;
+	memset(&shape, 0, sizeof(shape));
+	shape = cpp_list_of(r, 0);
+	if (tx_flatten(r, &a[0], 0, &shape, &flat) < 0) {
+		buf_release(&flat);
+		return unknown("a ragged tensor literal");
+	}
+	l = cpp_list_of(r, flat.len / sizeof(struct cval));
+	if (l.n)
+		memcpy(l.items, flat.data, flat.len);
+	buf_release(&flat);
+	for (size_t i = 0; i < l.n; i++) {
+		if (!is_number(&l.items[i]))
+			return unknown("a tensor literal of values that are not numbers");
+		fl |= l.items[i].is_float;
+		all_bool &= l.items[i].kind == CV_BOOL;
+	}
+	/* libtorch's inference: floating literals the default dtype, integers int64, bools bool */
+	dtype = tx_dtype_arg(a, n, 1, fl ? "float32" : all_bool && l.n ? "bool" : "int64");
+	for (size_t i = 0; i < l.n; i++)
+		l.items[i] = cpp_cast_to(l.items[i], !strcmp(dtype, "bool") ? "bool" :
+					 !strncmp(dtype, "float", 5) || !strcmp(dtype, "bfloat16") ? "float" :
+					 "int");
+	return tx_tensor_val(r, dtype, shape, l);
+}
+
+/* torch::arange(end), arange(start, end, step) and linspace(start, end, steps): their values. */
+static struct cval tx_range(struct run *r, const char *base, struct cval *a, size_t n)
+{
+	struct cval shape, values;
+	const char *dtype;
+	double lo = 0, hi, step = 1;
+	size_t nn = 0;
+	int fl = 0;
+
+	while (nn < n && a[nn].kind == CV_NUM)
+		fl |= a[nn++].is_float;
+	if (!nn)
+		return unknown("a tensor computed at run time");
+	dtype = tx_dtype_arg(a, n, nn, fl || base[0] == 'l' ? "float32" : "int64");
+	if (base[0] == 'l') {
+		long long cnt = nn >= 3 ? a[2].i : -1;
+
+		if (nn < 3 || cnt < 0 || cnt > MAX_ITER)
+			return unknown("a tensor too large to write out");
+		values = cpp_list_of(r, (size_t)cnt);
+		for (long long i = 0; i < cnt; i++)
+			values.items[i] = num_float(cnt > 1 ? a[0].d + (a[1].d - a[0].d) * (double)i /
+						    (double)(cnt - 1) : a[0].d);
+	} else {
+		long long cnt;
+
+		hi = a[nn > 1 ? 1 : 0].d;
+		if (nn > 1)
+			lo = a[0].d;
+		if (nn > 2)
+			step = a[2].d;
+		if (step == 0 || (cnt = (long long)ceil((hi - lo) / step)) < 0 || cnt > MAX_ITER)
+			return unknown("a tensor too large to write out");
+		values = cpp_list_of(r, (size_t)cnt);
+		for (long long i = 0; i < cnt; i++)
+			values.items[i] = num_float(lo + step * (double)i);
+	}
+	for (size_t i = 0; i < values.n; i++)
+		values.items[i] = cpp_cast_to(values.items[i], strncmp(dtype, "float", 5) ? "int" : "float");
+	shape = cpp_list_of(r, 1);
+	shape.items[0] = num_int((long long)values.n);
+	return tx_tensor_val(r, dtype, shape, values);
+}
+
 /* torch::tensor, ones, zeros, full, arange, linspace, randn, rand, empty and the _like forms. */
 static struct cval tx_factory(struct tp *p, const char *base, struct cval *a, size_t n)
 {
@@ -281,76 +365,9 @@ static struct cval tx_factory(struct tp *p, const char *base, struct cval *a, si
 			return tx_tensor_val(r, dtype, shape, n > 1 ? tx_fill(r, shape, cpp_cast_to(a[1], dtype)) :
 					     unknown("a missing argument"));
 	} else if (!strcmp(base, "tensor")) {
-		struct buf flat = BUF_INIT;
-		struct cval l;
-		const struct cval *u;
-		int fl = 0, all_bool = 1;
-
-		if (!n)
-			return unknown("a tensor computed at run time");
-		if ((u = cpp_first_unknown(&a[0])))
-			return *u;
-		memset(&shape, 0, sizeof(shape));
-		shape = cpp_list_of(r, 0);
-		if (tx_flatten(r, &a[0], 0, &shape, &flat) < 0) {
-			buf_release(&flat);
-			return unknown("a ragged tensor literal");
-		}
-		l = cpp_list_of(r, flat.len / sizeof(struct cval));
-		if (l.n)
-			memcpy(l.items, flat.data, flat.len);
-		buf_release(&flat);
-		for (size_t i = 0; i < l.n; i++) {
-			if (!is_number(&l.items[i]))
-				return unknown("a tensor literal of values that are not numbers");
-			fl |= l.items[i].is_float;
-			all_bool &= l.items[i].kind == CV_BOOL;
-		}
-		/* libtorch's inference: floating literals the default dtype, integers int64, bools bool */
-		dtype = tx_dtype_arg(a, n, 1, fl ? "float32" : all_bool && l.n ? "bool" : "int64");
-		for (size_t i = 0; i < l.n; i++)
-			l.items[i] = cpp_cast_to(l.items[i], !strcmp(dtype, "bool") ? "bool" :
-						 !strncmp(dtype, "float", 5) || !strcmp(dtype, "bfloat16") ? "float" :
-						 "int");
-		return tx_tensor_val(r, dtype, shape, l);
+		return tx_tensor_literal(r, a, n);
 	} else if (!strcmp(base, "arange") || !strcmp(base, "linspace")) {
-		double lo = 0, hi, step = 1;
-		size_t nn = 0;
-		int fl = 0;
-
-		while (nn < n && a[nn].kind == CV_NUM)
-			fl |= a[nn++].is_float;
-		if (!nn)
-			return unknown("a tensor computed at run time");
-		dtype = tx_dtype_arg(a, n, nn, fl || base[0] == 'l' ? "float32" : "int64");
-		if (base[0] == 'l') {
-			long long cnt = nn >= 3 ? a[2].i : -1;
-
-			if (nn < 3 || cnt < 0 || cnt > MAX_ITER)
-				return unknown("a tensor too large to write out");
-			values = cpp_list_of(r, (size_t)cnt);
-			for (long long i = 0; i < cnt; i++)
-				values.items[i] = num_float(cnt > 1 ? a[0].d + (a[1].d - a[0].d) * (double)i /
-							    (double)(cnt - 1) : a[0].d);
-		} else {
-			long long cnt;
-
-			hi = a[nn > 1 ? 1 : 0].d;
-			if (nn > 1)
-				lo = a[0].d;
-			if (nn > 2)
-				step = a[2].d;
-			if (step == 0 || (cnt = (long long)ceil((hi - lo) / step)) < 0 || cnt > MAX_ITER)
-				return unknown("a tensor too large to write out");
-			values = cpp_list_of(r, (size_t)cnt);
-			for (long long i = 0; i < cnt; i++)
-				values.items[i] = num_float(lo + step * (double)i);
-		}
-		for (size_t i = 0; i < values.n; i++)
-			values.items[i] = cpp_cast_to(values.items[i], strncmp(dtype, "float", 5) ? "int" : "float");
-		shape = cpp_list_of(r, 1);
-		shape.items[0] = num_int((long long)values.n);
-		return tx_tensor_val(r, dtype, shape, values);
+		return tx_range(r, base, a, n);
 	} else {
 		if (!n)
 			return unknown("a tensor computed at run time");
