@@ -80,6 +80,23 @@ static void deduce(struct run *r, struct frame *g, CXCursor *k, size_t parm, CXC
 	}
 }
 
+/* The value a parameter (parm) takes in a call: the call's argument pi, evaluated in the caller's
+ * frame f, else the parameter's default, evaluated in the callee's frame g. */
+struct cval cpp_argument(struct run *r, struct frame *f, struct frame *g, CXCursor parm, CXCursor *args, size_t nargs,
+			 size_t pi)
+{
+	size_t nd, last = SIZE_MAX;
+	CXCursor *d;
+
+	if (pi < nargs)
+		return cpp_eval(r, f, args[pi]);
+	d = cpp_kids(r, parm, &nd);
+	for (size_t j = 0; j < nd; j++)
+		if (r->api->isExpression(kind(r, d[j])))
+			last = j;
+	return last == SIZE_MAX ? unknown("a missing argument") : cpp_eval(r, g, d[last]);
+}
+
 /* Run a function (or lambda) body with its parameters bound to the call's arguments. */
 static struct cval invoke(struct run *r, struct frame *f, CXCursor fn, CXCursor *args, size_t nargs,
 			  const struct callee *ce, struct frame *up)
@@ -126,23 +143,9 @@ static struct cval invoke(struct run *r, struct frame *f, CXCursor fn, CXCursor 
 			}
 			ti++;
 		} else if (kk == CXCursor_ParmDecl) {
-			struct cval v;
-
 			if (pi < nargs)
 				deduce(r, &g, k, i, args[pi]);
-			if (pi < nargs) {
-				v = cpp_eval(r, f, args[pi]);
-			} else {
-				/* the default: the ParmDecl's initializer */
-				size_t nd, last = SIZE_MAX;
-				CXCursor *d = cpp_kids(r, k[i], &nd);
-
-				for (size_t j = 0; j < nd; j++)
-					if (r->api->isExpression(kind(r, d[j])))
-						last = j;
-				v = last == SIZE_MAX ? unknown("a missing argument") : cpp_eval(r, &g, d[last]);
-			}
-			cpp_bind(r, &g, spelling(r, k[i]), v);
+			cpp_bind(r, &g, spelling(r, k[i]), cpp_argument(r, f, &g, k[i], args, nargs, pi));
 			pi++;
 		} else if (kk == CXCursor_CompoundStmt) {
 			body = k[i];

@@ -253,7 +253,10 @@ void cpp_callee_of(struct run *r, CXCursor call, struct callee *ce);
 struct cval cpp_numeric_limit(struct run *r, struct frame *f, CXCursor c);
 struct cval cpp_eval(struct run *r, struct frame *f, CXCursor c);
 
-/* call.c: a call's value (as_stmt: the value is not used); what an assignment or a callee writes. */
+/* call.c: a call's value (as_stmt: the value is not used); a parameter's value in a call; what an
+ * assignment or a callee writes. */
+struct cval cpp_argument(struct run *r, struct frame *f, struct frame *g, CXCursor parm, CXCursor *args, size_t nargs,
+			 size_t pi);
 struct cval *cpp_lvalue(struct run *r, struct frame *f, CXCursor c);
 struct cval *cpp_written_list(struct run *r, struct frame *f, CXCursor c);
 struct cval cpp_call(struct run *r, struct frame *f, CXCursor c, int as_stmt);

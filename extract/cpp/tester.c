@@ -271,20 +271,7 @@ struct tester *cpp_subclass_new(struct run *r, struct frame *f, CXCursor var, CX
 		k = cpp_kids(r, def, &nk);
 		for (size_t i = 0; i < nk; i++) {
 			if (kind(r, k[i]) == CXCursor_ParmDecl) {
-				struct cval v;
-
-				if (pi < nargs) {
-					v = cpp_eval(r, f, args[pi]);
-				} else {
-					size_t nd, last = SIZE_MAX;
-					CXCursor *d = cpp_kids(r, k[i], &nd);
-
-					for (size_t j = 0; j < nd; j++)
-						if (r->api->isExpression(kind(r, d[j])))
-							last = j;
-					v = last == SIZE_MAX ? unknown("a missing argument") : cpp_eval(r, &g, d[last]);
-				}
-				cpp_bind(r, &g, spelling(r, k[i]), v);
+				cpp_bind(r, &g, spelling(r, k[i]), cpp_argument(r, f, &g, k[i], args, nargs, pi));
 				pi++;
 			} else if (kind(r, k[i]) == CXCursor_TypeRef && i + 1 < nk &&
 				   strstr(spelling(r, k[i]), "OpTester") && r->api->isExpression(kind(r, k[i + 1]))) {
