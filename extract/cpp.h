@@ -21,6 +21,12 @@
  * harvest. A file whose parse passes a limit or dies is skipped (the skip hook says which and why)
  * and the harvest goes on; what it would have given is dropped whole, counts included.
  *
+ * The code is the folder extract/cpp/, one file a step: files.c finds the files; watch.c runs a child
+ * per file and child.c is the child's side; parse.c parses a file (with stub.c's header) and finds
+ * its tests; exec.c, eval.c and call.c interpret them over the values of value.c and the cursors of
+ * cursor.c; tester.c follows OpTester and onnx.c writes its records; torch.c and torch-parse.c read
+ * libtorch's tests from their tokens. cpp-int.h is what those files share.
+ *
  * Nothing here prints: counts and warnings go through the hooks. */
 #ifndef FERRY_CPP_H
 #define FERRY_CPP_H

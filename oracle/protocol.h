@@ -29,7 +29,7 @@
  * CH_TEST [index, name], CH_DONE counts, CH_END counts; and CH_FAIL code from ferry harvest-child
  * itself.
  *
- * The C++ parse channel (ferry harvest-cpp-child -> extract/cpp.c): one line per event, a word and a
+ * The C++ parse channel (ferry harvest-cpp-child -> extract/cpp/watch.c): one line per event, a word and a
  * JSON value: CPP_EMIT record, CPP_COUNT [n, key], CPP_WARN message, CPP_OP [operator, n] (for
  * count-tests), CPP_SKIP why (libclang gave the file up), CPP_FAIL [code, message] (ferry's own
  * failure: the harvest stops), and CPP_DONE (no value) last. */

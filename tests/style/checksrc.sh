@@ -2,7 +2,7 @@
 # The house rules a script can check (tests/style/checksrc): the tree keeps them, and each rule
 # fails on tests/data/style/lib/bad.c, a file that breaks every one of them at a known line.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
-plan 14
+plan 17
 
 checksrc=$top_srcdir/tests/style/checksrc
 expect_exit 0 "the tree keeps the house rules" -- sh "$checksrc" -r "$top_srcdir"
@@ -18,4 +18,11 @@ expect_exit 0 "a file that keeps them passes (text in strings is not code)" -- \
 mkdir -p tests/unit
 printf '/* t.c: a test */\n#include <stdlib.h>\nint main(void) { free(malloc(1)); return 0; }\n' >tests/unit/t.c
 expect_exit 0 "tests may allocate with malloc" -- sh "$checksrc" -r . tests/unit/t.c
+# A folder inside a room is one module: its files export functions named after the folder.
+mkdir -p extract/room
+printf '/* a.c: a file of a folder */\nint room_a(void)\n{\n\treturn 0;\n}\n' >extract/room/a.c
+expect_exit 0 "a folder's file exports the folder's names" -- sh "$checksrc" -r . extract/room/a.c
+printf '/* b.c: a file of a folder */\nint b_x(void)\n{\n\treturn 0;\n}\n' >extract/room/b.c
+expect_exit 1 "a folder's file that exports its own name fails" -- sh "$checksrc" -r . extract/room/b.c
+contains "... named by the prefix rule" "$out" "extract/room/b.c:2: prefix: exported function b_x() is not named room_..."
 finish
