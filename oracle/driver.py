@@ -74,7 +74,7 @@ _package_dirs = {}
 
 try:
     import _ferry  # the C side's module: stage() tells the runner where a test is when its worker dies,
-    _words = _ferry  # and the protocol's words (oracle/protocol.h)
+    _words = _ferry  # and the protocol's words (pool/protocol.h)
 except ImportError:  # the driver used outside ferry (bench/runner/floor.py): the same words, for itself
     _ferry = None
     _words = type("_words", (), {"VERDICT_OK": "ok", "VERDICT_MISMATCH": "mismatch", "VERDICT_CRASH": "crash",
