@@ -35,7 +35,6 @@ python=${PYTHON:-${FERRY_PYTHON:-python3}}
 command -v "$python" >/dev/null 2>&1 || { echo "arrows.sh: no Python ('$python') to read the imports" >&2; exit 3; }
 
 rooms=
-n=0
 for r in $(printf '%s\n' "$floors" | awk '{ for (i = 1; i <= NF; i++) print NR ":" $i }'); do
 	[ -d "${r#*:}" ] && rooms="$rooms $r"
 done
@@ -158,6 +157,19 @@ function edge(kind, a, b, site) {
 	if (!((kind, a) in node)) { node[kind, a] = 1; nodes[++nnodes] = kind SUBSEP a }
 	if (!((kind, b) in node)) { node[kind, b] = 1; nodes[++nnodes] = kind SUBSEP b }
 }
+# An include or import (what, at file:line) of t: an arrow between modules, between rooms when it
+# leaves its room, and printed when it runs up.
+function arrow(file, line, what, t,   site, from, to) {
+	site = file ":" line ": " what " is " t
+	edge("F", find(file), find(t), site)
+	from = room_of(file); to = room_of(t)
+	if (from == "" || to == "" || from == to) return
+	edge("R", from, to, site)
+	if (floor[to] > floor[from]) {
+		printf "%s: up: %s is %s (%s -> %s)\n", file ":" line, what, t, from, to
+		ups++
+	}
+}
 # Tarjan: the strongly connected parts of a graph; a part of more than one node is a circle.
 function strong(kind, v,   i, w) {
 	index_[kind, v] = low[kind, v] = ++counter
@@ -236,30 +248,11 @@ END {
 	ups = 0
 	for (i = 1; i <= ninc; i++) {
 		split(inc[i], a, " ")
-		file = a[1]; t = resolve(file, a[3])
-		if (t == "") continue
-		site = file ":" a[2] ": \"" a[3] "\" is " t
-		edge("F", find(file), find(t), site)
-		from = room_of(file); to = room_of(t)
-		if (from == "" || to == "" || from == to) continue
-		edge("R", from, to, site)
-		if (floor[to] > floor[from]) {
-			printf "%s: up: \"%s\" is %s (%s -> %s)\n", file ":" a[2], a[3], t, from, to
-			ups++
-		}
+		if ((t = resolve(a[1], a[3])) != "") arrow(a[1], a[2], "\"" a[3] "\"", t)
 	}
 	for (i = 1; i <= nimp; i++) {
 		split(imp[i], a, " ")
-		file = a[1]; t = a[4]
-		site = file ":" a[2] ": " a[3] " is " t
-		edge("F", file, t, site)
-		from = room_of(file); to = room_of(t)
-		if (from == "" || to == "" || from == to) continue
-		edge("R", from, to, site)
-		if (floor[to] > floor[from]) {
-			printf "%s: up: %s is %s (%s -> %s)\n", file ":" a[2], a[3], t, from, to
-			ups++
-		}
+		arrow(a[1], a[2], a[3], a[4])
 	}
 	# Circles: between rooms, then between the modules (files) of one room.
 	rc = fc = 0
