@@ -29,7 +29,7 @@ import os
 
 class Channel:
     def __init__(self, fd, resume=0):
-        import _ferry  # the C side's module: the channel's words (oracle/protocol.h); only a child of ferry has it
+        import _ferry  # the C side's module: the channel's words (pool/protocol.h); only a child of ferry has it
         self._words = _ferry
         self._fd = fd
         self.resume = resume  # the first test to run

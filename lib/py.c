@@ -3,7 +3,6 @@
 #include "py.h"
 #include "fsutil.h"
 #include "home.h"
-#include "protocol.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
@@ -96,20 +95,14 @@ static struct PyModuleDef ferry_module = {
 	NULL, NULL, NULL, NULL,
 };
 
-/* The module, with the protocol's words (oracle/protocol.h) as constants: _ferry.KEY_EVENT, ... */
+/* The module, with the program's words (py_words: the protocol's, pool/protocol.c) as constants:
+ * _ferry.KEY_EVENT, ... */
 static PyObject *init_ferry_module(void)
 {
-	static const struct {
-		const char *name, *value;
-	} words[] = {
-#define PROTO_WORD(name) { #name, PROTO_##name },
-		PROTO_EXPORTS(PROTO_WORD)
-#undef PROTO_WORD
-	};
 	PyObject *m = PyModule_Create(&ferry_module); /* new */
 
-	for (size_t i = 0; m && i < sizeof(words) / sizeof(words[0]); i++)
-		if (PyModule_AddStringConstant(m, words[i].name, words[i].value) < 0)
+	for (const struct py_word *w = py_words; m && w->name; w++)
+		if (PyModule_AddStringConstant(m, w->name, w->value) < 0)
 			Py_CLEAR(m);
 	return m;
 }

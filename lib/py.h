@@ -3,7 +3,8 @@
  * subpackages are extract, templates, oracle and prioritize) first on sys.path.
  * Python calls back into C through the built-in module _ferry, whose functions forward to the hooks
  * set here: emit(json_text), skip(reason, where), progress(done, total, label), stage(name),
- * agree(outputs, refs, context, atol, rtol, random).
+ * agree(outputs, refs, context, atol, rtol, random); and it carries the program's words as constants
+ * (py_words).
  *
  * Include this header before any system header (Python.h requires it).
  * Reference notes: functions returning PyObject * return a new reference unless stated otherwise. */
@@ -35,6 +36,15 @@ int py_start(const char *python, int handle_signals, struct err *e);
 void py_stop(void);
 int py_started(void);
 void py_set_hooks(const struct py_hooks *h);
+
+/* A constant of the _ferry module: _ferry.NAME is value. */
+struct py_word {
+	const char *name, *value;
+};
+/* The constants of _ferry, ended by { NULL, NULL }. They are the words of ferry's processes, which
+ * belong to the rooms above lib/: the program that links lib/py.c defines the table (ferry's is
+ * pool/protocol.c, from pool/protocol.h), so that lib/ includes nothing of theirs. */
+extern const struct py_word py_words[];
 
 /* Import a module. New reference, or NULL with e filled from the Python exception. */
 PyObject *py_import(const char *name, struct err *e);

@@ -325,6 +325,53 @@ static bool is_half(enum dtype t)
 	return t == DTYPE_FLOAT16 || t == DTYPE_BFLOAT16;
 }
 
+/* One element of got (a) against its reference (b): the counts of r it adds to, the largest
+ * difference so far (*worse: this element's is it) and *special: a NaN or Inf out of place. */
+static void compare_elem(struct elem a, struct elem b, enum dtype t, const struct tolerance *tol, uint64_t limit,
+			 struct compare_result *r, bool *worse, bool *special)
+{
+	if (is_float(t)) {
+		if (isnan(a.f) || isnan(b.f)) {
+			if (!(isnan(a.f) && isnan(b.f))) {
+				r->nan_mismatches++;
+				*special = true;
+			}
+		} else if (isinf(a.f) || isinf(b.f)) {
+			if (a.f != b.f) {
+				r->inf_mismatches++;
+				*special = true;
+			}
+		} else {
+			double d = fabs(a.f - b.f);
+
+			*worse = !r->has_worst || d > r->max_abs;
+			if (*worse)
+				r->max_abs = d;
+			double allowed = tol->atol + tol->rtol * fabs(b.f);
+
+			if (r->ulps && r->ulps * half_ulp(b.f, r->precision) > allowed)
+				allowed = r->ulps * half_ulp(b.f, r->precision);
+			if (!(d <= allowed))
+				r->mismatches++;
+		}
+	} else {
+		/* In integer arithmetic: the difference of two int64 fits in a uint64. */
+		uint64_t d;
+
+		if (is_signed_int(t))
+			d = a.i >= b.i ? (uint64_t)a.i - (uint64_t)b.i : (uint64_t)b.i - (uint64_t)a.i;
+		else
+			d = a.u >= b.u ? a.u - b.u : b.u - a.u;
+		*worse = !r->has_worst || d > r->max_abs_int;
+		if (*worse) {
+			r->max_abs_int = d;
+			r->max_abs = (double)d;
+		}
+		if (d > limit)
+			r->mismatches++;
+	}
+}
+
 int compare_arrays(const struct array_view *got, const struct array_view *want,
 		   const struct tolerance *tol, struct compare_result *r, struct err *e)
 {
@@ -380,55 +427,13 @@ int compare_arrays_as(const struct array_view *got, const struct array_view *wan
 
 	for (uint64_t n = 0; n < wcount; n++) {
 		const unsigned char *gp = gbase, *wp = wbase;
-		struct elem a, b;
 		bool special = false, worse = false;
 
 		for (int k = 0; k < rank; k++) {
 			gp += idx[k] * gstr[k];
 			wp += idx[k] * wstr[k];
 		}
-		a = load(t, gp);
-		b = load(t, wp);
-		if (is_float(t)) {
-			if (isnan(a.f) || isnan(b.f)) {
-				if (!(isnan(a.f) && isnan(b.f))) {
-					r->nan_mismatches++;
-					special = true;
-				}
-			} else if (isinf(a.f) || isinf(b.f)) {
-				if (a.f != b.f) {
-					r->inf_mismatches++;
-					special = true;
-				}
-			} else {
-				double d = fabs(a.f - b.f);
-
-				worse = !r->has_worst || d > r->max_abs;
-				if (worse)
-					r->max_abs = d;
-				double allowed = tol->atol + tol->rtol * fabs(b.f);
-
-				if (r->ulps && r->ulps * half_ulp(b.f, r->precision) > allowed)
-					allowed = r->ulps * half_ulp(b.f, r->precision);
-				if (!(d <= allowed))
-					r->mismatches++;
-			}
-		} else {
-			/* In integer arithmetic: the difference of two int64 fits in a uint64. */
-			uint64_t d;
-
-			if (is_signed_int(t))
-				d = a.i >= b.i ? (uint64_t)a.i - (uint64_t)b.i : (uint64_t)b.i - (uint64_t)a.i;
-			else
-				d = a.u >= b.u ? a.u - b.u : b.u - a.u;
-			worse = !r->has_worst || d > r->max_abs_int;
-			if (worse) {
-				r->max_abs_int = d;
-				r->max_abs = (double)d;
-			}
-			if (d > limit)
-				r->mismatches++;
-		}
+		compare_elem(load(t, gp), load(t, wp), t, tol, limit, r, &worse, &special);
 		if (worse) {
 			r->has_worst = true;
 			worst_g = gp;

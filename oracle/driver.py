@@ -74,7 +74,7 @@ _package_dirs = {}
 
 try:
     import _ferry  # the C side's module: stage() tells the runner where a test is when its worker dies,
-    _words = _ferry  # and the protocol's words (oracle/protocol.h)
+    _words = _ferry  # and the protocol's words (pool/protocol.h)
 except ImportError:  # the driver used outside ferry (bench/runner/floor.py): the same words, for itself
     _ferry = None
     _words = type("_words", (), {"VERDICT_OK": "ok", "VERDICT_MISMATCH": "mismatch", "VERDICT_CRASH": "crash",
@@ -251,7 +251,7 @@ def run(adapter, testdir):
 def save_outputs(outputs, outdir):
     """Keep a frontend's outputs (the flat list run() returned, as compared) for the differential
     oracle: outdir/out_K.npy, then outdir/outputs.json with their count, last, so that a directory
-    without it is no set of outputs. outdir is STORE.outputs/LABEL/ID (oracle/session.c): those three
+    without it is no set of outputs. outdir is STORE.outputs/LABEL/ID (oracle/session/pairs.c): those three
     are ferry's, beside the user's store, and nothing is written through a link planted there."""
     os.close(_files.open_dir(outdir, 3))
     for k, out in enumerate(outputs):

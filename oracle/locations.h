@@ -11,7 +11,7 @@
 
 #include "db.h"
 #include "err.h"
-#include "session.h"
+#include "frontend.h"
 
 /* The environment variable that lists (':'-separated) the frontends a store was run with the user's
  * adapter of and that FERRY_ADAPTERS does not hold: ferry's own adapter of that name does not stand in

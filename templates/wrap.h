@@ -1,7 +1,7 @@
 /* wrap.h: the wrap engine, what ferry wrap (src/cmd-wrap.c) drives. It turns each instance of one
  * or more corpora (read one after the other, as if joined: a corpus and its variants) into a
  * single-operator model with its inputs and the reference outputs that the source library computes
- * (templates/template_LIBRARY.py), run in ferry's watched workers (oracle/runner.h) since a library
+ * (templates/template_LIBRARY.py), run in ferry's watched workers (pool/runner.h) since a library
  * can crash or hang on an odd usage too. An instance the library itself rejects is
  * marked invalid, with the library's reason. DIR gets one directory per instance under tests/, and
  * DIR/wrapped.jsonl: the records, each annotated with "wrap": {"status", "reason", "random", "dir"},

@@ -1,4 +1,4 @@
-/* test-status.c: oracle/status.c, the page a worker shares with its runner, between real processes:
+/* test-status.c: pool/status.c, the page a worker shares with its runner, between real processes:
  * a child that attaches to the page as a worker does, what it says, reads while it writes (never a
  * torn stage name), and a writer killed in the middle. */
 #define _GNU_SOURCE

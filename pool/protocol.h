@@ -1,8 +1,8 @@
 /* protocol.h: every word that ferry's processes exchange, in one place. The Python side gets the same
- * names from the built-in _ferry module (lib/py.c exports PROTO_EXPORTS as _ferry.KEY_..., ...), so
- * that no key is spelled twice.
+ * names from the built-in _ferry module (pool/protocol.c hands lib/py.c PROTO_EXPORTS as
+ * _ferry.KEY_..., ...), so that no key is spelled twice.
  *
- * The worker protocol (oracle/runner.c <-> oracle/worker.c): one JSON object per line.
+ * The worker protocol (pool/runner.c <-> oracle/worker.c): one JSON object per line.
  *   runner -> worker  a request: {task: run|wrap, id, ...}
  *     run:  dir (the test directory), random, atol, rtol; for the differential oracle also save
  *           (a directory where the frontend's outputs are kept when it gives any) and against
@@ -11,7 +11,7 @@
  *     validate: library, record (ferry vary's candidate: the library's reference run only)
  *   worker -> runner  events: {event: ready, version} once started, or {event: fatal, message};
  *     then per request {event: result, id, ...} (that it took the request, and its test's stage
- *     as the test moves on, it says on its status page: oracle/status.h):
+ *     as the test moves on, it says on its status page: pool/status.h):
  *       run:  outcome (lib/outcome.h), stage, exc_type, message, detail, frame, max_abs; or
  *             unavailable (why) when this release of the frontend cannot take the format at all;
  *             pairs: [{frontend, outcome, message, detail, max_abs}], the outputs against each of
@@ -104,7 +104,7 @@
 
 /* The longest line of the worker protocol the runner reads: a result carries a message, a traceback
  * and a comparison, far below this. A result line that passes it ends its test as a crash
- * (oracle/runner.c); other text that long is dropped. */
+ * (pool/runner.c); other text that long is dropped. */
 #define PROTO_LINE_MAX (8u << 20)
 #define PROTO_LINE_MAX_TEXT "8 MiB"
 /* A frontend's text in a result (its exception's message, the traceback, the frame, why a format is

@@ -10,7 +10,7 @@
  *     deadline) decides the outcome, so ferry never blames a test with a signal ferry sent;
  *   - stop itself: a worker stopped for STOP_GRACE seconds is killed, its test recorded with the
  *     stop signal;
- *   - die between tests: a test the worker never took (its status page, oracle/status.h, names an
+ *   - die between tests: a test the worker never took (its status page, pool/status.h, names an
  *     earlier request) is handed to a fresh worker, never recorded;
  *   - leave descendants behind (setsid, double fork): the runner is a child subreaper while it
  *     runs, so they are reparented to it when their parents die, and it kills them whenever a

@@ -1,0 +1,309 @@
+/* jobs.c: the runner's callbacks for the frontend being run: the next job (a reduction, a probe or
+ * a test, within the limit, the budget and --maxfail), and a job's outcome judged into the store. */
+#include "private.h"
+#include "buf.h"
+#include "probe.h"
+#include "protocol.h"
+#include "xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double session_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *session_json_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int session_next_job(void *ctx, struct runner_job *job, struct err *e)
+{
+	struct session *s = ctx;
+	const struct session_opts *o = s->o;
+
+	if (session_reduce_job(s, job))
+		return 1;
+	while (s->cursor < s->norder) {
+		struct wrapped *t = &s->tests[s->order[s->cursor++]];
+		int has, probe, existed;
+
+		if (strcmp(t->in.library, s->fe->library))
+			continue;
+		if (!t->valid) {
+			s->res->invalid++;
+			continue;
+		}
+		if ((has = session_has_result(s, t->in.id, &existed, e)) < 0)
+			return -1;
+		/* The limit is the top of the queue, done or not: a resumed run finishes the same tests. */
+		if (o->limit >= 0 && s->reached >= (size_t)o->limit) {
+			s->res->budget_left_out += !has;
+			continue;
+		}
+		s->reached++;
+		if (has) {
+			s->res->already++;
+			continue;
+		}
+		if (o->maxfail > 0 && s->failures >= (size_t)o->maxfail)
+			s->res->maxfail = 1;
+		if (s->res->maxfail || s->out_of_time || (o->budget > 0 && session_now() - s->start >= o->budget)) {
+			/* Count what the budget or --maxfail leaves out, then stop taking tests. */
+			s->out_of_time = 1;
+			s->res->budget_left_out++;
+			continue;
+		}
+		/* The group's probe first; t is taken again next time. */
+		probe = s->version_known ? session_probe_job(s, t, job, e) : 0;
+		if (probe < 0 || probe == 1) {
+			s->cursor -= probe == 1;
+			s->reached -= probe == 1;
+			return probe;
+		}
+		if (!session_metamorphic(o->oracle) && session_differential(s, t) && session_outputs_dir(s, t, e) < 0)
+			return -1;
+		s->res->ran++;
+		s->res->rerun += existed;
+		job->key = probe == 2 ? xasprintf(PROBE_TEST_KEY "%s", t->in.id) : xstrdup(t->in.id);
+		job->request = session_job_request(s, t);
+		return 1;
+	}
+	/* A test in flight may still turn out inconsistent, and its reduction goes next. */
+	return session_metamorphic(o->oracle) ? 2 : 0;
+}
+
+static void count(struct session *s, enum outcome o)
+{
+	s->res->counts[o]++;
+	if (outcome_is_failure(o)) {
+		s->failed++;
+		s->failures++;
+	}
+}
+
+void session_tick(void *ctx)
+{
+	struct session *s = ctx;
+	size_t done = 0, failed = 0;
+
+	if (!s->o->progress)
+		return;
+	if (!s->nlanes) {
+		s->o->progress(s->o->ctx, s->res->ran + s->res->probes_apart, s->failed);
+		return;
+	}
+	/* The shared pool: one line for every frontend; the lane in s (if any) has its state there. */
+	for (size_t i = 0; i < s->nlanes; i++) {
+		const struct lane *l = &s->lanes[i];
+		const struct session_result *r = l == s->cur ? s->res : l->res;
+
+		if (!r)
+			continue;
+		done += r->ran + r->probes_apart;
+		failed += l == s->cur ? s->failed : l->failed;
+	}
+	s->o->progress(s->o->ctx, done, failed);
+}
+
+void session_outcome(const struct runner_outcome *o, struct db_result *res, struct buf *msg, struct buf *sig,
+		     struct buf *stage)
+{
+	/* A stage of the mutated model (the metamorphic oracle) is recorded as the stage, and the
+	 * message says whose. */
+	const char *of_mutated = "";
+
+	res->stage = o->stage;
+	if (o->stage && strlen(o->stage) > strlen(PROTO_STAGE_MUTATED) &&
+	    !strcmp(o->stage + strlen(o->stage) - strlen(PROTO_STAGE_MUTATED), PROTO_STAGE_MUTATED)) {
+		buf_add(stage, o->stage, strlen(o->stage) - strlen(PROTO_STAGE_MUTATED));
+		res->stage = stage->data;
+		of_mutated = " of the mutated model (m')";
+	}
+	res->exc_type = res->message = res->frame = NULL;
+	res->max_abs = NAN;
+	res->seconds = o->seconds;
+	res->detail = o->stderr_text && *o->stderr_text ? o->stderr_text : NULL;
+	switch (o->end) {
+	case RUNNER_REPLY: {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_MAX_ABS);
+		const char *outcome = session_json_str(o->reply, PROTO_KEY_OUTCOME);
+		int known = outcome_from_name(outcome);
+
+		res->outcome = known >= 0 ? (enum outcome)known : OUTCOME_ERROR;
+		res->stage = session_json_str(o->reply, PROTO_KEY_STAGE);
+		res->exc_type = session_json_str(o->reply, PROTO_KEY_EXC_TYPE);
+		res->message = session_json_str(o->reply, PROTO_KEY_MESSAGE);
+		if (known < 0) {
+			buf_addf(msg, "the worker's result has %s%s%s",
+				 outcome ? "an unknown outcome '" : "no outcome",
+				 outcome ? outcome : "", outcome ? "'" : "");
+			res->message = msg->data;
+		}
+		res->frame = session_json_str(o->reply, PROTO_KEY_FRAME);
+		if (session_json_str(o->reply, PROTO_KEY_DETAIL))
+			res->detail = session_json_str(o->reply, PROTO_KEY_DETAIL);
+		if (cJSON_IsNumber(m))
+			res->max_abs = m->valuedouble;
+		break;
+	}
+	case RUNNER_TIMEOUT:
+		res->outcome = OUTCOME_TIMEOUT;
+		buf_addf(msg, "no result after %.0fs%s%s%s", o->seconds, res->stage ? " in stage " : "",
+			 res->stage ? res->stage : "", of_mutated);
+		res->message = msg->data;
+		break;
+	case RUNNER_OOM:
+		res->outcome = OUTCOME_OOM;
+		res->message = *of_mutated ? "the worker passed the memory limit on the mutated model (m')"
+			     : "the worker passed the memory limit";
+		break;
+	case RUNNER_DIED:
+		res->outcome = OUTCOME_CRASH;
+		if (o->why) {
+			/* ferry ended the worker itself: its signal is not the test's */
+			buf_adds(msg, o->why);
+			if (res->stage)
+				buf_addf(msg, " in stage %s%s", res->stage, of_mutated);
+			res->message = msg->data;
+			break;
+		}
+		buf_adds(msg, "the worker ");
+		proc_status_describe(&o->status, msg);
+		if (res->stage)
+			buf_addf(msg, " during %s%s", res->stage, of_mutated);
+		res->message = msg->data;
+		if (o->status.signaled)
+			buf_addf(sig, "signal %d", o->status.sig);
+		else
+			buf_addf(sig, "exit %d", o->status.code);
+		res->exc_type = sig->data;
+		break;
+	}
+}
+
+/* Where a test's time went, when its worker answered with the times of the frontend's stages: the
+ * rest, up to this moment (just before its row is written), is ferry's. */
+static void time_result(const struct runner_outcome *o, struct db_result *res, double entered)
+{
+	const cJSON *t = o->end == RUNNER_REPLY ? cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_TIMES) : NULL;
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(t, PROTO_STAGE_LOAD);
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(t, PROTO_STAGE_COMPILE);
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(t, PROTO_STAGE_EXECUTE);
+	const cJSON *wait = cJSON_GetObjectItemCaseSensitive(t, PROTO_TIME_WAIT);
+	const cJSON *worker = cJSON_GetObjectItemCaseSensitive(t, PROTO_TIME_WORKER);
+	double ferry;
+
+	res->timed = cJSON_IsNumber(l) && cJSON_IsNumber(c) && cJSON_IsNumber(x);
+	if (!res->timed)
+		return;
+	res->load_seconds = l->valuedouble;
+	res->compile_seconds = c->valuedouble;
+	res->execute_seconds = x->valuedouble;
+	/* The worker's wait for the request and its time with the test, on its clock: a worker that
+	 * has its next request behind the current one goes on at once, while ferry reads the answer
+	 * and writes the request after; the runner's clock (queued, seconds) when it did not say. */
+	if (cJSON_IsNumber(wait) && cJSON_IsNumber(worker))
+		ferry = wait->valuedouble + worker->valuedouble;
+	else
+		ferry = o->queued + o->seconds;
+	ferry += (session_now() - entered) - l->valuedouble - c->valuedouble - x->valuedouble;
+	/* Two clocks (the worker's and ours) read apart: never below nothing. */
+	res->ferry_seconds = ferry > 0 ? ferry : 0;
+}
+
+/* A timed result's seconds into the frontend's account, with the write of its row (which the row
+ * cannot hold): ferry's too. */
+static void add_time(struct session_result *r, const struct db_result *res, double write)
+{
+	r->timed++;
+	r->load_seconds += res->load_seconds;
+	r->compile_seconds += res->compile_seconds;
+	r->execute_seconds += res->execute_seconds;
+	r->ferry_seconds += res->ferry_seconds + write;
+}
+
+int session_job_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
+{
+	struct session *s = ctx;
+	struct db_result res;
+	struct buf msg = BUF_INIT, sig = BUF_INIT, undef = BUF_INIT;
+	int probe = !strncmp(job->key, PROBE_KEY, strlen(PROBE_KEY));
+	int both = !strncmp(job->key, PROBE_TEST_KEY, strlen(PROBE_TEST_KEY));
+	const char *id = probe ? job->key + strlen(PROBE_KEY) : both ? job->key + strlen(PROBE_TEST_KEY) : job->key;
+	struct strmap_entry *t = strmap_find(&s->index, id);
+	const struct wrapped *test = t ? &s->tests[t->count] : NULL;
+	struct tolerance tol = { s->o->atol, s->o->rtol };
+	struct buf mutated = BUF_INIT;
+	double entered = session_now();
+	int ret;
+
+	if (!strncmp(job->key, REDUCE_KEY, strlen(REDUCE_KEY))) {
+		ret = session_reduce_done(s, job->key + strlen(REDUCE_KEY), o, e);
+		session_tick(s);
+		return ret;
+	}
+	memset(&res, 0, sizeof(res));
+	/* The tolerance that judged the test, as session_next_job chose it, kept with the result for its
+	 * reproducer. */
+	if (test)
+		tol = tolerance_for(&s->tol, test->in.op, probe_dtype(&test->in), s->fe->name, tol);
+	res.atol = tol.atol;
+	res.rtol = tol.rtol;
+	res.frontend = s->fe->label;
+	res.frontend_version = o->version;
+	res.id = id;
+	res.run_id = s->run_id;
+	/* A frontend that cannot take the format at all: no result, the run of it stops (the tests are
+	 * left to a later run, with another release), and the session says so once. */
+	if (o->end == RUNNER_REPLY && session_json_str(o->reply, PROTO_KEY_UNAVAILABLE)) {
+		if (!s->format_why)
+			s->format_why = xstrdup(session_json_str(o->reply, PROTO_KEY_UNAVAILABLE));
+		return err_set(e, EXIT_ENV, "frontend '%s' is unavailable for %s", s->fe->label, s->format_why);
+	}
+	session_outcome(o, &res, &msg, &sig, &mutated);
+	/* A failure on an input in the operator's undefined domain is flagged, never reported as a bug:
+	 * the frontend may answer anything there. What it did answer stays in the message. Where only
+	 * the values are in question (a reference that is not finite), a crash is still a crash. */
+	if (outcome_is_failure(res.outcome) &&
+	    !(test && test->undefined_values && res.outcome != OUTCOME_MISMATCH)) {
+		const char *why = test ? test->undefined : NULL;
+
+		if (why) {
+			buf_addf(&undef, "%s (the frontend gave %s: %s)", why, outcome_name(res.outcome),
+				 res.message ? res.message : "");
+			res.outcome = OUTCOME_UNDEFINED;
+			res.message = undef.data;
+		}
+	}
+	ret = probe || both ? session_probe_done(s, test, &res, e) : 0;
+	if (!probe && ret == 0) {
+		double written;
+
+		count(s, res.outcome);
+		time_result(o, &res, entered);
+		written = session_now();
+		ret = db_put_result(&s->db, &res, e);
+		if (res.timed)
+			add_time(s->res, &res, session_now() - written);
+		if (ret == 0 && o->end == RUNNER_REPLY && session_metamorphic(s->o->oracle))
+			ret = session_mutation_done(s, &res, o->reply, e);
+	}
+	if (!probe && ret == 0 && o->end == RUNNER_REPLY)
+		ret = session_put_pairs(s, &res, o->reply, e);
+	buf_release(&undef);
+	buf_release(&msg);
+	buf_release(&sig);
+	buf_release(&mutated);
+	session_tick(s);
+	return ret;
+}
