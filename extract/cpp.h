@@ -91,7 +91,7 @@ int cpp_mode_parse(const char *name, enum cpp_mode *mode);
 
 /* The child's side (ferry harvest-cpp-child): parse file here, in this process, with ferry's header
  * at stub and o's -I, -D and compile commands, and write what it gives to fd, one line per event
- * (the C++ parse channel, oracle/protocol.h), ending with PROTO_CPP_DONE; o's hooks and limits are
+ * (the C++ parse channel, pool/protocol.h), ending with PROTO_CPP_DONE; o's hooks and limits are
  * not used. 0, or -1 with e filled (also written to fd, so that the parent can say it). */
 int cpp_child_run(int fd, enum cpp_mode mode, const char *file, const char *stub, const struct cpp_opts *o,
 		  struct err *e);

@@ -1,6 +1,6 @@
 /* cmd-worker.c: ferry worker --run FRONTEND | --wrap
  *
- * Not for people: the runner starts workers (oracle/runner.h) and speaks to them over stdin and
+ * Not for people: the runner starts workers (pool/runner.h) and speaks to them over stdin and
  * stdout. A worker imports its libraries once and serves test after test (oracle/worker.h). */
 #include "py.h"
 

@@ -1,5 +1,5 @@
 /* child.c: the child's side of one file's parse (ferry harvest-cpp-child): the file parsed in this
- * process, and what it gives written to the channel, one line per event (oracle/protocol.h). */
+ * process, and what it gives written to the channel, one line per event (pool/protocol.h). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,7 +23,7 @@ int cpp_mode_parse(const char *name, enum cpp_mode *mode)
 
 #ifdef HAVE_LIBCLANG
 
-/* The child's hooks: each event one line of the channel (oracle/protocol.h). */
+/* The child's hooks: each event one line of the channel (pool/protocol.h). */
 static void channel_json(FILE *fp, const char *word, cJSON *v)
 {
 	char *text = cJSON_PrintUnformatted(v);
