@@ -23,15 +23,19 @@ static const char usage[] =
 	"Group the failures in STORE into unique bugs (by frontend, conversion function and symptom)\n"
 	"and list them. ferry show STORE BUG prints one with its reproducer.\n";
 
-static const char *frontend, *glob;
-static int json, wide;
+struct bugs_args {
+	const char *frontend, *glob;
+	int json, wide;
+};
+
+#define AT(f) offsetof(struct bugs_args, f)
 
 static const struct opt options[] = {
-	OPT_STRING('F', "frontend", "NAME", "only this frontend", &frontend),
+	OPT_STRING('F', "frontend", "NAME", "only this frontend", AT(frontend)),
 	OPT_STRING(0, "op", "GLOB", "only the bugs with a member test of an operator matching GLOB (fnmatch)",
-		   &glob),
-	OPT_FLAG(0, "json", "print the bugs as one JSON document, each with its member tests", &json),
-	OPT_FLAG('w', "wide", "do not cut lines to the terminal's width (they are never cut in a pipe)", &wide),
+		   AT(glob)),
+	OPT_FLAG(0, "json", "print the bugs as one JSON document, each with its member tests", AT(json)),
+	OPT_FLAG('w', "wide", "do not cut lines to the terminal's width (they are never cut in a pipe)", AT(wide)),
 	OPT_END(),
 };
 
@@ -39,6 +43,7 @@ static const struct opt options[] = {
 struct listing {
 	struct db *db;
 	size_t width;
+	const char *glob;     /* --op */
 	cJSON *json;          /* the array of bugs, with --json */
 	cJSON *members;       /* of the bug being listed */
 	size_t matched, shown;
@@ -52,7 +57,7 @@ static int match_member(void *ctx, const char *fe, const char *bug_id, const cha
 	(void)fe;
 	(void)bug_id;
 	(void)e;
-	if (!summary_op_matches(glob, op))
+	if (!summary_op_matches(l->glob, op))
 		return 0;
 	l->matched++;
 	if (l->members) {
@@ -152,6 +157,7 @@ out:
 
 static int cmd_bugs(int argc, char **argv)
 {
+	struct bugs_args args = { 0 }, *a = &args;
 	struct db db = DB_INIT;
 	struct err e = ERR_INIT;
 	struct listing l;
@@ -159,7 +165,7 @@ static int cmd_bugs(int argc, char **argv)
 	int code = EXIT_OK;
 
 	memset(&l, 0, sizeof(l));
-	if (opts_parse(&cmd_bugs_entry, argc, argv) < 0)
+	if (cmd_parse(&cmd_bugs_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
 	if (optind + 1 != argc)
 		return cmd_usage_error(&cmd_bugs_entry, "bugs takes one STORE");
@@ -167,19 +173,20 @@ static int cmd_bugs(int argc, char **argv)
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
-	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || dedup_rebuild(&db, frontend, &nbugs, &nfail, &e) < 0)
+	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || dedup_rebuild(&db, a->frontend, &nbugs, &nfail, &e) < 0)
 		goto fail;
 	l.db = &db;
-	l.width = summary_width(wide);
-	if (json) {
+	l.glob = a->glob;
+	l.width = summary_width(a->wide);
+	if (a->json) {
 		cJSON *doc = cJSON_CreateObject();
 		char *text;
 
 		cJSON_AddStringToObject(doc, "store", argv[optind]);
-		cJSON_AddItemToObject(doc, "op", string_or_null(glob));
+		cJSON_AddItemToObject(doc, "op", string_or_null(a->glob));
 		cJSON_AddNumberToObject(doc, "failures", (double)nfail);
 		l.json = cJSON_AddArrayToObject(doc, "bugs");
-		if (db_bugs(&db, frontend, print_bug, &l, &e) < 0) {
+		if (db_bugs(&db, a->frontend, print_bug, &l, &e) < 0) {
 			cJSON_Delete(doc);
 			goto fail;
 		}
@@ -190,14 +197,14 @@ static int cmd_bugs(int argc, char **argv)
 		goto out;
 	}
 	printf("%zu unique bugs from %zu failures in %s\n", nbugs, nfail, esc_str(argv[optind]));
-	if (glob)
-		printf("those with a test of an operator matching '%s':\n", esc_str(glob));
+	if (a->glob)
+		printf("those with a test of an operator matching '%s':\n", esc_str(a->glob));
 	if (nbugs)
 		printf("\n  %-12s %-10s %-9s %-8s %7s  %-24s %s\n", "bug", "frontend", "symptom", "stage", "tests",
 		       "operators", "what failed in the simplest test");
-	if (db_bugs(&db, frontend, print_bug, &l, &e) < 0)
+	if (db_bugs(&db, a->frontend, print_bug, &l, &e) < 0)
 		goto fail;
-	if (glob && !l.shown)
+	if (a->glob && !l.shown)
 		printf("  none\n");
 	goto out;
 fail:

@@ -26,32 +26,36 @@ static const char usage[] =
 	"Generate valid ONNX graphs from declarative operator specs, into CORPUS (a graph of one node\n"
 	"is a node record, a bigger one a record of kind \"graph\"). The same seed gives the same corpus.\n";
 
-static const char *output, *ops_arg, *nodes_arg, *specs_arg;
-static int count, seed, opset, diversity, list, quiet, max_dim, max_elements;
-static double pick_rate, p_reject;
+struct generate_args {
+	const char *output, *ops_arg, *nodes_arg, *specs_arg;
+	int count, seed, opset, diversity, list, quiet, max_dim, max_elements;
+	double pick_rate, p_reject;
+};
+
+#define AT(f) offsetof(struct generate_args, f)
 
 static const struct opt options[] = {
-	OPT_STRING('o', "output", "CORPUS", "where the graphs go", &output),
-	OPT_INT('n', "count", "COUNT", "graphs to generate (default 100)", &count, 1, 100000000),
+	OPT_STRING('o', "output", "CORPUS", "where the graphs go", AT(output)),
+	OPT_INT('n', "count", "COUNT", "graphs to generate (default 100)", AT(count), 1, 100000000),
 	OPT_STRING(0, "ops", "GLOB[,GLOB]",
 		"only these operators (shell patterns; default: all that hold at the opset)",
-		   &ops_arg),
-	OPT_STRING(0, "nodes", "MIN:MAX", "nodes per graph, drawn uniformly (default 1:10)", &nodes_arg),
-	OPT_INT(0, "seed", "S", "the seed (default 1)", &seed, 0, 2147483647),
-	OPT_INT(0, "opset", "N", "the ONNX opset (default 17)", &opset, 1, 1000),
+		   AT(ops_arg)),
+	OPT_STRING(0, "nodes", "MIN:MAX", "nodes per graph, drawn uniformly (default 1:10)", AT(nodes_arg)),
+	OPT_INT(0, "seed", "S", "the seed (default 1)", AT(seed), 0, 2147483647),
+	OPT_INT(0, "opset", "N", "the ONNX opset (default 17)", AT(opset), 1, 1000),
 	OPT_DOUBLE(0, "pick-rate", "P", "the chance that an input reuses a fitting tensor of the graph (default 0.97)",
-		   &pick_rate),
-	OPT_FLAG(0, "diversity", "choose operators by the novelty of their recent vertices (GenCoG)", &diversity),
+		   AT(pick_rate)),
+	OPT_FLAG(0, "diversity", "choose operators by the novelty of their recent vertices (GenCoG)", AT(diversity)),
 	OPT_DOUBLE(0, "p-reject", "P", "reject a vertex seen before with this probability (GenCoG; default 0)",
-		&p_reject),
-	OPT_INT(0, "max-dim", "N", "a dimension the spec leaves free is drawn from 1..N (default 8)", &max_dim, 1,
+		AT(p_reject)),
+	OPT_INT(0, "max-dim", "N", "a dimension the spec leaves free is drawn from 1..N (default 8)", AT(max_dim), 1,
 		4096),
-	OPT_INT(0, "max-elements", "N", "a tensor with more elements drops its vertex (default 65536)", &max_elements,
-		1,
+	OPT_INT(0, "max-elements", "N", "a tensor with more elements drops its vertex (default 65536)",
+		AT(max_elements), 1,
 		2147483647),
-	OPT_STRING(0, "specs", "DIR", "the operator specs (default: ferry's own)", &specs_arg),
-	OPT_FLAG(0, "list", "list the operators, each with its spec's FILE:LINE and opsets, and stop", &list),
-	OPT_FLAG('q', "quiet", "no progress line", &quiet),
+	OPT_STRING(0, "specs", "DIR", "the operator specs (default: ferry's own)", AT(specs_arg)),
+	OPT_FLAG(0, "list", "list the operators, each with its spec's FILE:LINE and opsets, and stop", AT(list)),
+	OPT_FLAG('q', "quiet", "no progress line", AT(quiet)),
 	OPT_END(),
 };
 
@@ -66,9 +70,9 @@ static int parse_nodes(const char *text, int *lo, int *hi)
 	int r;
 
 	if (!colon)
-		return cmd_parse_int(text, 1, 100000, lo) < 0 ? -1 : (*hi = *lo, 0);
+		return opts_parse_int(text, 1, 100000, lo) < 0 ? -1 : (*hi = *lo, 0);
 	a = xstrndup(text, (size_t)(colon - text));
-	r = cmd_parse_int(a, 1, 100000, lo) < 0 || cmd_parse_int(colon + 1, 1, 100000, hi) < 0 || *hi < *lo ? -1 : 0;
+	r = opts_parse_int(a, 1, 100000, lo) < 0 || opts_parse_int(colon + 1, 1, 100000, hi) < 0 || *hi < *lo ? -1 : 0;
 	free(a);
 	return r;
 }
@@ -139,7 +143,7 @@ static int op_nodes_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void print_summary(FILE *fp, struct graph_gen *g, double seconds)
+static void print_summary(FILE *fp, const char *output, struct graph_gen *g, double seconds)
 {
 	struct strmap_entry **bugs = strmap_sorted(&g->bugs);
 	struct graph_op *ops = xcalloc((size_t)g->nops, sizeof(*ops));
@@ -173,6 +177,7 @@ static void print_summary(FILE *fp, struct graph_gen *g, double seconds)
 
 static int cmd_generate(int argc, char **argv)
 {
+	struct generate_args args = { 0 }, *a = &args;
 	struct spec_set specs;
 	struct graph_gen g;
 	struct graph_opts o;
@@ -191,31 +196,31 @@ static int cmd_generate(int argc, char **argv)
 	spec_init(&specs);
 	memset(&g, 0, sizeof(g));
 	memset(&o, 0, sizeof(o));
-	count = 100;
-	seed = 1;
-	opset = 17;
-	pick_rate = 0.97;
-	p_reject = 0;
-	max_dim = 8;
-	max_elements = 65536;
-	if (opts_parse(&cmd_generate_entry, argc, argv) < 0)
+	a->count = 100;
+	a->seed = 1;
+	a->opset = 17;
+	a->pick_rate = 0.97;
+	a->p_reject = 0;
+	a->max_dim = 8;
+	a->max_elements = 65536;
+	if (cmd_parse(&cmd_generate_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
 	if (optind != argc)
 		return cmd_usage_error(&cmd_generate_entry, "generate takes no arguments, only options");
-	if (!output && !list)
+	if (!a->output && !a->list)
 		return cmd_usage_error(&cmd_generate_entry, "no output: say where the graphs go with -o CORPUS");
-	if (nodes_arg && parse_nodes(nodes_arg, &lo, &hi) < 0)
+	if (a->nodes_arg && parse_nodes(a->nodes_arg, &lo, &hi) < 0)
 		return cmd_usage_error(&cmd_generate_entry,
 			"--nodes takes MIN:MAX, whole numbers with 1 <= MIN <= MAX, "
-				       "not '%s'", nodes_arg);
-	if (pick_rate > 1)
+				       "not '%s'", a->nodes_arg);
+	if (a->pick_rate > 1)
 		return cmd_usage_error(&cmd_generate_entry, "--pick-rate is a probability, from 0 to 1");
-	if (p_reject > 1)
+	if (a->p_reject > 1)
 		return cmd_usage_error(&cmd_generate_entry, "--p-reject is a probability, from 0 to 1");
-	if (ops_arg) {
+	if (a->ops_arg) {
 		char *save = NULL, *tok;
 
-		ops_copy = xstrdup(ops_arg);
+		ops_copy = xstrdup(a->ops_arg);
 		for (tok = strtok_r(ops_copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			XGROW(globs, cap, nglobs + 1);
 			globs[nglobs++] = tok;
@@ -225,21 +230,21 @@ static int cmd_generate(int argc, char **argv)
 			goto out;
 		}
 	}
-	dir = specs_arg ? xstrdup(specs_arg) : spec_default_dir();
+	dir = a->specs_arg ? xstrdup(a->specs_arg) : spec_default_dir();
 	o.min_nodes = lo;
 	o.max_nodes = hi;
-	o.opset = opset;
-	o.seed = (uint64_t)seed;
-	o.diversity = diversity;
-	o.p_reject = p_reject;
-	o.solve.pick_rate = pick_rate;
-	o.solve.max_dim = max_dim;
-	o.solve.max_elements = max_elements;
+	o.opset = a->opset;
+	o.seed = (uint64_t)a->seed;
+	o.diversity = a->diversity;
+	o.p_reject = a->p_reject;
+	o.solve.pick_rate = a->pick_rate;
+	o.solve.max_dim = a->max_dim;
+	o.solve.max_elements = a->max_elements;
 	if (spec_load_dir(&specs, dir, &e) < 0 || solve_check(&specs, &o.solve, CHECK_SAMPLES, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}
-	if (list) {
+	if (a->list) {
 		code = list_ops(&specs);
 		goto out;
 	}
@@ -250,23 +255,23 @@ static int cmd_generate(int argc, char **argv)
 	have_gen = 1;
 	version = onnx_version();
 	g.o.library_version = version;
-	if (fs_output_open(&out, output, &e) < 0) {
+	if (fs_output_open(&out, a->output, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}
 	if (out.stale)
 		cmd_warn("removed %zu temporary file%s that a killed ferry left beside '%s'", out.stale,
-			 out.stale > 1 ? "s" : "", esc_str(output));
+			 out.stale > 1 ? "s" : "", esc_str(a->output));
 	start = progress_now();
-	progress_start(&progress, "generate", (size_t)count, quiet);
-	while (written < (size_t)count) {
+	progress_start(&progress, "generate", (size_t)a->count, a->quiet);
+	while (written < (size_t)a->count) {
 		buf_reset(&line);
 		if (graph_generate(&g, index++, &line) == 0) {
 			/* Every attempt of this graph failed: the specs are broken for these ops. */
 			if (++empty >= 100 && empty > 10 * written) {
 				progress_clear(&progress);
 				fs_output_abort(&out);
-				print_summary(stderr, &g, progress_now() - start);
+				print_summary(stderr, a->output, &g, progress_now() - start);
 				err_set(&e, EXIT_INPUT,
 					"no vertex could be made in %zu graphs: see the spec bugs above", empty);
 				code = cmd_error(&e);
@@ -286,7 +291,7 @@ static int cmd_generate(int argc, char **argv)
 		code = cmd_error(&e);
 		goto out;
 	}
-	print_summary(summary, &g, progress_now() - start);
+	print_summary(summary, a->output, &g, progress_now() - start);
 out:
 	fs_output_abort(&out);
 	if (have_gen)

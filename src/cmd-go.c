@@ -64,10 +64,15 @@ static const char more[] =
 	"The frontends' counts: ort onnxruntime-cpu, tvm-onnx tvm-relax-onnx, iree-onnx iree-onnx,\n"
 	"tvm-pytorch tvm-relax-torch (corpora/counts/); the others rank without counts.\n";
 
-static const char *output, *counts_opt, *tolerances_opt;
-static struct opts_list suites;
-static int per_op, limit, quiet, vary_k, generate_n;
-static double budget;
+struct go_args {
+	const char *output, *counts_opt, *tolerances_opt;
+	struct opts_list suites;
+	int per_op, limit, quiet, vary_k, generate_n;
+	double budget;
+	struct runopts r;
+};
+
+#define AT(f) offsetof(struct go_args, f)
 
 static int parse_frontends(void *value, const char *list, struct err *e)
 {
@@ -83,33 +88,33 @@ static int parse_rerun(void *value, const char *arg, struct err *e)
 
 static const struct opt options[] = {
 	OPT_CALL('F', "frontend", "LIST", "frontends to run, comma-separated, as ferry run takes them (default:\n"
-		 "every frontend of the libraries named)", &runopts, parse_frontends),
-	OPT_STRING('o', "output", "DIR", "the project directory (default: the current directory)", &output),
+		 "every frontend of the libraries named)", AT(r), parse_frontends),
+	OPT_STRING('o', "output", "DIR", "the project directory (default: the current directory)", AT(output)),
 	OPT_CALL(0, "op", "GLOB", "only instances whose operator matches GLOB (the whole name or its last dotted\n"
-		 "part; comma-separated, repeatable)", &runopts.select, runopts_parse_op),
+		 "part; comma-separated, repeatable)", AT(r.select), runopts_parse_op),
 	OPT_CALL(0, "test", "GLOB", "only instances whose source test matches GLOB (comma-separated, repeatable)",
-		 &runopts.select, runopts_parse_test),
-	OPT_LIST('s', "suite", "NAME", "torch, keras: harvest this suite (repeatable; default: all)", &suites),
-	OPT_INT('n', "limit", "N", "run the top N tests of each frontend's queue (after --per-op)", &limit, 1,
+		 AT(r.select), runopts_parse_test),
+	OPT_LIST('s', "suite", "NAME", "torch, keras: harvest this suite (repeatable; default: all)", AT(suites)),
+	OPT_INT('n', "limit", "N", "run the top N tests of each frontend's queue (after --per-op)", AT(limit), 1,
 		1 << 30),
-	OPT_INT(0, "per-op", "K", "take at most K tests of an operator down each queue", &per_op, 1, 1 << 30),
+	OPT_INT(0, "per-op", "K", "take at most K tests of an operator down each queue", AT(per_op), 1, 1 << 30),
 	OPT_INT(0, "vary", "K", "also run up to K variants of each test of the sample (ferry vary; default 0)",
-		&vary_k, 0, 1000),
+		AT(vary_k), 0, 1000),
 	OPT_INT(0, "generate", "N", "onnx: also run N generated graphs (ferry generate --seed 1; default 0)",
-		&generate_n, 0, 1000000),
-	OPT_SECONDS(0, "budget", "SECS", "start no test after SECS seconds from the start of the command", &budget),
+		AT(generate_n), 0, 1000000),
+	OPT_SECONDS(0, "budget", "SECS", "start no test after SECS seconds from the start of the command", AT(budget)),
 	OPT_STRING(0, "counts", "FILE", "rank every queue against these counts (default: each frontend's own)",
-		   &counts_opt),
+		   AT(counts_opt)),
 	OPT_STRING(0, "tolerances", "F", "per-operator tolerances (default: ferry's for the library, where it has\n"
-		   "them)", &tolerances_opt),
+		   "them)", AT(tolerances_opt)),
 	OPT_CALL(0, "rerun", "WHAT", "run again tests that have a result: failed, errors (crash, timeout, oom)\n"
-		 "or all", &runopts.s.rerun, parse_rerun),
-	OPT_INT(0, "maxfail", "N", "start no test after N failures", &runopts.maxfail, 1, 1 << 30),
-	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", &runopts.s.runner.jobs, 1, 256),
-	OPT_SECONDS('t', "timeout", "SECS", "time one test may take (default 60)", &runopts.s.runner.timeout),
+		 "or all", AT(r.s.rerun), parse_rerun),
+	OPT_INT(0, "maxfail", "N", "start no test after N failures", AT(r.maxfail), 1, 1 << 30),
+	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", AT(r.s.runner.jobs), 1, 256),
+	OPT_SECONDS('t', "timeout", "SECS", "time one test may take (default 60)", AT(r.s.runner.timeout)),
 	OPT_SIZE('m', "memory", "SIZE", "memory one worker may use, e.g. 4G (default: a share of the machine's)",
-		 &runopts.memory),
-	OPT_FLAG('q', "quiet", "no progress lines", &quiet),
+		 AT(r.memory)),
+	OPT_FLAG('q', "quiet", "no progress lines", AT(quiet)),
 	OPT_END(),
 };
 
@@ -149,6 +154,7 @@ struct group {
 };
 
 struct go {
+	struct go_args *a;          /* the options (borrowed) */
 	const char *library;
 	char *dir, *corpus, *wrapdir, *store;
 	char *extra[EXTRA_COUNT];   /* the extras' corpora, NULL where none is made */
@@ -175,13 +181,13 @@ static void say(const char *fmt, ...)
 
 static double time_left(const struct go *g)
 {
-	return budget > 0 ? budget - (progress_now() - g->start) : 1e9;
+	return g->a->budget > 0 ? g->a->budget - (progress_now() - g->start) : 1e9;
 }
 
-static char *counts_for(const struct frontend *fe)
+static char *counts_for(const struct go *g, const struct frontend *fe)
 {
-	if (counts_opt)
-		return xstrdup(counts_opt);
+	if (g->a->counts_opt)
+		return xstrdup(g->a->counts_opt);
 	for (size_t i = 0; i < sizeof(frontend_counts) / sizeof(frontend_counts[0]); i++)
 		if (!strcmp(fe->name, frontend_counts[i].frontend))
 			return home_file(HOME_COUNTS, frontend_counts[i].file);
@@ -245,7 +251,7 @@ static int call(const struct cmd_entry *c, const char *path, const char **argv, 
  * no stamp is an older ferry's whole harvest. */
 static int stage_harvest(struct go *g)
 {
-	char *stamp = xasprintf("%s.args", g->corpus), *sel = select_describe(&runopts.select);
+	char *stamp = xasprintf("%s.args", g->corpus), *sel = select_describe(&g->a->r.select);
 	struct buf want = BUF_INIT, whole = BUF_INIT;
 	const char *argv[64];
 	int argc = 0, has_suites = 0, code = EXIT_OK;
@@ -254,8 +260,8 @@ static int stage_harvest(struct go *g)
 	harvest_source(g->library, &has_suites);
 	buf_addf(&whole, "harvest %s\n", g->library);
 	buf_addf(&want, "harvest %s", g->library);
-	for (size_t i = 0; has_suites && i < suites.n; i++)
-		buf_addf(&want, " --suite %s", suites.v[i]);
+	for (size_t i = 0; has_suites && i < g->a->suites.n; i++)
+		buf_addf(&want, " --suite %s", g->a->suites.v[i]);
 	buf_addf(&want, "%s%s\n", *sel ? " " : "", sel);
 	if (fs_exists(g->corpus) && (!fs_exists(stamp) || stamp_is(stamp, whole.data) || stamp_is(stamp, want.data))) {
 		say("harvest %s: current ('%s'), skipped\n", g->library, esc_str(g->corpus));
@@ -265,19 +271,19 @@ static int stage_harvest(struct go *g)
 	argv[argc++] = g->library;
 	argv[argc++] = "-o";
 	argv[argc++] = g->corpus;
-	for (size_t i = 0; has_suites && i < suites.n && argc < 40; i++) {
+	for (size_t i = 0; has_suites && i < g->a->suites.n && argc < 40; i++) {
 		argv[argc++] = "--suite";
-		argv[argc++] = suites.v[i];
+		argv[argc++] = g->a->suites.v[i];
 	}
-	for (size_t i = 0; i < runopts.select.nops && argc < 56; i++) {
+	for (size_t i = 0; i < g->a->r.select.nops && argc < 56; i++) {
 		argv[argc++] = "--op";
-		argv[argc++] = runopts.select.ops[i];
+		argv[argc++] = g->a->r.select.ops[i];
 	}
-	for (size_t i = 0; i < runopts.select.ntests && argc < 62; i++) {
+	for (size_t i = 0; i < g->a->r.select.ntests && argc < 62; i++) {
 		argv[argc++] = "--test";
-		argv[argc++] = runopts.select.tests[i];
+		argv[argc++] = g->a->r.select.tests[i];
 	}
-	if (quiet)
+	if (g->a->quiet)
 		argv[argc++] = "-q";
 	argv[argc] = NULL;
 	say("harvest %s -> %s\n", g->library, esc_str(g->corpus));
@@ -328,7 +334,7 @@ static int rank_queue(struct go *g, struct group *q, const char *corpus, const c
 	if (rank_set_load(&s, corpus, on_bad_line, &shown, &nbad, e) < 0)
 		goto out;
 	if (!s.n && !*what) {
-		char *d = select_describe(&runopts.select);
+		char *d = select_describe(&g->a->r.select);
 
 		err_set(e, EXIT_INPUT, "'%s' holds no instance records%s%s: nothing to rank", corpus,
 			*d ? " that " : "", *d ? d : "");
@@ -384,9 +390,10 @@ static int eligible(const struct group *q, int kind, const struct strmap *parent
  * (kind < 0) --per-op K of an operator at most and the top --limit N; a variant only when its
  * parent is among the group's harvested tests; a generated graph always. How many were taken, and
  * how many could run, into *took and *could. */
-static int take_sample(struct group *q, const char *queue, int kind, const struct strmap *parent_of, size_t *took,
-		       size_t *could, struct err *e)
+static int take_sample(const struct go *g, struct group *q, const char *queue, int kind,
+		       const struct strmap *parent_of, size_t *took, size_t *could, struct err *e)
 {
+	int per_op = g->a->per_op, limit = g->a->limit;
 	struct strmap per = STRMAP_INIT;
 	struct jsonl_reader r;
 	enum jsonl_status st;
@@ -429,10 +436,11 @@ static int take_sample(struct group *q, const char *queue, int kind, const struc
  * an operator at most, the top --limit N. */
 static int stage_rank(struct go *g, struct group *q, struct err *e)
 {
+	int per_op = g->a->per_op, limit = g->a->limit;
 	size_t took;
 
-	if (current_queue(g, q, g->corpus, q->queue, q->stamp, &runopts.select, "", e) < 0 ||
-	    take_sample(q, q->queue, -1, NULL, &took, &q->runnable, e) < 0)
+	if (current_queue(g, q, g->corpus, q->queue, q->stamp, &g->a->r.select, "", e) < 0 ||
+	    take_sample(g, q, q->queue, -1, NULL, &took, &q->runnable, e) < 0)
 		return -1;
 	q->nharvested = q->nsample;
 	say("sample: %zu of the %zu tests of the queue that can run%s\n", q->nsample, q->runnable,
@@ -499,7 +507,7 @@ static int stage_vary(struct go *g, struct err *e)
 	struct strmap want = STRMAP_INIT, have = STRMAP_INIT;
 	struct buf text = BUF_INIT;
 	char *stamp = xasprintf("%s.args", g->extra[EXTRA_VARIANTS]);
-	char *args = xasprintf("vary --per-instance %d\n", vary_k);
+	char *args = xasprintf("vary --per-instance %d\n", g->a->vary_k);
 	char k[16], jobs[16], secs[32];
 	const char *argv[16];
 	long added = 0;
@@ -528,9 +536,9 @@ static int stage_vary(struct go *g, struct err *e)
 		ret = 0;
 		goto out;
 	}
-	snprintf(k, sizeof(k), "%d", vary_k);
-	snprintf(jobs, sizeof(jobs), "%d", runopts.s.runner.jobs);
-	snprintf(secs, sizeof(secs), "%g", runopts.s.runner.timeout);
+	snprintf(k, sizeof(k), "%d", g->a->vary_k);
+	snprintf(jobs, sizeof(jobs), "%d", g->a->r.s.runner.jobs);
+	snprintf(secs, sizeof(secs), "%g", g->a->r.s.runner.timeout);
 	argv[argc++] = "vary";
 	argv[argc++] = g->parents;
 	argv[argc++] = "-o";
@@ -541,10 +549,10 @@ static int stage_vary(struct go *g, struct err *e)
 	argv[argc++] = jobs;
 	argv[argc++] = "-t";
 	argv[argc++] = secs;
-	if (quiet)
+	if (g->a->quiet)
 		argv[argc++] = "-q";
 	argv[argc] = NULL;
-	say("vary %s: up to %d variants of each of the samples' %zu tests (%ld new) -> %s\n", g->library, vary_k,
+	say("vary %s: up to %d variants of each of the samples' %zu tests (%ld new) -> %s\n", g->library, g->a->vary_k,
 	    want.len, added, esc_str(g->extra[EXTRA_VARIANTS]));
 	/* No stamp while vary runs: one that stops has added its parents already, and only the
 	 * missing stamp then says that the same command must run vary again (to resume it). */
@@ -569,14 +577,14 @@ out:
 /* The --op globs that name an operator ferry can generate at generate's default opset: generate
  * refuses a glob that matches none, and --op may name operators with no spec. NULL when --op
  * names none of them; "" when there is no --op. Caller frees. */
-static char *generate_ops(struct err *e)
+static char *generate_ops(const struct go *g, struct err *e)
 {
 	struct spec_set specs = SPEC_SET_INIT;
 	struct buf ops = BUF_INIT;
 	char *dir = spec_default_dir();
 	int any = 0;
 
-	if (!runopts.select.nops) {
+	if (!g->a->r.select.nops) {
 		free(dir);
 		return xstrdup("");
 	}
@@ -585,7 +593,7 @@ static char *generate_ops(struct err *e)
 		spec_release(&specs);
 		return NULL;
 	}
-	for (size_t m = 0; m < runopts.select.nops; m++) {
+	for (size_t m = 0; m < g->a->r.select.nops; m++) {
 		int match = 0;
 
 		for (size_t k = 0; k < specs.nblocks && !match; k++) {
@@ -594,10 +602,10 @@ static char *generate_ops(struct err *e)
 			if (GO_OPSET < b->opset_lo || GO_OPSET > b->opset_hi)
 				continue;
 			for (int i = 0; i < b->nops && !match; i++)
-				match = fnmatch(runopts.select.ops[m], b->ops[i], 0) == 0;
+				match = fnmatch(g->a->r.select.ops[m], b->ops[i], 0) == 0;
 		}
 		if (match) {
-			buf_addf(&ops, "%s%s", any ? "," : "", runopts.select.ops[m]);
+			buf_addf(&ops, "%s%s", any ? "," : "", g->a->r.select.ops[m]);
 			any = 1;
 		}
 	}
@@ -618,7 +626,7 @@ static int stage_generate(struct go *g, struct err *e)
 	const char *argv[16];
 	int argc = 0, ret = -1, code;
 
-	if (runopts.select.ntests) {
+	if (g->a->r.select.ntests) {
 		say("generate %s: --test selects harvested tests, and generated graphs have none: skipped\n",
 		    g->library);
 		free(g->extra[EXTRA_GENERATED]);
@@ -626,7 +634,7 @@ static int stage_generate(struct go *g, struct err *e)
 		free(stamp);
 		return 0;
 	}
-	if (!(ops = generate_ops(e))) {
+	if (!(ops = generate_ops(g, e))) {
 		free(stamp);
 		if (e->code)
 			return -1;
@@ -635,13 +643,14 @@ static int stage_generate(struct go *g, struct err *e)
 		g->extra[EXTRA_GENERATED] = NULL;
 		return 0;
 	}
-	args = xasprintf("generate -n %d --seed 1 --opset %d%s%s\n", generate_n, GO_OPSET, *ops ? " --ops " : "", ops);
+	args = xasprintf("generate -n %d --seed 1 --opset %d%s%s\n", g->a->generate_n, GO_OPSET, *ops ? " --ops " : "",
+			 ops);
 	if (fs_exists(g->extra[EXTRA_GENERATED]) && stamp_is(stamp, args)) {
 		say("generate %s: current ('%s'), skipped\n", g->library, esc_str(g->extra[EXTRA_GENERATED]));
 		ret = 0;
 		goto out;
 	}
-	snprintf(n, sizeof(n), "%d", generate_n);
+	snprintf(n, sizeof(n), "%d", g->a->generate_n);
 	snprintf(opset, sizeof(opset), "%d", GO_OPSET);
 	argv[argc++] = "generate";
 	argv[argc++] = "-o";
@@ -656,10 +665,10 @@ static int stage_generate(struct go *g, struct err *e)
 		argv[argc++] = "--ops";
 		argv[argc++] = ops;
 	}
-	if (quiet)
+	if (g->a->quiet)
 		argv[argc++] = "-q";
 	argv[argc] = NULL;
-	say("generate %s: %d graphs -> %s\n", g->library, generate_n, esc_str(g->extra[EXTRA_GENERATED]));
+	say("generate %s: %d graphs -> %s\n", g->library, g->a->generate_n, esc_str(g->extra[EXTRA_GENERATED]));
 	if ((code = call(&cmd_generate_entry, NULL, argv, argc)) != EXIT_OK) {
 		err_set(e, code, "generate stopped (see above)");
 		goto out;
@@ -716,7 +725,7 @@ static int stage_extras(struct go *g, struct err *e)
 	struct strmap parent_of = STRMAP_INIT;
 	int r = -1;
 
-	if (vary_k) {
+	if (g->a->vary_k) {
 		g->parents = xasprintf("%s/vary-parents.jsonl", g->dir);
 		g->extra[EXTRA_VARIANTS] = xasprintf("%s/variants.jsonl", g->dir);
 		if (stage_vary(g, e) < 0)
@@ -728,11 +737,11 @@ static int stage_extras(struct go *g, struct err *e)
 			goto out;
 		}
 	}
-	if (generate_n && !strcmp(g->library, "onnx")) {
+	if (g->a->generate_n && !strcmp(g->library, "onnx")) {
 		g->extra[EXTRA_GENERATED] = xasprintf("%s/generated.jsonl", g->dir);
 		if (stage_generate(g, e) < 0)
 			goto out;
-	} else if (generate_n) {
+	} else if (g->a->generate_n) {
 		say("generate %s: ferry generates ONNX graphs only: skipped\n", g->library);
 	}
 	for (size_t k = 0; k < g->ngroups; k++) {
@@ -745,8 +754,8 @@ static int stage_extras(struct go *g, struct err *e)
 				continue;
 			/* Variants are of the selected tests already; a graph's operator is "graph". */
 			if (current_queue(g, q, g->extra[x], q->xqueue[x], q->xstamp[x],
-					  x == EXTRA_VARIANTS ? &runopts.select : NULL, extra_name[x], e) < 0 ||
-			    take_sample(q, q->xqueue[x], x, &parent_of, &took, &could, e) < 0)
+					  x == EXTRA_VARIANTS ? &g->a->r.select : NULL, extra_name[x], e) < 0 ||
+			    take_sample(g, q, q->xqueue[x], x, &parent_of, &took, &could, e) < 0)
 				goto out;
 			if (x == EXTRA_VARIANTS)
 				say("sample: %zu variants of the sample's tests that can run\n", took);
@@ -801,8 +810,8 @@ static int go_formats(const struct go *g, struct wrap_opts *o, struct err *e)
 {
 	size_t cap = 0;
 
-	for (size_t i = 0; i < runopts.nfes; i++)
-		if (!strcmp(runopts.fes[i].library, g->library) && runopts_add_format(o, &cap, &runopts.fes[i], e) < 0)
+	for (size_t i = 0; i < g->a->r.nfes; i++)
+		if (!strcmp(g->a->r.fes[i].library, g->library) && runopts_add_format(o, &cap, &g->a->r.fes[i], e) < 0)
 			return -1;
 	return 0;
 }
@@ -827,16 +836,16 @@ static int stage_wrap(struct go *g, const struct strmap *only, size_t want, stru
 	o.ncorpora = ncorpora;
 	o.dir = g->wrapdir;
 	o.only = only;
-	o.jobs = runopts.s.runner.jobs;
-	o.timeout = runopts.s.runner.timeout;
-	o.mem_limit = runopts.s.runner.mem_limit;
+	o.jobs = g->a->r.s.runner.jobs;
+	o.timeout = g->a->r.s.runner.timeout;
+	o.mem_limit = g->a->r.s.runner.mem_limit;
 	o.ctx = &sh;
 	o.warn = wrap_warn;
 	o.invalid = wrap_invalid;
 	o.progress = wrap_progress;
 	if (go_formats(g, &o, e) < 0 || wrap_open(&w, &o, e) < 0)
 		goto out;
-	progress_start(&sh.progress, "wrap", want, quiet);
+	progress_start(&sh.progress, "wrap", want, g->a->quiet);
 	sh.progress.failed_word = "invalid";
 	if (wrap_run(&w, e) < 0) {
 		progress_clear(&sh.progress);
@@ -898,17 +907,17 @@ static int run_group(struct go *g, struct group *q, const char *ids, struct err 
 	int r = -1;
 
 	memset(res, 0, sizeof(res));
-	runopts.s.wrapdir = g->wrapdir;
-	runopts.s.store = g->store;
-	runopts.s.queue = ids;
-	runopts.s.select = NULL;  /* applied by the rank */
-	runopts.s.fes = q->fes;
-	runopts.s.nfes = q->nfes;
-	runopts.s.limit = -1;
-	runopts.s.started = on_started;
-	runopts.s.budget = budget > 0 ? time_left(g) : 0;
-	runopts.s.maxfail = runopts.maxfail ? runopts.maxfail - (long)g->failures : 0;
-	if (session_open(&s, &runopts.s, e) < 0) {
+	g->a->r.s.wrapdir = g->wrapdir;
+	g->a->r.s.store = g->store;
+	g->a->r.s.queue = ids;
+	g->a->r.s.select = NULL;  /* applied by the rank */
+	g->a->r.s.fes = q->fes;
+	g->a->r.s.nfes = q->nfes;
+	g->a->r.s.limit = -1;
+	g->a->r.s.started = on_started;
+	g->a->r.s.budget = g->a->budget > 0 ? time_left(g) : 0;
+	g->a->r.s.maxfail = g->a->r.maxfail ? g->a->r.maxfail - (long)g->failures : 0;
+	if (session_open(&s, &g->a->r.s, e) < 0) {
 		/* A chunk whose tests the library all rejected: nothing to run, not a failure of go. */
 		if (e->code == EXIT_INPUT && strstr(e->msg, "is valid")) {
 			r = 1;
@@ -945,14 +954,14 @@ static int stage_run(struct go *g, struct err *e)
 		if (g->groups[k].nsample > most)
 			most = g->groups[k].nsample;
 	/* A first chunk of a few tests per worker: wrapping more would cost time that may not be there. */
-	first = 8 * (size_t)runopts.s.runner.jobs;
-	to = budget > 0 ? (most < first ? most : first) : most;
+	first = 8 * (size_t)g->a->r.s.runner.jobs;
+	to = g->a->budget > 0 ? (most < first ? most : first) : most;
 	while (from < most && r == 0) {
 		size_t want = 0;
 
-		if (budget > 0 && time_left(g) <= 0) {
-			say("run: the budget of %gs is spent; %zu tests of the sample are left for later\n", budget,
-			    most - from);
+		if (g->a->budget > 0 && time_left(g) <= 0) {
+			say("run: the budget of %gs is spent; %zu tests of the sample are left for later\n",
+			    g->a->budget, most - from);
 			g->out_of_time = 1;
 			break;
 		}
@@ -972,7 +981,7 @@ static int stage_run(struct go *g, struct err *e)
 
 			if (from >= q->nsample)
 				continue;
-			if (budget > 0 || from > 0) {
+			if (g->a->budget > 0 || from > 0) {
 				path = xasprintf("%s.chunk", q->ids);
 				for (size_t i = from; i < to && i < q->nsample; i++)
 					buf_addf(&chunk, "%s\n", q->sample[i]);
@@ -988,7 +997,7 @@ static int stage_run(struct go *g, struct err *e)
 				r = 0;
 		}
 		if (r < 0 || g->out_of_time ||
-		    (runopts.maxfail && g->failures >= (size_t)runopts.maxfail))
+		    (g->a->r.maxfail && g->failures >= (size_t)g->a->r.maxfail))
 			break;
 		from = to;
 		to = to * 2 > most ? most : to * 2;
@@ -1041,6 +1050,8 @@ out:
 
 static void go_release(struct go *g)
 {
+	struct go_args *a = g->a;
+
 	for (size_t k = 0; k < g->ngroups; k++) {
 		struct group *q = &g->groups[k];
 
@@ -1065,19 +1076,20 @@ static void go_release(struct go *g)
 	free(g->wrapdir);
 	free(g->store);
 	memset(g, 0, sizeof(*g));
+	g->a = a;
 }
 
 /* The groups of the library's frontends: one per counts file. */
 static void make_groups(struct go *g)
 {
-	for (size_t i = 0; i < runopts.nfes; i++) {
-		const struct frontend *fe = &runopts.fes[i];
+	for (size_t i = 0; i < g->a->r.nfes; i++) {
+		const struct frontend *fe = &g->a->r.fes[i];
 		char *counts;
 		struct group *q = NULL;
 
 		if (strcmp(fe->library, g->library))
 			continue;
-		counts = counts_for(fe);
+		counts = counts_for(g, fe);
 		for (size_t k = 0; k < g->ngroups && !q; k++)
 			if ((!counts && !g->groups[k].counts) ||
 			    (counts && g->groups[k].counts && !strcmp(counts, g->groups[k].counts)))
@@ -1136,13 +1148,13 @@ static int go_library(struct go *g, const char *dir, const char *library)
 		goto out;
 	}
 	/* The library's own tolerances (half-precision ulps and the like), unless given. */
-	if (!tolerances_opt) {
+	if (!g->a->tolerances_opt) {
 		char *name = xasprintf("%s.txt", library);
 
 		tol = home_file(HOME_TOLERANCES, name);
 		free(name);
 	}
-	runopts.s.tolerances = tolerances_opt ? tolerances_opt : tol;
+	g->a->r.s.tolerances = g->a->tolerances_opt ? g->a->tolerances_opt : tol;
 	ran_before = g->ran;
 	if (stage_run(g, &e) < 0) {
 		code = cmd_error(&e);
@@ -1152,14 +1164,14 @@ static int go_library(struct go *g, const char *dir, const char *library)
 		say("run: nothing left to run (every test of the sample has its result in '%s')\n", esc_str(g->store));
 	code = stage_report(g, g->ran > ran_before);
 out:
-	runopts.s.tolerances = NULL;
+	g->a->r.s.tolerances = NULL;
 	free(tol);
 	err_release(&e);
 	return code;
 }
 
 /* -F absent: every frontend of the libraries named, as their adapters declare them. */
-static int default_frontends(const char *const *libs, size_t nlibs, struct err *e)
+static int default_frontends(struct runopts *ro, const char *const *libs, size_t nlibs, struct err *e)
 {
 	char *table = NULL;
 	int r = -1;
@@ -1178,7 +1190,7 @@ static int default_frontends(const char *const *libs, size_t nlibs, struct err *
 			if (strlen(libs[i]) == libn && !strncmp(lib, libs[i], libn)) {
 				char *name = xstrndup(line, n);
 
-				r = runopts_add_frontends(&runopts, name, e);
+				r = runopts_add_frontends(ro, name, e);
 				free(name);
 				if (r < 0)
 					goto out;
@@ -1192,7 +1204,8 @@ out:
 
 static int cmd_go(int argc, char **argv)
 {
-	struct runopts *ro = &runopts;
+	struct go_args args = { 0 }, *a = &args;
+	struct runopts *ro = &a->r;
 	const char *libs[MAX_LIBRARIES];
 	size_t nlibs = 0;
 	const char *dir;
@@ -1202,14 +1215,14 @@ static int cmd_go(int argc, char **argv)
 	int code = EXIT_OK, has_suites;
 
 	memset(&g, 0, sizeof(g));
+	g.a = a;
 	runopts_init(ro);
-	ro->quiet = 0;
-	if (opts_parse(&cmd_go_entry, argc, argv) < 0) {
+	if (cmd_parse(&cmd_go_entry, argc, argv, a) < 0) {
 		code = EXIT_USAGE;
 		goto out;
 	}
-	ro->quiet = quiet;
-	dir = output ? output : ".";
+	ro->quiet = a->quiet;
+	dir = a->output ? a->output : ".";
 	for (int i = optind; i < argc; i++) {
 		if (harvest_source(argv[i], &has_suites) < 0) {
 			code = cmd_usage_error(&cmd_go_entry, "unknown library '%s' (onnx, torch, keras)", argv[i]);
@@ -1230,7 +1243,7 @@ static int cmd_go(int argc, char **argv)
 		code = cmd_usage_error(&cmd_go_entry, "name a LIBRARY or the frontends (-F)");
 		goto out;
 	}
-	if (!ro->nfes && default_frontends(libs, nlibs, &e) < 0) {
+	if (!ro->nfes && default_frontends(ro, libs, nlibs, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}
@@ -1262,7 +1275,7 @@ static int cmd_go(int argc, char **argv)
 	}
 	for (size_t i = 0; i < nlibs && code == EXIT_OK; i++) {
 		g.start = start;
-		if (budget > 0 && time_left(&g) <= 0) {
+		if (a->budget > 0 && time_left(&g) <= 0) {
 			say("%s: the budget is spent; not started\n", libs[i]);
 			continue;
 		}
@@ -1275,7 +1288,7 @@ static int cmd_go(int argc, char **argv)
 		say("go: done in %.0fs\n", progress_now() - start);
 out:
 	go_release(&g);
-	opts_list_release(&suites);
+	opts_list_release(&a->suites);
 	runopts_release(ro);
 	err_release(&e);
 	return code;

@@ -68,45 +68,49 @@ static const char more[] =
 	"in CORPUS.partial and exits non-zero (130 on Ctrl-C).\n";
 
 
-static const char *output, *keras_tests, *compile_commands;
-static struct opts_list patterns, suites, pytest, cpp, includes, defines, envs;
-static double timeout, parse_timeout;
-static unsigned long long parse_memory;
-static int no_sandbox, quiet;
-static struct select sel;
+struct harvest_args {
+	const char *output, *keras_tests, *compile_commands;
+	struct opts_list patterns, suites, pytest, cpp, includes, defines, envs;
+	double timeout, parse_timeout;
+	unsigned long long parse_memory;
+	int no_sandbox, quiet;
+	struct select sel;
+};
+
+#define AT(f) offsetof(struct harvest_args, f)
 
 static const struct opt options[] = {
-	OPT_STRING('o', "output", "FILE", "the corpus to write ('-' for standard output)", &output),
+	OPT_STRING('o', "output", "FILE", "the corpus to write ('-' for standard output)", AT(output)),
 	OPT_LIST('f', "filter", "GLOB", "keep only instances whose operator or test matches GLOB (repeatable)",
-		 &patterns),
+		 AT(patterns)),
 	OPT_CALL(0, "op", "GLOB", "keep only instances whose operator matches GLOB (the whole name or its last\n"
-		 "dotted part; comma-separated, repeatable)", &sel, runopts_parse_op),
+		 "dotted part; comma-separated, repeatable)", AT(sel), runopts_parse_op),
 	OPT_CALL(0, "test", "GLOB", "keep only instances whose source test matches GLOB (comma-separated,\n"
-		 "repeatable)", &sel, runopts_parse_test),
+		 "repeatable)", AT(sel), runopts_parse_test),
 	OPT_LIST('s', "suite", "NAME", "torch, keras: harvest this suite (repeatable; default: all of the\n"
-		 "source's suites, unless --pytest is given)", &suites),
+		 "source's suites, unless --pytest is given)", AT(suites)),
 	OPT_LIST('p', "pytest", "PATH",
 		 "torch, keras: run the pytest tests of PATH, a file or a directory, and record\n"
-		 "what they call (repeatable); a test that fails does not stop the harvest", &pytest),
+		 "what they call (repeatable); a test that fails does not stop the harvest", AT(pytest)),
 	OPT_STRING(0, "keras-tests", "SET", "keras: which of Keras's own test files layer-tests and ops-tests\n"
 		   "run: default, all, or comma-separated globs under keras/src ('layers/core/*')",
-		   &keras_tests),
+		   AT(keras_tests)),
 	OPT_LIST(0, "cpp", "PATH", "onnx, torch: read the C++ tests of PATH, a file or a directory, with\n"
-		 "libclang (Debian package libclang1-14) instead of running Python's (repeatable)", &cpp),
-	OPT_LIST('I', "include", "DIR", "--cpp: an include directory of the checkout (repeatable)", &includes),
-	OPT_LIST('D', "define", "NAME[=V]", "--cpp: a macro the checkout's build defines (repeatable)", &defines),
+		 "libclang (Debian package libclang1-14) instead of running Python's (repeatable)", AT(cpp)),
+	OPT_LIST('I', "include", "DIR", "--cpp: an include directory of the checkout (repeatable)", AT(includes)),
+	OPT_LIST('D', "define", "NAME[=V]", "--cpp: a macro the checkout's build defines (repeatable)", AT(defines)),
 	OPT_STRING(0, "compile-commands", "DIR", "--cpp: parse each file with its command in\n"
-		   "DIR/compile_commands.json (a configured build of the checkout)", &compile_commands),
+		   "DIR/compile_commands.json (a configured build of the checkout)", AT(compile_commands)),
 	OPT_SIZE(0, "parse-memory", "SIZE", "--cpp: the memory one file's parse may use (default 2G); a file\n"
-		 "whose parse needs more is skipped", &parse_memory),
+		 "whose parse needs more is skipped", AT(parse_memory)),
 	OPT_SECONDS(0, "parse-timeout", "SECS", "--cpp: the time (CPU and wall clock) one file's parse may take\n"
-		    "(default 60); a file whose parse takes longer is skipped", &parse_timeout),
+		    "(default 60); a file whose parse takes longer is skipped", AT(parse_timeout)),
 	OPT_SECONDS('t', "timeout", "SECS", "a test that runs longer is stopped and counted as crashed (default 300)",
-		    &timeout),
+		    AT(timeout)),
 	OPT_LIST(0, "env", "NAME", "the tests also see the environment variable NAME (repeatable); they\n"
-		 "see only the locale, PATH, Python's and the libraries' own settings otherwise", &envs),
-	OPT_FLAG(0, "no-sandbox", "run the tests without bubblewrap's sandbox", &no_sandbox),
-	OPT_FLAG('q', "quiet", "no progress line", &quiet),
+		 "see only the locale, PATH, Python's and the libraries' own settings otherwise", AT(envs)),
+	OPT_FLAG(0, "no-sandbox", "run the tests without bubblewrap's sandbox", AT(no_sandbox)),
+	OPT_FLAG('q', "quiet", "no progress line", AT(quiet)),
 	OPT_END(),
 };
 
@@ -124,7 +128,7 @@ static bool env_name_valid(const char *name)
 /* keras: Keras's own tests come from its source distribution, fetched here (extract/keras_tests.py),
  * in this process, before any child runs: the sandboxed children have no business reaching the
  * network. Where they cannot be had, one line says why and the rest is harvested. */
-static int fetch_keras_tests(struct err *e)
+static int fetch_keras_tests(const struct harvest_args *a, struct err *e)
 {
 	struct buf names = BUF_INIT;
 	const char *args[2];
@@ -133,13 +137,13 @@ static int fetch_keras_tests(struct err *e)
 
 	/* the suites as a JSON list; a suite name with a quote or a backslash is no known suite */
 	buf_addc(&names, '[');
-	for (size_t i = 0; i < suites.n; i++)
-		if (!strpbrk(suites.v[i], "\"\\"))
-			buf_addf(&names, "%s\"%s\"", names.len > 1 ? "," : "", suites.v[i]);
+	for (size_t i = 0; i < a->suites.n; i++)
+		if (!strpbrk(a->suites.v[i], "\"\\"))
+			buf_addf(&names, "%s\"%s\"", names.len > 1 ? "," : "", a->suites.v[i]);
 	buf_addc(&names, ']');
 	args[0] = names.data;
-	args[1] = pytest.n ? "1" : "0";
-	if (keras_tests && setenv("FERRY_KERAS_TESTS", keras_tests, 1) < 0) {
+	args[1] = a->pytest.n ? "1" : "0";
+	if (a->keras_tests && setenv("FERRY_KERAS_TESTS", a->keras_tests, 1) < 0) {
 		err_errno(e, EXIT_ENV, "setenv");
 		goto out;
 	}
@@ -336,8 +340,8 @@ static void cpp_skip(void *ctx, const char *file, const char *why)
 	free(key);
 }
 
-static int harvest_cpp(struct harvest *h, struct harvest_opts *o, struct show *sh, const char *source,
-		       struct err *e)
+static int harvest_cpp(const struct harvest_args *a, struct harvest *h, struct harvest_opts *o, struct show *sh,
+		       const char *source, struct err *e)
 {
 	struct cpp_ctx c = { h, o, sh };
 	struct cpp_opts co;
@@ -346,20 +350,20 @@ static int harvest_cpp(struct harvest *h, struct harvest_opts *o, struct show *s
 	int r;
 
 	memset(&co, 0, sizeof(co));
-	co.includes = (const char *const *)includes.v;
-	co.nincludes = includes.n;
-	co.defines = (const char *const *)defines.v;
-	co.ndefines = defines.n;
-	co.compile_commands = compile_commands;
-	co.mem_limit = parse_memory;
-	co.timeout = parse_timeout;
+	co.includes = (const char *const *)a->includes.v;
+	co.nincludes = a->includes.n;
+	co.defines = (const char *const *)a->defines.v;
+	co.ndefines = a->defines.n;
+	co.compile_commands = a->compile_commands;
+	co.mem_limit = a->parse_memory;
+	co.timeout = a->parse_timeout;
 	co.ctx = &c;
 	co.emit = cpp_emit;
 	co.count = cpp_count;
 	co.warn = cpp_warn;
 	co.progress = cpp_progress;
 	co.skip = cpp_skip;
-	if (cpp_files((const char *const *)cpp.v, cpp.n, 0, &files, &n, e) < 0)
+	if (cpp_files((const char *const *)a->cpp.v, a->cpp.n, 0, &files, &n, e) < 0)
 		return -1;
 	if (!n) {
 		free(files);
@@ -374,6 +378,7 @@ static int harvest_cpp(struct harvest *h, struct harvest_opts *o, struct show *s
 
 static int cmd_harvest(int argc, char **argv)
 {
+	struct harvest_args args = { 0 }, *a = &args;
 	struct harvest h;
 	struct harvest_opts o;
 	struct show sh;
@@ -387,8 +392,8 @@ static int cmd_harvest(int argc, char **argv)
 	harvest_init(&h);
 	memset(&o, 0, sizeof(o));
 	memset(&sh, 0, sizeof(sh));
-	timeout = HARVEST_DEFAULT_TIMEOUT;
-	if (opts_parse(&cmd_harvest_entry, argc, argv) < 0) {
+	a->timeout = HARVEST_DEFAULT_TIMEOUT;
+	if (cmd_parse(&cmd_harvest_entry, argc, argv, a) < 0) {
 		code = EXIT_USAGE;
 		goto out;
 	}
@@ -401,68 +406,70 @@ static int cmd_harvest(int argc, char **argv)
 		code = cmd_usage_error(&cmd_harvest_entry, "unknown source '%s' (known: onnx, torch, keras)", source);
 		goto out;
 	}
-	if (keras_tests && strcmp(source, "keras")) {
+	if (a->keras_tests && strcmp(source, "keras")) {
 		code = cmd_usage_error(&cmd_harvest_entry, "--keras-tests is for source 'keras'");
 		goto out;
 	}
-	if (cpp.n && strcmp(source, "onnx") && strcmp(source, "torch")) {
+	if (a->cpp.n && strcmp(source, "onnx") && strcmp(source, "torch")) {
 		code = cmd_usage_error(&cmd_harvest_entry, "--cpp is for sources 'onnx' and 'torch'");
 		goto out;
 	}
-	if (!cpp.n && (includes.n || defines.n || compile_commands || parse_memory || parse_timeout)) {
+	if (!a->cpp.n &&
+	    (a->includes.n || a->defines.n || a->compile_commands || a->parse_memory || a->parse_timeout)) {
 		code = cmd_usage_error(&cmd_harvest_entry,
 				       "-I, -D, --compile-commands, --parse-memory and --parse-timeout go with --cpp");
 		goto out;
 	}
-	if (cpp.n && (suites.n || pytest.n || patterns.n)) {
+	if (a->cpp.n && (a->suites.n || a->pytest.n || a->patterns.n)) {
 		code = cmd_usage_error(&cmd_harvest_entry, "--cpp takes no --suite, --pytest or --filter");
 		goto out;
 	}
-	for (size_t i = 0; i < cpp.n; i++)
-		if (access(cpp.v[i], R_OK) < 0) {
-			err_errno(&e, EXIT_INPUT, "cannot read '%s'", cpp.v[i]);
+	for (size_t i = 0; i < a->cpp.n; i++)
+		if (access(a->cpp.v[i], R_OK) < 0) {
+			err_errno(&e, EXIT_INPUT, "cannot read '%s'", a->cpp.v[i]);
 			code = cmd_error(&e);
 			goto out;
 		}
-	if (!has_suites && (suites.n || pytest.n)) {
+	if (!has_suites && (a->suites.n || a->pytest.n)) {
 		code = cmd_usage_error(&cmd_harvest_entry, "source '%s' takes no --suite or --pytest", source);
 		goto out;
 	}
-	for (size_t i = 0; i < pytest.n; i++)
-		if (access(pytest.v[i], F_OK) < 0) {
-			err_errno(&e, EXIT_INPUT, "cannot read '%s'", pytest.v[i]);
+	for (size_t i = 0; i < a->pytest.n; i++)
+		if (access(a->pytest.v[i], F_OK) < 0) {
+			err_errno(&e, EXIT_INPUT, "cannot read '%s'", a->pytest.v[i]);
 			code = cmd_error(&e);
 			goto out;
 		}
-	for (size_t i = 0; i < envs.n; i++)
-		if (!env_name_valid(envs.v[i])) {
-			code = cmd_usage_error(&cmd_harvest_entry, "--env takes a variable's name, not '%s'", envs.v[i]);
+	for (size_t i = 0; i < a->envs.n; i++)
+		if (!env_name_valid(a->envs.v[i])) {
+			code = cmd_usage_error(&cmd_harvest_entry, "--env takes a variable's name, not '%s'",
+					       a->envs.v[i]);
 			goto out;
 		}
-	if (!output) {
+	if (!a->output) {
 		code = cmd_usage_error(&cmd_harvest_entry, "no output: say where the corpus goes with -o");
 		goto out;
 	}
 	/* The children need them; checked here, so that a missing one is said once and not per child. */
-	if (!cpp.n && !fs_exists(cmd_python())) {
+	if (!a->cpp.n && !fs_exists(cmd_python())) {
 		err_set(&e, EXIT_ENV, "no Python interpreter at '%s' (run scripts/setup, or set FERRY_PYTHON)",
 			cmd_python());
 		code = cmd_error(&e);
 		goto out;
 	}
-	if (!cpp.n && !(pydir = home_python_dir(&e))) {
+	if (!a->cpp.n && !(pydir = home_python_dir(&e))) {
 		code = cmd_error(&e);
 		goto out;
 	}
-	if (!strcmp(source, "keras") && fetch_keras_tests(&e) < 0) {
+	if (!strcmp(source, "keras") && fetch_keras_tests(a, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}
-	if (!strcmp(output, "-")) {
+	if (!strcmp(a->output, "-")) {
 		o.out = stdout;
 		o.out_name = "standard output";
 	} else {
-		partial = xasprintf("%s.partial", output);
+		partial = xasprintf("%s.partial", a->output);
 		if (!(out = fopen(partial, "w"))) {
 			err_errno(&e, EXIT_ENV, "cannot create '%s'", partial);
 			code = cmd_error(&e);
@@ -476,40 +483,40 @@ static int cmd_harvest(int argc, char **argv)
 	 * match. --op and --test alone become such patterns too: their union is wider than the
 	 * selection (applied to each record here), and a selected harvest does not run every sample of
 	 * every suite. An operator glob also matches after the last dot, as the selection does. */
-	if (!patterns.n && select_any(&sel) && strcmp(source, "onnx")) {
-		for (size_t i = 0; i < sel.nops; i++) {
-			char *dotted = xasprintf("*.%s", sel.ops[i]);
+	if (!a->patterns.n && select_any(&a->sel) && strcmp(source, "onnx")) {
+		for (size_t i = 0; i < a->sel.nops; i++) {
+			char *dotted = xasprintf("*.%s", a->sel.ops[i]);
 
 			XGROW(derived, nderived_cap, nderived + 2);
-			derived[nderived++] = xstrdup(sel.ops[i]);
+			derived[nderived++] = xstrdup(a->sel.ops[i]);
 			derived[nderived++] = dotted;
 		}
-		for (size_t i = 0; i < sel.ntests; i++) {
+		for (size_t i = 0; i < a->sel.ntests; i++) {
 			XGROW(derived, nderived_cap, nderived + 1);
-			derived[nderived++] = xstrdup(sel.tests[i]);
+			derived[nderived++] = xstrdup(a->sel.tests[i]);
 		}
 		o.patterns = (const char *const *)derived;
 		o.npatterns = nderived;
 	} else {
-		o.patterns = patterns.v;
-		o.npatterns = patterns.n;
+		o.patterns = a->patterns.v;
+		o.npatterns = a->patterns.n;
 	}
-	o.select = &sel;
-	o.suites = suites.v;
-	o.nsuites = suites.n;
-	o.pytest = pytest.v;
-	o.npytest = pytest.n;
-	o.timeout = timeout;
-	o.no_sandbox = no_sandbox;
-	o.env = envs.v;
-	o.nenv = envs.n;
+	o.select = &a->sel;
+	o.suites = a->suites.v;
+	o.nsuites = a->suites.n;
+	o.pytest = a->pytest.v;
+	o.npytest = a->pytest.n;
+	o.timeout = a->timeout;
+	o.no_sandbox = a->no_sandbox;
+	o.env = a->envs.v;
+	o.nenv = a->envs.n;
 	o.python = cmd_python();
 	o.output = on_output;
 	o.ctx = &sh;
 	o.warn = on_warn;
 	o.progress = on_progress;
-	progress_start(&sh.progress, source, 0, quiet);
-	if ((cpp.n ? harvest_cpp(&h, &o, &sh, source, &e) : harvest_run(&h, &o, &e)) < 0) {
+	progress_start(&sh.progress, source, 0, a->quiet);
+	if ((a->cpp.n ? harvest_cpp(a, &h, &o, &sh, source, &e) : harvest_run(&h, &o, &e)) < 0) {
 		progress_clear(&sh.progress);
 		/* A child that failed has said why; this side only says that the harvest ended early. */
 		code = e.msg[0] ? cmd_error(&e) : (e.code ? (int)e.code : EXIT_ENV);
@@ -524,19 +531,19 @@ static int cmd_harvest(int argc, char **argv)
 
 		out = NULL;
 		/* fs_output_place: renamed over a regular file, copied into a device such as /dev/null. */
-		if (bad || fs_output_place(partial, output, &e) < 0) {
+		if (bad || fs_output_place(partial, a->output, &e) < 0) {
 			if (bad)
-				err_errno(&e, EXIT_ENV, "cannot write '%s'", output);
+				err_errno(&e, EXIT_ENV, "cannot write '%s'", a->output);
 			code = cmd_error(&e);
 			goto out;
 		}
 	}
 	/* With the corpus on stdout, the summary goes where the progress went. */
-	print_summary(strcmp(output, "-") ? stdout : stderr, &h, source, has_suites, &h.counts);
+	print_summary(strcmp(a->output, "-") ? stdout : stderr, &h, source, has_suites, &h.counts);
 	if (!h.instances) {
 		struct buf why = BUF_INIT;
 
-		harvest_why_empty(&h, patterns.n > 0, &why);
+		harvest_why_empty(&h, a->patterns.n > 0, &why);
 		if (h.left_out)
 			buf_addf(&why, " (--op/--test left out %zu)", h.left_out);
 		err_set(&e, EXIT_INPUT, "no instance harvested from '%s': %s", source, why.data);
@@ -551,14 +558,14 @@ out:
 	for (size_t i = 0; i < nderived; i++)
 		free(derived[i]);
 	free(derived);
-	opts_list_release(&patterns);
-	select_release(&sel);
-	opts_list_release(&suites);
-	opts_list_release(&pytest);
-	opts_list_release(&cpp);
-	opts_list_release(&includes);
-	opts_list_release(&defines);
-	opts_list_release(&envs);
+	opts_list_release(&a->patterns);
+	select_release(&a->sel);
+	opts_list_release(&a->suites);
+	opts_list_release(&a->pytest);
+	opts_list_release(&a->cpp);
+	opts_list_release(&a->includes);
+	opts_list_release(&a->defines);
+	opts_list_release(&a->envs);
 	harvest_release(&h);
 	err_release(&e);
 	return code;

@@ -42,24 +42,26 @@ static const char usage[] =
 	"smallest first. ferry show then writes the reduced model as the bug's reproducer; a reduced\n"
 	"failure groups into bugs by the operators of its subgraph.\n";
 
-static struct {
+struct reduce_args {
 	const char *frontend, *outdir;
 	int jobs, simplest, again;
 	double timeout;
 	unsigned long long memory;
-} optv;
+};
+
+#define AT(f) offsetof(struct reduce_args, f)
 
 static const struct opt options[] = {
 	OPT_STRING('F', "frontend", "NAME", "only this frontend's failures (NAME@PYTHON: the failures of that\n"
-		   "release, whose workers run under PYTHON)", &optv.frontend),
-	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", &optv.jobs, 1, 256),
-	OPT_SECONDS('t', "timeout", "SECONDS", "time a candidate may take (default: 60)", &optv.timeout),
-	OPT_SIZE('m', "memory", "SIZE", "memory a worker may use (default: a share of the machine's)", &optv.memory),
-	OPT_STRING('o', "output", "DIR", "where the reduced tests go (default: STORE.reduced)", &optv.outdir),
+		   "release, whose workers run under PYTHON)", AT(frontend)),
+	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", AT(jobs), 1, 256),
+	OPT_SECONDS('t', "timeout", "SECONDS", "time a candidate may take (default: 60)", AT(timeout)),
+	OPT_SIZE('m', "memory", "SIZE", "memory a worker may use (default: a share of the machine's)", AT(memory)),
+	OPT_STRING('o', "output", "DIR", "where the reduced tests go (default: STORE.reduced)", AT(outdir)),
 	OPT_FLAG(0, "simplest", "reduce only each bug's simplest test (a bug whose members are not all\n"
 		 "reduced may then split: a reduced member groups by the operators that decide it)",
-		 &optv.simplest),
-	OPT_FLAG(0, "again", "reduce results that were reduced before", &optv.again),
+		 AT(simplest)),
+	OPT_FLAG(0, "again", "reduce results that were reduced before", AT(again)),
 	OPT_END(),
 };
 
@@ -82,6 +84,7 @@ struct target {
 };
 
 struct reduce {
+	const struct reduce_args *a;  /* the options (borrowed) */
 	struct db db;
 	const char *store;
 	char *outdir;
@@ -180,7 +183,7 @@ static int take(struct reduce *r, const char *frontend, const char *id, struct e
 	buf_release(&key);
 	if (!created)
 		return 0;
-	if (!optv.again) {
+	if (!r->a->again) {
 		if ((n = db_reductions(&r->db, frontend, id, NULL, NULL, e)) < 0)
 			return -1;
 		if (n > 0) {
@@ -202,7 +205,7 @@ static int take_member(void *ctx, const char *frontend, const char *bug_id, cons
 /* A bug's members, or with --simplest its representative. */
 static int take_bug(struct reduce *r, const struct db_bug *b, struct err *e)
 {
-	if (!optv.simplest)
+	if (!r->a->simplest)
 		return db_bug_members(&r->db, b->frontend, b->bug_id, -1, take_member, r, e);
 	return take(r, b->frontend, b->representative, e);
 }
@@ -460,13 +463,14 @@ static int job_done(void *ctx, const struct runner_job *job, const struct runner
 }
 
 /* The frontend that gave the results labelled label: -F's, or the adapter NAME itself. */
-static int frontend_for(const char *label, struct frontend *fe, const struct runner_opts *ro, struct err *e)
+static int frontend_for(const char *opt_frontend, const char *label, struct frontend *fe,
+			const struct runner_opts *ro, struct err *e)
 {
-	if (optv.frontend && strchr(optv.frontend, '@')) {
-		if (session_frontend(optv.frontend, fe, e) < 0 || session_frontend_label(fe, ro, e) < 0)
+	if (opt_frontend && strchr(opt_frontend, '@')) {
+		if (session_frontend(opt_frontend, fe, e) < 0 || session_frontend_label(fe, ro, e) < 0)
 			return -1;
 		if (fe->why) {
-			err_set(e, EXIT_ENV, "frontend '%s': %s", optv.frontend, fe->why);
+			err_set(e, EXIT_ENV, "frontend '%s': %s", opt_frontend, fe->why);
 			frontend_release(fe);
 			return -1;
 		}
@@ -496,16 +500,16 @@ static int run_frontend(struct reduce *r, size_t first, size_t last, struct err 
 	int ret = -1;
 
 	memset(&base, 0, sizeof(base));
-	base.jobs = optv.jobs ? optv.jobs : cmd_default_jobs();
-	base.timeout = optv.timeout > 0 ? optv.timeout : 60;
+	base.jobs = r->a->jobs ? r->a->jobs : cmd_default_jobs();
+	base.timeout = r->a->timeout > 0 ? r->a->timeout : 60;
 	base.start_timeout = 300;
-	base.mem_limit = optv.memory ? optv.memory : cmd_default_memory(base.jobs);
+	base.mem_limit = r->a->memory ? r->a->memory : cmd_default_memory(base.jobs);
 	base.stderr_cap = 64 * 1024;
 	r->label = r->t[first].frontend;
-	if (frontend_for(r->label, &fe, &base, e) < 0)
+	if (frontend_for(r->a->frontend, r->label, &fe, &base, e) < 0)
 		goto out;
 	if (strcmp(fe.label, r->label)) {
-		err_set(e, EXIT_USAGE, "-F '%s' is release '%s', and the failures are those of '%s'", optv.frontend,
+		err_set(e, EXIT_USAGE, "-F '%s' is release '%s', and the failures are those of '%s'", r->a->frontend,
 			fe.label, r->label);
 		goto out;
 	}
@@ -514,7 +518,7 @@ static int run_frontend(struct reduce *r, size_t first, size_t last, struct err 
 		struct target *t = &r->t[i];
 		/* LABEL and ID.tmp are ferry's (and STORE.reduced, beside the store, where -o names no
 		 * directory): a link planted there is refused before anything is removed or made through it. */
-		int own = optv.outdir ? 2 : 3, fd;
+		int own = r->a->outdir ? 2 : 3, fd;
 		char *id_dir;
 		char *label = xasprintf("%s/%s", r->outdir, label_dir);
 
@@ -559,13 +563,14 @@ out:
 
 static int cmd_reduce(int argc, char **argv)
 {
+	struct reduce_args args = { 0 }, *a = &args;
 	struct reduce r;
 	struct err e = ERR_INIT;
 	int code = EXIT_OK;
 
 	memset(&r, 0, sizeof(r));
-	memset(&optv, 0, sizeof(optv));
-	if (opts_parse(&cmd_reduce_entry, argc, argv) < 0)
+	r.a = a;
+	if (cmd_parse(&cmd_reduce_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
 	if (optind >= argc)
 		return cmd_usage_error(&cmd_reduce_entry, "reduce takes a STORE, and the BUGs to reduce "
@@ -581,7 +586,7 @@ static int cmd_reduce(int argc, char **argv)
 		goto fail;
 	/* -F NAME@PYTHON selects by the release's label, known once its worker said it: below. */
 	for (int i = optind + 1; i < argc; i++) {
-		struct by_prefix p = { &r, optv.frontend && !strchr(optv.frontend, '@') ? optv.frontend : NULL, 0 };
+		struct by_prefix p = { &r, a->frontend && !strchr(a->frontend, '@') ? a->frontend : NULL, 0 };
 
 		if (db_bugs_by_prefix(&r.db, argv[i], take_prefixed, &p, &e) < 0)
 			goto fail;
@@ -592,7 +597,7 @@ static int cmd_reduce(int argc, char **argv)
 		}
 	}
 	if (optind + 1 == argc &&
-	    db_bugs(&r.db, optv.frontend && !strchr(optv.frontend, '@') ? optv.frontend : NULL, take_any, &r, &e) < 0)
+	    db_bugs(&r.db, a->frontend && !strchr(a->frontend, '@') ? a->frontend : NULL, take_any, &r, &e) < 0)
 		goto fail;
 	if (r.failures && r.not_onnx + r.no_instance == r.failures) {
 		err_set(&e, EXIT_INPUT, "'%s' has no failing ONNX test to reduce (ferry reduce reduces ONNX models; "
@@ -602,8 +607,8 @@ static int cmd_reduce(int argc, char **argv)
 	}
 	if (r.n && (py_start(cmd_python(), 0, &e) < 0 || plan_targets(&r, &e) < 0))
 		goto fail;
-	if (optv.outdir) {
-		r.outdir = fs_abspath(optv.outdir);
+	if (a->outdir) {
+		r.outdir = fs_abspath(a->outdir);
 	} else {
 		char *abs = fs_abspath(r.store);
 

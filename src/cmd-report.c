@@ -38,28 +38,30 @@ static const char usage[] =
 	"Summarise the results in STORE: outcomes per frontend, operators with failures, failures.\n";
 
 /* The options' values. */
-static struct {
+struct report_args {
 	const char *outdir, *frontend, *glob, *html;
 	struct opts_list queues;
 	int all, json, wide, durations;
-} optv;
+};
+
+#define AT(f) offsetof(struct report_args, f)
 
 static const struct opt options[] = {
 	OPT_STRING('o', "output", "DIR", "also write a standalone reproducer script per failure into DIR",
-		&optv.outdir),
-	OPT_STRING('F', "frontend", "NAME", "only this frontend", &optv.frontend),
+		AT(outdir)),
+	OPT_STRING('F', "frontend", "NAME", "only this frontend", AT(frontend)),
 	OPT_STRING(0, "op", "GLOB", "only the tests of operators matching GLOB (fnmatch: 'Conv*', 'torch.nn.*')",
-		   &optv.glob),
-	OPT_FLAG('a', "all", "list every failure (default: the first 40 per frontend)", &optv.all),
-	OPT_FLAG(0, "json", "print the report as one JSON document (every failure, whole)", &optv.json),
+		   AT(glob)),
+	OPT_FLAG('a', "all", "list every failure (default: the first 40 per frontend)", AT(all)),
+	OPT_FLAG(0, "json", "print the report as one JSON document (every failure, whole)", AT(json)),
 	OPT_FLAG('w', "wide", "do not cut lines to the terminal's width (they are never cut in a pipe)",
-		 &optv.wide),
+		 AT(wide)),
 	OPT_FLAG(0, "durations", "also the slowest tests and the time per frontend and where tests ended",
-		 &optv.durations),
+		 AT(durations)),
 	OPT_STRING(0, "html", "DIR", "write DIR/index.html, one self-contained page (no network), with the\n"
-		   "reproducers of the bugs in DIR/reproducers/", &optv.html),
+		   "reproducers of the bugs in DIR/reproducers/", AT(html)),
 	OPT_LIST(0, "queue", "[LABEL=]QUEUE", "with --html: plot how fast this queue finds the store's bugs\n"
-		 "(repeatable; the queues of 'ferry rank', or one test id a line)", &optv.queues),
+		 "(repeatable; the queues of 'ferry rank', or one test id a line)", AT(queues)),
 	OPT_END(),
 };
 
@@ -78,6 +80,7 @@ struct report {
 	struct strmap probes;   /* the probes of the frontend being printed (probe.h) */
 	/* Writing reproducers. */
 	const char *outdir;
+	const struct opts_list *queues;  /* --queue (borrowed) */
 	size_t written, failed;
 	size_t metamorphic;  /* failures of the metamorphic oracle: ferry show writes theirs */
 };
@@ -260,12 +263,10 @@ static int add_unsupported(void *ctx, const struct db_row *row, struct err *e)
 	return 0;
 }
 
-/* The first line of a message (a static buffer). */
-static const char *first_line(const char *msg)
+/* The first line of a message, in line (cut to its size); returns line. */
+static const char *first_line(const char *msg, char *line, size_t size)
 {
-	static char line[256];
-
-	snprintf(line, sizeof(line), "%.*s", (int)strcspn(msg ? msg : "", "\n"), msg ? msg : "");
+	snprintf(line, size, "%.*s", (int)strcspn(msg ? msg : "", "\n"), msg ? msg : "");
 	return line;
 }
 
@@ -284,10 +285,11 @@ static void print_reason_probe(const struct reason *r)
 		snprintf(more, sizeof(more), " (and %zu more groups)", r->groups.len - 1);
 	if (known == r->n && unsup == known) {
 		struct buf why = BUF_INIT;
+		char line[256];
 
 		dedup_decisive(p->message ? p->message : "", &why);
 		printf("          probe: %s %s unsupported%s: %.100s\n", esc_str(p->op), esc_str(p->dtype), more,
-		       esc_str(first_line(why.data)));
+		       esc_str(first_line(why.data, line, sizeof(line))));
 		buf_release(&why);
 	}
 	else if (known == r->n && sup == known)
@@ -938,11 +940,18 @@ static cJSON *json_number_or_null(double v)
 	return isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v);
 }
 
+/* Where json_failure adds a failure, and which. */
+struct json_failures {
+	cJSON *list;
+	const char *glob;       /* --op, or NULL */
+};
+
 static int json_failure(void *ctx, const struct db_row *row, struct err *e)
 {
-	cJSON *list = ctx, *o;
+	const struct json_failures *jf = ctx;
+	cJSON *list = jf->list, *o;
 	struct buf line = BUF_INIT;
-	const char *glob = optv.glob;
+	const char *glob = jf->glob;
 
 	(void)e;
 	if (!summary_op_matches(glob, row->op))
@@ -1005,6 +1014,7 @@ static cJSON *json_durations(const struct summary *s)
 /* The report as one JSON document: every failure, whole, and its line led by what decides it. */
 static int print_json(struct report *r, const char *store, struct err *e)
 {
+	struct json_failures jf;
 	cJSON *doc = cJSON_CreateObject(), *fes, *inst;
 	struct db_summary ds;
 	char *text;
@@ -1051,8 +1061,9 @@ static int print_json(struct report *r, const char *store, struct err *e)
 		}
 		free(failing);
 		cJSON_AddItemToArray(fes, o);
-		if (db_failures(&r->db, f->name, DB_BY_OUTCOME, json_failure, cJSON_AddArrayToObject(o, "failures"),
-				e) < 0)
+		jf.list = cJSON_AddArrayToObject(o, "failures");
+		jf.glob = r->glob;
+		if (db_failures(&r->db, f->name, DB_BY_OUTCOME, json_failure, &jf, e) < 0)
 			goto out;
 	}
 	cJSON_AddItemToObject(doc, "durations", json_durations(&r->sum));
@@ -1077,8 +1088,8 @@ static int write_html(struct report *r, const char *store, const char *dir, stru
 	h.dir = dir;
 	h.frontend = r->frontend;
 	h.glob = r->glob;
-	h.queues = optv.queues.v;
-	h.nqueues = optv.queues.n;
+	h.queues = r->queues->v;
+	h.nqueues = r->queues->n;
 	h.reproduce = reproduce_for_page;
 	h.ctx = r;
 	/* The bugs as ferry bugs groups them now. */
@@ -1091,41 +1102,43 @@ static int write_html(struct report *r, const char *store, const char *dir, stru
 
 static int cmd_report(int argc, char **argv)
 {
+	struct report_args args = { 0 }, *a = &args;
 	struct report r;
 	struct err e = ERR_INIT;
 	const char *outdir;
 	int code = EXIT_OK;
 
 	memset(&r, 0, sizeof(r));
-	if (opts_parse(&cmd_report_entry, argc, argv) < 0)
+	if (cmd_parse(&cmd_report_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
-	outdir = optv.outdir;
-	r.frontend = optv.frontend;
-	r.glob = optv.glob;
-	r.all = optv.all;
-	r.width = summary_width(optv.wide);
+	outdir = a->outdir;
+	r.frontend = a->frontend;
+	r.glob = a->glob;
+	r.queues = &a->queues;
+	r.all = a->all;
+	r.width = summary_width(a->wide);
 	if (optind + 1 != argc)
 		return cmd_usage_error(&cmd_report_entry, "report takes one STORE");
-	if (optv.queues.n && !optv.html)
+	if (a->queues.n && !a->html)
 		return cmd_usage_error(&cmd_report_entry, "--queue plots into the page of --html DIR");
-	if (optv.json && optv.html)
+	if (a->json && a->html)
 		return cmd_usage_error(&cmd_report_entry, "--json and --html: one at a time");
 	if (!fs_exists(argv[optind])) {
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
 	}
 	/* The page groups the failures into bugs anew, which writes to the store. */
-	if (db_open(&r.db, argv[optind], optv.html ? DB_WRITE : DB_READ, &e) < 0 ||
+	if (db_open(&r.db, argv[optind], a->html ? DB_WRITE : DB_READ, &e) < 0 ||
 	    locations_check(&r.db, argv[optind], cmd_warn_line, NULL, &e) < 0 ||
 	    summary_load(&r.sum, &r.db, r.frontend, r.glob, &e) < 0)
 		goto fail;
-	if (optv.json) {
+	if (a->json) {
 		if (print_json(&r, argv[optind], &e) < 0)
 			goto fail;
 		goto out;
 	}
-	if (optv.html) {
-		if (write_html(&r, argv[optind], optv.html, &e) < 0)
+	if (a->html) {
+		if (write_html(&r, argv[optind], a->html, &e) < 0)
 			goto fail;
 		if (outdir && write_reproducers(&r, outdir, &e) < 0)
 			goto fail;
@@ -1143,7 +1156,7 @@ static int cmd_report(int argc, char **argv)
 	if (!r.any)
 		printf("\nno results%s%s yet\n", r.frontend ? " for frontend " : "",
 		       r.frontend ? esc_str(r.frontend) : "");
-	if (optv.durations)
+	if (a->durations)
 		summary_print_durations(&r.sum);
 	if (outdir && write_reproducers(&r, outdir, &e) < 0)
 		goto fail;
@@ -1152,7 +1165,7 @@ fail:
 	code = cmd_error(&e);
 out:
 	summary_release(&r.sum);
-	opts_list_release(&optv.queues);
+	opts_list_release(&a->queues);
 	probe_map_release(&r.probes);
 	db_close(&r.db);
 	err_release(&e);

@@ -53,27 +53,31 @@ static const char usage[] =
 	"Print a unique bug (an id from ferry bugs, or a unique prefix of one) with its member tests and\n"
 	"the reproducer of its simplest test.\n";
 
-static const char *outdir;
-static int minimal, json;
-static const char *glob;
-/* With --json: the document being filled, instead of printing. */
-static cJSON *doc;
+struct show_args {
+	const char *outdir;
+	int minimal, json;
+	const char *glob;
+};
+
+#define AT(f) offsetof(struct show_args, f)
 
 static const struct opt options[] = {
 	OPT_FLAG(0, "minimal", "print only the shortest standalone script that shows the bug (with -o: write\n"
 		 "DIR/minimal.py): the inputs and the reference outputs as literals, got and\n"
-		 "want printed, exit status 1 while the bug shows (ONNX frontends)", &minimal),
-	OPT_FLAG(0, "json", "print the bug as one JSON document (with its members and reproducer)", &json),
+		 "want printed, exit status 1 while the bug shows (ONNX frontends)", AT(minimal)),
+	OPT_FLAG(0, "json", "print the bug as one JSON document (with its members and reproducer)", AT(json)),
 	OPT_STRING(0, "op", "GLOB", "list only the members of operators matching GLOB (fnmatch); without a BUG,\n"
-		   "show the bug with the most tests of such operators", &glob),
+		   "show the bug with the most tests of such operators", AT(glob)),
 	OPT_STRING('o', "output", "DIR", "also write DIR/reproducer.py and the test in the compiler's own format\n"
 		   "in DIR/test_OP_ID/ (ONNX: a backend test-data directory; PyTorch: a\n"
-		   "pytest test function)", &outdir),
+		   "pytest test function)", AT(outdir)),
 	OPT_END(),
 };
 
 /* The bug found (the first of those that match) and its representative. */
 struct shown {
+	const struct show_args *a;  /* the options (borrowed) */
+	cJSON *doc;                 /* with --json: the document being filled, instead of printing */
 	struct db *db;
 	int matches;
 	char *bug, *frontend, *adapter, *rep, *library, *record, *testdir, *op;
@@ -88,8 +92,8 @@ static int print_reduction(void *ctx, const struct db_reduction *r, struct err *
 	struct shown *s = ctx;
 
 	(void)e;
-	if (doc) {
-		cJSON *x = cJSON_AddObjectToObject(doc, "reduction");
+	if (s->doc) {
+		cJSON *x = cJSON_AddObjectToObject(s->doc, "reduction");
 
 		cJSON_AddStringToObject(x, "status", r->status);
 		cJSON_AddNumberToObject(x, "nodes_before", (double)r->nodes_before);
@@ -99,7 +103,7 @@ static int print_reduction(void *ctx, const struct db_reduction *r, struct err *
 		if (r->dir)
 			cJSON_AddStringToObject(x, "dir", r->dir);
 	}
-	if (doc || minimal) {
+	if (s->doc || s->a->minimal) {
 		if (!strcmp(r->status, "reduced") && r->dir && fs_is_dir(r->dir)) {
 			s->reduced = xstrdup(r->dir);
 			s->reduced_ops = xstrdup(r->ops ? r->ops : "reduced");
@@ -184,9 +188,9 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		char *culprit = session_pair_culprit(s->frontend, rep->exc_type);
 
 		s->adapter = session_adapter_name(culprit);
-		if (strcmp(culprit, s->frontend) && doc)
-			cJSON_AddStringToObject(doc, "reproduced_on", culprit);
-		else if (strcmp(culprit, s->frontend) && !minimal)
+		if (strcmp(culprit, s->frontend) && s->doc)
+			cJSON_AddStringToObject(s->doc, "reproduced_on", culprit);
+		else if (strcmp(culprit, s->frontend) && !s->a->minimal)
 			printf("frontends against each other: the reproducer runs %s\n", esc_str(culprit));
 		free(culprit);
 	}
@@ -198,30 +202,30 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 	/* A result stored before results kept their tolerance was judged by the default. */
 	snprintf(s->atol, sizeof(s->atol), "%.17g", isnan(rep->atol) ? TOLERANCE_DEFAULT_ATOL : rep->atol);
 	snprintf(s->rtol, sizeof(s->rtol), "%.17g", isnan(rep->rtol) ? TOLERANCE_DEFAULT_RTOL : rep->rtol);
-	if (doc) {
+	if (s->doc) {
 		struct buf line = BUF_INIT;
 		cJSON *record = cJSON_Parse(s->record);
 
 		summary_failure_line(b->outcome, rep->exc_type, rep->message, 0, &line);
-		cJSON_AddStringToObject(doc, "bug", s->bug);
-		cJSON_AddStringToObject(doc, "frontend", s->frontend);
-		cJSON_AddStringToObject(doc, "outcome", b->outcome);
-		cJSON_AddItemToObject(doc, "stage", string_or_null(b->stage));
-		cJSON_AddItemToObject(doc, "exc_type", string_or_null(rep->exc_type));
-		cJSON_AddNumberToObject(doc, "tests", (double)b->members);
-		cJSON_AddStringToObject(doc, "operators", b->ops ? b->ops : "");
-		cJSON_AddStringToObject(doc, "signature", b->signature ? b->signature : "");
-		cJSON_AddStringToObject(doc, "representative", s->rep);
-		cJSON_AddItemToObject(doc, "release", string_or_null(rep->frontend_version));
-		cJSON_AddStringToObject(doc, "line", line.data);
-		cJSON_AddItemToObject(doc, "message", string_or_null(rep->message));
-		cJSON_AddItemToObject(doc, "detail", string_or_null(rep->detail));
-		cJSON_AddItemToObject(doc, "record", record ? record : cJSON_CreateNull());
-		cJSON_AddNumberToObject(doc, "atol", strtod(s->atol, NULL));
-		cJSON_AddNumberToObject(doc, "rtol", strtod(s->rtol, NULL));
+		cJSON_AddStringToObject(s->doc, "bug", s->bug);
+		cJSON_AddStringToObject(s->doc, "frontend", s->frontend);
+		cJSON_AddStringToObject(s->doc, "outcome", b->outcome);
+		cJSON_AddItemToObject(s->doc, "stage", string_or_null(b->stage));
+		cJSON_AddItemToObject(s->doc, "exc_type", string_or_null(rep->exc_type));
+		cJSON_AddNumberToObject(s->doc, "tests", (double)b->members);
+		cJSON_AddStringToObject(s->doc, "operators", b->ops ? b->ops : "");
+		cJSON_AddStringToObject(s->doc, "signature", b->signature ? b->signature : "");
+		cJSON_AddStringToObject(s->doc, "representative", s->rep);
+		cJSON_AddItemToObject(s->doc, "release", string_or_null(rep->frontend_version));
+		cJSON_AddStringToObject(s->doc, "line", line.data);
+		cJSON_AddItemToObject(s->doc, "message", string_or_null(rep->message));
+		cJSON_AddItemToObject(s->doc, "detail", string_or_null(rep->detail));
+		cJSON_AddItemToObject(s->doc, "record", record ? record : cJSON_CreateNull());
+		cJSON_AddNumberToObject(s->doc, "atol", strtod(s->atol, NULL));
+		cJSON_AddNumberToObject(s->doc, "rtol", strtod(s->rtol, NULL));
 		buf_release(&line);
 	}
-	if (doc || minimal)
+	if (s->doc || s->a->minimal)
 		return db_reductions(s->db, s->frontend, s->rep, print_reduction, s, e) < 0 ? -1 : 0;
 	printf("bug %s: %s %s in stage %s, %lld tests, operators %s\n", esc_str(s->bug), esc_str(s->frontend),
 	       esc_str(b->outcome), esc_str(b->stage ? b->stage : "-"), b->members, esc_str(b->ops));
@@ -255,18 +259,19 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 static int print_member(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
 			struct err *e)
 {
-	(void)ctx;
+	const struct shown *s = ctx;
+
 	(void)frontend;
 	(void)bug_id;
 	(void)e;
-	if (!summary_op_matches(glob, op))
+	if (!summary_op_matches(s->a->glob, op))
 		return 0;
-	if (doc) {
+	if (s->doc) {
 		cJSON *m = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(m, "id", id);
 		cJSON_AddStringToObject(m, "op", op ? op : "?");
-		cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "members"), m);
+		cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(s->doc, "members"), m);
 		return 0;
 	}
 	printf("  %s  %s\n", esc_str(id), esc_str(op));
@@ -357,6 +362,7 @@ static void mutated_release(struct mutated *x)
 static int show_metamorphic(const struct shown *s, const struct mutated *m, struct err *e)
 {
 	char seed[32], k[32];
+	const char *outdir = s->a->outdir;
 	const char *args[] = { s->testdir, s->adapter, s->atol, s->rtol, seed, k, m->reduced ? m->reduced : "",
 			       m->model ? m->model : "", m->outputs ? m->outputs : "", outdir ? outdir : "" };
 	char *script;
@@ -377,9 +383,9 @@ static int show_metamorphic(const struct shown *s, const struct mutated *m, stru
 	    !(script = py_call_strings("ferry.oracle.reproducer", "metamorphic", args, 10,
 				       "cannot make the metamorphic reproducer", e)))
 		return -1;
-	if (outdir)
+	if (s->a->outdir)
 		printf("wrote %s/reproducer.py, original.onnx, mutated.onnx, the inputs and both outputs\n",
-		       esc_str(outdir));
+		       esc_str(s->a->outdir));
 	else
 		printf("reproducer:\n%s", esc_lines(script));
 	free(script);
@@ -392,6 +398,8 @@ struct pick {
 	char *bug;
 	long long most;
 	size_t n;
+	const char *glob;       /* --op */
+	long long count;        /* of the bug being counted: its members that --op matches */
 };
 
 static int count_member(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
@@ -401,17 +409,21 @@ static int count_member(void *ctx, const char *frontend, const char *bug_id, con
 	(void)bug_id;
 	(void)id;
 	(void)e;
-	*(long long *)ctx += summary_op_matches(glob, op);
+	struct pick *p = ctx;
+
+	p->count += summary_op_matches(p->glob, op);
 	return 0;
 }
 
 static int pick_bug(void *ctx, const struct db_bug *b, struct err *e)
 {
 	struct pick *p = ctx;
-	long long n = 0;
+	long long n;
 
-	if (db_bug_members(p->db, b->frontend, b->bug_id, -1, count_member, &n, e) < 0)
+	p->count = 0;
+	if (db_bug_members(p->db, b->frontend, b->bug_id, -1, count_member, p, e) < 0)
 		return -1;
+	n = p->count;
 	if (!n)
 		return 0;
 	p->n++;
@@ -425,6 +437,7 @@ static int pick_bug(void *ctx, const struct db_bug *b, struct err *e)
 
 static int cmd_show(int argc, char **argv)
 {
+	struct show_args sa = { 0 }, *a = &sa;
 	struct db db = DB_INIT;
 	struct err e = ERR_INIT;
 	struct shown s;
@@ -435,14 +448,15 @@ static int cmd_show(int argc, char **argv)
 	memset(&mutated, 0, sizeof(mutated));
 
 	memset(&s, 0, sizeof(s));
-	if (opts_parse(&cmd_show_entry, argc, argv) < 0)
+	s.a = a;
+	if (cmd_parse(&cmd_show_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
-	if (optind + 2 != argc && !(glob && optind + 1 == argc))
+	if (optind + 2 != argc && !(a->glob && optind + 1 == argc))
 		return cmd_usage_error(&cmd_show_entry, "show takes a STORE and a BUG (or --op GLOB)");
-	if (minimal && json)
+	if (a->minimal && a->json)
 		return cmd_usage_error(&cmd_show_entry, "--minimal and --json: one at a time");
-	if (json)
-		doc = cJSON_CreateObject();
+	if (a->json)
+		s.doc = cJSON_CreateObject();
 	if (!fs_exists(argv[optind])) {
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
 		return cmd_error(&e);
@@ -454,18 +468,18 @@ static int cmd_show(int argc, char **argv)
 	s.db = &db;
 	if (optind + 1 == argc) {
 		/* No BUG: the bug with the most tests of an operator that --op matches. */
-		struct pick p = { &db, NULL, 0, 0 };
+		struct pick p = { &db, NULL, 0, 0, a->glob, 0 };
 
 		if (db_bugs(&db, NULL, pick_bug, &p, &e) < 0)
 			goto fail;
 		if (!p.bug) {
 			err_set(&e, EXIT_INPUT, "no bug in '%s' has a test of an operator matching '%s'", argv[optind],
-				glob);
+				a->glob);
 			goto fail;
 		}
 		if (p.n > 1)
 			cmd_warn("%zu bugs have tests of operators matching '%s'; this is the one with the most (%lld; "
-				 "ferry bugs --op lists them)", p.n, glob, p.most);
+				 "ferry bugs --op lists them)", p.n, a->glob, p.most);
 		bug_arg = p.bug;
 	} else {
 		bug_arg = xstrdup(argv[optind + 1]);
@@ -479,16 +493,16 @@ static int cmd_show(int argc, char **argv)
 			err_set(&e, EXIT_INPUT, "no bug '%s' in '%s' (see ferry bugs)", bug_arg, argv[optind]);
 		goto fail;
 	}
-	if (doc)
-		cJSON_AddArrayToObject(doc, "members");
-	else if (!minimal)
+	if (s.doc)
+		cJSON_AddArrayToObject(s.doc, "members");
+	else if (!a->minimal)
 		printf("members:\n");
-	if (!minimal && db_bug_members(&db, s.frontend, s.bug, doc ? -1 : 50, print_member, NULL, &e) < 0)
+	if (!a->minimal && db_bug_members(&db, s.frontend, s.bug, s.doc ? -1 : 50, print_member, &s, &e) < 0)
 		goto fail;
 	/* A result of the metamorphic oracle: its reproducer runs the mutated model beside the original. */
 	if (db_mutation(&db, s.frontend, s.rep, keep_mutation, &mutated, &e) < 0)
 		goto fail;
-	if (mutated.found && (minimal || doc)) {
+	if (mutated.found && (a->minimal || s.doc)) {
 		err_set(&e, EXIT_USAGE, "bug '%s' is the metamorphic oracle's: its reproducer runs two models "
 			"(ferry show without --minimal or --json)", s.bug);
 		goto fail;
@@ -498,19 +512,19 @@ static int cmd_show(int argc, char **argv)
 			goto fail;
 		goto out;
 	}
-	if (minimal) {
+	if (a->minimal) {
 		const char *args[] = { s.record, s.reduced ? s.reduced : s.testdir, s.adapter, s.atol, s.rtol };
 		char *path = NULL;
 
 		if (!(script = call_template(s.library, "minimal", args, 5, &e)))
 			goto fail;
-		if (!outdir) {
+		if (!a->outdir) {
 			/* The script alone, so that "> bug.py" makes it. */
 			fputs(esc_lines(script), stdout);
 			goto out;
 		}
-		path = xasprintf("%s/minimal.py", outdir);
-		if (write_into(outdir, "minimal.py", path, script, &e) < 0) {
+		path = xasprintf("%s/minimal.py", a->outdir);
+		if (write_into(a->outdir, "minimal.py", path, script, &e) < 0) {
 			free(path);
 			goto fail;
 		}
@@ -527,33 +541,33 @@ static int cmd_show(int argc, char **argv)
 		if (!(script = call_template(s.library, s.reduced ? "reduced" : "reproducer", args, 5, &e)))
 			goto fail;
 	}
-	if (doc) {
+	if (s.doc) {
 		char *text;
 
-		cJSON_AddStringToObject(doc, "reproducer", script);
-		text = cJSON_Print(doc);
+		cJSON_AddStringToObject(s.doc, "reproducer", script);
+		text = cJSON_Print(s.doc);
 		puts(text);
 		free(text);
-		if (!outdir)
+		if (!a->outdir)
 			goto out;
-	} else if (!outdir) {
+	} else if (!a->outdir) {
 		printf("reproducer:\n%s", esc_lines(script));
 		goto out;
 	}
 	{
-		char *path = xasprintf("%s/reproducer.py", outdir);
-		char *export_dir = s.reduced ? xasprintf("%s/test_%s_%.12s", outdir, s.reduced_ops, s.rep)
-				   : xasprintf("%s/test_%s_%.12s", outdir, s.op, s.rep);
+		char *path = xasprintf("%s/reproducer.py", a->outdir);
+		char *export_dir = s.reduced ? xasprintf("%s/test_%s_%.12s", a->outdir, s.reduced_ops, s.rep)
+				   : xasprintf("%s/test_%s_%.12s", a->outdir, s.op, s.rep);
 		const char *args[] = { s.record, s.reduced ? s.reduced : s.testdir, export_dir, s.adapter };
 
-		for (char *c = export_dir + strlen(outdir) + 1; *c; c++)
+		for (char *c = export_dir + strlen(a->outdir) + 1; *c; c++)
 			if (*c == ',' || *c == '/')
 				*c = '_';
 		char *done = NULL;
-		int bad = write_into(outdir, "reproducer.py", path, script, &e) < 0 ||
+		int bad = write_into(a->outdir, "reproducer.py", path, script, &e) < 0 ||
 			  !(done = call_template(s.library, "export", args, 4, &e));
 
-		if (!bad && !doc)
+		if (!bad && !s.doc)
 			printf("wrote %s and %s\n", esc_str(path), esc_str(done));
 		free(done);
 		free(path);
@@ -578,8 +592,8 @@ out:
 	free(s.reduced_ops);
 	free(script);
 	free(bug_arg);
-	cJSON_Delete(doc);
-	doc = NULL;
+	cJSON_Delete(s.doc);
+	s.doc = NULL;
 	mutated_release(&mutated);
 	err_release(&e);
 	return code;

@@ -24,10 +24,14 @@ static const char usage[] =
 	"scalars for tensors and back) and keep those the source library accepts, in VARIANTS.\n"
 	"Every candidate tried is logged in VARIANTS.log; an interrupted vary resumes when run again.\n";
 
-static const char *output;
-static int per_instance, budget, seed, jobs, quiet;
-static double timeout;
-static unsigned long long memory;
+struct vary_args {
+	const char *output;
+	int per_instance, budget, seed, jobs, quiet;
+	double timeout;
+	unsigned long long memory;
+};
+
+#define AT(f) offsetof(struct vary_args, f)
 
 /* A candidate's reference is one operator on small inputs: one that needs more than this is a
  * parameter at an extreme (a 1024-wide kernel, a repeat by 1024), cut short rather than left to
@@ -35,16 +39,16 @@ static unsigned long long memory;
 #define VARY_MEMORY (4ULL << 30)
 
 static const struct opt options[] = {
-	OPT_STRING('o', "output", "VARIANTS", "where the variants go (a corpus)", &output),
-	OPT_INT(0, "per-instance", "N", "variants kept per instance at most (default 8)", &per_instance, 1, 1000000),
-	OPT_INT(0, "seed", "S", "the seed of the candidates' order (default 1)", &seed, 0, 2147483647),
-	OPT_INT(0, "budget", "N", "candidates tried in all, earlier runs included (default: no limit)", &budget,
+	OPT_STRING('o', "output", "VARIANTS", "where the variants go (a corpus)", AT(output)),
+	OPT_INT(0, "per-instance", "N", "variants kept per instance at most (default 8)", AT(per_instance), 1, 1000000),
+	OPT_INT(0, "seed", "S", "the seed of the candidates' order (default 1)", AT(seed), 0, 2147483647),
+	OPT_INT(0, "budget", "N", "candidates tried in all, earlier runs included (default: no limit)", AT(budget),
 		1, 2147483647),
-	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", &jobs, 1, 256),
-	OPT_SECONDS('t', "timeout", "SECS", "time one candidate may take (default 60)", &timeout),
+	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", AT(jobs), 1, 256),
+	OPT_SECONDS('t', "timeout", "SECS", "time one candidate may take (default 60)", AT(timeout)),
 	OPT_SIZE('m', "memory", "SIZE", "memory one worker may use (default 4G, or a share of the machine's if less)",
-		 &memory),
-	OPT_FLAG('q', "quiet", "no progress line", &quiet),
+		 AT(memory)),
+	OPT_FLAG('q', "quiet", "no progress line", AT(quiet)),
 	OPT_END(),
 };
 
@@ -105,6 +109,7 @@ static void print_summary(const struct vary *v, const char *corpus, const char *
 
 static int cmd_vary(int argc, char **argv)
 {
+	struct vary_args args = { 0 }, *a = &args;
 	struct vary v;
 	struct vary_opts o;
 	struct show sh;
@@ -115,29 +120,29 @@ static int cmd_vary(int argc, char **argv)
 	memset(&v, 0, sizeof(v));
 	memset(&o, 0, sizeof(o));
 	memset(&sh, 0, sizeof(sh));
-	jobs = cmd_default_jobs();
-	timeout = 60;
-	per_instance = 8;
-	seed = 1;
-	if (opts_parse(&cmd_vary_entry, argc, argv) < 0)
+	a->jobs = cmd_default_jobs();
+	a->timeout = 60;
+	a->per_instance = 8;
+	a->seed = 1;
+	if (cmd_parse(&cmd_vary_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
 	if (optind + 1 != argc)
 		return cmd_usage_error(&cmd_vary_entry, "vary takes one CORPUS");
-	if (!output)
+	if (!a->output)
 		return cmd_usage_error(&cmd_vary_entry, "no output: say where the variants go with -o VARIANTS");
-	if (!strcmp(output, argv[optind]))
+	if (!strcmp(a->output, argv[optind]))
 		return cmd_usage_error(&cmd_vary_entry, "the variants cannot go into the corpus they are made from");
 	o.corpus = argv[optind];
-	o.output = output;
-	o.per_instance = per_instance;
-	o.seed = (uint64_t)seed;
-	o.budget = (size_t)budget;
+	o.output = a->output;
+	o.per_instance = a->per_instance;
+	o.seed = (uint64_t)a->seed;
+	o.budget = (size_t)a->budget;
 	o.command = command = lock_command_line(argc, argv);
-	o.jobs = jobs;
-	o.timeout = timeout;
-	o.mem_limit = memory;
-	if (!memory) {
-		unsigned long long share = cmd_default_memory(jobs);
+	o.jobs = a->jobs;
+	o.timeout = a->timeout;
+	o.mem_limit = a->memory;
+	if (!a->memory) {
+		unsigned long long share = cmd_default_memory(a->jobs);
 
 		o.mem_limit = share && share < VARY_MEMORY ? share : VARY_MEMORY;
 	}
@@ -148,14 +153,14 @@ static int cmd_vary(int argc, char **argv)
 		code = cmd_error(&e);
 		goto out;
 	}
-	progress_start(&sh.progress, "vary", 0, quiet);
+	progress_start(&sh.progress, "vary", 0, a->quiet);
 	sh.progress.failed_word = "dropped";  /* the library rejected them: not a failure */
 	if (vary_run(&v, &e) < 0) {
 		progress_clear(&sh.progress);
 		code = cmd_error(&e);
 		if (e.code == EXIT_INTERRUPTED || (e.code == EXIT_ENV && v.tried))
 			fprintf(stderr, "ferry: %zu variants kept so far are in '%s'; run the same command to go on\n",
-				v.kept, output);
+				v.kept, a->output);
 		goto out;
 	}
 	progress_finish(&sh.progress);

@@ -75,8 +75,6 @@ void runopts_release(struct runopts *r)
 	r->command = NULL;
 }
 
-struct runopts runopts;
-
 /* One frontend as -F or a frontends file gives it: NAME, NAME:LIBRARY, NAME@PYTHON. */
 static int add_frontend(struct runopts *r, const char *spec, struct err *e)
 {
@@ -218,51 +216,53 @@ static int parse_shard(void *value, const char *arg, struct err *e)
 	return 0;
 }
 
+#define AT(f) offsetof(struct runopts, f)
+
 const struct opt runopts_options[] = {
 	OPT_CALL('F', "frontend", "LIST", "frontends to run, comma-separated: the built-in ones ('ferry run --help'\n"
 		 "lists them), or NAME:LIBRARY for an adapter of your own found through\n"
 		 "FERRY_ADAPTERS (see README); NAME@PYTHON runs it under the interpreter of\n"
-		 "another virtualenv (another release), stored as NAME@VERSION", &runopts, parse_frontends),
+		 "another virtualenv (another release), stored as NAME@VERSION", 0, parse_frontends),
 	OPT_CALL(0, "frontends", "FILE", "add the frontends of FILE, one per line as -F takes them ('#' comments)",
-		 &runopts, parse_frontends_file),
-	OPT_STRING('o', "output", "STORE", "the results store to create or resume", &runopts.s.store),
+		 0, parse_frontends_file),
+	OPT_STRING('o', "output", "STORE", "the results store to create or resume", AT(s.store)),
 	OPT_STRING(0, "queue", "FILE", "run in this order (a queue from ferry rank; others are not run)",
-		   &runopts.s.queue),
+		   AT(s.queue)),
 	OPT_INT('n', "limit", "N", "the top N tests of the queue per frontend (those already in the store\n"
-		"count: the same command run again finishes the same N)", &runopts.limit, 0, 1 << 30),
+		"count: the same command run again finishes the same N)", AT(limit), 0, 1 << 30),
 	OPT_CALL(0, "op", "GLOB", "only tests whose operator matches GLOB (the whole name or its last dotted\n"
-		 "part; comma-separated, repeatable)", &runopts.select, runopts_parse_op),
+		 "part; comma-separated, repeatable)", AT(select), runopts_parse_op),
 	OPT_CALL(0, "test", "GLOB", "only tests whose source test (the record's source.test) matches GLOB\n"
-		 "(comma-separated, repeatable)", &runopts.select, runopts_parse_test),
+		 "(comma-separated, repeatable)", AT(select), runopts_parse_test),
 	OPT_CALL(0, "rerun", "WHAT", "run again tests that have a result: failed (every failure), errors\n"
-		 "(crash, timeout, oom: after fixing an adapter) or all", &runopts.s.rerun, parse_rerun),
-	OPT_INT(0, "maxfail", "N", "start no test after N failures (the running ones finish)", &runopts.maxfail, 1,
+		 "(crash, timeout, oom: after fixing an adapter) or all", AT(s.rerun), parse_rerun),
+	OPT_INT(0, "maxfail", "N", "start no test after N failures (the running ones finish)", AT(maxfail), 1,
 		1 << 30),
 	OPT_SECONDS(0, "budget", "SECS", "start no test after SECS seconds (the running ones finish)",
-		    &runopts.s.budget),
-	OPT_CALL(0, "shard", "I/N", "take every N-th test of the queue from offset I (0 <= I < N)", &runopts.s,
+		    AT(s.budget)),
+	OPT_CALL(0, "shard", "I/N", "take every N-th test of the queue from offset I (0 <= I < N)", AT(s),
 		 parse_shard),
-	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", &runopts.s.runner.jobs, 1, 256),
-	OPT_SECONDS('t', "timeout", "SECS", "time one test may take (default 60)", &runopts.s.runner.timeout),
+	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", AT(s.runner.jobs), 1, 256),
+	OPT_SECONDS('t', "timeout", "SECS", "time one test may take (default 60)", AT(s.runner.timeout)),
 	OPT_SIZE('m', "memory", "SIZE", "memory one worker may use, e.g. 4G (default: a share of the machine's)",
-		 &runopts.memory),
-	OPT_DOUBLE(0, "atol", "X", "absolute tolerance of the value oracle (default 1e-3)", &runopts.s.atol),
-	OPT_DOUBLE(0, "rtol", "X", "relative tolerance of the value oracle (default 1e-3)", &runopts.s.rtol),
+		 AT(memory)),
+	OPT_DOUBLE(0, "atol", "X", "absolute tolerance of the value oracle (default 1e-3)", AT(s.atol)),
+	OPT_DOUBLE(0, "rtol", "X", "relative tolerance of the value oracle (default 1e-3)", AT(s.rtol)),
 	OPT_STRING(0, "tolerances", "F", "per-operator tolerances: lines of OP DTYPE FRONTEND ATOL RTOL REASON;\n"
-		   "a file, or the name of one of ferry's (torch, keras)", &runopts.s.tolerances),
+		   "a file, or the name of one of ferry's (torch, keras)", AT(s.tolerances)),
 	OPT_FLAG(0, "no-probe", "do not probe what the frontend supports (by default the simplest test of each\n"
 		 "operator and dtype runs first, once per frontend release; probes count toward\n"
-		 "the progress line, not toward --limit)", &runopts.s.no_probe),
+		 "the progress line, not toward --limit)", AT(s.no_probe)),
 	OPT_FLAG(0, "differential", "compare the frontends with each other on every test (by default only on\n"
 		 "multi-node graphs): each frontend keeps its outputs in STORE.outputs, and a\n"
-		 "disagreement is a result of the pair A~B", &runopts.s.differential),
-	OPT_FLAG('q', "quiet", "no progress line", &runopts.quiet),
+		 "disagreement is a result of the pair A~B", AT(s.differential)),
+	OPT_FLAG('q', "quiet", "no progress line", AT(quiet)),
 	OPT_STRING(0, "oracle", "NAME", "reference (default: the source library's outputs) or metamorphic (each\n"
 		   "model against mutations of it that compute the same function, ONNX frontends;\n"
-		   "each inconsistency reduced when it is found; a store holds one oracle's)", &runopts.oracle),
-	OPT_INT('k', "mutations", "N", "mutations per model, metamorphic oracle (default 3)", &runopts.mutations, 1,
+		   "each inconsistency reduced when it is found; a store holds one oracle's)", AT(oracle)),
+	OPT_INT('k', "mutations", "N", "mutations per model, metamorphic oracle (default 3)", AT(mutations), 1,
 		1000),
-	OPT_INT(0, "seed", "S", "the seed of the mutations, metamorphic oracle (default 0)", &runopts.seed, 0,
+	OPT_INT(0, "seed", "S", "the seed of the mutations, metamorphic oracle (default 0)", AT(seed), 0,
 		2147483647),
 	OPT_END(),
 };

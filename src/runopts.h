@@ -26,10 +26,10 @@ struct runopts {
 	char *command;
 };
 
-/* The options of the set, a fragment for a command's table: OPT_INCLUDE(runopts_options). They set
- * the one struct runopts of the process, runopts. */
+/* The options of the set, a fragment for a command's table: OPT_INCLUDE(runopts_options, OFFSET),
+ * OFFSET that of a struct runopts in the command's options struct (runopts_init'ed in place: it
+ * points to itself). */
 extern const struct opt runopts_options[];
-extern struct runopts runopts;
 
 void runopts_init(struct runopts *r);
 void runopts_release(struct runopts *r);
