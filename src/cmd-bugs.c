@@ -1,6 +1,6 @@
 /* cmd-bugs.c: ferry bugs STORE
  *
- * Groups the failures of a results store into unique bugs (oracle/dedup.h), keeps them in the store,
+ * Groups the failures of a results store into unique bugs (report/dedup.h), keeps them in the store,
  * and lists them: each with its frontend, symptom, how many tests show it, the operators involved,
  * and its representative, the simplest test that shows it, with what ferry reduce made of it (the
  * operators that decide a graph's failure). */

@@ -9,7 +9,7 @@
  * original reference run's values. The candidates run through the result's frontend in watched
  * workers, as ferry run runs a test (oracle/session.h's request and judgement), and the first in
  * that order whose result has the same outcome and the same group key as the original failure
- * (oracle/dedup.h's signature) is the reduction. It is kept in DIR (default STORE.reduced), as
+ * (report/dedup.h's signature) is the reduction. It is kept in DIR (default STORE.reduced), as
  * DIR/FRONTEND/ID, and recorded in the store's reductions table, where ferry show, bugs and report
  * find it. A result reduced before is not reduced again (--again does). */
 #include <cjson/cJSON.h>
