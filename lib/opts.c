@@ -235,3 +235,19 @@ void opts_usage(const struct opt *table, struct buf *out)
 	buf_release(&left);
 	free(v);
 }
+
+int opts_default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)(n > 64 ? 64 : n) : 1;
+}
+
+unsigned long long opts_default_memory(int jobs)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || size <= 0 || jobs < 1)
+		return 0;
+	return (unsigned long long)pages * (unsigned long long)size / 4 * 3 / (unsigned long long)jobs;
+}

@@ -76,4 +76,10 @@ int opts_parse_int(const char *text, int lo, int hi, int *out);
 int opts_parse_seconds(const char *text, double *out);
 int opts_parse_size(const char *text, unsigned long long *out);
 
+/* Workers by default: the cores this process may use. */
+int opts_default_jobs(void);
+/* Memory each of jobs workers may use by default: an equal share of three quarters of the
+ * machine's memory, so that workers that all grow at once still leave ferry room. */
+unsigned long long opts_default_memory(int jobs);
+
 #endif

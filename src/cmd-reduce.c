@@ -500,10 +500,10 @@ static int run_frontend(struct reduce *r, size_t first, size_t last, struct err 
 	int ret = -1;
 
 	memset(&base, 0, sizeof(base));
-	base.jobs = r->a->jobs ? r->a->jobs : cmd_default_jobs();
+	base.jobs = r->a->jobs ? r->a->jobs : opts_default_jobs();
 	base.timeout = r->a->timeout > 0 ? r->a->timeout : 60;
 	base.start_timeout = 300;
-	base.mem_limit = r->a->memory ? r->a->memory : cmd_default_memory(base.jobs);
+	base.mem_limit = r->a->memory ? r->a->memory : opts_default_memory(base.jobs);
 	base.stderr_cap = 64 * 1024;
 	r->label = r->t[first].frontend;
 	if (frontend_for(r->a->frontend, r->label, &fe, &base, e) < 0)

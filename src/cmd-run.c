@@ -347,7 +347,7 @@ static int cmd_run(int argc, char **argv)
 					       "and no DIR nor -o (it stores nothing)");
 			goto out;
 		}
-		ro->s.runner.mem_limit = ro->memory ? ro->memory : cmd_default_memory(1);
+		ro->s.runner.mem_limit = ro->memory ? ro->memory : opts_default_memory(1);
 		if ((code = run_one(ro, a->one, &e)) < 0)
 			code = cmd_error(&e);
 		goto out;

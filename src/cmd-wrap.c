@@ -171,7 +171,7 @@ static int cmd_wrap(int argc, char **argv)
 	memset(&w, 0, sizeof(w));
 	memset(&o, 0, sizeof(o));
 	memset(&sh, 0, sizeof(sh));
-	a->jobs = cmd_default_jobs();
+	a->jobs = opts_default_jobs();
 	a->timeout = 60;
 	if (cmd_parse(&cmd_wrap_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
@@ -190,7 +190,7 @@ static int cmd_wrap(int argc, char **argv)
 	o.dir = a->output;
 	o.jobs = a->jobs;
 	o.timeout = a->timeout;
-	o.mem_limit = cmd_default_memory(a->jobs);
+	o.mem_limit = opts_default_memory(a->jobs);
 	o.ctx = &sh;
 	o.warn = on_warn;
 	o.invalid = on_invalid;

@@ -48,11 +48,6 @@ void cmd_warn_line(void *ctx, const char *line);
 /* The user's --python or FERRY_PYTHON, else the configured virtualenv interpreter. */
 const char *cmd_python(void);
 
-/* Workers by default: the cores this process may use. */
-int cmd_default_jobs(void);
-/* Memory each of jobs workers may use by default: an equal share of three quarters of the
- * machine's memory, so that workers that all grow at once still leave ferry room. */
-unsigned long long cmd_default_memory(int jobs);
 
 extern const struct cmd_entry cmd_harvest_entry, cmd_wrap_entry, cmd_rank_entry, cmd_run_entry,
 	cmd_report_entry, cmd_bugs_entry, cmd_show_entry, cmd_check_entry, cmd_baseline_entry, cmd_merge_entry,

@@ -52,7 +52,7 @@ void runopts_init(struct runopts *r)
 	r->s.limit = -1;
 	r->limit = -1;
 	r->s.nshards = 1;
-	r->s.runner.jobs = cmd_default_jobs();
+	r->s.runner.jobs = opts_default_jobs();
 	r->s.runner.timeout = 60;
 	r->s.runner.start_timeout = 300;
 	r->s.runner.stderr_cap = 64 * 1024;
@@ -342,7 +342,7 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 	r->s.limit = r->limit;
 	r->s.maxfail = r->maxfail;
 	r->s.select = &r->select;
-	r->s.runner.mem_limit = r->memory ? r->memory : cmd_default_memory(r->s.runner.jobs);
+	r->s.runner.mem_limit = r->memory ? r->memory : opts_default_memory(r->s.runner.jobs);
 	if (label_frontends(r, c) < 0)
 		return -1;
 	r->s.wrapdir = wrapdir;
