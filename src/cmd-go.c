@@ -29,20 +29,25 @@
 
 #include <cjson/cJSON.h>
 
+#include "bugs.h"
 #include "cmd.h"
 #include "config.h"
+#include "corpus.h"
 #include "counts.h"
 #include "esc.h"
 #include "fsutil.h"
+#include "graphs.h"
 #include "home.h"
 #include "harvest.h"
 #include "jsonl.h"
 #include "progress.h"
 #include "py.h"
 #include "rank.h"
+#include "report.h"
 #include "runopts.h"
 #include "spec.h"
 #include "strmap.h"
+#include "variants.h"
 #include "wrap.h"
 #include "xalloc.h"
 
@@ -155,6 +160,7 @@ struct group {
 
 struct go {
 	struct go_args *a;          /* the options (borrowed) */
+	struct stage_io io;         /* what the stages say, and where */
 	const char *library;
 	char *dir, *corpus, *wrapdir, *store;
 	char *extra[EXTRA_COUNT];   /* the extras' corpora, NULL where none is made */
@@ -215,35 +221,6 @@ static int newer_or_same(const char *a, const char *b)
 		(sa.st_mtim.tv_sec == sb.st_mtim.tv_sec && sa.st_mtim.tv_nsec >= sb.st_mtim.tv_nsec));
 }
 
-/* Call another command's entry in this process, its stdout into path when path is not NULL. */
-static int call(const struct cmd_entry *c, const char *path, const char **argv, int argc)
-{
-	int saved = -1, fd, code;
-	char **copy = xcalloc((size_t)argc + 1, sizeof(*copy));
-
-	for (int i = 0; i < argc; i++)
-		copy[i] = (char *)argv[i];
-	fflush(stdout);
-	if (path) {
-		if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-			fprintf(stderr, "ferry: error: cannot create '%s': %s\n", esc_str(path), strerror(errno));
-			free(copy);
-			return EXIT_ENV;
-		}
-		saved = dup(STDOUT_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		close(fd);
-	}
-	code = c->fn(argc, copy);
-	fflush(stdout);
-	if (saved >= 0) {
-		dup2(saved, STDOUT_FILENO);
-		close(saved);
-	}
-	free(copy);
-	return code;
-}
-
 /* --- harvest ----------------------------------------------------------------------------------- */
 
 /* The corpus is current when it exists and was harvested with the same selection, or whole (a
@@ -253,8 +230,8 @@ static int stage_harvest(struct go *g)
 {
 	char *stamp = xasprintf("%s.args", g->corpus), *sel = select_describe(&g->a->r.select);
 	struct buf want = BUF_INIT, whole = BUF_INIT;
-	const char *argv[64];
-	int argc = 0, has_suites = 0, code = EXIT_OK;
+	struct corpus_opts o = { 0 };
+	int has_suites = 0, code = EXIT_OK;
 	struct err e = ERR_INIT;
 
 	harvest_source(g->library, &has_suites);
@@ -267,27 +244,15 @@ static int stage_harvest(struct go *g)
 		say("harvest %s: current ('%s'), skipped\n", g->library, esc_str(g->corpus));
 		goto out;
 	}
-	argv[argc++] = "harvest";
-	argv[argc++] = g->library;
-	argv[argc++] = "-o";
-	argv[argc++] = g->corpus;
-	for (size_t i = 0; has_suites && i < g->a->suites.n && argc < 40; i++) {
-		argv[argc++] = "--suite";
-		argv[argc++] = g->a->suites.v[i];
-	}
-	for (size_t i = 0; i < g->a->r.select.nops && argc < 56; i++) {
-		argv[argc++] = "--op";
-		argv[argc++] = g->a->r.select.ops[i];
-	}
-	for (size_t i = 0; i < g->a->r.select.ntests && argc < 62; i++) {
-		argv[argc++] = "--test";
-		argv[argc++] = g->a->r.select.tests[i];
-	}
-	if (g->a->quiet)
-		argv[argc++] = "-q";
-	argv[argc] = NULL;
+	o.source = g->library;
+	o.output = g->corpus;
+	if (has_suites)
+		o.suites = g->a->suites;
+	o.sel = g->a->r.select;
+	o.timeout = HARVEST_DEFAULT_TIMEOUT;
+	o.quiet = g->a->quiet;
 	say("harvest %s -> %s\n", g->library, esc_str(g->corpus));
-	if ((code = call(&cmd_harvest_entry, NULL, argv, argc)) != EXIT_OK)
+	if ((code = corpus_harvest(&o, &g->io)) != EXIT_OK)
 		goto out;
 	if (fs_write_atomic(stamp, want.data, want.len, &e) < 0)
 		code = cmd_error(&e);
@@ -508,10 +473,9 @@ static int stage_vary(struct go *g, struct err *e)
 	struct buf text = BUF_INIT;
 	char *stamp = xasprintf("%s.args", g->extra[EXTRA_VARIANTS]);
 	char *args = xasprintf("vary --per-instance %d\n", g->a->vary_k);
-	char k[16], jobs[16], secs[32];
-	const char *argv[16];
+	struct variants_opts o = { 0 };
 	long added = 0;
-	int argc = 0, ret = -1, code;
+	int ret = -1, code;
 
 	for (size_t i = 0; i < g->ngroups; i++)
 		for (size_t n = 0; n < g->groups[i].nharvested; n++)
@@ -536,28 +500,20 @@ static int stage_vary(struct go *g, struct err *e)
 		ret = 0;
 		goto out;
 	}
-	snprintf(k, sizeof(k), "%d", g->a->vary_k);
-	snprintf(jobs, sizeof(jobs), "%d", g->a->r.s.runner.jobs);
-	snprintf(secs, sizeof(secs), "%g", g->a->r.s.runner.timeout);
-	argv[argc++] = "vary";
-	argv[argc++] = g->parents;
-	argv[argc++] = "-o";
-	argv[argc++] = g->extra[EXTRA_VARIANTS];
-	argv[argc++] = "--per-instance";
-	argv[argc++] = k;
-	argv[argc++] = "-j";
-	argv[argc++] = jobs;
-	argv[argc++] = "-t";
-	argv[argc++] = secs;
-	if (g->a->quiet)
-		argv[argc++] = "-q";
-	argv[argc] = NULL;
+	o.corpus = g->parents;
+	o.output = g->extra[EXTRA_VARIANTS];
+	o.per_instance = g->a->vary_k;
+	o.seed = 1;
+	o.jobs = g->a->r.s.runner.jobs;
+	o.timeout = g->a->r.s.runner.timeout;
+	o.quiet = g->a->quiet;
+	o.command = g->a->r.command;
 	say("vary %s: up to %d variants of each of the samples' %zu tests (%ld new) -> %s\n", g->library, g->a->vary_k,
 	    want.len, added, esc_str(g->extra[EXTRA_VARIANTS]));
 	/* No stamp while vary runs: one that stops has added its parents already, and only the
 	 * missing stamp then says that the same command must run vary again (to resume it). */
 	unlink(stamp);
-	if ((code = call(&cmd_vary_entry, NULL, argv, argc)) != EXIT_OK) {
+	if ((code = variants_make(&o, &g->io)) != EXIT_OK) {
 		err_set(e, code, "vary stopped (see above); the variants kept so far are in '%s'",
 			g->extra[EXTRA_VARIANTS]);
 		goto out;
@@ -622,9 +578,12 @@ static char *generate_ops(const struct go *g, struct err *e)
 static int stage_generate(struct go *g, struct err *e)
 {
 	char *stamp = xasprintf("%s.args", g->extra[EXTRA_GENERATED]), *ops = NULL, *args = NULL;
-	char n[16], opset[16];
-	const char *argv[16];
-	int argc = 0, ret = -1, code;
+	struct graphs_opts o = { 0 };
+	struct err why = ERR_INIT;
+	const char **globs = NULL;
+	char *save = NULL;
+	size_t nglobs = 0, cap = 0;
+	int ret = -1, code;
 
 	if (g->a->r.select.ntests) {
 		say("generate %s: --test selects harvested tests, and generated graphs have none: skipped\n",
@@ -650,26 +609,26 @@ static int stage_generate(struct go *g, struct err *e)
 		ret = 0;
 		goto out;
 	}
-	snprintf(n, sizeof(n), "%d", g->a->generate_n);
-	snprintf(opset, sizeof(opset), "%d", GO_OPSET);
-	argv[argc++] = "generate";
-	argv[argc++] = "-o";
-	argv[argc++] = g->extra[EXTRA_GENERATED];
-	argv[argc++] = "-n";
-	argv[argc++] = n;
-	argv[argc++] = "--seed";
-	argv[argc++] = "1";
-	argv[argc++] = "--opset";
-	argv[argc++] = opset;
-	if (*ops) {
-		argv[argc++] = "--ops";
-		argv[argc++] = ops;
+	o.output = g->extra[EXTRA_GENERATED];
+	o.count = g->a->generate_n;
+	o.seed = 1;
+	o.opset = GO_OPSET;
+	o.min_nodes = 1;
+	o.max_nodes = 10;
+	o.pick_rate = 0.97;
+	o.max_dim = 8;
+	o.max_elements = 65536;
+	o.quiet = g->a->quiet;
+	for (char *tok = strtok_r(ops, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		XGROW(globs, cap, nglobs + 1);
+		globs[nglobs++] = tok;
 	}
-	if (g->a->quiet)
-		argv[argc++] = "-q";
-	argv[argc] = NULL;
+	o.globs = globs;
+	o.nglobs = nglobs;
 	say("generate %s: %d graphs -> %s\n", g->library, g->a->generate_n, esc_str(g->extra[EXTRA_GENERATED]));
-	if ((code = call(&cmd_generate_entry, NULL, argv, argc)) != EXIT_OK) {
+	if ((code = graphs_generate(&o, &g->io, &why)) != EXIT_OK) {
+		if (code == EXIT_USAGE && why.msg[0])
+			cmd_usage_error(&cmd_generate_entry, "%s", why.msg);
 		err_set(e, code, "generate stopped (see above)");
 		goto out;
 	}
@@ -677,6 +636,8 @@ static int stage_generate(struct go *g, struct err *e)
 		goto out;
 	ret = 0;
 out:
+	err_release(&why);
+	free(globs);
 	free(stamp);
 	free(ops);
 	free(args);
@@ -1009,12 +970,31 @@ static int stage_run(struct go *g, struct err *e)
 
 /* --- bugs and report --------------------------------------------------------------------------- */
 
+/* Write path (made anew) with bugs_list or report_write; 0, or -1 with e. */
+static int write_file(const char *path, const struct go *g, const struct bugs_opts *bo, const struct report_opts *ro,
+		      struct err *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), r;
+	FILE *fp;
+
+	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+		err_errno(e, EXIT_ENV, "cannot create '%s'", path);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	r = bo ? bugs_list(g->store, bo, fp, e) : report_write(g->store, ro, fp, e);
+	if (fclose(fp) != 0 && r == 0)
+		r = err_errno(e, EXIT_ENV, "cannot write '%s'", path);
+	return r;
+}
+
 static int stage_report(struct go *g, int fresh)
 {
 	char *bugs = xasprintf("%s/bugs.txt", g->dir), *report = xasprintf("%s/report.txt", g->dir);
 	char *repro = xasprintf("%s/reproducers", g->dir);
-	const char *bargv[] = { "bugs", g->store, NULL };
-	const char *rargv[] = { "report", g->store, "-o", repro, NULL };
+	struct bugs_opts bo = { 0 };
+	struct report_opts ro = { .outdir = repro, .python = cmd_python(), .warn = cmd_warn_line };
 	struct buf text = BUF_INIT;
 	struct err e = ERR_INIT;
 	int code = EXIT_OK;
@@ -1026,10 +1006,11 @@ static int stage_report(struct go *g, int fresh)
 	if (!fresh && fs_exists(bugs) && fs_exists(report)) {
 		say("bugs, report: current ('%s', '%s'), skipped\n", esc_str(bugs), esc_str(report));
 	} else {
-		if ((code = call(&cmd_bugs_entry, bugs, bargv, 2)) != EXIT_OK)
+		fflush(stdout);
+		if (write_file(bugs, g, &bo, NULL, &e) < 0 || write_file(report, g, NULL, &ro, &e) < 0) {
+			code = cmd_error(&e);
 			goto out;
-		if ((code = call(&cmd_report_entry, report, rargv, 4)) != EXIT_OK)
-			goto out;
+		}
 		say("report -> %s, reproducers in %s\n", esc_str(report), esc_str(repro));
 	}
 	if (fs_read(bugs, &text, &e) < 0) {
@@ -1077,6 +1058,7 @@ static void go_release(struct go *g)
 	free(g->store);
 	memset(g, 0, sizeof(*g));
 	g->a = a;
+	g->io = (struct stage_io){ stdout, cmd_warn_line, cmd_error, cmd_python() };
 }
 
 /* The groups of the library's frontends: one per counts file. */
@@ -1216,6 +1198,7 @@ static int cmd_go(int argc, char **argv)
 
 	memset(&g, 0, sizeof(g));
 	g.a = a;
+	g.io = (struct stage_io){ stdout, cmd_warn_line, cmd_error, cmd_python() };
 	runopts_init(ro);
 	if (cmd_parse(&cmd_go_entry, argc, argv, a) < 0) {
 		code = EXIT_USAGE;
