@@ -20,7 +20,7 @@
 #include "esc.h"
 #include "fsutil.h"
 #include "protocol.h"
-#include "runopts.h"
+#include "runargs.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -281,7 +281,7 @@ static int cmd_check(int argc, char **argv)
 	size_t new_failures = 0, ferry_errors = 0;
 	int code = EXIT_OK, ran = 0;
 
-	runopts_init(ro);
+	runopts_init(ro, cmd_warn_line);
 	memset(res, 0, sizeof(res));
 	memset(&c, 0, sizeof(c));
 	if (cmd_parse(&cmd_check_entry, argc, argv, a) < 0) {

@@ -44,7 +44,7 @@
 #include "py.h"
 #include "rank.h"
 #include "report.h"
-#include "runopts.h"
+#include "runargs.h"
 #include "spec.h"
 #include "strmap.h"
 #include "variants.h"
@@ -1199,7 +1199,7 @@ static int cmd_go(int argc, char **argv)
 	memset(&g, 0, sizeof(g));
 	g.a = a;
 	g.io = (struct stage_io){ stdout, cmd_warn_line, cmd_error, cmd_python() };
-	runopts_init(ro);
+	runopts_init(ro, cmd_warn_line);
 	if (cmd_parse(&cmd_go_entry, argc, argv, a) < 0) {
 		code = EXIT_USAGE;
 		goto out;

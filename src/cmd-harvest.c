@@ -13,7 +13,7 @@
 #include "cmd.h"
 #include "corpus.h"
 #include "harvest.h"
-#include "runopts.h"
+#include "runargs.h"
 
 static const char usage[] =
 	"usage: ferry harvest SOURCE [--filter GLOB]... -o CORPUS\n"

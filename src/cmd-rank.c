@@ -17,7 +17,7 @@
 #include "esc.h"
 #include "fsutil.h"
 #include "rank.h"
-#include "runopts.h"
+#include "runargs.h"
 #include "xalloc.h"
 
 static const char usage[] =

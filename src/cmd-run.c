@@ -18,7 +18,7 @@
 #include "fsutil.h"
 #include "outcome.h"
 #include "protocol.h"
-#include "runopts.h"
+#include "runargs.h"
 #include "tolerance.h"
 #include "xalloc.h"
 
@@ -330,7 +330,7 @@ static int cmd_run(int argc, char **argv)
 	struct err e = ERR_INIT;
 	int code = EXIT_OK, ran = 0;
 
-	runopts_init(ro);
+	runopts_init(ro, cmd_warn_line);
 	memset(res, 0, sizeof(res));
 	if (cmd_parse(&cmd_run_entry, argc, argv, a) < 0) {
 		code = EXIT_USAGE;

@@ -17,7 +17,7 @@
 #include "esc.h"
 #include "lock.h"
 #include "progress.h"
-#include "runopts.h"
+#include "runargs.h"
 #include "py.h"
 #include "session.h"
 #include "wrap.h"
