@@ -282,6 +282,49 @@ static int harvest_cpp(const struct corpus_opts *a, struct harvest *h, struct ha
 	return r;
 }
 
+/* The engine's options from the stage's (the --filter patterns made from --op and --test where
+ * there is none). Returns the patterns made, n of them, for the caller to free. */
+static char **harvest_options(const struct corpus_opts *a, struct harvest_opts *o, size_t *n)
+{
+	char **derived = NULL;
+	size_t nderived = 0, nderived_cap = 0;
+
+	o->source = a->source;
+	/* torch's and keras's children pass over the samples and tests that no --filter pattern can
+	 * match. --op and --test alone become such patterns too: their union is wider than the
+	 * selection (applied to each record here), and a selected harvest does not run every sample of
+	 * every suite. An operator glob also matches after the last dot, as the selection does. */
+	if (!a->patterns.n && select_any(&a->sel) && strcmp(a->source, "onnx")) {
+		for (size_t i = 0; i < a->sel.nops; i++) {
+			char *dotted = xasprintf("*.%s", a->sel.ops[i]);
+
+			XGROW(derived, nderived_cap, nderived + 2);
+			derived[nderived++] = xstrdup(a->sel.ops[i]);
+			derived[nderived++] = dotted;
+		}
+		for (size_t i = 0; i < a->sel.ntests; i++) {
+			XGROW(derived, nderived_cap, nderived + 1);
+			derived[nderived++] = xstrdup(a->sel.tests[i]);
+		}
+		o->patterns = (const char *const *)derived;
+		o->npatterns = nderived;
+	} else {
+		o->patterns = a->patterns.v;
+		o->npatterns = a->patterns.n;
+	}
+	o->select = &a->sel;
+	o->suites = a->suites.v;
+	o->nsuites = a->suites.n;
+	o->pytest = a->pytest.v;
+	o->npytest = a->pytest.n;
+	o->timeout = a->timeout;
+	o->no_sandbox = a->no_sandbox;
+	o->env = a->envs.v;
+	o->nenv = a->envs.n;
+	*n = nderived;
+	return derived;
+}
+
 int corpus_harvest(const struct corpus_opts *a, const struct stage_io *io)
 {
 	const char *source = a->source;
@@ -290,7 +333,7 @@ int corpus_harvest(const struct corpus_opts *a, const struct stage_io *io)
 	struct show sh;
 	struct err e = ERR_INIT;
 	char *partial = NULL, *pydir = NULL, **derived = NULL;
-	size_t nderived = 0, nderived_cap = 0;
+	size_t nderived = 0;
 	FILE *out = NULL;
 	int has_suites = 0, code = EXIT_OK;
 
@@ -327,38 +370,7 @@ int corpus_harvest(const struct corpus_opts *a, const struct stage_io *io)
 		o.out = out;
 		o.out_name = partial;
 	}
-	o.source = source;
-	/* torch's and keras's children pass over the samples and tests that no --filter pattern can
-	 * match. --op and --test alone become such patterns too: their union is wider than the
-	 * selection (applied to each record here), and a selected harvest does not run every sample of
-	 * every suite. An operator glob also matches after the last dot, as the selection does. */
-	if (!a->patterns.n && select_any(&a->sel) && strcmp(source, "onnx")) {
-		for (size_t i = 0; i < a->sel.nops; i++) {
-			char *dotted = xasprintf("*.%s", a->sel.ops[i]);
-
-			XGROW(derived, nderived_cap, nderived + 2);
-			derived[nderived++] = xstrdup(a->sel.ops[i]);
-			derived[nderived++] = dotted;
-		}
-		for (size_t i = 0; i < a->sel.ntests; i++) {
-			XGROW(derived, nderived_cap, nderived + 1);
-			derived[nderived++] = xstrdup(a->sel.tests[i]);
-		}
-		o.patterns = (const char *const *)derived;
-		o.npatterns = nderived;
-	} else {
-		o.patterns = a->patterns.v;
-		o.npatterns = a->patterns.n;
-	}
-	o.select = &a->sel;
-	o.suites = a->suites.v;
-	o.nsuites = a->suites.n;
-	o.pytest = a->pytest.v;
-	o.npytest = a->pytest.n;
-	o.timeout = a->timeout;
-	o.no_sandbox = a->no_sandbox;
-	o.env = a->envs.v;
-	o.nenv = a->envs.n;
+	derived = harvest_options(a, &o, &nderived);
 	o.python = io->python;
 	o.output = on_output;
 	o.ctx = &sh;

@@ -98,6 +98,60 @@ static void on_bad_line(void *ctx, const struct err *e)
 		cmd_warn("%s", e->msg);
 }
 
+/* The options that do not go together: EXIT_OK, or the usage error said. */
+static int check_args(const struct rank_args *a)
+{
+	if (!a->output && !a->stats)
+		return cmd_usage_error(&cmd_rank_entry,
+			"no output: say where the queue goes with -o QUEUE ('-' for stdout)");
+	if (a->stats && a->output && !strcmp(a->output, "-"))
+		return cmd_usage_error(&cmd_rank_entry,
+			"--stats prints on standard output: the queue cannot go there too");
+	/* The coverage comes from the tables the opera ranking scores with, so that there is one
+	 * definition of a subspace; another strategy has none to give. */
+	if (a->stats && a->o.strategy != RANK_OPERA) {
+		return cmd_usage_error(&cmd_rank_entry, "--stats counts coverage as the opera strategy does; "
+			"it takes no --strategy %s", rank_strategy_name(a->o.strategy));
+	}
+	if ((a->o.strategy == RANK_TOTAL || a->o.strategy == RANK_ADDITIONAL) && !a->coverage)
+		return cmd_usage_error(&cmd_rank_entry, "the %s strategy needs --coverage",
+			rank_strategy_name(a->o.strategy));
+	return EXIT_OK;
+}
+
+/* What the queue holds and covers, on stderr. */
+static void print_ranked(const struct rank_args *a, const struct rank_set *s, const struct rank_stats *st, size_t nbad,
+			 const char *corpus)
+{
+	fflush(stdout);
+	fprintf(stderr, "ferry: ranked %zu instance%s of %zu operator%s with %s: %zu can run, %zu invalid, "
+		"%zu unmigratable\n", s->n, s->n == 1 ? "" : "s", st->ops, st->ops == 1 ? "" : "s",
+		rank_strategy_name(a->o.strategy), st->tier[RANK_TIER_OK], st->tier[RANK_TIER_INVALID],
+		st->tier[RANK_TIER_UNMIGRATABLE]);
+	if (st->have_cover)
+		fprintf(stderr, "ferry: the %zu that can run cover %zu (operator, parameter, subspace) singles "
+			"and %zu pairs, over %zu operator%s\n", st->tier[RANK_TIER_OK],
+			st->cover.singles, st->cover.pairs, st->cover.ops, st->cover.ops == 1 ? "" : "s");
+	if (s->left_out)
+		fprintf(stderr, "ferry: %zu instance%s left out by --op/--test\n", s->left_out,
+			s->left_out == 1 ? "" : "s");
+	if (nbad)
+		fprintf(stderr, "ferry: %zu bad line%s of '%s' left out of the queue\n", nbad,
+			nbad == 1 ? "" : "s",
+			corpus);
+	/* Counts name every operator a compiler tests, a corpus only some: operators of the counts
+	 * that the corpus lacks are normal, and said here, not warned about. Counts that match no
+	 * operator at all were refused above. */
+	if (a->o.strategy == RANK_OPERA && a->o.counts && st->counts_unknown)
+		fprintf(stderr, "ferry: %zu of the %zu operators are in the counts of '%s', which name %zu "
+			"operator%s the corpus does not have (such as '%s')\n", st->ops_counted, st->ops,
+			esc_str(a->counts_path), st->counts_unknown, st->counts_unknown == 1 ? "" : "s",
+			esc_str(st->unknown_example));
+	else if (a->o.strategy == RANK_OPERA && a->o.counts)
+		fprintf(stderr, "ferry: %zu of the %zu operators are in the counts of '%s'\n", st->ops_counted,
+			st->ops, esc_str(a->counts_path));
+}
+
 static int rank(int argc, char **argv)
 {
 	struct rank_args args = { .o = RANK_OPTS_INIT }, *a = &args;
@@ -122,28 +176,8 @@ static int rank(int argc, char **argv)
 		goto out;
 	}
 	corpus = argv[optind];
-	if (!a->output && !a->stats) {
-		code = cmd_usage_error(&cmd_rank_entry,
-			"no output: say where the queue goes with -o QUEUE ('-' for stdout)");
+	if ((code = check_args(a)) != EXIT_OK)
 		goto out;
-	}
-	if (a->stats && a->output && !strcmp(a->output, "-")) {
-		code = cmd_usage_error(&cmd_rank_entry,
-			"--stats prints on standard output: the queue cannot go there too");
-		goto out;
-	}
-	/* The coverage comes from the tables the opera ranking scores with, so that there is one
-	 * definition of a subspace; another strategy has none to give. */
-	if (a->stats && a->o.strategy != RANK_OPERA) {
-		code = cmd_usage_error(&cmd_rank_entry, "--stats counts coverage as the opera strategy does; "
-			"it takes no --strategy %s", rank_strategy_name(a->o.strategy));
-		goto out;
-	}
-	if ((a->o.strategy == RANK_TOTAL || a->o.strategy == RANK_ADDITIONAL) && !a->coverage) {
-		code = cmd_usage_error(&cmd_rank_entry, "the %s strategy needs --coverage",
-			rank_strategy_name(a->o.strategy));
-		goto out;
-	}
 	if (a->counts_path && a->o.strategy != RANK_OPERA)
 		cmd_warn("--counts is used only by the opera strategy; ignored");
 	if (fs_input_file(corpus, &e) < 0 || (a->counts_path && fs_input_file(a->counts_path, &e) < 0)) {
@@ -220,33 +254,7 @@ static int rank(int argc, char **argv)
 		printf("{\"instances\":%zu,\"can_run\":%zu,\"operators\":%zu,\"singles\":%zu,\"pairs\":%zu}\n",
 		       s.n, st.tier[RANK_TIER_OK], st.cover.ops, st.cover.singles, st.cover.pairs);
 	} else if (!a->quiet) {
-		fflush(stdout);
-		fprintf(stderr, "ferry: ranked %zu instance%s of %zu operator%s with %s: %zu can run, %zu invalid, "
-			"%zu unmigratable\n", s.n, s.n == 1 ? "" : "s", st.ops, st.ops == 1 ? "" : "s",
-			rank_strategy_name(a->o.strategy), st.tier[RANK_TIER_OK], st.tier[RANK_TIER_INVALID],
-			st.tier[RANK_TIER_UNMIGRATABLE]);
-		if (st.have_cover)
-			fprintf(stderr, "ferry: the %zu that can run cover %zu (operator, parameter, subspace) singles "
-				"and %zu pairs, over %zu operator%s\n", st.tier[RANK_TIER_OK],
-				st.cover.singles, st.cover.pairs, st.cover.ops, st.cover.ops == 1 ? "" : "s");
-		if (s.left_out)
-			fprintf(stderr, "ferry: %zu instance%s left out by --op/--test\n", s.left_out,
-				s.left_out == 1 ? "" : "s");
-		if (nbad)
-			fprintf(stderr, "ferry: %zu bad line%s of '%s' left out of the queue\n", nbad,
-				nbad == 1 ? "" : "s",
-				corpus);
-		/* Counts name every operator a compiler tests, a corpus only some: operators of the counts
-		 * that the corpus lacks are normal, and said here, not warned about. Counts that match no
-		 * operator at all were refused above. */
-		if (a->o.strategy == RANK_OPERA && a->o.counts && st.counts_unknown)
-			fprintf(stderr, "ferry: %zu of the %zu operators are in the counts of '%s', which name %zu "
-				"operator%s the corpus does not have (such as '%s')\n", st.ops_counted, st.ops,
-				esc_str(a->counts_path), st.counts_unknown, st.counts_unknown == 1 ? "" : "s",
-				esc_str(st.unknown_example));
-		else if (a->o.strategy == RANK_OPERA && a->o.counts)
-			fprintf(stderr, "ferry: %zu of the %zu operators are in the counts of '%s'\n", st.ops_counted,
-				st.ops, esc_str(a->counts_path));
+		print_ranked(a, &s, &st, nbad, corpus);
 	}
 out:
 	rank_queue_release(&q);
