@@ -33,11 +33,13 @@ struct budget {
 };
 
 /* The options' values. */
-static struct {
+struct apfd_args {
 	const char *bugs_path, *curve, *frontend;
 	struct budget budget;
 	int csv;
-} optv;
+};
+
+#define AT(f) offsetof(struct apfd_args, f)
 
 static int parse_budget(void *value, const char *text, struct err *e)
 {
@@ -65,13 +67,13 @@ static int parse_format(void *value, const char *arg, struct err *e)
 
 static const struct opt options[] = {
 	OPT_STRING('b', "bugs", "BUGS", "which tests reveal which unique bugs: a results store (its unique\n"
-		   "bugs, as ferry bugs lists them) or CSV lines of test_id,bug_id", &optv.bugs_path),
-	OPT_STRING('F', "frontend", "NAME", "with a store: only this frontend's bugs", &optv.frontend),
+		   "bugs, as ferry bugs lists them) or CSV lines of test_id,bug_id", AT(bugs_path)),
+	OPT_STRING('F', "frontend", "NAME", "with a store: only this frontend's bugs", AT(frontend)),
 	OPT_CALL(0, "budget", "N|P%", "also NAPFD for a run that stops after N tests, or P% of each queue",
-		 &optv.budget, parse_budget),
+		 AT(budget), parse_budget),
 	OPT_STRING(0, "curve", "FILE", "write each queue's bugs-found curve as CSV: queue,tests,share,bugs",
-		&optv.curve),
-	OPT_CALL(0, "format", "table|csv", "how to print the results (default: table)", &optv.csv, parse_format),
+		AT(curve)),
+	OPT_CALL(0, "format", "table|csv", "how to print the results (default: table)", AT(csv), parse_format),
 	OPT_END(),
 };
 
@@ -173,6 +175,7 @@ static int load_store_bugs(struct apfd_bugs *bugs, const char *path, const char 
 
 static int apfd(int argc, char **argv)
 {
+	struct apfd_args args = { 0 }, *a = &args;
 	struct apfd_bugs bugs;
 	struct apfd_result r = APFD_RESULT_INIT;
 	struct buf table = BUF_INIT, curves = BUF_INIT;
@@ -182,15 +185,15 @@ static int apfd(int argc, char **argv)
 	int code = EXIT_OK, has_budget = 0, csv;
 
 	apfd_bugs_init(&bugs);
-	if (opts_parse(&cmd_apfd_entry, argc, argv) < 0) {
+	if (cmd_parse(&cmd_apfd_entry, argc, argv, a) < 0) {
 		code = EXIT_USAGE;
 		goto out;
 	}
-	bugs_path = optv.bugs_path;
-	curve = optv.curve;
-	frontend = optv.frontend;
-	budget = optv.budget;
-	csv = optv.csv;
+	bugs_path = a->bugs_path;
+	curve = a->curve;
+	frontend = a->frontend;
+	budget = a->budget;
+	csv = a->csv;
 	has_budget = budget.given;
 	if (!bugs_path) {
 		code = cmd_usage_error(&cmd_apfd_entry, "--bugs is required: which tests reveal which bugs");

@@ -16,27 +16,32 @@ static const char usage[] =
 	"\n"
 	"Write the failing tests of STORE as a baseline of known failures for ferry check.\n";
 
-static const char *output, *frontend;
+struct baseline_args {
+	const char *output, *frontend;
+};
+
+#define AT(f) offsetof(struct baseline_args, f)
 
 static const struct opt options[] = {
-	OPT_STRING('o', "output", "FILE", "the baseline to write ('-' for standard output)", &output),
-	OPT_STRING('F', "frontend", "NAME", "only this frontend's failures", &frontend),
+	OPT_STRING('o', "output", "FILE", "the baseline to write ('-' for standard output)", AT(output)),
+	OPT_STRING('F', "frontend", "NAME", "only this frontend's failures", AT(frontend)),
 	OPT_END(),
 };
 
 static int cmd_baseline(int argc, char **argv)
 {
+	struct baseline_args args = { 0 }, *a = &args;
 	struct db db = DB_INIT;
 	struct err e = ERR_INIT;
 	struct fs_output out = FS_OUTPUT_INIT;
 	size_t n = 0;
 	int code = EXIT_OK;
 
-	if (opts_parse(&cmd_baseline_entry, argc, argv) < 0)
+	if (cmd_parse(&cmd_baseline_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
 	if (optind + 1 != argc)
 		return cmd_usage_error(&cmd_baseline_entry, "baseline takes one STORE");
-	if (!output)
+	if (!a->output)
 		return cmd_usage_error(&cmd_baseline_entry, "no output: say where the baseline goes with -o");
 	if (!fs_exists(argv[optind])) {
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
@@ -44,15 +49,15 @@ static int cmd_baseline(int argc, char **argv)
 	}
 	if (db_open(&db, argv[optind], DB_READ, &e) < 0)
 		goto fail;
-	if (fs_output_open(&out, output, &e) < 0)
+	if (fs_output_open(&out, a->output, &e) < 0)
 		goto fail;
 	{
 		int to_stdout = out.fp == stdout;
 
-		if (baseline_write(&db, frontend, out.fp, &n, &e) < 0 || fs_output_commit(&out, &e) < 0)
+		if (baseline_write(&db, a->frontend, out.fp, &n, &e) < 0 || fs_output_commit(&out, &e) < 0)
 			goto fail;
 		if (!to_stdout)
-			printf("%zu known failures written to %s\n", n, output);
+			printf("%zu known failures written to %s\n", n, a->output);
 	}
 	goto out;
 fail:

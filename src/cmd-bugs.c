@@ -1,21 +1,11 @@
 /* cmd-bugs.c: ferry bugs STORE
  *
- * Groups the failures of a results store into unique bugs (oracle/dedup.h), keeps them in the store,
- * and lists them: each with its frontend, symptom, how many tests show it, the operators involved,
- * and its representative, the simplest test that shows it, with what ferry reduce made of it (the
- * operators that decide a graph's failure). */
-#include <cjson/cJSON.h>
+ * Groups the failures of a results store into unique bugs, keeps them in the store, and lists them
+ * (report/bugs.h). */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "bugs.h"
 #include "cmd.h"
-#include "db.h"
-#include "dedup.h"
-#include "esc.h"
-#include "fsutil.h"
-#include "summary.h"
-#include "xalloc.h"
 
 static const char usage[] =
 	"usage: ferry bugs STORE [-F FRONTEND] [--op GLOB] [--json]\n"
@@ -23,187 +13,29 @@ static const char usage[] =
 	"Group the failures in STORE into unique bugs (by frontend, conversion function and symptom)\n"
 	"and list them. ferry show STORE BUG prints one with its reproducer.\n";
 
-static const char *frontend, *glob;
-static int json, wide;
+#define AT(f) offsetof(struct bugs_opts, f)
 
 static const struct opt options[] = {
-	OPT_STRING('F', "frontend", "NAME", "only this frontend", &frontend),
+	OPT_STRING('F', "frontend", "NAME", "only this frontend", AT(frontend)),
 	OPT_STRING(0, "op", "GLOB", "only the bugs with a member test of an operator matching GLOB (fnmatch)",
-		   &glob),
-	OPT_FLAG(0, "json", "print the bugs as one JSON document, each with its member tests", &json),
-	OPT_FLAG('w', "wide", "do not cut lines to the terminal's width (they are never cut in a pipe)", &wide),
+		   AT(glob)),
+	OPT_FLAG(0, "json", "print the bugs as one JSON document, each with its member tests", AT(json)),
+	OPT_FLAG('w', "wide", "do not cut lines to the terminal's width (they are never cut in a pipe)", AT(wide)),
 	OPT_END(),
 };
 
-/* What a bug is listed with: its member tests that match --op. */
-struct listing {
-	struct db *db;
-	size_t width;
-	cJSON *json;          /* the array of bugs, with --json */
-	cJSON *members;       /* of the bug being listed */
-	size_t matched, shown;
-};
-
-static int match_member(void *ctx, const char *fe, const char *bug_id, const char *id, const char *op,
-			struct err *e)
-{
-	struct listing *l = ctx;
-
-	(void)fe;
-	(void)bug_id;
-	(void)e;
-	if (!summary_op_matches(glob, op))
-		return 0;
-	l->matched++;
-	if (l->members) {
-		cJSON *m = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(m, "id", id);
-		cJSON_AddStringToObject(m, "op", op ? op : "?");
-		cJSON_AddItemToArray(l->members, m);
-	}
-	return 0;
-}
-
-/* ferry reduce's subgraph of a bug's simplest test: the operators that decide a graph's failure. */
-static int print_reduction(void *ctx, const struct db_reduction *r, struct err *e)
-{
-	(void)ctx;
-	(void)e;
-	if (!strcmp(r->status, "reduced"))
-		printf("  %-12s reduced from %lld to %lld node%s: %s%s\n", "", r->nodes_before, r->nodes_after,
-		       r->nodes_after == 1 ? "" : "s", esc_str(r->ops ? r->ops : "?"),
-		       r->nodes_after == 1 ? " (the decisive operator)" : "");
-	else
-		printf("  %-12s not reducible: no smaller subgraph of its %lld nodes fails the same way\n", "",
-		       r->nodes_before);
-	return 0;
-}
-
-/* A bug's representative: its exception type, for the bug's line. */
-static int rep_exc_type(void *ctx, const struct db_row *row, struct err *e)
-{
-	(void)e;
-	*(char **)ctx = row->exc_type ? xstrdup(row->exc_type) : NULL;
-	return 0;
-}
-
-static cJSON *string_or_null(const char *s)
-{
-	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
-static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
-{
-	struct listing *l = ctx;
-	struct buf line = BUF_INIT, head = BUF_INIT;
-	char *exc_type = NULL;
-	cJSON *o = NULL;
-	int ret = -1;
-
-	l->matched = 0;
-	l->members = NULL;
-	if (l->json) {
-		o = cJSON_CreateObject();
-		l->members = cJSON_CreateArray();
-	}
-	if (db_bug_members(l->db, b->frontend, b->bug_id, -1, match_member, l, e) < 0 ||
-	    db_result(l->db, b->frontend, b->representative, rep_exc_type, &exc_type, e) < 0)
-		goto out;
-	ret = 0;
-	if (!l->matched)
-		goto out;
-	l->shown++;
-	/* One line per bug, led by what decides it (summary.h): what grouped it. */
-	summary_failure_line(b->outcome, exc_type, b->message, 0, &line);
-	if (o) {
-		cJSON_AddStringToObject(o, "bug", b->bug_id);
-		cJSON_AddStringToObject(o, "frontend", b->frontend);
-		cJSON_AddStringToObject(o, "outcome", b->outcome);
-		cJSON_AddItemToObject(o, "stage", string_or_null(b->stage));
-		cJSON_AddItemToObject(o, "exc_type", string_or_null(exc_type));
-		cJSON_AddNumberToObject(o, "tests", (double)b->members);
-		cJSON_AddStringToObject(o, "operators", b->ops ? b->ops : "");
-		cJSON_AddStringToObject(o, "signature", b->signature ? b->signature : "");
-		cJSON_AddStringToObject(o, "representative", b->representative ? b->representative : "");
-		cJSON_AddStringToObject(o, "line", line.data);
-		cJSON_AddItemToObject(o, "message", string_or_null(b->message));
-		cJSON_AddItemToObject(o, "members", l->members);
-		l->members = NULL;
-		cJSON_AddItemToArray(l->json, o);
-		o = NULL;
-		goto out;
-	}
-	buf_addf(&head, "  %-12s %-10s %-9s %-8s %7lld  %-24.24s ", esc_str(b->bug_id), esc_str(b->frontend),
-		 esc_str(b->outcome), esc_str(b->stage ? b->stage : "-"), b->members, esc_str(b->ops));
-	fputs(head.data, stdout);
-	summary_print_cut(esc_str(line.data), head.len, l->width);
-	putchar('\n');
-	ret = db_reductions(l->db, b->frontend, b->representative, print_reduction, NULL, e) < 0 ? -1 : 0;
-out:
-	cJSON_Delete(o);
-	cJSON_Delete(l->members);
-	l->members = NULL;
-	free(exc_type);
-	buf_release(&line);
-	buf_release(&head);
-	return ret;
-}
-
 static int cmd_bugs(int argc, char **argv)
 {
-	struct db db = DB_INIT;
+	struct bugs_opts o = { 0 };
 	struct err e = ERR_INIT;
-	struct listing l;
-	size_t nbugs = 0, nfail = 0;
 	int code = EXIT_OK;
 
-	memset(&l, 0, sizeof(l));
-	if (opts_parse(&cmd_bugs_entry, argc, argv) < 0)
+	if (cmd_parse(&cmd_bugs_entry, argc, argv, &o) < 0)
 		return EXIT_USAGE;
 	if (optind + 1 != argc)
 		return cmd_usage_error(&cmd_bugs_entry, "bugs takes one STORE");
-	if (!fs_exists(argv[optind])) {
-		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", argv[optind]);
-		return cmd_error(&e);
-	}
-	if (db_open(&db, argv[optind], DB_WRITE, &e) < 0 || dedup_rebuild(&db, frontend, &nbugs, &nfail, &e) < 0)
-		goto fail;
-	l.db = &db;
-	l.width = summary_width(wide);
-	if (json) {
-		cJSON *doc = cJSON_CreateObject();
-		char *text;
-
-		cJSON_AddStringToObject(doc, "store", argv[optind]);
-		cJSON_AddItemToObject(doc, "op", string_or_null(glob));
-		cJSON_AddNumberToObject(doc, "failures", (double)nfail);
-		l.json = cJSON_AddArrayToObject(doc, "bugs");
-		if (db_bugs(&db, frontend, print_bug, &l, &e) < 0) {
-			cJSON_Delete(doc);
-			goto fail;
-		}
-		text = cJSON_Print(doc);
-		puts(text);
-		free(text);
-		cJSON_Delete(doc);
-		goto out;
-	}
-	printf("%zu unique bugs from %zu failures in %s\n", nbugs, nfail, esc_str(argv[optind]));
-	if (glob)
-		printf("those with a test of an operator matching '%s':\n", esc_str(glob));
-	if (nbugs)
-		printf("\n  %-12s %-10s %-9s %-8s %7s  %-24s %s\n", "bug", "frontend", "symptom", "stage", "tests",
-		       "operators", "what failed in the simplest test");
-	if (db_bugs(&db, frontend, print_bug, &l, &e) < 0)
-		goto fail;
-	if (glob && !l.shown)
-		printf("  none\n");
-	goto out;
-fail:
-	code = cmd_error(&e);
-out:
-	db_close(&db);
+	if (bugs_list(argv[optind], &o, stdout, &e) < 0)
+		code = cmd_error(&e);
 	err_release(&e);
 	return code;
 }

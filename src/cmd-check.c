@@ -20,7 +20,7 @@
 #include "esc.h"
 #include "fsutil.h"
 #include "protocol.h"
-#include "runopts.h"
+#include "runargs.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -30,14 +30,19 @@ static const char usage[] =
 	"exit 0 when nothing new fails, 1 when something does. Prints the new failures and the newly\n"
 	"fixed tests; writes JUnit XML with --junit.\n";
 
-static const char *baseline_path, *junit;
+struct check_args {
+	const char *baseline_path, *junit;
+	struct runopts r;
+};
+
+#define AT(f) offsetof(struct check_args, f)
 
 static const struct opt options[] = {
 	OPT_STRING('b', "baseline", "FILE", "known failures: a file from ferry baseline, or a previous store\n"
-		   "(without one, every failure is new)", &baseline_path),
+		   "(without one, every failure is new)", AT(baseline_path)),
 	OPT_STRING(0, "junit", "FILE", "write JUnit XML: a testsuite per frontend and operator, a testcase per test",
-		   &junit),
-	OPT_INCLUDE(runopts_options),
+		   AT(junit)),
+	OPT_INCLUDE(runopts_options, AT(r)),
 	OPT_END(),
 };
 
@@ -265,7 +270,8 @@ static void print_verdicts(const char *fe, const struct verdict *v, size_t n, si
 
 static int cmd_check(int argc, char **argv)
 {
-	struct runopts *ro = &runopts;
+	struct check_args args = { 0 }, *a = &args;
+	struct runopts *ro = &a->r;
 	struct session_result res[RUNOPTS_MAX_FRONTENDS];
 	struct strmap baseline = STRMAP_INIT;
 	struct check c;
@@ -275,10 +281,10 @@ static int cmd_check(int argc, char **argv)
 	size_t new_failures = 0, ferry_errors = 0;
 	int code = EXIT_OK, ran = 0;
 
-	runopts_init(ro);
+	runopts_init(ro, cmd_warn_line);
 	memset(res, 0, sizeof(res));
 	memset(&c, 0, sizeof(c));
-	if (opts_parse(&cmd_check_entry, argc, argv) < 0) {
+	if (cmd_parse(&cmd_check_entry, argc, argv, a) < 0) {
 		code = EXIT_USAGE;
 		goto out;
 	}
@@ -291,7 +297,7 @@ static int cmd_check(int argc, char **argv)
 		goto out;
 	}
 	/* Read the baseline first: a typo in its name must not cost a whole run. */
-	if (baseline_path && baseline_load(baseline_path, &baseline, &e) < 0)
+	if (a->baseline_path && baseline_load(a->baseline_path, &baseline, &e) < 0)
 		goto fail;
 	if (session_open(&c.s, &ro->s, &e) < 0)
 		goto fail;
@@ -304,13 +310,13 @@ static int cmd_check(int argc, char **argv)
 	}
 	runopts_print(ro, res);
 	putchar('\n');
-	if (junit) {
-		if (fs_output_open(&junit_out, junit, &e) < 0)
+	if (a->junit) {
+		if (fs_output_open(&junit_out, a->junit, &e) < 0)
 			goto fail;
 		jf = junit_out.fp;
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ferry\">\n", jf);
 	}
-	c.baseline = baseline_path ? &baseline : NULL;
+	c.baseline = a->baseline_path ? &baseline : NULL;
 	c.e = &e;
 	/* A check that judged nothing must not pass: a frontend that could not start, or a limit or
 	 * budget that left every test out, is a misconfigured CI job, not a clean one. (A wrong library,
@@ -375,4 +381,5 @@ out:
 const struct cmd_entry cmd_check_entry = {
 	.name = "check", .fn = cmd_check, .needs = CMD_NEEDS_NOTHING, .usage = usage, .opts = options,
 	.summary = "the CI entry point: run, compare with known failures, exit 1 on new ones",
+	.help = runopts_help,
 };

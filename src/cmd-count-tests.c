@@ -32,18 +32,20 @@ static const char usage[] =
 	"(*.mlir) for torch.operator \"onnx.Op\" operations (IREE's imported ONNX tests).\n";
 
 /* The options' values. */
-static struct {
+struct count_tests_args {
 	const char *library, *output, *strip, *frontend, *compiler, *compiler_version;
-} optv = { NULL, "-", NULL, NULL, NULL, NULL };
+};
+
+#define AT(f) offsetof(struct count_tests_args, f)
 
 static const struct opt options[] = {
 	OPT_STRING('l', "library", "LIB", "whose operator names to count: onnx, torch, keras, tensorflow",
-		&optv.library),
-	OPT_STRING('o', "output", "COUNTS", "where the counts go (default: standard output)", &optv.output),
-	OPT_STRING(0, "frontend", "NAME", "recorded in the file, e.g. tvm-relax-onnx", &optv.frontend),
-	OPT_STRING(0, "compiler", "NAME", "recorded in the file, e.g. tvm", &optv.compiler),
-	OPT_STRING(0, "compiler-version", "V", "recorded in the file", &optv.compiler_version),
-	OPT_STRING(0, "strip", "PREFIX", "leave PREFIX out of the file names recorded as sources", &optv.strip),
+		AT(library)),
+	OPT_STRING('o', "output", "COUNTS", "where the counts go (default: standard output)", AT(output)),
+	OPT_STRING(0, "frontend", "NAME", "recorded in the file, e.g. tvm-relax-onnx", AT(frontend)),
+	OPT_STRING(0, "compiler", "NAME", "recorded in the file, e.g. tvm", AT(compiler)),
+	OPT_STRING(0, "compiler-version", "V", "recorded in the file", AT(compiler_version)),
+	OPT_STRING(0, "strip", "PREFIX", "leave PREFIX out of the file names recorded as sources", AT(strip)),
 	OPT_END(),
 };
 
@@ -197,6 +199,7 @@ static void record_sources(struct counts *c, char **paths, size_t n, const char 
 
 static int count_tests(int argc, char **argv)
 {
+	struct count_tests_args args = { NULL, "-", NULL, NULL, NULL, NULL }, *a = &args;
 	const char *library, *output, *strip;
 	struct counts c;
 	struct files f = { NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0 };
@@ -207,16 +210,16 @@ static int count_tests(int argc, char **argv)
 	counts_init(&c);
 	/* Before opts_parse, which reorders argv. */
 	c.made_by = command_line(argc, argv);
-	if (opts_parse(&cmd_count_tests_entry, argc, argv) < 0) {
+	if (cmd_parse(&cmd_count_tests_entry, argc, argv, a) < 0) {
 		code = EXIT_USAGE;
 		goto out;
 	}
-	library = optv.library;
-	output = optv.output;
-	strip = optv.strip;
-	c.frontend = optv.frontend ? xstrdup(optv.frontend) : NULL;
-	c.compiler = optv.compiler ? xstrdup(optv.compiler) : NULL;
-	c.compiler_version = optv.compiler_version ? xstrdup(optv.compiler_version) : NULL;
+	library = a->library;
+	output = a->output;
+	strip = a->strip;
+	c.frontend = a->frontend ? xstrdup(a->frontend) : NULL;
+	c.compiler = a->compiler ? xstrdup(a->compiler) : NULL;
+	c.compiler_version = a->compiler_version ? xstrdup(a->compiler_version) : NULL;
 	if (!library || (strcmp(library, "onnx") && strcmp(library, "torch") && strcmp(library, "keras") &&
 			 strcmp(library, "tensorflow"))) {
 		code = library ? cmd_usage_error(&cmd_count_tests_entry,

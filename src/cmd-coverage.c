@@ -29,13 +29,17 @@ static const char usage[] =
 	"graph of one node. Operation type coverage is over the operations of --ops, else over those\n"
 	"of all the corpora given.\n";
 
-static struct opts_list ops_opt;
-static int json;
+struct coverage_args {
+	struct opts_list ops_opt;
+	int json;
+};
+
+#define AT(f) offsetof(struct coverage_args, f)
 
 static const struct opt options[] = {
 	OPT_LIST(0, "ops", "LIST", "the operation types to cover (names separated by commas;\n"
-		 "repeatable); default: those of all the corpora", &ops_opt),
-	OPT_FLAG(0, "json", "print one JSON line instead of the table", &json),
+		 "repeatable); default: those of all the corpora", AT(ops_opt)),
+	OPT_FLAG(0, "json", "print one JSON line instead of the table", AT(json)),
 	OPT_END(),
 };
 
@@ -87,17 +91,17 @@ out:
 }
 
 /* The operation types to cover: --ops, else every one the corpora use. */
-static void universe(struct strmap *u, const struct corpus *cs, size_t n)
+static void universe(const struct coverage_args *a, struct strmap *u, const struct corpus *cs, size_t n)
 {
-	for (size_t i = 0; i < ops_opt.n; i++) {
-		char *list = xstrdup(ops_opt.v[i]), *save = NULL;
+	for (size_t i = 0; i < a->ops_opt.n; i++) {
+		char *list = xstrdup(a->ops_opt.v[i]), *save = NULL;
 
 		for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save))
 			if (*name)
 				strmap_get(u, name, NULL);
 		free(list);
 	}
-	if (ops_opt.n)
+	if (a->ops_opt.n)
 		return;
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < cs[k].cov.ops.cap; i++)
@@ -213,16 +217,17 @@ static void print_json(const struct corpus *cs, size_t n, size_t nuniverse)
 
 static int cmd_coverage(int argc, char **argv)
 {
+	struct coverage_args args = { 0 }, *a = &args;
 	struct err e = ERR_INIT;
 	struct strmap u = STRMAP_INIT;
 	struct corpus *cs = NULL;
 	size_t n = 0;
 	int code = EXIT_OK;
 
-	if (opts_parse(&cmd_coverage_entry, argc, argv) < 0)
+	if (cmd_parse(&cmd_coverage_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
 	if (optind == argc) {
-		opts_list_release(&ops_opt);
+		opts_list_release(&a->ops_opt);
 		return cmd_usage_error(&cmd_coverage_entry, "coverage takes one or more corpora");
 	}
 	n = (size_t)(argc - optind);
@@ -236,12 +241,12 @@ static int cmd_coverage(int argc, char **argv)
 			code = cmd_error(&e);
 			goto out;
 		}
-	universe(&u, cs, n);
+	universe(a, &u, cs, n);
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < u.cap; i++)
 			if (u.slots[i].key && strmap_find(&cs[k].cov.ops, u.slots[i].key))
 				cs[k].covered++;
-	if (json)
+	if (a->json)
 		print_json(cs, n, u.len);
 	else
 		print_table(cs, n, u.len);
@@ -250,7 +255,7 @@ out:
 		graphcov_release(&cs[k].cov);
 	free(cs);
 	strmap_release(&u);
-	opts_list_release(&ops_opt);
+	opts_list_release(&a->ops_opt);
 	err_release(&e);
 	return code;
 }

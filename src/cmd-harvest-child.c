@@ -31,14 +31,18 @@ static const char usage[] =
 	"The process in which ferry harvest runs a library's tests, speaking to it over its standard\n"
 	"output. ferry harvest starts these; there is no need to start one by hand.\n";
 
-static struct opts_list patterns, suites, pytest;
-static int resume;
+struct harvest_child_args {
+	struct opts_list patterns, suites, pytest;
+	int resume;
+};
+
+#define AT(f) offsetof(struct harvest_child_args, f)
 
 static const struct opt options[] = {
-	OPT_INT(0, "resume", "N", "skip the first N tests (an earlier child ran them)", &resume, 0, 2147483647),
-	OPT_LIST(0, "filter", "GLOB", "keep only instances whose operator or test matches GLOB", &patterns),
-	OPT_LIST(0, "suite", "NAME", "harvest this suite", &suites),
-	OPT_LIST(0, "pytest", "PATH", "run the pytest tests of PATH", &pytest),
+	OPT_INT(0, "resume", "N", "skip the first N tests (an earlier child ran them)", AT(resume), 0, 2147483647),
+	OPT_LIST(0, "filter", "GLOB", "keep only instances whose operator or test matches GLOB", AT(patterns)),
+	OPT_LIST(0, "suite", "NAME", "harvest this suite", AT(suites)),
+	OPT_LIST(0, "pytest", "PATH", "run the pytest tests of PATH", AT(pytest)),
 	OPT_END(),
 };
 
@@ -59,10 +63,11 @@ static void let_go_of_terminal(void)
 
 static int cmd_harvest_child(int argc, char **argv)
 {
+	struct harvest_child_args args = { 0 }, *a = &args;
 	struct err e = ERR_INIT;
 	int fd, code = EXIT_OK;
 
-	if (opts_parse(&cmd_harvest_child_entry, argc, argv) < 0)
+	if (cmd_parse(&cmd_harvest_child_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
 	if (optind + 1 != argc)
 		return cmd_usage_error(&cmd_harvest_child_entry, "harvest-child takes one SOURCE");
@@ -73,8 +78,8 @@ static int cmd_harvest_child(int argc, char **argv)
 		code = cmd_error(&e);
 		goto out;
 	}
-	if (harvest_child_run(fd, argv[optind], patterns.v, patterns.n, suites.v, suites.n, pytest.v, pytest.n,
-			      resume, &e) < 0) {
+	if (harvest_child_run(fd, argv[optind], a->patterns.v, a->patterns.n, a->suites.v, a->suites.n, a->pytest.v,
+			      a->pytest.n, a->resume, &e) < 0) {
 		char line[32];
 		int n;
 
@@ -85,9 +90,9 @@ static int cmd_harvest_child(int argc, char **argv)
 			code = EXIT_ENV;
 	}
 out:
-	opts_list_release(&patterns);
-	opts_list_release(&suites);
-	opts_list_release(&pytest);
+	opts_list_release(&a->patterns);
+	opts_list_release(&a->suites);
+	opts_list_release(&a->pytest);
 	err_release(&e);
 	fflush(NULL);
 	/* The parent has every record. Unloading libraries with live thread pools can hang in their

@@ -31,30 +31,35 @@ static const char usage[] =
 	"The process in which ferry harvest --cpp and count-tests parse one C++ file, speaking to them over\n"
 	"its standard output. They start these; there is no need to start one by hand.\n";
 
-static const char *stub, *compile_commands;
-static struct opts_list includes, defines;
-static double cpu;
+struct harvest_cpp_child_args {
+	const char *stub, *compile_commands;
+	struct opts_list includes, defines;
+	double cpu;
+};
+
+#define AT(f) offsetof(struct harvest_cpp_child_args, f)
 
 static const struct opt options[] = {
-	OPT_STRING(0, "stub", "PATH", "ferry's header, injected with -include", &stub),
-	OPT_SECONDS(0, "cpu", "SECS", "the CPU time this process may use", &cpu),
-	OPT_LIST('I', "include", "DIR", "an include directory of the checkout", &includes),
-	OPT_LIST('D', "define", "NAME[=V]", "a macro the checkout's build defines", &defines),
+	OPT_STRING(0, "stub", "PATH", "ferry's header, injected with -include", AT(stub)),
+	OPT_SECONDS(0, "cpu", "SECS", "the CPU time this process may use", AT(cpu)),
+	OPT_LIST('I', "include", "DIR", "an include directory of the checkout", AT(includes)),
+	OPT_LIST('D', "define", "NAME[=V]", "a macro the checkout's build defines", AT(defines)),
 	OPT_STRING(0, "compile-commands", "DIR", "parse the file with its command in DIR/compile_commands.json",
-		   &compile_commands),
+		   AT(compile_commands)),
 	OPT_END(),
 };
 
 static int cmd_harvest_cpp_child(int argc, char **argv)
 {
+	struct harvest_cpp_child_args args = { 0 }, *a = &args;
 	struct err e = ERR_INIT;
 	struct cpp_opts o;
 	enum cpp_mode mode;
 	int fd, code = EXIT_OK;
 
-	if (opts_parse(&cmd_harvest_cpp_child_entry, argc, argv) < 0)
+	if (cmd_parse(&cmd_harvest_cpp_child_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
-	if (optind + 2 != argc || cpp_mode_parse(argv[optind], &mode) < 0 || !stub || !(cpu > 0))
+	if (optind + 2 != argc || cpp_mode_parse(argv[optind], &mode) < 0 || !a->stub || !(a->cpu > 0))
 		return cmd_usage_error(&cmd_harvest_cpp_child_entry,
 				       "harvest-cpp-child takes onnx, torch or count, --stub, --cpu and one FILE");
 	/* A parent that is killed takes this child with it: a parse blocked on a FIFO it includes
@@ -65,7 +70,7 @@ static int cmd_harvest_cpp_child(int argc, char **argv)
 	{
 		/* SIGXCPU at the limit, SIGKILL a second later; no core file of it in the user's
 		 * directory */
-		struct rlimit cpu_rl = { (rlim_t)ceil(cpu), (rlim_t)ceil(cpu) + 1 }, core = { 0, 0 };
+		struct rlimit cpu_rl = { (rlim_t)ceil(a->cpu), (rlim_t)ceil(a->cpu) + 1 }, core = { 0, 0 };
 
 		if (setrlimit(RLIMIT_CPU, &cpu_rl) < 0 || setrlimit(RLIMIT_CORE, &core) < 0) {
 			err_errno(&e, EXIT_ENV, "cannot limit the parse's CPU time");
@@ -80,17 +85,17 @@ static int cmd_harvest_cpp_child(int argc, char **argv)
 		goto out;
 	}
 	memset(&o, 0, sizeof(o));
-	o.includes = (const char *const *)includes.v;
-	o.nincludes = includes.n;
-	o.defines = (const char *const *)defines.v;
-	o.ndefines = defines.n;
-	o.compile_commands = compile_commands;
+	o.includes = (const char *const *)a->includes.v;
+	o.nincludes = a->includes.n;
+	o.defines = (const char *const *)a->defines.v;
+	o.ndefines = a->defines.n;
+	o.compile_commands = a->compile_commands;
 	/* The parent hears of a failure on the channel and says it; this side says nothing more. */
-	if (cpp_child_run(fd, mode, argv[optind + 1], stub, &o, &e) < 0)
+	if (cpp_child_run(fd, mode, argv[optind + 1], a->stub, &o, &e) < 0)
 		code = e.code ? (int)e.code : EXIT_ENV;
 out:
-	opts_list_release(&includes);
-	opts_list_release(&defines);
+	opts_list_release(&a->includes);
+	opts_list_release(&a->defines);
 	err_release(&e);
 	return code;
 }

@@ -17,22 +17,27 @@ static const char usage[] =
 	"\n"
 	"Join the results stores of shards into STORE (created, or added to).\n";
 
-static const char *output;
+struct merge_args {
+	const char *output;
+};
+
+#define AT(f) offsetof(struct merge_args, f)
 
 static const struct opt options[] = {
-	OPT_STRING('o', "output", "STORE", "the store to write", &output),
+	OPT_STRING('o', "output", "STORE", "the store to write", AT(output)),
 	OPT_END(),
 };
 
 static int cmd_merge(int argc, char **argv)
 {
+	struct merge_args args = { 0 }, *a = &args;
 	struct db d = DB_INIT;
 	struct err e = ERR_INIT;
 	int code = EXIT_OK;
 
-	if (opts_parse(&cmd_merge_entry, argc, argv) < 0)
+	if (cmd_parse(&cmd_merge_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
-	if (!output)
+	if (!a->output)
 		return cmd_usage_error(&cmd_merge_entry, "no output: say which store to write with -o");
 	if (optind == argc)
 		return cmd_usage_error(&cmd_merge_entry, "merge takes one or more shard stores");
@@ -45,14 +50,14 @@ static int cmd_merge(int argc, char **argv)
 			goto fail;
 		db_close(&probe);
 	}
-	if (db_open(&d, output, DB_CREATE, &e) < 0 || db_lock(&d, "ferry merge", &e) < 0)
+	if (db_open(&d, a->output, DB_CREATE, &e) < 0 || db_lock(&d, "ferry merge", &e) < 0)
 		goto fail;
 	for (int i = optind; i < argc; i++) {
 		long long n = 0;
-		char *a = fs_abspath(argv[i]), *b = fs_abspath(output);
-		int same = !strcmp(a, b);
+		char *x = fs_abspath(argv[i]), *b = fs_abspath(a->output);
+		int same = !strcmp(x, b);
 
-		free(a);
+		free(x);
 		free(b);
 		if (same)
 			continue;
@@ -67,7 +72,7 @@ static int cmd_merge(int argc, char **argv)
 
 		if (db_summary(&d, &s, &e) < 0)
 			goto fail;
-		printf("%s: %lld results of %lld tests\n", output, s.results, s.tested);
+		printf("%s: %lld results of %lld tests\n", a->output, s.results, s.tested);
 	}
 	goto out;
 fail:

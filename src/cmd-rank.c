@@ -17,7 +17,7 @@
 #include "esc.h"
 #include "fsutil.h"
 #include "rank.h"
-#include "runopts.h"
+#include "runargs.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -27,10 +27,14 @@ static const char usage[] =
 	"Order the instances of CORPUS (a JSON Lines corpus, or wrap's wrapped.jsonl) so that those most\n"
 	"likely to find new bugs run first. QUEUE gets one JSON line per instance, first to run first.\n";
 
-static const char *output, *counts_path, *coverage;
-static struct rank_opts o = RANK_OPTS_INIT;
-static int quiet, strict, stats;
-static struct select sel;
+struct rank_args {
+	const char *output, *counts_path, *coverage;
+	struct rank_opts o;
+	int quiet, strict, stats;
+	struct select sel;
+};
+
+#define AT(f) offsetof(struct rank_args, f)
 
 static int parse_strategy(void *value, const char *arg, struct err *e)
 {
@@ -57,26 +61,26 @@ static int parse_seed(void *value, const char *text, struct err *e)
 }
 
 static const struct opt options[] = {
-	OPT_STRING('o', "output", "QUEUE", "where the queue goes ('-': standard output)", &output),
+	OPT_STRING('o', "output", "QUEUE", "where the queue goes ('-': standard output)", AT(output)),
 	OPT_STRING('c', "counts", "COUNTS", "the compiler's frontend-test operator counts (see corpora/counts/ and\n"
-		   "'ferry count-tests'); without it every operator scores the same", &counts_path),
-	OPT_CALL('s', "strategy", "NAME", "opera (default), random, fast, total, additional", &o.strategy,
+		   "'ferry count-tests'); without it every operator scores the same", AT(counts_path)),
+	OPT_CALL('s', "strategy", "NAME", "opera (default), random, fast, total, additional", AT(o.strategy),
 		 parse_strategy),
-	OPT_CALL(0, "fast", "VARIANT", "FAST's variant: pw (default), one, log, sqrt, all", &o.fast, parse_fast),
+	OPT_CALL(0, "fast", "VARIANT", "FAST's variant: pw (default), one, log, sqrt, all", AT(o.fast), parse_fast),
 	OPT_STRING(0, "coverage", "PATH", "per-test coverage for total/additional: a directory with one file per\n"
 		   "test (named by its id, one covered element a line), or JSON Lines of\n"
-		   "{\"id\": ..., \"covered\": [...]}", &coverage),
+		   "{\"id\": ..., \"covered\": [...]}", AT(coverage)),
 	OPT_CALL(0, "seed", "N", "the seed of the order that breaks ties, and of the random strategy's own\n"
-		 "order, derived from it apart from the tie-breaking one (default 1)", &o.seed, parse_seed),
-	OPT_INT('j', "jobs", "N", "threads (default: the number of cores)", &o.jobs, 1, 256),
+		 "order, derived from it apart from the tie-breaking one (default 1)", AT(o.seed), parse_seed),
+	OPT_INT('j', "jobs", "N", "threads (default: the number of cores)", AT(o.jobs), 1, 256),
 	OPT_FLAG(0, "stats", "print only the coverage of the instances that can run, as the opera ranking\n"
-		 "counts it, as one JSON line on standard output (then -o is optional)", &stats),
-	OPT_FLAG(0, "strict", "refuse a corpus with bad lines (default: warn, skip them, rank the rest)", &strict),
+		 "counts it, as one JSON line on standard output (then -o is optional)", AT(stats)),
+	OPT_FLAG(0, "strict", "refuse a corpus with bad lines (default: warn, skip them, rank the rest)", AT(strict)),
 	OPT_CALL(0, "op", "GLOB", "rank only instances whose operator matches GLOB (the whole name or its last\n"
-		 "dotted part; comma-separated, repeatable)", &sel, runopts_parse_op),
+		 "dotted part; comma-separated, repeatable)", AT(sel), runopts_parse_op),
 	OPT_CALL(0, "test", "GLOB", "rank only instances whose source test matches GLOB (comma-separated,\n"
-		 "repeatable)", &sel, runopts_parse_test),
-	OPT_FLAG('q', "quiet", "no summary on standard error", &quiet),
+		 "repeatable)", AT(sel), runopts_parse_test),
+	OPT_FLAG('q', "quiet", "no summary on standard error", AT(quiet)),
 	OPT_END(),
 };
 
@@ -94,8 +98,63 @@ static void on_bad_line(void *ctx, const struct err *e)
 		cmd_warn("%s", e->msg);
 }
 
+/* The options that do not go together: EXIT_OK, or the usage error said. */
+static int check_args(const struct rank_args *a)
+{
+	if (!a->output && !a->stats)
+		return cmd_usage_error(&cmd_rank_entry,
+			"no output: say where the queue goes with -o QUEUE ('-' for stdout)");
+	if (a->stats && a->output && !strcmp(a->output, "-"))
+		return cmd_usage_error(&cmd_rank_entry,
+			"--stats prints on standard output: the queue cannot go there too");
+	/* The coverage comes from the tables the opera ranking scores with, so that there is one
+	 * definition of a subspace; another strategy has none to give. */
+	if (a->stats && a->o.strategy != RANK_OPERA) {
+		return cmd_usage_error(&cmd_rank_entry, "--stats counts coverage as the opera strategy does; "
+			"it takes no --strategy %s", rank_strategy_name(a->o.strategy));
+	}
+	if ((a->o.strategy == RANK_TOTAL || a->o.strategy == RANK_ADDITIONAL) && !a->coverage)
+		return cmd_usage_error(&cmd_rank_entry, "the %s strategy needs --coverage",
+			rank_strategy_name(a->o.strategy));
+	return EXIT_OK;
+}
+
+/* What the queue holds and covers, on stderr. */
+static void print_ranked(const struct rank_args *a, const struct rank_set *s, const struct rank_stats *st, size_t nbad,
+			 const char *corpus)
+{
+	fflush(stdout);
+	fprintf(stderr, "ferry: ranked %zu instance%s of %zu operator%s with %s: %zu can run, %zu invalid, "
+		"%zu unmigratable\n", s->n, s->n == 1 ? "" : "s", st->ops, st->ops == 1 ? "" : "s",
+		rank_strategy_name(a->o.strategy), st->tier[RANK_TIER_OK], st->tier[RANK_TIER_INVALID],
+		st->tier[RANK_TIER_UNMIGRATABLE]);
+	if (st->have_cover)
+		fprintf(stderr, "ferry: the %zu that can run cover %zu (operator, parameter, subspace) singles "
+			"and %zu pairs, over %zu operator%s\n", st->tier[RANK_TIER_OK],
+			st->cover.singles, st->cover.pairs, st->cover.ops, st->cover.ops == 1 ? "" : "s");
+	if (s->left_out)
+		fprintf(stderr, "ferry: %zu instance%s left out by --op/--test\n", s->left_out,
+			s->left_out == 1 ? "" : "s");
+	if (nbad)
+		fprintf(stderr, "ferry: %zu bad line%s of '%s' left out of the queue\n", nbad,
+			nbad == 1 ? "" : "s",
+			corpus);
+	/* Counts name every operator a compiler tests, a corpus only some: operators of the counts
+	 * that the corpus lacks are normal, and said here, not warned about. Counts that match no
+	 * operator at all were refused above. */
+	if (a->o.strategy == RANK_OPERA && a->o.counts && st->counts_unknown)
+		fprintf(stderr, "ferry: %zu of the %zu operators are in the counts of '%s', which name %zu "
+			"operator%s the corpus does not have (such as '%s')\n", st->ops_counted, st->ops,
+			esc_str(a->counts_path), st->counts_unknown, st->counts_unknown == 1 ? "" : "s",
+			esc_str(st->unknown_example));
+	else if (a->o.strategy == RANK_OPERA && a->o.counts)
+		fprintf(stderr, "ferry: %zu of the %zu operators are in the counts of '%s'\n", st->ops_counted,
+			st->ops, esc_str(a->counts_path));
+}
+
 static int rank(int argc, char **argv)
 {
+	struct rank_args args = { .o = RANK_OPTS_INIT }, *a = &args;
 	const char *corpus;
 	struct rank_set s;
 	struct rank_queue q = RANK_QUEUE_INIT;
@@ -108,7 +167,7 @@ static int rank(int argc, char **argv)
 
 	rank_set_init(&s);
 	counts_init(&c);
-	if (opts_parse(&cmd_rank_entry, argc, argv) < 0) {
+	if (cmd_parse(&cmd_rank_entry, argc, argv, a) < 0) {
 		code = EXIT_USAGE;
 		goto out;
 	}
@@ -117,44 +176,24 @@ static int rank(int argc, char **argv)
 		goto out;
 	}
 	corpus = argv[optind];
-	if (!output && !stats) {
-		code = cmd_usage_error(&cmd_rank_entry,
-			"no output: say where the queue goes with -o QUEUE ('-' for stdout)");
+	if ((code = check_args(a)) != EXIT_OK)
 		goto out;
-	}
-	if (stats && output && !strcmp(output, "-")) {
-		code = cmd_usage_error(&cmd_rank_entry,
-			"--stats prints on standard output: the queue cannot go there too");
-		goto out;
-	}
-	/* The coverage comes from the tables the opera ranking scores with, so that there is one
-	 * definition of a subspace; another strategy has none to give. */
-	if (stats && o.strategy != RANK_OPERA) {
-		code = cmd_usage_error(&cmd_rank_entry, "--stats counts coverage as the opera strategy does; "
-			"it takes no --strategy %s", rank_strategy_name(o.strategy));
-		goto out;
-	}
-	if ((o.strategy == RANK_TOTAL || o.strategy == RANK_ADDITIONAL) && !coverage) {
-		code = cmd_usage_error(&cmd_rank_entry, "the %s strategy needs --coverage",
-			rank_strategy_name(o.strategy));
-		goto out;
-	}
-	if (counts_path && o.strategy != RANK_OPERA)
+	if (a->counts_path && a->o.strategy != RANK_OPERA)
 		cmd_warn("--counts is used only by the opera strategy; ignored");
-	if (fs_input_file(corpus, &e) < 0 || (counts_path && fs_input_file(counts_path, &e) < 0)) {
+	if (fs_input_file(corpus, &e) < 0 || (a->counts_path && fs_input_file(a->counts_path, &e) < 0)) {
 		code = cmd_error(&e);
 		goto out;
 	}
 	/* Read the small inputs first, so that a mistake there does not cost a corpus load. */
-	if (counts_path) {
-		if (counts_load(&c, counts_path, &e) < 0) {
+	if (a->counts_path) {
+		if (counts_load(&c, a->counts_path, &e) < 0) {
 			code = cmd_error(&e);
 			goto out;
 		}
-		o.counts = &c;
+		a->o.counts = &c;
 	}
-	s.want_sig = o.strategy == RANK_FAST;
-	s.select = &sel;
+	s.want_sig = a->o.strategy == RANK_FAST;
+	s.select = &a->sel;
 	/* Hidden: FERRY_RANK_READER=cjson reads every line the old way (bench/rank, tests/cli/rank-reader.sh). */
 	if (getenv("FERRY_RANK_READER") && !strcmp(getenv("FERRY_RANK_READER"), "cjson"))
 		s.reader = RANK_READER_CJSON;
@@ -167,7 +206,7 @@ static int rank(int argc, char **argv)
 			cmd_warn("... and %zu more bad lines", nbad - SHOW_BAD);
 		/* Like every reader of corpora, rank skips bad lines and says so; --strict is for pipelines
 		 * that want the queue to be the whole corpus or nothing. */
-		if (strict) {
+		if (a->strict) {
 			err_set(&e, EXIT_INPUT, "'%s' has %zu bad line%s (--strict: no queue without %s)", corpus, nbad,
 				nbad == 1 ? "" : "s", nbad == 1 ? "it" : "them");
 			code = cmd_error(&e);
@@ -181,71 +220,46 @@ static int rank(int argc, char **argv)
 		code = cmd_error(&e);
 		goto out;
 	}
-	if (o.counts && c.library && s.libs.n && intern_find(&s.libs, 0, c.library, strlen(c.library)) == UINT32_MAX) {
+	if (a->o.counts && c.library && s.libs.n &&
+	    intern_find(&s.libs, 0, c.library, strlen(c.library)) == UINT32_MAX) {
 		err_set(&e, EXIT_INPUT, "'%s' counts operators of library '%s', but '%s' holds instances of '%s'",
-			counts_path, c.library, corpus, intern_str(&s.libs, 0));
+			a->counts_path, c.library, corpus, intern_str(&s.libs, 0));
 		code = cmd_error(&e);
 		goto out;
 	}
-	if (coverage) {
-		if (rank_set_load_coverage(&s, coverage, &unknown, &e) < 0) {
+	if (a->coverage) {
+		if (rank_set_load_coverage(&s, a->coverage, &unknown, &e) < 0) {
 			code = cmd_error(&e);
 			goto out;
 		}
 		if (unknown)
-			cmd_warn("'%s' has coverage for %zu test%s not in the corpus; ignored", coverage, unknown,
+			cmd_warn("'%s' has coverage for %zu test%s not in the corpus; ignored", a->coverage, unknown,
 				 unknown == 1 ? "" : "s");
 	}
-	if (rank_run(&s, &o, &q, &st, &e) < 0) {
+	if (rank_run(&s, &a->o, &q, &st, &e) < 0) {
 		code = e.code == EXIT_USAGE ? cmd_usage_error(&cmd_rank_entry, "%s", e.msg) : cmd_error(&e);
 		goto out;
 	}
-	if (o.counts && counts_size(&c) && !st.ops_counted && s.n) {
+	if (a->o.counts && counts_size(&c) && !st.ops_counted && s.n) {
 		err_set(&e, EXIT_INPUT, "none of the %zu operators in '%s' is in the corpus (such as '%s'): are these "
-			"counts for another library?", counts_size(&c), counts_path, st.unknown_example);
+			"counts for another library?", counts_size(&c), a->counts_path, st.unknown_example);
 		code = cmd_error(&e);
 		goto out;
 	}
-	if (output && rank_queue_write(&s, &q, output, &e) < 0) {
+	if (a->output && rank_queue_write(&s, &q, a->output, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}
-	if (stats) {
+	if (a->stats) {
 		printf("{\"instances\":%zu,\"can_run\":%zu,\"operators\":%zu,\"singles\":%zu,\"pairs\":%zu}\n",
 		       s.n, st.tier[RANK_TIER_OK], st.cover.ops, st.cover.singles, st.cover.pairs);
-	} else if (!quiet) {
-		fflush(stdout);
-		fprintf(stderr, "ferry: ranked %zu instance%s of %zu operator%s with %s: %zu can run, %zu invalid, "
-			"%zu unmigratable\n", s.n, s.n == 1 ? "" : "s", st.ops, st.ops == 1 ? "" : "s",
-			rank_strategy_name(o.strategy), st.tier[RANK_TIER_OK], st.tier[RANK_TIER_INVALID],
-			st.tier[RANK_TIER_UNMIGRATABLE]);
-		if (st.have_cover)
-			fprintf(stderr, "ferry: the %zu that can run cover %zu (operator, parameter, subspace) singles "
-				"and %zu pairs, over %zu operator%s\n", st.tier[RANK_TIER_OK],
-				st.cover.singles, st.cover.pairs, st.cover.ops, st.cover.ops == 1 ? "" : "s");
-		if (s.left_out)
-			fprintf(stderr, "ferry: %zu instance%s left out by --op/--test\n", s.left_out,
-				s.left_out == 1 ? "" : "s");
-		if (nbad)
-			fprintf(stderr, "ferry: %zu bad line%s of '%s' left out of the queue\n", nbad,
-				nbad == 1 ? "" : "s",
-				corpus);
-		/* Counts name every operator a compiler tests, a corpus only some: operators of the counts
-		 * that the corpus lacks are normal, and said here, not warned about. Counts that match no
-		 * operator at all were refused above. */
-		if (o.strategy == RANK_OPERA && o.counts && st.counts_unknown)
-			fprintf(stderr, "ferry: %zu of the %zu operators are in the counts of '%s', which name %zu "
-				"operator%s the corpus does not have (such as '%s')\n", st.ops_counted, st.ops,
-				esc_str(counts_path), st.counts_unknown, st.counts_unknown == 1 ? "" : "s",
-				esc_str(st.unknown_example));
-		else if (o.strategy == RANK_OPERA && o.counts)
-			fprintf(stderr, "ferry: %zu of the %zu operators are in the counts of '%s'\n", st.ops_counted,
-				st.ops, esc_str(counts_path));
+	} else if (!a->quiet) {
+		print_ranked(a, &s, &st, nbad, corpus);
 	}
 out:
 	rank_queue_release(&q);
 	rank_set_release(&s);
-	select_release(&sel);
+	select_release(&a->sel);
 	counts_release(&c);
 	err_release(&e);
 	return code;

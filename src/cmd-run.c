@@ -18,7 +18,7 @@
 #include "fsutil.h"
 #include "outcome.h"
 #include "protocol.h"
-#include "runopts.h"
+#include "runargs.h"
 #include "tolerance.h"
 #include "xalloc.h"
 
@@ -32,12 +32,17 @@ static const char usage[] =
 	"Run one wrapped test directory through one frontend, store nothing, and print each stage\n"
 	"with its time, the outcome and how it was decided; exit as ferry check would for that test.\n";
 
-static const char *one;
+struct run_args {
+	const char *one;
+	struct runopts r;
+};
+
+#define AT(f) offsetof(struct run_args, f)
 
 static const struct opt options[] = {
 	OPT_STRING(0, "one", "TESTDIR", "run this one test directory (DIR/tests/XX/ID) and print what happened,\n"
-		   "storing nothing (for people writing adapters)", &one),
-	OPT_INCLUDE(runopts_options),
+		   "storing nothing (for people writing adapters)", AT(one)),
+	OPT_INCLUDE(runopts_options, AT(r)),
 	OPT_END(),
 };
 
@@ -48,6 +53,8 @@ struct one {
 	const char *undefined;  /* why its inputs lie in the operator's undefined domain, or NULL */
 	int taken;
 	int code;
+	double timeout;         /* -t */
+	struct buf out;         /* what one_done found, printed after the frontend's version is known */
 };
 
 static int one_next(void *ctx, struct runner_job *job, struct err *e)
@@ -69,20 +76,17 @@ static const char *reply_str(const cJSON *reply, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* What one_done found, printed after the frontend's version is known. */
-static struct buf one_out = BUF_INIT;
-
 /* One labelled field; a value of several lines is indented under its label. */
-static void field(const char *label, const char *value)
+static void field(struct buf *out, const char *label, const char *value)
 {
 	if (!value || !*value)
 		return;
-	buf_addf(&one_out, "%-11s", label);
+	buf_addf(out, "%-11s", label);
 	for (const char *line = value; *line;) {
 		size_t n = strcspn(line, "\n");
 		char *text = xstrndup(line, n);
 
-		buf_addf(&one_out, "%s%s\n", line == value ? "" : "           ", esc_str(text));
+		buf_addf(out, "%s%s\n", line == value ? "" : "           ", esc_str(text));
 		free(text);
 		line += n + (line[n] == '\n');
 	}
@@ -115,7 +119,7 @@ static int one_done(void *ctx, const struct runner_job *job, const struct runner
 		if (reply_str(r->reply, PROTO_KEY_UNAVAILABLE)) {
 			buf_addf(&line, "unavailable: this release cannot take %s",
 				 reply_str(r->reply, PROTO_KEY_UNAVAILABLE));
-			field("outcome", line.data);
+			field(&o->out, "outcome", line.data);
 			o->code = EXIT_ENV;
 			goto out;
 		}
@@ -132,13 +136,13 @@ static int one_done(void *ctx, const struct runner_job *job, const struct runner
 		outcome = outcome_name(OUTCOME_CRASH);
 		break;
 	}
-	field("stages", reply_str(r->reply, PROTO_KEY_STAGES));
+	field(&o->out, "stages", reply_str(r->reply, PROTO_KEY_STAGES));
 	buf_addf(&line, "%s%s%s (%.3fs in all)", outcome ? outcome : "?", stage ? " in stage " : "", stage ? stage : "",
 		 r->seconds);
-	field("outcome", line.data);
+	field(&o->out, "outcome", line.data);
 	buf_reset(&line);
 	if (r->end == RUNNER_TIMEOUT)
-		buf_addf(&line, "no result within the timeout (%gs): the worker was killed", runopts.s.runner.timeout);
+		buf_addf(&line, "no result within the timeout (%gs): the worker was killed", o->timeout);
 	else if (r->end == RUNNER_OOM)
 		buf_adds(&line, "the worker passed the memory limit: it was killed");
 	else if (r->end == RUNNER_DIED && r->why)
@@ -155,7 +159,7 @@ static int one_done(void *ctx, const struct runner_job *job, const struct runner
 			 : " (a \"ferry: \" message, a missing file of the test): not the frontend's");
 	else
 		buf_adds(&line, "the outputs against the references (the value oracle)");
-	field("decided", line.data);
+	field(&o->out, "decided", line.data);
 	if (reply_str(r->reply, PROTO_KEY_COMPARED)) {
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(r->reply, PROTO_KEY_MAX_ABS);
 
@@ -163,33 +167,33 @@ static int one_done(void *ctx, const struct runner_job *job, const struct runner
 		buf_adds(&line, reply_str(r->reply, PROTO_KEY_COMPARED));
 		if (cJSON_IsNumber(m))
 			buf_addf(&line, "\nmax |got - want|: %g", m->valuedouble);
-		field("compared", line.data);
+		field(&o->out, "compared", line.data);
 	}
 	if (reply_str(r->reply, PROTO_KEY_EXC_TYPE) || reply_str(r->reply, PROTO_KEY_MESSAGE)) {
 		buf_reset(&line);
 		if (reply_str(r->reply, PROTO_KEY_EXC_TYPE))
 			buf_addf(&line, "%s: ", reply_str(r->reply, PROTO_KEY_EXC_TYPE));
 		buf_adds(&line, reply_str(r->reply, PROTO_KEY_MESSAGE) ? reply_str(r->reply, PROTO_KEY_MESSAGE) : "");
-		field(outcome && !strcmp(outcome, outcome_name(OUTCOME_MISMATCH)) ? "mismatch" : "exception",
+		field(&o->out, outcome && !strcmp(outcome, outcome_name(OUTCOME_MISMATCH)) ? "mismatch" : "exception",
 		      line.data);
 	}
-	field("frame", reply_str(r->reply, PROTO_KEY_FRAME));
+	field(&o->out, "frame", reply_str(r->reply, PROTO_KEY_FRAME));
 	if (reply_str(r->reply, PROTO_KEY_EXC_TYPE) && (frame = innermost(reply_str(r->reply, PROTO_KEY_DETAIL))))
-		field("innermost", frame);
+		field(&o->out, "innermost", frame);
 	if (r->stderr_text && *r->stderr_text) {
 		const char *tail = r->stderr_text + strlen(r->stderr_text);
 		int lines = 0;
 
 		while (tail > r->stderr_text && lines <= 10)
 			lines += *--tail == '\n';
-		field("stderr", tail + (*tail == '\n'));
+		field(&o->out, "stderr", tail + (*tail == '\n'));
 	}
 	/* As a run records it: a failure on inputs in the operator's undefined domain is no bug. */
 	if (o->undefined && outcome && outcome_name_is_failure(outcome)) {
 		buf_reset(&line);
 		buf_addf(&line, "%s: a run records this %s as %s, not as a failure", o->undefined, outcome,
 			 outcome_name(OUTCOME_UNDEFINED));
-		field("undefined", line.data);
+		field(&o->out, "undefined", line.data);
 	} else if (outcome && outcome_name_is_failure(outcome) &&
 		   !(!strcmp(outcome, outcome_name(OUTCOME_ERROR)) && stage && !strcmp(stage, PROTO_STAGE_WRAP)))
 		o->code = EXIT_FAILURES;
@@ -243,7 +247,7 @@ static int run_one(struct runopts *ro, const char *dir, struct err *e)
 {
 	struct tolerance_rules rules = TOLERANCE_RULES_INIT;
 	struct runner_opts opts;
-	struct one o = { NULL, NULL, 0, EXIT_OK };
+	struct one o = { NULL, NULL, 0, EXIT_OK, ro->s.runner.timeout, BUF_INIT };
 	struct runner_callbacks cb = { &o, one_next, one_done, NULL, NULL };
 	const struct frontend *fe = &ro->fes[0];
 	struct wrapped *tests = NULL;
@@ -279,10 +283,10 @@ static int run_one(struct runopts *ro, const char *dir, struct err *e)
 		goto out;
 	printf("%-11s%s (%s)\n", "test", esc_str(dir), esc_str(t->in.op));
 	printf("%-11s%s %s\n", "frontend", esc_str(fe->label), version ? esc_str(version) : "(no version)");
-	fputs(one_out.data, stdout);
+	fputs(o.out.data ? o.out.data : "", stdout);
 	r = o.code;
 out:
-	buf_release(&one_out);
+	buf_release(&o.out);
 	free(env[0]);
 	free(version);
 	free(self);
@@ -319,19 +323,20 @@ static void print_durations(const struct runopts *ro, const struct session_resul
 
 static int cmd_run(int argc, char **argv)
 {
-	struct runopts *ro = &runopts;
+	struct run_args args = { 0 }, *a = &args;
+	struct runopts *ro = &a->r;
 	struct session *s = NULL;
 	struct session_result res[RUNOPTS_MAX_FRONTENDS];
 	struct err e = ERR_INIT;
 	int code = EXIT_OK, ran = 0;
 
-	runopts_init(ro);
+	runopts_init(ro, cmd_warn_line);
 	memset(res, 0, sizeof(res));
-	if (opts_parse(&cmd_run_entry, argc, argv) < 0) {
+	if (cmd_parse(&cmd_run_entry, argc, argv, a) < 0) {
 		code = EXIT_USAGE;
 		goto out;
 	}
-	if (one) {
+	if (a->one) {
 		if (ro->oracle || ro->mutations >= 0 || ro->seed >= 0) {
 			code = cmd_usage_error(&cmd_run_entry, "--one runs the reference oracle only (no --oracle, -k, "
 					       "--seed)");
@@ -342,8 +347,8 @@ static int cmd_run(int argc, char **argv)
 					       "and no DIR nor -o (it stores nothing)");
 			goto out;
 		}
-		ro->s.runner.mem_limit = ro->memory ? ro->memory : cmd_default_memory(1);
-		if ((code = run_one(ro, one, &e)) < 0)
+		ro->s.runner.mem_limit = ro->memory ? ro->memory : opts_default_memory(1);
+		if ((code = run_one(ro, a->one, &e)) < 0)
 			code = cmd_error(&e);
 		goto out;
 	}
@@ -386,4 +391,5 @@ out:
 const struct cmd_entry cmd_run_entry = {
 	.name = "run", .fn = cmd_run, .needs = CMD_NEEDS_NOTHING, .usage = usage, .opts = options,
 	.summary = "run wrapped models through compiler frontends into a results store",
+	.help = runopts_help,
 };

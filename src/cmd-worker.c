@@ -17,25 +17,30 @@ static const char usage[] =
 	"A worker process of ferry's runner, speaking JSON Lines on stdin and stdout. ferry run and\n"
 	"ferry wrap start these; there is no need to start one by hand.\n";
 
-static const char *frontend;
-static int wrap;
+struct worker_args {
+	const char *frontend;
+	int wrap;
+};
+
+#define AT(f) offsetof(struct worker_args, f)
 
 static const struct opt options[] = {
-	OPT_STRING(0, "run", "FRONTEND", "serve FRONTEND's tests", &frontend),
-	OPT_FLAG(0, "wrap", "serve wrap's instances (the templates)", &wrap),
+	OPT_STRING(0, "run", "FRONTEND", "serve FRONTEND's tests", AT(frontend)),
+	OPT_FLAG(0, "wrap", "serve wrap's instances (the templates)", AT(wrap)),
 	OPT_END(),
 };
 
 static int cmd_worker(int argc, char **argv)
 {
+	struct worker_args args = { 0 }, *a = &args;
 	struct err e = ERR_INIT;
 	int r;
 
-	if (opts_parse(&cmd_worker_entry, argc, argv) < 0)
+	if (cmd_parse(&cmd_worker_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
-	if (!!frontend == wrap || optind != argc)
+	if (!!a->frontend == a->wrap || optind != argc)
 		return cmd_usage_error(&cmd_worker_entry, "a worker takes either --run FRONTEND or --wrap");
-	r = worker_serve(frontend, &e);
+	r = worker_serve(a->frontend, &e);
 	if (r < 0 && e.code != EXIT_OK)
 		cmd_error(&e);
 	fflush(NULL);

@@ -17,7 +17,7 @@
 #include "esc.h"
 #include "lock.h"
 #include "progress.h"
-#include "runopts.h"
+#include "runargs.h"
 #include "py.h"
 #include "session.h"
 #include "wrap.h"
@@ -32,28 +32,32 @@ static const char usage[] =
 	"made (a frontend run later that reads another makes it then); with --queue, the queue's\n"
 	"instances are wrapped in its order.\n";
 
-static const char *output, *weights, *queue;
-static int jobs, quiet, limit;
-static double timeout;
-static struct select sel;
-static struct opts_list frontends;
+struct wrap_args {
+	const char *output, *weights, *queue;
+	int jobs, quiet, limit;
+	double timeout;
+	struct select sel;
+	struct opts_list frontends;
+};
+
+#define AT(f) offsetof(struct wrap_args, f)
 
 static const struct opt options[] = {
-	OPT_STRING('o', "output", "DIR", "where the models go", &output),
-	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", &jobs, 1, 256),
-	OPT_SECONDS('t', "timeout", "SECS", "time one instance may take (default 60)", &timeout),
+	OPT_STRING('o', "output", "DIR", "where the models go", AT(output)),
+	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", AT(jobs), 1, 256),
+	OPT_SECONDS('t', "timeout", "SECS", "time one instance may take (default 60)", AT(timeout)),
 	OPT_STRING(0, "weights", "HOW", "PyTorch weights as 'constant' (default: as real models hold them) or 'input'",
-		   &weights),
+		   AT(weights)),
 	OPT_CALL(0, "op", "GLOB", "wrap only instances whose operator matches GLOB (the whole name or its last\n"
-		 "dotted part; comma-separated, repeatable)", &sel, runopts_parse_op),
+		 "dotted part; comma-separated, repeatable)", AT(sel), runopts_parse_op),
 	OPT_CALL(0, "test", "GLOB", "wrap only instances whose source test matches GLOB (comma-separated,\n"
-		 "repeatable)", &sel, runopts_parse_test),
+		 "repeatable)", AT(sel), runopts_parse_test),
 	OPT_LIST('F', "frontend", "LIST", "make only the files these frontends read (names separated by commas;\n"
 		 "repeatable; NAME:LIBRARY for an adapter of your own); the instances of a\n"
-		 "library none of them takes are not wrapped", &frontends),
-	OPT_STRING(0, "queue", "QUEUE", "wrap the instances of QUEUE (ferry rank's output), in its order", &queue),
-	OPT_INT('n', "limit", "N", "with --queue: only its first N lines", &limit, 1, 2147483647),
-	OPT_FLAG('q', "quiet", "no progress line", &quiet),
+		 "library none of them takes are not wrapped", AT(frontends)),
+	OPT_STRING(0, "queue", "QUEUE", "wrap the instances of QUEUE (ferry rank's output), in its order", AT(queue)),
+	OPT_INT('n', "limit", "N", "with --queue: only its first N lines", AT(limit), 1, 2147483647),
+	OPT_FLAG('q', "quiet", "no progress line", AT(quiet)),
 	OPT_END(),
 };
 
@@ -92,15 +96,15 @@ static void on_progress(void *ctx, size_t done, size_t invalid)
 
 /* The LIBRARY and FORMAT of each frontend of --frontend, as their adapters declare them, into
  * o->formats (runopts_add_format; freed with runopts_formats_free, on failure too). */
-static int frontend_formats(struct wrap_opts *o, struct err *e)
+static int frontend_formats(const struct wrap_args *a, struct wrap_opts *o, struct err *e)
 {
 	size_t cap = 0;
 	int r = -1;
 
 	if (py_start(cmd_python(), 0, e) < 0)
 		return -1;
-	for (size_t i = 0; i < frontends.n; i++) {
-		char *list = xstrdup(frontends.v[i]), *save = NULL;
+	for (size_t i = 0; i < a->frontends.n; i++) {
+		char *list = xstrdup(a->frontends.v[i]), *save = NULL;
 
 		for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			struct frontend fe;
@@ -156,6 +160,7 @@ static void print_summary(const struct wrap *w, const struct wrap_opts *o)
 
 static int cmd_wrap(int argc, char **argv)
 {
+	struct wrap_args args = { 0 }, *a = &args;
 	struct wrap w;
 	struct wrap_opts o;
 	struct show sh;
@@ -166,34 +171,34 @@ static int cmd_wrap(int argc, char **argv)
 	memset(&w, 0, sizeof(w));
 	memset(&o, 0, sizeof(o));
 	memset(&sh, 0, sizeof(sh));
-	jobs = cmd_default_jobs();
-	timeout = 60;
-	if (opts_parse(&cmd_wrap_entry, argc, argv) < 0)
+	a->jobs = opts_default_jobs();
+	a->timeout = 60;
+	if (cmd_parse(&cmd_wrap_entry, argc, argv, a) < 0)
 		return EXIT_USAGE;
 	if (optind == argc)
 		return cmd_usage_error(&cmd_wrap_entry, "wrap takes a CORPUS (or several)");
-	if (!output)
+	if (!a->output)
 		return cmd_usage_error(&cmd_wrap_entry, "no output: say where the models go with -o DIR");
-	if (weights && strcmp(weights, "constant") && strcmp(weights, "input"))
+	if (a->weights && strcmp(a->weights, "constant") && strcmp(a->weights, "input"))
 		return cmd_usage_error(&cmd_wrap_entry, "--weights takes 'constant' or 'input'");
-	if (limit && !queue)
+	if (a->limit && !a->queue)
 		return cmd_usage_error(&cmd_wrap_entry, "-n takes the first N of a queue: give it with --queue");
 	o.corpora = (const char *const *)argv + optind;
 	o.ncorpora = (size_t)(argc - optind);
-	o.weights = weights;
-	o.select = &sel;
-	o.dir = output;
-	o.jobs = jobs;
-	o.timeout = timeout;
-	o.mem_limit = cmd_default_memory(jobs);
+	o.weights = a->weights;
+	o.select = &a->sel;
+	o.dir = a->output;
+	o.jobs = a->jobs;
+	o.timeout = a->timeout;
+	o.mem_limit = opts_default_memory(a->jobs);
 	o.ctx = &sh;
 	o.warn = on_warn;
 	o.invalid = on_invalid;
 	o.progress = on_progress;
-	o.queue = queue;
-	o.limit = (size_t)limit;
+	o.queue = a->queue;
+	o.limit = (size_t)a->limit;
 	o.command = command = lock_command_line(argc, argv);
-	if (frontends.n && frontend_formats(&o, &e) < 0) {
+	if (a->frontends.n && frontend_formats(a, &o, &e) < 0) {
 		code = cmd_error(&e);
 		goto out;
 	}
@@ -201,7 +206,7 @@ static int cmd_wrap(int argc, char **argv)
 		code = cmd_error(&e);
 		goto out;
 	}
-	progress_start(&sh.progress, "wrap", 0, quiet);
+	progress_start(&sh.progress, "wrap", 0, a->quiet);
 	sh.progress.failed_word = "invalid";
 	if (wrap_run(&w, &e) < 0) {
 		progress_clear(&sh.progress);
@@ -215,9 +220,9 @@ static int cmd_wrap(int argc, char **argv)
 	print_summary(&w, &o);
 out:
 	wrap_release(&w);
-	select_release(&sel);
+	select_release(&a->sel);
 	runopts_formats_free(&o);
-	opts_list_release(&frontends);
+	opts_list_release(&a->frontends);
 	err_release(&e);
 	free(command);
 	return code;

@@ -1,10 +1,14 @@
 /* cmd.h: the subcommand table. Each src/cmd-NAME.c opens with a comment saying what the command
  * does, and exports one struct cmd_entry; src/main.c lists them. main() parses nothing but the
  * command name and --help/-h: it prints usage itself, starts the embedded interpreter when the
- * entry asks for it, calls fn with argv[0] = the command name (ready for opts_parse), and checks
- * that stdout was really written before exiting with fn's return value (an enum ferry_exit). */
+ * entry asks for it, calls fn with argv[0] = the command name (ready for cmd_parse), and checks
+ * that stdout was really written before exiting with fn's return value (an enum ferry_exit).
+ * src/cmd.c holds what every command shares (its messages, the defaults of -j and -m), so that a
+ * command needs nothing from main.c, and main.c nothing from a command but its entry. */
 #ifndef FERRY_CMD_H
 #define FERRY_CMD_H
+
+#include <stdio.h>
 
 #include "err.h"
 #include "opts.h"
@@ -22,7 +26,16 @@ struct cmd_entry {
 	const struct opt *opts;  /* the options (opts.h): parsed by opts_parse, listed by opts_usage */
 	const char *more;        /* NULL, or text after the options */
 	const char *summary;     /* one line for "ferry help" */
+	void (*help)(FILE *fp);  /* NULL, or what the usage text says last, known only at run time */
 };
+
+/* Parse argv (argv[0] is the command's name) with c->opts into the command's options struct at
+ * base (set to its defaults before). Returns the index of the first argument that is not an option
+ * (optind is left there too), or -1 after printing a usage error ("ferry: error: ..." and the hint
+ * to see --help). */
+int cmd_parse(const struct cmd_entry *c, int argc, char **argv, void *base);
+/* The usage text: c->usage, the Options section made from c->opts, c->more, then c->help's. */
+void cmd_usage(const struct cmd_entry *c, FILE *fp);
 
 /* Print "ferry: error: <e->msg>" (and e->detail) to stderr; return e->code. */
 int cmd_error(const struct err *e);
@@ -35,16 +48,6 @@ void cmd_warn_line(void *ctx, const char *line);
 /* The user's --python or FERRY_PYTHON, else the configured virtualenv interpreter. */
 const char *cmd_python(void);
 
-/* Option values: 0, or -1 when text is not a whole number in [lo, hi] / a non-negative number of
- * seconds / a size such as 512M or 4G. */
-int cmd_parse_int(const char *text, int lo, int hi, int *out);
-int cmd_parse_seconds(const char *text, double *out);
-int cmd_parse_size(const char *text, unsigned long long *out);
-/* Workers by default: the cores this process may use. */
-int cmd_default_jobs(void);
-/* Memory each of jobs workers may use by default: an equal share of three quarters of the
- * machine's memory, so that workers that all grow at once still leave ferry room. */
-unsigned long long cmd_default_memory(int jobs);
 
 extern const struct cmd_entry cmd_harvest_entry, cmd_wrap_entry, cmd_rank_entry, cmd_run_entry,
 	cmd_report_entry, cmd_bugs_entry, cmd_show_entry, cmd_check_entry, cmd_baseline_entry, cmd_merge_entry,

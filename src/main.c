@@ -4,17 +4,14 @@
 #include "py.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clang.h"
 #include "cmd.h"
 #include "config.h"
 #include "esc.h"
-#include "runopts.h"
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_go_entry,
@@ -41,8 +38,6 @@ static const struct cmd_entry *const commands[] = {
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static const struct cmd_entry *current;
-
 static const char overview[] =
 	"usage: ferry COMMAND [options] [arguments]\n"
 	"\n"
@@ -62,138 +57,12 @@ static void print_overview(FILE *fp)
 	      "ferry --version shows the versions of ferry and of what it was built with.\n", fp);
 }
 
-static void print_usage(const struct cmd_entry *c)
-{
-	opts_usage(c, stdout);
-	/* The frontends are known only at run time, from their adapters' declarations. */
-	if (c == &cmd_run_entry || c == &cmd_check_entry)
-		runopts_help(stdout);
-}
-
 static const struct cmd_entry *find(const char *name)
 {
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (!strcmp(commands[i]->name, name))
 			return commands[i];
 	return NULL;
-}
-
-int cmd_error(const struct err *e)
-{
-	fflush(stdout);
-	/* Messages and details carry frontends' and libraries' text (esc.h). */
-	fprintf(stderr, "ferry: error: %s\n", esc_str(e->msg));
-	if (e->detail && *e->detail) {
-		const char *d = esc_lines(e->detail);
-		size_t n = strlen(d);
-
-		fprintf(stderr, "%s%s", d, d[n - 1] == '\n' ? "" : "\n");
-	}
-	return e->code ? (int)e->code : EXIT_ENV;
-}
-
-int cmd_usage_error(const struct cmd_entry *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("ferry: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	if (c)
-		fprintf(stderr, "\n(see 'ferry %s --help')\n", c->name);
-	else
-		fputs("\n(see 'ferry --help')\n", stderr);
-	return EXIT_USAGE;
-}
-
-void cmd_warn(const char *fmt, ...)
-{
-	struct buf msg = BUF_INIT;
-	va_list ap;
-
-	fflush(stdout);
-	va_start(ap, fmt);
-	buf_vaddf(&msg, fmt, ap);
-	va_end(ap);
-	/* A warning names operators and quotes libraries' reasons (esc.h). */
-	fprintf(stderr, "ferry: warning: %s\n", esc_str(msg.data));
-	buf_release(&msg);
-}
-
-void cmd_warn_line(void *ctx, const char *line)
-{
-	(void)ctx;
-	cmd_warn("%s", line);
-}
-
-const char *cmd_python(void)
-{
-	const char *p = getenv("FERRY_PYTHON");
-
-	return p && *p ? p : FERRY_PYTHON;
-}
-
-int cmd_parse_int(const char *text, int lo, int hi, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(text, &end, 10);
-	if (!*text || *end || errno || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
-int cmd_parse_seconds(const char *text, double *out)
-{
-	char *end;
-	double v = strtod(text, &end);
-
-	if (!*text || *end || !(v > 0) || v > 1e7)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-int cmd_parse_size(const char *text, unsigned long long *out)
-{
-	char *end;
-	double v = strtod(text, &end);
-	double mult = 1;
-
-	switch (*end) {
-	case 'k': case 'K': mult = 1024.0; end++; break;
-	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
-	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-	case '\0': break;
-	default: return -1;
-	}
-	if (*end == 'b' || *end == 'B')
-		end++;
-	if (end == text || *end || !(v >= 0))
-		return -1;
-	*out = (unsigned long long)(v * mult);
-	return 0;
-}
-
-int cmd_default_jobs(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (int)(n > 64 ? 64 : n) : 1;
-}
-
-unsigned long long cmd_default_memory(int jobs)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-
-	if (pages <= 0 || size <= 0 || jobs < 1)
-		return 0;
-	return (unsigned long long)pages * (unsigned long long)size / 4 * 3 / (unsigned long long)jobs;
 }
 
 static int has_help_flag(int argc, char **argv)
@@ -272,14 +141,13 @@ int main(int argc, char **argv)
 		}
 		if (!(c = find(argv[2])))
 			return cmd_usage_error(NULL, "'%s' is not a ferry command", argv[2]);
-		print_usage(c);
+		cmd_usage(c, stdout);
 		return finish_stdout(EXIT_OK);
 	}
 	if (!(c = find(argv[1])))
 		return cmd_usage_error(NULL, "'%s' is not a ferry command", argv[1]);
-	current = c;
 	if (has_help_flag(argc - 1, argv + 1)) {
-		print_usage(c);
+		cmd_usage(c, stdout);
 		return finish_stdout(EXIT_OK);
 	}
 	/* Workers and harvest children leave Ctrl-C to the ferry that owns them. */

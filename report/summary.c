@@ -98,34 +98,34 @@ void summary_failure_line(const char *outcome, const char *exc_type, const char 
 			*c = ' ';
 }
 
-size_t summary_width(int wide)
+size_t summary_width(FILE *out, int wide)
 {
 	struct winsize w;
 	const char *cols = getenv("COLUMNS");
 	long n;
 
-	if (wide || !isatty(STDOUT_FILENO))
+	if (wide || !isatty(fileno(out)))
 		return 0;
 	if (cols && (n = strtol(cols, NULL, 10)) > 20)
 		return (size_t)n;
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 20)
+	if (ioctl(fileno(out), TIOCGWINSZ, &w) == 0 && w.ws_col > 20)
 		return w.ws_col;
 	return 100;
 }
 
-void summary_print_cut(const char *s, size_t used, size_t width)
+void summary_print_cut(FILE *out, const char *s, size_t used, size_t width)
 {
 	size_t room = width > used + 10 ? width - used : 10, n = strlen(s);
 
 	if (!width || n <= room) {
-		fputs(s, stdout);
+		fputs(s, out);
 		return;
 	}
 	/* Cut on a character's first byte, so that a terminal is not left inside UTF-8. */
 	n = room - 3;
 	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
 		n--;
-	printf("%.*s...", (int)n, s);
+	fprintf(out, "%.*s...", (int)n, s);
 }
 
 int summary_op_matches(const char *glob, const char *op)
@@ -282,7 +282,7 @@ struct strmap_entry **summary_failing_ops(const struct summary_frontend *f, size
 	return all;
 }
 
-void summary_print_durations(const struct summary *s)
+void summary_print_durations(FILE *out, const struct summary *s)
 {
 	double total = 0;
 
@@ -290,27 +290,29 @@ void summary_print_durations(const struct summary *s)
 		total += s->fe[i].seconds;
 	if (!s->nslow)
 		return;
-	printf("\ndurations: %.1f s in the tests the store timed\n", total);
-	printf("  %-20s %8s %10s %9s   where tests ended: seconds (tests)\n", "frontend", "tests", "seconds",
-	       "mean");
+	fprintf(out, "\ndurations: %.1f s in the tests the store timed\n", total);
+	fprintf(out, "  %-20s %8s %10s %9s   where tests ended: seconds (tests)\n", "frontend", "tests", "seconds",
+		"mean");
 	for (size_t i = 0; i < s->nfe; i++) {
 		const struct summary_frontend *f = &s->fe[i];
 		struct strmap_entry **ended;
 
 		if (!f->timed)
 			continue;
-		printf("  %-20s %8lld %10.1f %9.3f  ", esc_str(f->name), f->timed, f->seconds, f->seconds / f->timed);
+		fprintf(out, "  %-20s %8lld %10.1f %9.3f  ",
+			esc_str(f->name), f->timed, f->seconds, f->seconds / f->timed);
 		ended = strmap_sorted(&f->ended);
 		for (size_t k = 0; ended[k]; k++) {
 			const struct summary_time *t = ended[k]->ptr;
 
-			printf(" %s %.1f (%lld)", esc_str(ended[k]->key), t->seconds, t->tests);
+			fprintf(out, " %s %.1f (%lld)", esc_str(ended[k]->key), t->seconds, t->tests);
 		}
-		putchar('\n');
+		fputc('\n', out);
 		free(ended);
 	}
-	printf("  slowest tests:\n");
+	fprintf(out, "  slowest tests:\n");
 	for (size_t i = 0; i < s->nslow; i++)
-		printf("  %9.3f s  %-20s %-24s %.12s  %s\n", s->slowest[i].seconds, esc_str(s->slowest[i].frontend),
-		       esc_str(s->slowest[i].op), esc_str(s->slowest[i].id), esc_str(s->slowest[i].outcome));
+		fprintf(out, "  %9.3f s  %-20s %-24s %.12s  %s\n",
+			s->slowest[i].seconds, esc_str(s->slowest[i].frontend),
+			esc_str(s->slowest[i].op), esc_str(s->slowest[i].id), esc_str(s->slowest[i].outcome));
 }

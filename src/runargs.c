@@ -1,81 +1,17 @@
-/* runopts.c: the options (one table fragment), progress and summary that ferry run and ferry check
- * share. */
-#include "runopts.h"
-#include "esc.h"
-#include "fsutil.h"
-#include "py.h"
-#include "tolerance.h"
-#include "xalloc.h"
+/* runargs.c: the command line of a run (runargs.h): the options of ferry run and ferry check (one
+ * table fragment), the frontends they name, what they must say before a session starts, and the
+ * frontends' list in their help. */
+#include "runargs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void on_warn(void *ctx, const char *msg)
-{
-	struct runopts *r = ctx;
-
-	progress_clear(&r->progress);
-	cmd_warn("%s", msg);
-}
-
-static void on_started(void *ctx, const struct frontend *fe, size_t total)
-{
-	struct runopts *r = ctx;
-
-	snprintf(r->label, sizeof(r->label), "run %s", fe->label);
-	progress_start(&r->progress, r->label, total, r->quiet);
-}
-
-static void on_progress(void *ctx, size_t done, size_t failed)
-{
-	struct runopts *r = ctx;
-
-	progress_update(&r->progress, done, failed);
-}
-
-static void on_finished(void *ctx, int ok)
-{
-	struct runopts *r = ctx;
-
-	if (ok)
-		progress_finish(&r->progress);
-	else
-		progress_clear(&r->progress);
-}
-
-void runopts_init(struct runopts *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->s.atol = TOLERANCE_DEFAULT_ATOL;
-	r->s.rtol = TOLERANCE_DEFAULT_RTOL;
-	r->s.limit = -1;
-	r->limit = -1;
-	r->s.nshards = 1;
-	r->s.runner.jobs = cmd_default_jobs();
-	r->s.runner.timeout = 60;
-	r->s.runner.start_timeout = 300;
-	r->s.runner.stderr_cap = 64 * 1024;
-	r->mutations = r->seed = -1;
-	r->s.ctx = r;
-	r->s.warn = on_warn;
-	r->s.started = on_started;
-	r->s.progress = on_progress;
-	r->s.finished = on_finished;
-	r->quiet = 0;
-}
-
-void runopts_release(struct runopts *r)
-{
-	for (size_t i = 0; i < r->nfes; i++)
-		frontend_release(&r->fes[i]);
-	select_release(&r->select);
-	free(r->command);
-	r->nfes = 0;
-	r->command = NULL;
-}
-
-struct runopts runopts;
+#include "esc.h"
+#include "fsutil.h"
+#include "py.h"
+#include "tolerance.h"
+#include "xalloc.h"
 
 /* One frontend as -F or a frontends file gives it: NAME, NAME:LIBRARY, NAME@PYTHON. */
 static int add_frontend(struct runopts *r, const char *spec, struct err *e)
@@ -218,51 +154,53 @@ static int parse_shard(void *value, const char *arg, struct err *e)
 	return 0;
 }
 
+#define AT(f) offsetof(struct runopts, f)
+
 const struct opt runopts_options[] = {
 	OPT_CALL('F', "frontend", "LIST", "frontends to run, comma-separated: the built-in ones ('ferry run --help'\n"
 		 "lists them), or NAME:LIBRARY for an adapter of your own found through\n"
 		 "FERRY_ADAPTERS (see README); NAME@PYTHON runs it under the interpreter of\n"
-		 "another virtualenv (another release), stored as NAME@VERSION", &runopts, parse_frontends),
+		 "another virtualenv (another release), stored as NAME@VERSION", 0, parse_frontends),
 	OPT_CALL(0, "frontends", "FILE", "add the frontends of FILE, one per line as -F takes them ('#' comments)",
-		 &runopts, parse_frontends_file),
-	OPT_STRING('o', "output", "STORE", "the results store to create or resume", &runopts.s.store),
+		 0, parse_frontends_file),
+	OPT_STRING('o', "output", "STORE", "the results store to create or resume", AT(s.store)),
 	OPT_STRING(0, "queue", "FILE", "run in this order (a queue from ferry rank; others are not run)",
-		   &runopts.s.queue),
+		   AT(s.queue)),
 	OPT_INT('n', "limit", "N", "the top N tests of the queue per frontend (those already in the store\n"
-		"count: the same command run again finishes the same N)", &runopts.limit, 0, 1 << 30),
+		"count: the same command run again finishes the same N)", AT(limit), 0, 1 << 30),
 	OPT_CALL(0, "op", "GLOB", "only tests whose operator matches GLOB (the whole name or its last dotted\n"
-		 "part; comma-separated, repeatable)", &runopts.select, runopts_parse_op),
+		 "part; comma-separated, repeatable)", AT(select), runopts_parse_op),
 	OPT_CALL(0, "test", "GLOB", "only tests whose source test (the record's source.test) matches GLOB\n"
-		 "(comma-separated, repeatable)", &runopts.select, runopts_parse_test),
+		 "(comma-separated, repeatable)", AT(select), runopts_parse_test),
 	OPT_CALL(0, "rerun", "WHAT", "run again tests that have a result: failed (every failure), errors\n"
-		 "(crash, timeout, oom: after fixing an adapter) or all", &runopts.s.rerun, parse_rerun),
-	OPT_INT(0, "maxfail", "N", "start no test after N failures (the running ones finish)", &runopts.maxfail, 1,
+		 "(crash, timeout, oom: after fixing an adapter) or all", AT(s.rerun), parse_rerun),
+	OPT_INT(0, "maxfail", "N", "start no test after N failures (the running ones finish)", AT(maxfail), 1,
 		1 << 30),
 	OPT_SECONDS(0, "budget", "SECS", "start no test after SECS seconds (the running ones finish)",
-		    &runopts.s.budget),
-	OPT_CALL(0, "shard", "I/N", "take every N-th test of the queue from offset I (0 <= I < N)", &runopts.s,
+		    AT(s.budget)),
+	OPT_CALL(0, "shard", "I/N", "take every N-th test of the queue from offset I (0 <= I < N)", AT(s),
 		 parse_shard),
-	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", &runopts.s.runner.jobs, 1, 256),
-	OPT_SECONDS('t', "timeout", "SECS", "time one test may take (default 60)", &runopts.s.runner.timeout),
+	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", AT(s.runner.jobs), 1, 256),
+	OPT_SECONDS('t', "timeout", "SECS", "time one test may take (default 60)", AT(s.runner.timeout)),
 	OPT_SIZE('m', "memory", "SIZE", "memory one worker may use, e.g. 4G (default: a share of the machine's)",
-		 &runopts.memory),
-	OPT_DOUBLE(0, "atol", "X", "absolute tolerance of the value oracle (default 1e-3)", &runopts.s.atol),
-	OPT_DOUBLE(0, "rtol", "X", "relative tolerance of the value oracle (default 1e-3)", &runopts.s.rtol),
+		 AT(memory)),
+	OPT_DOUBLE(0, "atol", "X", "absolute tolerance of the value oracle (default 1e-3)", AT(s.atol)),
+	OPT_DOUBLE(0, "rtol", "X", "relative tolerance of the value oracle (default 1e-3)", AT(s.rtol)),
 	OPT_STRING(0, "tolerances", "F", "per-operator tolerances: lines of OP DTYPE FRONTEND ATOL RTOL REASON;\n"
-		   "a file, or the name of one of ferry's (torch, keras)", &runopts.s.tolerances),
+		   "a file, or the name of one of ferry's (torch, keras)", AT(s.tolerances)),
 	OPT_FLAG(0, "no-probe", "do not probe what the frontend supports (by default the simplest test of each\n"
 		 "operator and dtype runs first, once per frontend release; probes count toward\n"
-		 "the progress line, not toward --limit)", &runopts.s.no_probe),
+		 "the progress line, not toward --limit)", AT(s.no_probe)),
 	OPT_FLAG(0, "differential", "compare the frontends with each other on every test (by default only on\n"
 		 "multi-node graphs): each frontend keeps its outputs in STORE.outputs, and a\n"
-		 "disagreement is a result of the pair A~B", &runopts.s.differential),
-	OPT_FLAG('q', "quiet", "no progress line", &runopts.quiet),
+		 "disagreement is a result of the pair A~B", AT(s.differential)),
+	OPT_FLAG('q', "quiet", "no progress line", AT(quiet)),
 	OPT_STRING(0, "oracle", "NAME", "reference (default: the source library's outputs) or metamorphic (each\n"
 		   "model against mutations of it that compute the same function, ONNX frontends;\n"
-		   "each inconsistency reduced when it is found; a store holds one oracle's)", &runopts.oracle),
-	OPT_INT('k', "mutations", "N", "mutations per model, metamorphic oracle (default 3)", &runopts.mutations, 1,
+		   "each inconsistency reduced when it is found; a store holds one oracle's)", AT(oracle)),
+	OPT_INT('k', "mutations", "N", "mutations per model, metamorphic oracle (default 3)", AT(mutations), 1,
 		1000),
-	OPT_INT(0, "seed", "S", "the seed of the mutations, metamorphic oracle (default 0)", &runopts.seed, 0,
+	OPT_INT(0, "seed", "S", "the seed of the mutations, metamorphic oracle (default 0)", AT(seed), 0,
 		2147483647),
 	OPT_END(),
 };
@@ -342,7 +280,7 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 	r->s.limit = r->limit;
 	r->s.maxfail = r->maxfail;
 	r->s.select = &r->select;
-	r->s.runner.mem_limit = r->memory ? r->memory : cmd_default_memory(r->s.runner.jobs);
+	r->s.runner.mem_limit = r->memory ? r->memory : opts_default_memory(r->s.runner.jobs);
 	if (label_frontends(r, c) < 0)
 		return -1;
 	r->s.wrapdir = wrapdir;
@@ -353,86 +291,4 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 	r->command = buf_detach(&cmdline);
 	r->s.command = r->command;
 	return 0;
-}
-
-void runopts_print(const struct runopts *r, const struct session_result *res)
-{
-	for (size_t i = 0; i < r->nfes; i++) {
-		const struct session_result *x = &res[i];
-
-		if (x->unavailable) {
-			printf("run %s: unavailable: %s\n", esc_str(r->fes[i].label), esc_str(x->why));
-			continue;
-		}
-		/* The version is the frontend's own word (esc.h); NAME@PYTHON's label already says it. */
-		int v = x->version && !r->fes[i].python;
-
-		printf("run %s%s%s%s:\n", esc_str(r->fes[i].label), v ? " (" : "", v ? esc_str(x->version) : "",
-		       v ? ")" : "");
-		printf("  ran now              %zu\n", x->ran);
-		for (size_t k = 0; k < OUTCOME_COUNT; k++)
-			if (x->counts[k])
-				printf("    %-18s %zu\n", outcome_name(k), x->counts[k]);
-		printf("  already in the store %zu\n", x->already);
-		printf("  invalid, not run     %zu\n", x->invalid);
-		if (x->rerun)
-			printf("  run again            %zu (--rerun)\n", x->rerun);
-		if (x->maxfail)
-			printf("  stopped at --maxfail %d failures of this command\n", r->maxfail);
-		if (x->budget_left_out)
-			printf("  left for later       %zu (limit, budget or --maxfail)\n", x->budget_left_out);
-		/* What the frontend supports, per (operator, dtype) group (oracle/probe.h). */
-		if (x->probes)
-			printf("  probed now           %zu groups: %zu supported, %zu unsupported, %zu failing (%zu "
-			       "probes run apart from the tests)\n", x->probes, x->probe_classes[PROBE_SUPPORTED],
-			       x->probe_classes[PROBE_UNSUPPORTED], x->probe_classes[PROBE_FAILING], x->probes_apart);
-		if (x->probes_cached)
-			printf("  probed before        %zu groups (this release)\n", x->probes_cached);
-		if (x->reductions)
-			printf("  reduced now          %zu of %zu inconsistencies (ferry bugs groups them, ferry show\n"
-			       "                       writes each one's reproducer)\n", x->reduced, x->reductions);
-	}
-}
-
-void runopts_print_selection(const struct runopts *r, const struct session *s)
-{
-	size_t queued, unknown, left_out;
-
-	session_selection(s, &queued, &unknown, &left_out);
-	if (r->quiet || (!unknown && !left_out))
-		return;
-	fflush(stdout);
-	/* A queue of the whole corpus over a wrapped sample is normal: said in one line, no warning. */
-	if (unknown)
-		fprintf(stderr, "ferry: the queue '%s' names %zu tests, %zu of them wrapped (the others are not run)\n",
-			esc_str(r->s.queue), queued, queued - unknown);
-	if (left_out)
-		fprintf(stderr, "ferry: --op/--test leave out %zu of the tests\n", left_out);
-}
-
-int runopts_add_format(struct wrap_opts *o, size_t *cap, const struct frontend *fe, struct err *e)
-{
-	const char *args[1] = { fe->name };
-	struct wrap_format *fm = (struct wrap_format *)o->formats;
-	char *format = py_call_strings("ferry.oracle.registry", "format_of", args, 1,
-				       "cannot read the frontends' formats", e);
-
-	if (!format)
-		return -1;
-	XGROW(fm, *cap, o->nformats + 1);
-	fm[o->nformats].library = xstrdup(fe->library);
-	fm[o->nformats++].format = format;
-	o->formats = fm;
-	return 0;
-}
-
-void runopts_formats_free(struct wrap_opts *o)
-{
-	for (size_t k = 0; k < o->nformats; k++) {
-		free((char *)o->formats[k].library);
-		free((char *)o->formats[k].format);
-	}
-	free((struct wrap_format *)o->formats);
-	o->formats = NULL;
-	o->nformats = 0;
 }

@@ -1,9 +1,11 @@
-/* runopts.h: what ferry run and ferry check share on the command line: the options that shape a
- * session (oracle/session.h), the progress line it draws, and the summary it prints. */
+/* runopts.h: what ferry run, ferry check and ferry go share of a run of the session
+ * (oracle/session.h): the options that shape it, the progress line it draws, and the summary it
+ * prints. src/runargs.h fills it from the command line. */
 #ifndef FERRY_RUNOPTS_H
 #define FERRY_RUNOPTS_H
 
-#include "cmd.h"
+#include <stdio.h>
+
 #include "progress.h"
 #include "session.h"
 #include "wrap.h"
@@ -24,19 +26,12 @@ struct runopts {
 	struct progress progress;
 	char label[160];
 	char *command;
+	void (*warn)(void *ctx, const char *line);  /* what the session warns of (after the progress line) */
 };
 
-/* The options of the set, a fragment for a command's table: OPT_INCLUDE(runopts_options). They set
- * the one struct runopts of the process, runopts. */
-extern const struct opt runopts_options[];
-extern struct runopts runopts;
-
-void runopts_init(struct runopts *r);
+/* Defaults; warn says the session's warnings. r points to itself afterwards: init it in place. */
+void runopts_init(struct runopts *r, void (*warn)(void *ctx, const char *line));
 void runopts_release(struct runopts *r);
-/* After opts_parse: check what is required, record the command line. 0, or -1 after printing a usage error. */
-int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wrapdir, int argc, char **argv);
-/* The help text after the usage of run and check: the frontends, from their adapters. */
-void runopts_help(FILE *fp);
 /* Add to o->formats the model files frontend fe reads: its adapter's LIBRARY and FORMAT, read without
  * importing the adapter (the interpreter must be started). *cap is the array's capacity. The array
  * and its strings are o's, to be freed with runopts_formats_free, on failure too. */
@@ -47,10 +42,5 @@ void runopts_print(const struct runopts *r, const struct session_result *res);
 /* After session_open: one line on stderr for what the queue and --op/--test selected, when they
  * left tests out (unless quiet). */
 void runopts_print_selection(const struct runopts *r, const struct session *s);
-/* -F's list (comma-separated NAME, NAME:LIBRARY, NAME@PYTHON), added to r's frontends. */
-int runopts_add_frontends(struct runopts *r, const char *list, struct err *e);
-/* --op and --test for a command's own table (value: a struct select). */
-int runopts_parse_op(void *value, const char *arg, struct err *e);
-int runopts_parse_test(void *value, const char *arg, struct err *e);
 
 #endif

@@ -12,6 +12,7 @@
 #define FERRY_SUMMARY_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "buf.h"
 #include "db.h"
@@ -25,11 +26,11 @@ enum { SUMMARY_WHOLE = 1 };
 void summary_failure_line(const char *outcome, const char *exc_type, const char *message, unsigned flags,
 			  struct buf *out);
 
-/* The characters a line may take on stdout: 0 (no limit) when stdout is not a terminal or wide is
- * set, else the terminal's width (COLUMNS, else the window's, else 100). */
-size_t summary_width(int wide);
-/* Print s cut to at most width - used characters (width 0: whole), "..." marking a cut. */
-void summary_print_cut(const char *s, size_t used, size_t width);
+/* The characters a line may take on out: 0 (no limit) when out is not a terminal or wide is set,
+ * else the terminal's width (COLUMNS, else the window's, else 100). */
+size_t summary_width(FILE *out, int wide);
+/* Write s to out cut to at most width - used characters (width 0: whole), "..." marking a cut. */
+void summary_print_cut(FILE *out, const char *s, size_t used, size_t width);
 
 /* Whether op matches glob (fnmatch; NULL glob: every operator). A result without an operator matches
  * only no glob. */
@@ -80,7 +81,7 @@ void summary_release(struct summary *s);
 /* A frontend's operators with failures, the most failures first (at most limit; 0: all): an array of
  * entries (ptr: struct summary_op) of f->ops that is the caller's to free; *n gets its length. */
 struct strmap_entry **summary_failing_ops(const struct summary_frontend *f, size_t limit, size_t *n);
-/* Print the durations: the slowest tests, the time per frontend and where its tests ended. */
-void summary_print_durations(const struct summary *s);
+/* Write the durations to out: the slowest tests, the time per frontend and where its tests ended. */
+void summary_print_durations(FILE *out, const struct summary *s);
 
 #endif

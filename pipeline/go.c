@@ -1,0 +1,1115 @@
+/* go.c: ferry go's pipeline (go.h).
+ *
+ * From a library's tests to a bug list in one command, in a project directory: for each library,
+ * harvest its tests into DIR/LIBRARY/corpus.jsonl, rank the corpus for each frontend (against that
+ * frontend's own test counts where ferry ships them; frontends that share counts share a queue),
+ * take a sample down each queue (--per-op K spreads it across operators, --limit N bounds it),
+ * with --vary K derive up to K variants of each test of the samples (ferry vary) and with
+ * --generate N generate N ONNX graphs (ferry generate), each ranked apart and run after the sample,
+ * wrap only what will run, run every frontend into DIR/LIBRARY/results.db, group the failures into
+ * bugs (DIR/LIBRARY/bugs.txt) and write the report and its reproducers. Each stage whose output is
+ * current is skipped and says so; every stage keeps what it finished, so Ctrl-C loses nothing and
+ * the same command run again goes on. With --budget the queue is wrapped and run in growing chunks,
+ * every frontend taking each chunk in turn, until the time is spent.
+ *
+ * Every stage calls an engine with an options struct: the harvest, vary and generate stages of
+ * pipeline/ (corpus.h, variants.h, graphs.h), the wrap (templates/wrap.h) and the session
+ * (oracle/session.h) engines, and the bugs and report engines of report/, which write bugs.txt and
+ * report.txt; src/cmd-go.c only parses the command line. */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "bugs.h"
+#include "config.h"
+#include "go.h"
+#include "corpus.h"
+#include "counts.h"
+#include "esc.h"
+#include "fsutil.h"
+#include "graphs.h"
+#include "home.h"
+#include "harvest.h"
+#include "jsonl.h"
+#include "progress.h"
+#include "py.h"
+#include "rank.h"
+#include "report.h"
+#include "runopts.h"
+#include "spec.h"
+#include "strmap.h"
+#include "variants.h"
+#include "wrap.h"
+#include "xalloc.h"
+
+/* The counts ferry ships, by the frontend they serve (corpora/counts/README.md's table). */
+static const struct {
+	const char *frontend, *file;
+} frontend_counts[] = {
+	{ "ort", "onnxruntime-cpu.json" },
+	{ "tvm-onnx", "tvm-relax-onnx.json" },
+	{ "iree-onnx", "iree-onnx.json" },
+	{ "tvm-pytorch", "tvm-relax-torch.json" },
+};
+
+/* The opset go generates graphs at: ferry generate's default. */
+#define GO_OPSET 17
+
+/* What runs beside the harvested tests, each from a corpus of its own, ranked apart and run after
+ * the sample: the variants of the sample's tests (--vary), and generated graphs (--generate). */
+enum extra { EXTRA_VARIANTS, EXTRA_GENERATED, EXTRA_COUNT };
+
+static const char *const extra_name[EXTRA_COUNT] = { "variants", "generated" };
+
+/* Frontends that share a queue: the same counts. */
+struct group {
+	char *counts;           /* the counts file, or NULL */
+	char *queue, *stamp, *ids;
+	char *xqueue[EXTRA_COUNT], *xstamp[EXTRA_COUNT];
+	struct frontend fes[RUNOPTS_MAX_FRONTENDS];  /* shallow copies of runopts.fes */
+	size_t nfes;
+	char **sample;          /* the ids to run, queue order: the harvested tests', then the extras' */
+	size_t nsample, cap;
+	size_t nharvested;      /* of them, from the corpus */
+	struct strmap in_sample;
+	size_t runnable;        /* queue entries that can run (before --per-op and --limit) */
+};
+
+struct go {
+	struct go_opts *a;          /* the options (borrowed) */
+	struct stage_io io;         /* what the stages say, and where */
+	const char *library;
+	char *dir, *corpus, *wrapdir, *store;
+	char *extra[EXTRA_COUNT];   /* the extras' corpora, NULL where none is made */
+	char *parents;              /* the samples' tests, vary's corpus */
+	struct group groups[RUNOPTS_MAX_FRONTENDS];
+	size_t ngroups;
+	double start;
+	size_t ran, failures;
+	int out_of_time;
+};
+
+static void say(const struct go *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A line about a stage, on io->out (stdout) among the stages' own summaries. */
+static void say(const struct go *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(g->io.out, fmt, ap);
+	va_end(ap);
+	fflush(g->io.out);
+}
+
+static double time_left(const struct go *g)
+{
+	return g->a->budget > 0 ? g->a->budget - (progress_now() - g->start) : 1e9;
+}
+
+static char *counts_for(const struct go *g, const struct frontend *fe)
+{
+	if (g->a->counts_opt)
+		return xstrdup(g->a->counts_opt);
+	for (size_t i = 0; i < sizeof(frontend_counts) / sizeof(frontend_counts[0]); i++)
+		if (!strcmp(fe->name, frontend_counts[i].frontend))
+			return home_file(HOME_COUNTS, frontend_counts[i].file);
+	return NULL;
+}
+
+/* Whether stamp holds exactly want (a stage's options, kept beside its output). */
+static int stamp_is(const char *stamp, const char *want)
+{
+	struct buf text = BUF_INIT;
+	struct err e = ERR_INIT;
+	int same = fs_exists(stamp) && fs_read(stamp, &text, &e) == 0 && text.data && !strcmp(text.data, want);
+
+	buf_release(&text);
+	err_release(&e);
+	return same;
+}
+
+static int newer_or_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       (sa.st_mtim.tv_sec > sb.st_mtim.tv_sec ||
+		(sa.st_mtim.tv_sec == sb.st_mtim.tv_sec && sa.st_mtim.tv_nsec >= sb.st_mtim.tv_nsec));
+}
+
+/* --- harvest ----------------------------------------------------------------------------------- */
+
+/* The corpus is current when it exists and was harvested with the same selection, or whole (a
+ * whole corpus holds every selection: --op and --test then apply from the rank on). A corpus with
+ * no stamp is an older ferry's whole harvest. */
+static int stage_harvest(struct go *g)
+{
+	char *stamp = xasprintf("%s.args", g->corpus), *sel = select_describe(&g->a->r.select);
+	struct buf want = BUF_INIT, whole = BUF_INIT;
+	struct corpus_opts o = { 0 };
+	int has_suites = 0, code = EXIT_OK;
+	struct err e = ERR_INIT;
+
+	harvest_source(g->library, &has_suites);
+	buf_addf(&whole, "harvest %s\n", g->library);
+	buf_addf(&want, "harvest %s", g->library);
+	for (size_t i = 0; has_suites && i < g->a->suites.n; i++)
+		buf_addf(&want, " --suite %s", g->a->suites.v[i]);
+	buf_addf(&want, "%s%s\n", *sel ? " " : "", sel);
+	if (fs_exists(g->corpus) && (!fs_exists(stamp) || stamp_is(stamp, whole.data) || stamp_is(stamp, want.data))) {
+		say(g, "harvest %s: current ('%s'), skipped\n", g->library, esc_str(g->corpus));
+		goto out;
+	}
+	o.source = g->library;
+	o.output = g->corpus;
+	if (has_suites)
+		o.suites = g->a->suites;
+	o.sel = g->a->r.select;
+	o.timeout = HARVEST_DEFAULT_TIMEOUT;
+	o.quiet = g->a->quiet;
+	say(g, "harvest %s -> %s\n", g->library, esc_str(g->corpus));
+	if ((code = corpus_harvest(&o, &g->io)) != EXIT_OK)
+		goto out;
+	if (fs_write_atomic(stamp, want.data, want.len, &e) < 0)
+		code = g->io.error(&e);
+out:
+	buf_release(&want);
+	buf_release(&whole);
+	free(stamp);
+	free(sel);
+	err_release(&e);
+	return code;
+}
+
+/* --- rank and sample --------------------------------------------------------------------------- */
+
+/* The first bad lines of a corpus, said; the others only counted. */
+struct bad_lines {
+	const struct stage_io *io;
+	size_t shown;
+};
+
+static void on_bad_line(void *ctx, const struct err *e)
+{
+	struct bad_lines *b = ctx;
+
+	if (b->shown++ < 5)
+		stage_warn(b->io, "%s", e->msg);
+}
+
+/* Rank corpus into queue (against the group's counts), the instances that sel selects (NULL:
+ * every one). what names the corpus in the line said ("" for the harvested one). */
+static int rank_queue(struct go *g, struct group *q, const char *corpus, const char *queue,
+		      const struct select *sel, const char *what, struct err *e)
+{
+	struct rank_set s;
+	struct rank_opts o = RANK_OPTS_INIT;
+	struct rank_queue rq = RANK_QUEUE_INIT;
+	struct rank_stats st;
+	struct counts c;
+	struct bad_lines bad = { &g->io, 0 };
+	size_t nbad = 0;
+	int r = -1;
+
+	rank_set_init(&s);
+	counts_init(&c);
+	if (q->counts) {
+		if (counts_load(&c, q->counts, e) < 0)
+			goto out;
+		o.counts = &c;
+	}
+	s.select = sel;
+	if (rank_set_load(&s, corpus, on_bad_line, &bad, &nbad, e) < 0)
+		goto out;
+	if (!s.n && !*what) {
+		char *d = select_describe(&g->a->r.select);
+
+		err_set(e, EXIT_INPUT, "'%s' holds no instance records%s%s: nothing to rank", corpus,
+			*d ? " that " : "", *d ? d : "");
+		free(d);
+		goto out;
+	}
+	if ((s.n && rank_run(&s, &o, &rq, &st, e) < 0) || rank_queue_write(&s, &rq, queue, e) < 0)
+		goto out;
+	say(g, "rank %s%s%s%s%s: %zu instances of %zu operators, %zu can run -> %s\n", g->library, *what ? " " : "",
+	    what, q->counts ? " against " : "", q->counts ? esc_str(q->counts) : "", s.n, s.n ? st.ops : 0,
+	    s.n ? st.tier[RANK_TIER_OK] : 0, esc_str(queue));
+	r = 0;
+out:
+	rank_queue_release(&rq);
+	rank_set_release(&s);
+	counts_release(&c);
+	return r;
+}
+
+/* The queue of corpus, ranked again unless current: it exists, was ranked with the same counts
+ * and selection, and is newer than the corpus. */
+static int current_queue(struct go *g, struct group *q, const char *corpus, const char *queue,
+			 const char *stamp, const struct select *sel, const char *what, struct err *e)
+{
+	char *d = sel ? select_describe(sel) : xstrdup("");
+	char *want = xasprintf("rank %s%s%s\n", q->counts ? q->counts : "(no counts)", *d ? " " : "", d);
+	int r = 0;
+
+	if (fs_exists(queue) && stamp_is(stamp, want) && newer_or_same(queue, corpus))
+		say(g, "rank %s%s%s%s%s: current ('%s'), skipped\n", g->library, *what ? " " : "", what,
+		    q->counts ? " against " : "", q->counts ? esc_str(q->counts) : "", esc_str(queue));
+	else if (rank_queue(g, q, corpus, queue, sel, what, e) < 0 || fs_write_atomic(stamp, want, strlen(want), e) < 0)
+		r = -1;
+	free(want);
+	free(d);
+	return r;
+}
+
+/* Whether a test of the queue of kind may join the group's sample: a variant only when its parent
+ * is one of the group's harvested tests (their count in in_sample is 1, the others' 2). */
+static int eligible(const struct group *q, int kind, const struct strmap *parent_of, const char *id)
+{
+	const struct strmap_entry *p, *n;
+
+	if (kind != EXTRA_VARIANTS)
+		return 1;
+	p = strmap_find(parent_of, id);
+	n = p && p->ptr ? strmap_find(&q->in_sample, p->ptr) : NULL;
+	return n && n->count == 1;
+}
+
+/* Add the queue's tests that can run to the group's sample, down the queue: the harvested ones
+ * (kind < 0) --per-op K of an operator at most and the top --limit N; a variant only when its
+ * parent is among the group's harvested tests; a generated graph always. How many were taken, and
+ * how many could run, into *took and *could. */
+static int take_sample(const struct go *g, struct group *q, const char *queue, int kind,
+		       const struct strmap *parent_of, size_t *took, size_t *could, struct err *e)
+{
+	int per_op = g->a->per_op, limit = g->a->limit;
+	struct strmap per = STRMAP_INIT;
+	struct jsonl_reader r;
+	enum jsonl_status st;
+	cJSON *j;
+
+	*took = *could = 0;
+	if (jsonl_open(&r, queue, e) < 0)
+		return -1;
+	while ((st = jsonl_good_json(&r, &j, e)) == JSONL_OK) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
+		const cJSON *op = cJSON_GetObjectItemCaseSensitive(j, "op");
+		struct strmap_entry *n, *p;
+		int created;
+
+		/* Invalid and unmigratable instances (a status) are last in a queue and never run. */
+		if (cJSON_IsString(id) && cJSON_IsString(op) && !cJSON_GetObjectItemCaseSensitive(j, "status") &&
+		    eligible(q, kind, parent_of, id->valuestring)) {
+			(*could)++;
+			n = kind < 0 ? strmap_get(&per, op->valuestring, NULL) : NULL;
+			if (!n || ((!per_op || n->count < (size_t)per_op) && (!limit || q->nsample < (size_t)limit))) {
+				if (n)
+					n->count++;
+				p = strmap_get(&q->in_sample, id->valuestring, &created);
+				if (created) {
+					p->count = kind < 0 ? 1 : 2;
+					XGROW(q->sample, q->cap, q->nsample + 1);
+					q->sample[q->nsample++] = xstrdup(id->valuestring);
+					(*took)++;
+				}
+			}
+		}
+		cJSON_Delete(j);
+	}
+	jsonl_close(&r);
+	strmap_release(&per);
+	return st == JSONL_FAIL ? -1 : 0;
+}
+
+/* The queue (ranked again unless current), then the sample down it: what can run, --per-op K of
+ * an operator at most, the top --limit N. */
+static int stage_rank(struct go *g, struct group *q, struct err *e)
+{
+	int per_op = g->a->per_op, limit = g->a->limit;
+	size_t took;
+
+	if (current_queue(g, q, g->corpus, q->queue, q->stamp, &g->a->r.select, "", e) < 0 ||
+	    take_sample(g, q, q->queue, -1, NULL, &took, &q->runnable, e) < 0)
+		return -1;
+	q->nharvested = q->nsample;
+	say(g, "sample: %zu of the %zu tests of the queue that can run%s\n", q->nsample, q->runnable,
+	    per_op || limit ? (per_op && limit ? " (--per-op, --limit)" : per_op ? " (--per-op)" : " (--limit)") : "");
+	return 0;
+}
+
+/* The sample, one id per line, into the group's ids file. */
+static int write_sample(const struct go *g, const struct group *q, struct err *e)
+{
+	struct buf ids = BUF_INIT;
+	int r;
+
+	for (size_t i = 0; i < q->nsample; i++)
+		buf_addf(&ids, "%s\n", q->sample[i]);
+	r = fs_write_atomic(q->ids, ids.data ? ids.data : "", ids.len, e);
+	if (r == 0 && q->nsample > q->nharvested)
+		say(g, "sample: %zu tests, %zu harvested and %zu more -> %s\n", q->nsample, q->nharvested,
+		    q->nsample - q->nharvested, esc_str(q->ids));
+	else if (r == 0)
+		say(g, "sample -> %s\n", esc_str(q->ids));
+	buf_release(&ids);
+	return r;
+}
+
+/* --- vary and generate ------------------------------------------------------------------------- */
+
+/* The lines of a corpus file that are not in m yet, appended to text (each ending in a newline), and
+ * their ids into m; when want is not NULL, only the lines of ids in want. How many were added, or -1
+ * with e filled. A file that does not exist adds nothing. */
+static long add_lines(const char *path, const struct strmap *want, struct strmap *m, struct buf *text,
+		      struct err *e)
+{
+	struct jsonl_reader r;
+	enum jsonl_status st;
+	long added = 0;
+	char *id;
+
+	if (!fs_exists(path))
+		return 0;
+	if (jsonl_open(&r, path, e) < 0)
+		return -1;
+	while ((st = jsonl_good_id(&r, &id, e)) == JSONL_OK) {
+		int created;
+
+		if ((!want || strmap_find(want, id)) && (strmap_get(m, id, &created), created)) {
+			buf_adds(text, r.line);
+			if (text->data[text->len - 1] != '\n')
+				buf_adds(text, "\n");
+			added++;
+		}
+		free(id);
+	}
+	jsonl_close(&r);
+	return st == JSONL_FAIL ? -1 : added;
+}
+
+/* Vary the tests of every group's sample. The parents file gathers every test ever varied here
+ * (another go call with another sample adds its tests to it), so that vary runs only when there
+ * is a new parent or another K: vary itself resumes an interrupted run and skips the candidates it
+ * tried before, and a variant of a test outside the sample never runs. */
+static int stage_vary(struct go *g, struct err *e)
+{
+	struct strmap want = STRMAP_INIT, have = STRMAP_INIT;
+	struct buf text = BUF_INIT;
+	char *stamp = xasprintf("%s.args", g->extra[EXTRA_VARIANTS]);
+	char *args = xasprintf("vary --per-instance %d\n", g->a->vary_k);
+	struct variants_opts o = { 0 };
+	long added = 0;
+	int ret = -1, code;
+
+	for (size_t i = 0; i < g->ngroups; i++)
+		for (size_t n = 0; n < g->groups[i].nharvested; n++)
+			strmap_get(&want, g->groups[i].sample[n], NULL);
+	if (!want.len) {
+		say(g, "vary %s: no test in the sample to vary\n", g->library);
+		ret = 0;
+		goto out;
+	}
+	if (add_lines(g->parents, NULL, &have, &text, e) < 0)
+		goto out;
+	/* The corpus (a PyTorch one is large) is read only for a test that is not a parent yet. */
+	for (size_t i = 0; i < want.cap && !added; i++)
+		if (want.slots[i].key && !strmap_find(&have, want.slots[i].key))
+			added = 1;
+	if (added && (added = add_lines(g->corpus, &want, &have, &text, e)) < 0)
+		goto out;
+	if (added && fs_write_atomic(g->parents, text.data, text.len, e) < 0)
+		goto out;
+	if (!added && fs_exists(g->extra[EXTRA_VARIANTS]) && stamp_is(stamp, args)) {
+		say(g, "vary %s: current ('%s'), skipped\n", g->library, esc_str(g->extra[EXTRA_VARIANTS]));
+		ret = 0;
+		goto out;
+	}
+	o.corpus = g->parents;
+	o.output = g->extra[EXTRA_VARIANTS];
+	o.per_instance = g->a->vary_k;
+	o.seed = 1;
+	o.jobs = g->a->r.s.runner.jobs;
+	o.timeout = g->a->r.s.runner.timeout;
+	o.quiet = g->a->quiet;
+	o.command = g->a->r.command;
+	say(g, "vary %s: up to %d variants of each of the samples' %zu tests (%ld new) -> %s\n", g->library,
+	    g->a->vary_k, want.len, added, esc_str(g->extra[EXTRA_VARIANTS]));
+	/* No stamp while vary runs: one that stops has added its parents already, and only the
+	 * missing stamp then says that the same command must run vary again (to resume it). */
+	unlink(stamp);
+	if ((code = variants_make(&o, &g->io)) != EXIT_OK) {
+		err_set(e, code, "vary stopped (see above); the variants kept so far are in '%s'",
+			g->extra[EXTRA_VARIANTS]);
+		goto out;
+	}
+	if (fs_write_atomic(stamp, args, strlen(args), e) < 0)
+		goto out;
+	ret = 0;
+out:
+	strmap_release(&want);
+	strmap_release(&have);
+	buf_release(&text);
+	free(stamp);
+	free(args);
+	return ret;
+}
+
+/* The --op globs that name an operator ferry can generate at generate's default opset: generate
+ * refuses a glob that matches none, and --op may name operators with no spec. NULL when --op
+ * names none of them; "" when there is no --op. Caller frees. */
+static char *generate_ops(const struct go *g, struct err *e)
+{
+	struct spec_set specs = SPEC_SET_INIT;
+	struct buf ops = BUF_INIT;
+	char *dir = spec_default_dir();
+	int any = 0;
+
+	if (!g->a->r.select.nops) {
+		free(dir);
+		return xstrdup("");
+	}
+	if (spec_load_dir(&specs, dir, e) < 0) {
+		free(dir);
+		spec_release(&specs);
+		return NULL;
+	}
+	for (size_t m = 0; m < g->a->r.select.nops; m++) {
+		int match = 0;
+
+		for (size_t k = 0; k < specs.nblocks && !match; k++) {
+			const struct block *b = specs.blocks[k];
+
+			if (GO_OPSET < b->opset_lo || GO_OPSET > b->opset_hi)
+				continue;
+			for (int i = 0; i < b->nops && !match; i++)
+				match = fnmatch(g->a->r.select.ops[m], b->ops[i], 0) == 0;
+		}
+		if (match) {
+			buf_addf(&ops, "%s%s", any ? "," : "", g->a->r.select.ops[m]);
+			any = 1;
+		}
+	}
+	free(dir);
+	spec_release(&specs);
+	if (!any) {
+		buf_release(&ops);
+		return NULL;
+	}
+	return buf_detach(&ops);
+}
+
+/* N graphs, the same ones for the same N and --op (the seed is fixed), unless current. */
+static int stage_generate(struct go *g, struct err *e)
+{
+	char *stamp = xasprintf("%s.args", g->extra[EXTRA_GENERATED]), *ops = NULL, *args = NULL;
+	struct graphs_opts o = { 0 };
+	struct err why = ERR_INIT;
+	const char **globs = NULL;
+	char *save = NULL;
+	size_t nglobs = 0, cap = 0;
+	int ret = -1, code;
+
+	if (g->a->r.select.ntests) {
+		say(g, "generate %s: --test selects harvested tests, and generated graphs have none: skipped\n",
+		    g->library);
+		free(g->extra[EXTRA_GENERATED]);
+		g->extra[EXTRA_GENERATED] = NULL;
+		free(stamp);
+		return 0;
+	}
+	if (!(ops = generate_ops(g, e))) {
+		free(stamp);
+		if (e->code)
+			return -1;
+		say(g, "generate %s: no operator of --op has a spec to generate from: skipped\n", g->library);
+		free(g->extra[EXTRA_GENERATED]);
+		g->extra[EXTRA_GENERATED] = NULL;
+		return 0;
+	}
+	args = xasprintf("generate -n %d --seed 1 --opset %d%s%s\n", g->a->generate_n, GO_OPSET, *ops ? " --ops " : "",
+			 ops);
+	if (fs_exists(g->extra[EXTRA_GENERATED]) && stamp_is(stamp, args)) {
+		say(g, "generate %s: current ('%s'), skipped\n", g->library, esc_str(g->extra[EXTRA_GENERATED]));
+		ret = 0;
+		goto out;
+	}
+	o.output = g->extra[EXTRA_GENERATED];
+	o.count = g->a->generate_n;
+	o.seed = 1;
+	o.opset = GO_OPSET;
+	o.min_nodes = 1;
+	o.max_nodes = 10;
+	o.pick_rate = 0.97;
+	o.max_dim = 8;
+	o.max_elements = 65536;
+	o.quiet = g->a->quiet;
+	for (char *tok = strtok_r(ops, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		XGROW(globs, cap, nglobs + 1);
+		globs[nglobs++] = tok;
+	}
+	o.globs = globs;
+	o.nglobs = nglobs;
+	say(g, "generate %s: %d graphs -> %s\n", g->library, g->a->generate_n, esc_str(g->extra[EXTRA_GENERATED]));
+	if ((code = graphs_generate(&o, &g->io, &why)) != EXIT_OK) {
+		if (code == EXIT_USAGE && why.msg[0])
+			g->io.error(&why);
+		err_set(e, code, "generate stopped (see above)");
+		goto out;
+	}
+	if (fs_write_atomic(stamp, args, strlen(args), e) < 0)
+		goto out;
+	ret = 0;
+out:
+	err_release(&why);
+	free(globs);
+	free(stamp);
+	free(ops);
+	free(args);
+	return ret;
+}
+
+/* Each variant's parent, by the variant's id (the entry's ptr, owned). */
+static int read_parents(const char *variants, struct strmap *parent_of, struct err *e)
+{
+	struct jsonl_reader r;
+	enum jsonl_status st;
+	cJSON *j;
+
+	if (jsonl_open(&r, variants, e) < 0)
+		return -1;
+	while ((st = jsonl_good_json(&r, &j, e)) == JSONL_OK) {
+		const cJSON *id, *v, *parent;
+
+		id = cJSON_GetObjectItemCaseSensitive(j, "id");
+		v = cJSON_GetObjectItemCaseSensitive(j, "variant");
+		parent = cJSON_GetObjectItemCaseSensitive(v, "parent");
+		if (cJSON_IsString(id) && cJSON_IsString(parent)) {
+			struct strmap_entry *x = strmap_get(parent_of, id->valuestring, NULL);
+
+			free(x->ptr);
+			x->ptr = xstrdup(parent->valuestring);
+		}
+		cJSON_Delete(j);
+	}
+	jsonl_close(&r);
+	return st == JSONL_FAIL ? -1 : 0;
+}
+
+static void release_parents(struct strmap *parent_of)
+{
+	for (size_t i = 0; i < parent_of->cap; i++)
+		if (parent_of->slots[i].key)
+			free(parent_of->slots[i].ptr);
+	strmap_release(parent_of);
+}
+
+/* The extras: vary and generate as asked, then each group's queues of them, added to its sample
+ * after the harvested tests; then every group's sample file. */
+static int stage_extras(struct go *g, struct err *e)
+{
+	struct strmap parent_of = STRMAP_INIT;
+	int r = -1;
+
+	if (g->a->vary_k) {
+		g->parents = xasprintf("%s/vary-parents.jsonl", g->dir);
+		g->extra[EXTRA_VARIANTS] = xasprintf("%s/variants.jsonl", g->dir);
+		if (stage_vary(g, e) < 0)
+			goto out;
+		if (!fs_exists(g->extra[EXTRA_VARIANTS])) {
+			free(g->extra[EXTRA_VARIANTS]);
+			g->extra[EXTRA_VARIANTS] = NULL;
+		} else if (read_parents(g->extra[EXTRA_VARIANTS], &parent_of, e) < 0) {
+			goto out;
+		}
+	}
+	if (g->a->generate_n && !strcmp(g->library, "onnx")) {
+		g->extra[EXTRA_GENERATED] = xasprintf("%s/generated.jsonl", g->dir);
+		if (stage_generate(g, e) < 0)
+			goto out;
+	} else if (g->a->generate_n) {
+		say(g, "generate %s: ferry generates ONNX graphs only: skipped\n", g->library);
+	}
+	for (size_t k = 0; k < g->ngroups; k++) {
+		struct group *q = &g->groups[k];
+
+		for (int x = 0; x < EXTRA_COUNT; x++) {
+			size_t took, could;
+
+			if (!g->extra[x])
+				continue;
+			/* Variants are of the selected tests already; a graph's operator is "graph". */
+			if (current_queue(g, q, g->extra[x], q->xqueue[x], q->xstamp[x],
+					  x == EXTRA_VARIANTS ? &g->a->r.select : NULL, extra_name[x], e) < 0 ||
+			    take_sample(g, q, q->xqueue[x], x, &parent_of, &took, &could, e) < 0)
+				goto out;
+			if (x == EXTRA_VARIANTS)
+				say(g, "sample: %zu variants of the sample's tests that can run\n", took);
+			else
+				say(g, "sample: %zu of the %zu generated graphs that can run\n", took, could);
+		}
+		if (write_sample(g, q, e) < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	release_parents(&parent_of);
+	return r;
+}
+
+/* --- wrap -------------------------------------------------------------------------------------- */
+
+struct wrap_show {
+	struct progress progress;
+	size_t shown;
+	const struct stage_io *io;
+};
+
+static void wrap_warn(void *ctx, const char *msg)
+{
+	struct wrap_show *sh = ctx;
+
+	progress_clear(&sh->progress);
+	sh->io->warn(NULL, msg);
+}
+
+static void wrap_invalid(void *ctx, const char *corpus, size_t lineno, const char *op, const char *why)
+{
+	struct wrap_show *sh = ctx;
+
+	if (sh->shown++ < 5) {
+		progress_clear(&sh->progress);
+		stage_warn(sh->io, "%s:%zu: %s is invalid: %s", corpus, lineno, op, why);
+	}
+}
+
+static void wrap_progress(void *ctx, size_t done, size_t invalid)
+{
+	struct wrap_show *sh = ctx;
+
+	progress_update(&sh->progress, done, invalid);
+}
+
+/* The model files the requested frontends of this library read (their adapters' FORMAT), so that
+ * the wrap makes no format that no frontend of the run reads (a later run's frontend makes what it
+ * lacks). */
+static int go_formats(const struct go *g, struct wrap_opts *o, struct err *e)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < g->a->r.nfes; i++)
+		if (!strcmp(g->a->r.fes[i].library, g->library) && runopts_add_format(o, &cap, &g->a->r.fes[i], e) < 0)
+			return -1;
+	return 0;
+}
+
+/* Wrap the ids of only that are not wrapped yet, with the files the run's frontends read. */
+static int stage_wrap(struct go *g, const struct strmap *only, size_t want, struct err *e)
+{
+	const char *corpora[1 + EXTRA_COUNT] = { g->corpus };
+	size_t ncorpora = 1;
+	struct wrap_opts o;
+	struct wrap w;
+	struct wrap_show sh;
+	int r = -1;
+
+	memset(&o, 0, sizeof(o));
+	memset(&w, 0, sizeof(w));
+	memset(&sh, 0, sizeof(sh));
+	sh.io = &g->io;
+	for (int x = 0; x < EXTRA_COUNT; x++)
+		if (g->extra[x])
+			corpora[ncorpora++] = g->extra[x];
+	o.corpora = corpora;
+	o.ncorpora = ncorpora;
+	o.dir = g->wrapdir;
+	o.only = only;
+	o.jobs = g->a->r.s.runner.jobs;
+	o.timeout = g->a->r.s.runner.timeout;
+	o.mem_limit = g->a->r.s.runner.mem_limit;
+	o.ctx = &sh;
+	o.warn = wrap_warn;
+	o.invalid = wrap_invalid;
+	o.progress = wrap_progress;
+	if (go_formats(g, &o, e) < 0 || wrap_open(&w, &o, e) < 0)
+		goto out;
+	progress_start(&sh.progress, "wrap", want, g->a->quiet);
+	sh.progress.failed_word = "invalid";
+	if (wrap_run(&w, e) < 0) {
+		progress_clear(&sh.progress);
+		goto out;
+	}
+	if (w.ok + w.invalid)
+		progress_finish(&sh.progress);
+	else
+		progress_clear(&sh.progress);
+	if (!(w.ok + w.invalid))
+		say(g, "wrap: current (the %zu tests of the sample are wrapped in '%s'), skipped\n", want,
+		    esc_str(g->wrapdir));
+	else
+		say(g, "wrap: %zu wrapped now (%zu valid, %zu invalid: the library rejects them), %zu before -> %s\n",
+		    w.ok + w.invalid, w.ok, w.invalid, w.resumed, esc_str(g->wrapdir));
+	r = 0;
+out:
+	wrap_release(&w);
+	runopts_formats_free(&o);
+	return r;
+}
+
+/* --- run --------------------------------------------------------------------------------------- */
+
+static void print_run(const struct go *g, const struct frontend *fe, const struct session_result *x)
+{
+	if (x->unavailable) {
+		say(g, "run %s: unavailable: %s\n", esc_str(fe->label), esc_str(x->why));
+		return;
+	}
+	fprintf(g->io.out, "run %s: %zu ran now", esc_str(fe->label), x->ran);
+	for (size_t k = 0; k < OUTCOME_COUNT; k++)
+		if (x->counts[k])
+			fprintf(g->io.out, ", %zu %s", x->counts[k], outcome_name(k));
+	if (x->already)
+		fprintf(g->io.out, "; %zu already in the store", x->already);
+	if (x->invalid)
+		fprintf(g->io.out, "; %zu invalid", x->invalid);
+	if (x->budget_left_out)
+		fprintf(g->io.out, "; %zu left for later", x->budget_left_out);
+	say(g, "%s\n", x->maxfail ? " (--maxfail)" : "");
+}
+
+/* runopts' progress line, left out for a frontend that has nothing left to run. */
+static void on_started(void *ctx, const struct frontend *fe, size_t total)
+{
+	struct runopts *r = ctx;
+
+	snprintf(r->label, sizeof(r->label), "run %s", fe->label);
+	progress_start(&r->progress, r->label, total, r->quiet || !total);
+}
+
+/* Run the group's frontends on the tests of ids (a plain-id queue). 0, 1 when nothing of the
+ * chunk is valid for them, -1 with e filled. */
+static int run_group(struct go *g, struct group *q, const char *ids, struct err *e)
+{
+	struct session_result res[RUNOPTS_MAX_FRONTENDS];
+	struct session *s = NULL;
+	int r = -1;
+
+	memset(res, 0, sizeof(res));
+	g->a->r.s.wrapdir = g->wrapdir;
+	g->a->r.s.store = g->store;
+	g->a->r.s.queue = ids;
+	g->a->r.s.select = NULL;  /* applied by the rank */
+	g->a->r.s.fes = q->fes;
+	g->a->r.s.nfes = q->nfes;
+	g->a->r.s.limit = -1;
+	g->a->r.s.started = on_started;
+	g->a->r.s.budget = g->a->budget > 0 ? time_left(g) : 0;
+	g->a->r.s.maxfail = g->a->r.maxfail ? g->a->r.maxfail - (long)g->failures : 0;
+	if (session_open(&s, &g->a->r.s, e) < 0) {
+		/* A chunk whose tests the library all rejected: nothing to run, not a failure of go. */
+		if (e->code == EXIT_INPUT && strstr(e->msg, "is valid")) {
+			r = 1;
+			err_release(e);
+		}
+		goto out;
+	}
+	r = session_run(s, q->fes, q->nfes, res, e) < 0 ? -1 : 0;
+	for (size_t i = 0; i < q->nfes; i++) {
+		if (r == 0)
+			print_run(g, &q->fes[i], &res[i]);
+		g->ran += res[i].ran;
+		for (size_t k = 0; k < OUTCOME_COUNT; k++)
+			if (outcome_is_failure(k))
+				g->failures += res[i].counts[k];
+		g->out_of_time |= res[i].budget_left_out > 0;
+		session_result_release(&res[i]);
+	}
+out:
+	session_close(s);
+	return r;
+}
+
+/* Wrap and run the samples in chunks, each chunk through every group: one chunk of all without a
+ * budget, else chunks that double, so that frontends share the time and little is wrapped that
+ * will not run. */
+static int stage_run(struct go *g, struct err *e)
+{
+	struct strmap only = STRMAP_INIT;
+	size_t most = 0, from = 0, to, first;
+	int r = 0;
+
+	for (size_t k = 0; k < g->ngroups; k++)
+		if (g->groups[k].nsample > most)
+			most = g->groups[k].nsample;
+	/* A first chunk of a few tests per worker: wrapping more would cost time that may not be there. */
+	first = 8 * (size_t)g->a->r.s.runner.jobs;
+	to = g->a->budget > 0 ? (most < first ? most : first) : most;
+	while (from < most && r == 0) {
+		size_t want = 0;
+
+		if (g->a->budget > 0 && time_left(g) <= 0) {
+			say(g, "run: the budget of %gs is spent; %zu tests of the sample are left for later\n",
+			    g->a->budget, most - from);
+			g->out_of_time = 1;
+			break;
+		}
+		for (size_t k = 0; k < g->ngroups; k++)
+			for (size_t i = from; i < to && i < g->groups[k].nsample; i++) {
+				int created;
+
+				strmap_get(&only, g->groups[k].sample[i], &created);
+				want += created;
+			}
+		if ((r = stage_wrap(g, &only, only.len, e)) < 0)
+			break;
+		for (size_t k = 0; k < g->ngroups && r >= 0; k++) {
+			struct group *q = &g->groups[k];
+			struct buf chunk = BUF_INIT;
+			char *path = NULL;
+
+			if (from >= q->nsample)
+				continue;
+			if (g->a->budget > 0 || from > 0) {
+				path = xasprintf("%s.chunk", q->ids);
+				for (size_t i = from; i < to && i < q->nsample; i++)
+					buf_addf(&chunk, "%s\n", q->sample[i]);
+				if ((r = fs_write_atomic(path, chunk.data, chunk.len, e)) == 0)
+					r = run_group(g, q, path, e);
+				unlink(path);
+			} else {
+				r = run_group(g, q, q->ids, e);
+			}
+			buf_release(&chunk);
+			free(path);
+			if (r == 1)
+				r = 0;
+		}
+		if (r < 0 || g->out_of_time ||
+		    (g->a->r.maxfail && g->failures >= (size_t)g->a->r.maxfail))
+			break;
+		from = to;
+		to = to * 2 > most ? most : to * 2;
+		(void)want;
+	}
+	strmap_release(&only);
+	return r < 0 ? -1 : 0;
+}
+
+/* --- bugs and report --------------------------------------------------------------------------- */
+
+/* Write path (made anew) with bugs_list or report_write; 0, or -1 with e. */
+static int write_file(const char *path, const struct go *g, const struct bugs_opts *bo, const struct report_opts *ro,
+		      struct err *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), r;
+	FILE *fp;
+
+	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+		err_errno(e, EXIT_ENV, "cannot create '%s'", path);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	r = bo ? bugs_list(g->store, bo, fp, e) : report_write(g->store, ro, fp, e);
+	if (fclose(fp) != 0 && r == 0)
+		r = err_errno(e, EXIT_ENV, "cannot write '%s'", path);
+	return r;
+}
+
+static int stage_report(struct go *g, int fresh)
+{
+	char *bugs = xasprintf("%s/bugs.txt", g->dir), *report = xasprintf("%s/report.txt", g->dir);
+	char *repro = xasprintf("%s/reproducers", g->dir);
+	struct bugs_opts bo = { 0 };
+	struct report_opts ro = { .outdir = repro, .python = g->io.python, .warn = g->io.warn };
+	struct buf text = BUF_INIT;
+	struct err e = ERR_INIT;
+	int code = EXIT_OK;
+
+	if (!fs_exists(g->store)) {
+		say(g, "bugs %s: no results yet\n", g->library);
+		goto out;
+	}
+	if (!fresh && fs_exists(bugs) && fs_exists(report)) {
+		say(g, "bugs, report: current ('%s', '%s'), skipped\n", esc_str(bugs), esc_str(report));
+	} else {
+		fflush(stdout);
+		if (write_file(bugs, g, &bo, NULL, &e) < 0 || write_file(report, g, NULL, &ro, &e) < 0) {
+			code = g->io.error(&e);
+			goto out;
+		}
+		say(g, "report -> %s, reproducers in %s\n", esc_str(report), esc_str(repro));
+	}
+	if (fs_read(bugs, &text, &e) < 0) {
+		code = g->io.error(&e);
+		goto out;
+	}
+	say(g, "bugs -> %s:\n%s", esc_str(bugs), text.data ? text.data : "(none)\n");
+out:
+	buf_release(&text);
+	err_release(&e);
+	free(bugs);
+	free(report);
+	free(repro);
+	return code;
+}
+
+/* --- the command ------------------------------------------------------------------------------- */
+
+static void go_release(struct go *g)
+{
+	struct go_opts *a = g->a;
+	struct stage_io io = g->io;
+
+	for (size_t k = 0; k < g->ngroups; k++) {
+		struct group *q = &g->groups[k];
+
+		for (size_t i = 0; i < q->nsample; i++)
+			free(q->sample[i]);
+		free(q->sample);
+		free(q->counts);
+		free(q->queue);
+		free(q->stamp);
+		free(q->ids);
+		for (int x = 0; x < EXTRA_COUNT; x++) {
+			free(q->xqueue[x]);
+			free(q->xstamp[x]);
+		}
+		strmap_release(&q->in_sample);
+	}
+	for (int x = 0; x < EXTRA_COUNT; x++)
+		free(g->extra[x]);
+	free(g->parents);
+	free(g->dir);
+	free(g->corpus);
+	free(g->wrapdir);
+	free(g->store);
+	memset(g, 0, sizeof(*g));
+	g->a = a;
+	g->io = io;
+}
+
+/* The groups of the library's frontends: one per counts file. */
+static void make_groups(struct go *g)
+{
+	for (size_t i = 0; i < g->a->r.nfes; i++) {
+		const struct frontend *fe = &g->a->r.fes[i];
+		char *counts;
+		struct group *q = NULL;
+
+		if (strcmp(fe->library, g->library))
+			continue;
+		counts = counts_for(g, fe);
+		for (size_t k = 0; k < g->ngroups && !q; k++)
+			if ((!counts && !g->groups[k].counts) ||
+			    (counts && g->groups[k].counts && !strcmp(counts, g->groups[k].counts)))
+				q = &g->groups[k];
+		if (!q) {
+			const char *base = counts ? strrchr(counts, '/') : NULL;
+			char *name = counts ? xstrdup(base ? base + 1 : counts) : NULL;
+
+			if (name && strlen(name) > 5 && !strcmp(name + strlen(name) - 5, ".json"))
+				name[strlen(name) - 5] = '\0';
+			q = &g->groups[g->ngroups++];
+			q->counts = counts;
+			counts = NULL;
+			q->queue = xasprintf("%s/queue%s%s.jsonl", g->dir, name ? "-" : "", name ? name : "");
+			q->stamp = xasprintf("%s.args", q->queue);
+			q->ids = xasprintf("%s/sample%s%s.ids", g->dir, name ? "-" : "", name ? name : "");
+			for (int x = 0; x < EXTRA_COUNT; x++) {
+				const char *dash = name ? "-" : "", *suffix = name ? name : "";
+
+				q->xqueue[x] = xasprintf("%s/queue-%s%s%s.jsonl", g->dir, extra_name[x], dash, suffix);
+				q->xstamp[x] = xasprintf("%s.args", q->xqueue[x]);
+			}
+			free(name);
+		}
+		free(counts);
+		q->fes[q->nfes++] = *fe;
+	}
+}
+
+static int go_library(struct go *g, const char *dir, const char *library)
+{
+	struct err e = ERR_INIT;
+	size_t ran_before;
+	int code = EXIT_OK;
+	char *tol = NULL;
+
+	g->library = library;
+	g->dir = xasprintf("%s/%s", dir, library);
+	g->corpus = xasprintf("%s/corpus.jsonl", g->dir);
+	g->wrapdir = xasprintf("%s/wrapped", g->dir);
+	g->store = xasprintf("%s/results.db", g->dir);
+	if (fs_mkdirs(g->dir, &e) < 0) {
+		code = g->io.error(&e);
+		goto out;
+	}
+	if ((code = stage_harvest(g)) != EXIT_OK)
+		goto out;
+	make_groups(g);
+	for (size_t k = 0; k < g->ngroups; k++)
+		if (stage_rank(g, &g->groups[k], &e) < 0) {
+			code = g->io.error(&e);
+			goto out;
+		}
+	if (stage_extras(g, &e) < 0) {
+		code = g->io.error(&e);
+		goto out;
+	}
+	/* The library's own tolerances (half-precision ulps and the like), unless given. */
+	if (!g->a->tolerances_opt) {
+		char *name = xasprintf("%s.txt", library);
+
+		tol = home_file(HOME_TOLERANCES, name);
+		free(name);
+	}
+	g->a->r.s.tolerances = g->a->tolerances_opt ? g->a->tolerances_opt : tol;
+	ran_before = g->ran;
+	if (stage_run(g, &e) < 0) {
+		code = g->io.error(&e);
+		goto out;
+	}
+	if (g->ran == ran_before && !g->out_of_time)
+		say(g, "run: nothing left to run (every test of the sample has its result in '%s')\n",
+		    esc_str(g->store));
+	code = stage_report(g, g->ran > ran_before);
+out:
+	g->a->r.s.tolerances = NULL;
+	free(tol);
+	err_release(&e);
+	return code;
+}
+
+int go_run(struct go_opts *a, const char *const *libs, size_t nlibs, const char *dir, double start,
+	   const struct stage_io *io)
+{
+	struct go g;
+	int code = EXIT_OK;
+
+	memset(&g, 0, sizeof(g));
+	g.a = a;
+	g.io = *io;
+	for (size_t i = 0; i < nlibs && code == EXIT_OK; i++) {
+		g.start = start;
+		if (a->budget > 0 && time_left(&g) <= 0) {
+			say(&g, "%s: the budget is spent; not started\n", libs[i]);
+			continue;
+		}
+		code = go_library(&g, dir, libs[i]);
+		go_release(&g);
+	}
+	if (code == EXIT_INTERRUPTED)
+		fprintf(stderr, "ferry: what is done is kept in '%s'; run the same command to go on\n", esc_str(dir));
+	else if (code == EXIT_OK)
+		say(&g, "go: done in %.0fs\n", progress_now() - start);
+	go_release(&g);
+	return code;
+}

@@ -1,0 +1,32 @@
+/* go.h: ferry go's pipeline: for each library, harvest its tests into DIR/LIBRARY/corpus.jsonl,
+ * rank the corpus for each frontend, take a sample down each queue, with vary_k and generate_n add
+ * variants and generated graphs, wrap what will run, run every frontend into results.db, and
+ * write bugs.txt, report.txt and the reproducers; a stage whose output is current is skipped, and
+ * the same call run again goes on where it stopped. src/cmd-go.c fills the options. */
+#ifndef FERRY_GO_H
+#define FERRY_GO_H
+
+#include <stddef.h>
+
+#include "opts.h"
+#include "runopts.h"
+#include "stage.h"
+
+struct go_opts {
+	const char *output;             /* the project directory (-o), or NULL: the current one */
+	const char *counts_opt;         /* rank every queue against these counts, or NULL: each frontend's */
+	const char *tolerances_opt;     /* per-operator tolerances, or NULL: the library's own */
+	struct opts_list suites;        /* torch, keras: the suites harvested, or none: all */
+	int per_op, limit;              /* --per-op K, --limit N, or 0 */
+	int quiet;
+	int vary_k, generate_n;         /* --vary K, --generate N, or 0 */
+	double budget;                  /* seconds from the start of the command, or 0 */
+	struct runopts r;               /* the run: frontends, --op/--test, -j, -t, -m, --rerun, --maxfail */
+};
+
+/* Run the pipeline for each of the libraries, in dir/LIBRARY; start is when the command started
+ * (progress_now), from which the budget counts. An exit code, said on stderr when not EXIT_OK. */
+int go_run(struct go_opts *o, const char *const *libs, size_t nlibs, const char *dir, double start,
+	   const struct stage_io *io);
+
+#endif

@@ -1,0 +1,189 @@
+/* bugs.c: ferry bugs' engine (bugs.h).
+ *
+ * Groups the failures of a results store into unique bugs (dedup.h), keeps them in the store,
+ * and lists them: each with its frontend, symptom, how many tests show it, the operators involved,
+ * and its representative, the simplest test that shows it, with what ferry reduce made of it (the
+ * operators that decide a graph's failure). */
+#include "bugs.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "dedup.h"
+#include "esc.h"
+#include "fsutil.h"
+#include "summary.h"
+#include "xalloc.h"
+
+/* What a bug is listed with: its member tests that match --op. */
+struct listing {
+	struct db *db;
+	FILE *out;
+	size_t width;
+	const char *glob;     /* --op */
+	cJSON *json;          /* the array of bugs, with --json */
+	cJSON *members;       /* of the bug being listed */
+	size_t matched, shown;
+};
+
+static int match_member(void *ctx, const char *fe, const char *bug_id, const char *id, const char *op,
+			struct err *e)
+{
+	struct listing *l = ctx;
+
+	(void)fe;
+	(void)bug_id;
+	(void)e;
+	if (!summary_op_matches(l->glob, op))
+		return 0;
+	l->matched++;
+	if (l->members) {
+		cJSON *m = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(m, "id", id);
+		cJSON_AddStringToObject(m, "op", op ? op : "?");
+		cJSON_AddItemToArray(l->members, m);
+	}
+	return 0;
+}
+
+/* ferry reduce's subgraph of a bug's simplest test: the operators that decide a graph's failure. */
+static int print_reduction(void *ctx, const struct db_reduction *r, struct err *e)
+{
+	const struct listing *l = ctx;
+
+	(void)e;
+	if (!strcmp(r->status, "reduced"))
+		fprintf(l->out, "  %-12s reduced from %lld to %lld node%s: %s%s\n", "", r->nodes_before, r->nodes_after,
+			r->nodes_after == 1 ? "" : "s", esc_str(r->ops ? r->ops : "?"),
+			r->nodes_after == 1 ? " (the decisive operator)" : "");
+	else
+		fprintf(l->out, "  %-12s not reducible: no smaller subgraph of its %lld nodes fails the same way\n", "",
+			r->nodes_before);
+	return 0;
+}
+
+/* A bug's representative: its exception type, for the bug's line. */
+static int rep_exc_type(void *ctx, const struct db_row *row, struct err *e)
+{
+	(void)e;
+	*(char **)ctx = row->exc_type ? xstrdup(row->exc_type) : NULL;
+	return 0;
+}
+
+static cJSON *string_or_null(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
+{
+	struct listing *l = ctx;
+	struct buf line = BUF_INIT, head = BUF_INIT;
+	char *exc_type = NULL;
+	cJSON *o = NULL;
+	int ret = -1;
+
+	l->matched = 0;
+	l->members = NULL;
+	if (l->json) {
+		o = cJSON_CreateObject();
+		l->members = cJSON_CreateArray();
+	}
+	if (db_bug_members(l->db, b->frontend, b->bug_id, -1, match_member, l, e) < 0 ||
+	    db_result(l->db, b->frontend, b->representative, rep_exc_type, &exc_type, e) < 0)
+		goto out;
+	ret = 0;
+	if (!l->matched)
+		goto out;
+	l->shown++;
+	/* One line per bug, led by what decides it (summary.h): what grouped it. */
+	summary_failure_line(b->outcome, exc_type, b->message, 0, &line);
+	if (o) {
+		cJSON_AddStringToObject(o, "bug", b->bug_id);
+		cJSON_AddStringToObject(o, "frontend", b->frontend);
+		cJSON_AddStringToObject(o, "outcome", b->outcome);
+		cJSON_AddItemToObject(o, "stage", string_or_null(b->stage));
+		cJSON_AddItemToObject(o, "exc_type", string_or_null(exc_type));
+		cJSON_AddNumberToObject(o, "tests", (double)b->members);
+		cJSON_AddStringToObject(o, "operators", b->ops ? b->ops : "");
+		cJSON_AddStringToObject(o, "signature", b->signature ? b->signature : "");
+		cJSON_AddStringToObject(o, "representative", b->representative ? b->representative : "");
+		cJSON_AddStringToObject(o, "line", line.data);
+		cJSON_AddItemToObject(o, "message", string_or_null(b->message));
+		cJSON_AddItemToObject(o, "members", l->members);
+		l->members = NULL;
+		cJSON_AddItemToArray(l->json, o);
+		o = NULL;
+		goto out;
+	}
+	buf_addf(&head, "  %-12s %-10s %-9s %-8s %7lld  %-24.24s ", esc_str(b->bug_id), esc_str(b->frontend),
+		 esc_str(b->outcome), esc_str(b->stage ? b->stage : "-"), b->members, esc_str(b->ops));
+	fputs(head.data, l->out);
+	summary_print_cut(l->out, esc_str(line.data), head.len, l->width);
+	fputc('\n', l->out);
+	ret = db_reductions(l->db, b->frontend, b->representative, print_reduction, l, e) < 0 ? -1 : 0;
+out:
+	cJSON_Delete(o);
+	cJSON_Delete(l->members);
+	l->members = NULL;
+	free(exc_type);
+	buf_release(&line);
+	buf_release(&head);
+	return ret;
+}
+
+int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct err *e)
+{
+	struct db db = DB_INIT;
+	struct listing l;
+	size_t nbugs = 0, nfail = 0;
+	int ret = -1;
+
+	memset(&l, 0, sizeof(l));
+	if (!fs_exists(store))
+		return err_set(e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", store);
+	if (db_open(&db, store, DB_WRITE, e) < 0 || dedup_rebuild(&db, o->frontend, &nbugs, &nfail, e) < 0)
+		goto out;
+	l.db = &db;
+	l.out = out;
+	l.glob = o->glob;
+	l.width = summary_width(out, o->wide);
+	if (o->json) {
+		cJSON *doc = cJSON_CreateObject();
+		char *text;
+
+		cJSON_AddStringToObject(doc, "store", store);
+		cJSON_AddItemToObject(doc, "op", string_or_null(o->glob));
+		cJSON_AddNumberToObject(doc, "failures", (double)nfail);
+		l.json = cJSON_AddArrayToObject(doc, "bugs");
+		if (db_bugs(&db, o->frontend, print_bug, &l, e) < 0) {
+			cJSON_Delete(doc);
+			goto out;
+		}
+		text = cJSON_Print(doc);
+		fprintf(out, "%s\n", text);
+		free(text);
+		cJSON_Delete(doc);
+		ret = 0;
+		goto out;
+	}
+	fprintf(out, "%zu unique bugs from %zu failures in %s\n", nbugs, nfail, esc_str(store));
+	if (o->glob)
+		fprintf(out, "those with a test of an operator matching '%s':\n", esc_str(o->glob));
+	if (nbugs)
+		fprintf(out, "\n  %-12s %-10s %-9s %-8s %7s  %-24s %s\n",
+			"bug", "frontend", "symptom", "stage", "tests",
+			"operators", "what failed in the simplest test");
+	if (db_bugs(&db, o->frontend, print_bug, &l, e) < 0)
+		goto out;
+	if (o->glob && !l.shown)
+		fprintf(out, "  none\n");
+	ret = 0;
+out:
+	db_close(&db);
+	return ret;
+}
