@@ -743,6 +743,30 @@ static int environment_failure(cJSON *res)
 	return env;
 }
 
+/* The template raised (or could not be loaded, e says why): the instance is invalid, the exception
+ * its reason and its traceback the detail. */
+static void template_failed(cJSON *res, struct err *e)
+{
+	cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
+	if (PyErr_Occurred()) {
+		py_error(e, EXIT_ENV, "the template failed");
+		add_text(res, PROTO_KEY_DETAIL, e->detail ? e->detail : "");
+	}
+	cJSON_AddStringToObject(res, PROTO_KEY_REASON, e->msg);
+	err_release(e);
+}
+
+/* The status (invalid unless the template's dict d says otherwise) and reason that d gives. */
+static void add_status(cJSON *res, PyObject *d)
+{
+	PyObject *v = PyDict_Check(d) ? PyDict_GetItemString(d, "status") : NULL; /* borrowed */
+
+	cJSON_AddStringToObject(res, PROTO_KEY_STATUS, v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : "invalid");
+	v = PyDict_Check(d) ? PyDict_GetItemString(d, "reason") : NULL; /* borrowed */
+	if (v && PyUnicode_Check(v))
+		add_text(res, PROTO_KEY_REASON, PyUnicode_AsUTF8(v));
+}
+
 static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
 {
 	const cJSON *lib = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_LIBRARY);
@@ -774,22 +798,11 @@ static void wrap_task(struct worker *w, const cJSON *req, cJSON *res)
 	}
 	close(fd);
 	if (!(d = PyObject_CallMethod(tmpl, "wrap", "ss", rec->valuestring, dir->valuestring))) { /* new */
-		if (environment_failure(res))
-			return;
-		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
-		if (PyErr_Occurred()) {
-			py_error(&e, EXIT_ENV, "the template failed");
-			add_text(res, PROTO_KEY_DETAIL, e.detail ? e.detail : "");
-		}
-		cJSON_AddStringToObject(res, PROTO_KEY_REASON, e.msg);
-		err_release(&e);
+		if (!environment_failure(res))
+			template_failed(res, &e);
 		return;
 	}
-	v = PyDict_Check(d) ? PyDict_GetItemString(d, "status") : NULL; /* borrowed */
-	cJSON_AddStringToObject(res, PROTO_KEY_STATUS, v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : "invalid");
-	v = PyDict_Check(d) ? PyDict_GetItemString(d, "reason") : NULL;
-	if (v && PyUnicode_Check(v))
-		add_text(res, PROTO_KEY_REASON, PyUnicode_AsUTF8(v));
+	add_status(res, d);
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "random") : NULL;
 	cJSON_AddBoolToObject(res, PROTO_KEY_RANDOM, v && PyObject_IsTrue(v) == 1);
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "undefined") : NULL;
@@ -824,22 +837,11 @@ static void validate_task(struct worker *w, const cJSON *req, cJSON *res)
 		return;
 	}
 	if (!tmpl || !(d = PyObject_CallMethod(tmpl, "validate", "s", rec->valuestring))) { /* new */
-		if (tmpl && environment_failure(res))
-			return;
-		cJSON_AddStringToObject(res, PROTO_KEY_STATUS, "invalid");
-		if (PyErr_Occurred()) {
-			py_error(&e, EXIT_ENV, "the template failed");
-			add_text(res, PROTO_KEY_DETAIL, e.detail ? e.detail : "");
-		}
-		cJSON_AddStringToObject(res, PROTO_KEY_REASON, e.msg);
-		err_release(&e);
+		if (!tmpl || !environment_failure(res))
+			template_failed(res, &e);
 		return;
 	}
-	v = PyDict_Check(d) ? PyDict_GetItemString(d, "status") : NULL; /* borrowed */
-	cJSON_AddStringToObject(res, PROTO_KEY_STATUS, v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : "invalid");
-	v = PyDict_Check(d) ? PyDict_GetItemString(d, "reason") : NULL; /* borrowed */
-	if (v && PyUnicode_Check(v))
-		add_text(res, PROTO_KEY_REASON, PyUnicode_AsUTF8(v));
+	add_status(res, d);
 	v = PyDict_Check(d) ? PyDict_GetItemString(d, "outputs") : NULL; /* borrowed */
 	if (v && PyUnicode_Check(v) && (outputs = cJSON_Parse(PyUnicode_AsUTF8(v))))
 		cJSON_AddItemToObject(res, PROTO_KEY_OUTPUTS, outputs);
