@@ -54,7 +54,7 @@ from keras.src.export import saved_model_export_archive  # noqa: E402
 from tensorflow.lite.python import lite  # noqa: E402
 from tensorflow.python.saved_model import save_context, tag_constants  # noqa: E402
 
-from ferry.templates import _files, _formats, environment, runtime_keras  # noqa: E402
+from ferry.templates import _files, _formats, _nan, _reproducer, environment, runtime_keras  # noqa: E402
 from ferry.templates.runtime_keras import (  # noqa: E402, F401
     FerrySlot,
     ferry_array,
@@ -323,7 +323,7 @@ def wrap(record_json, outdir):
     with _files.create(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     result = {"status": "ok", "random": random, "ninputs": len(inputs), "noutputs": len(refs)}
-    undefined = _undefined_domain(plan, inputs) or _variant_undefined(record, refs)
+    undefined = _undefined_domain(plan, inputs) or _nan.variant_undefined(record, refs, _nan_everywhere)
     if undefined:
         result["undefined"] = undefined
     return result
@@ -341,15 +341,6 @@ def _reference(record):
     if wrong:
         raise TypeError(f"a {plan.op} of dtype policy {policy} computes {wrong[0]}: Keras casts the input")
     return plan, inputs, model, refs
-
-
-def _variant_undefined(record, refs):
-    """For a variant (ferry vary), NAN_EVERYWHERE where wrap's own reference is NaN everywhere, else
-    None. Decided again here, on the inputs wrap made: ferry vary validated the candidate before its
-    id (which seeds generated inputs) was final, so its verdict may be about other values."""
-    if not isinstance(record.get("variant"), dict):
-        return None
-    return _nan_everywhere(refs)
 
 
 # --- validate ------------------------------------------------------------------------------------------
@@ -425,20 +416,11 @@ def _harvested(plan, refs):
     return [instrument_keras._output(v) for v in outs]
 
 
-NAN_EVERYWHERE = "the reference is NaN everywhere"
-
-
 def _nan_everywhere(refs):
     """NAN_EVERYWHERE where every element of every floating or complex output is NaN (one element at
     least), else None."""
-    floating = [np.asarray(r) for r in refs if np.asarray(r).dtype.kind in "fc"
-                or ferry_values.dtype_name(np.asarray(r).dtype) == "bfloat16"]
-    if not sum(a.size for a in floating):
-        return None
-    for a in floating:
-        if a.size and not np.isnan(a.astype(np.complex128)).all():
-            return None
-    return NAN_EVERYWHERE
+    return _nan.everywhere([np.asarray(r) for r in refs if np.asarray(r).dtype.kind in "fc"
+                                      or ferry_values.dtype_name(np.asarray(r).dtype) == "bfloat16"])
 
 
 def _export_disagrees(outdir, meta, inputs, refs, random):
@@ -763,26 +745,8 @@ def make():
 inputs = [
 {inputs}
 ]
-try:
-    model = ferry_model(SEED, make, ARGS, KWARGS, SPECS)
-    reference = ferry_call(model, inputs)
-except Exception:
-    traceback.print_exc()
-    print(f"Keras itself failed: this reproducer shows nothing about {{FRONTEND}}")
-    sys.exit(2)
-try:
-    outputs = run_frontend(model, inputs)
-except Exception:
-    traceback.print_exc()
-    print(f"BUG: {{FRONTEND}} raised")
-    sys.exit(1)
-problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM, ties=(OP, inputs[0] if inputs else None))
-for problem in problems:
-    print("BUG:", problem)
-if not problems:
-    print(f"no bug: {{FRONTEND}} agrees with Keras")
-sys.exit(1 if problems else 0)
-'''
+''' + _reproducer.tail("    model = ferry_model(SEED, make, ARGS, KWARGS, SPECS)\n    reference = ferry_call(model, inputs)",
+                        "model, inputs", "inputs[0] if inputs else None", "Keras")
     return {"what": f"{record['op']} ({record['kind']})", "instance": record.get("id", "-"),
             "source": " ".join(str(source[k]) for k in ("suite", "test") if k in source),
             "reference": "Keras", "name": "Keras", "test": test,

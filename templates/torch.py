@@ -66,7 +66,8 @@ if _PASSIVE:
     del os.environ["OMP_WAIT_POLICY"]
 
 from ferry.extract import values as ferry_values  # noqa: E402
-from ferry.templates import _files, _formats, environment  # noqa: E402
+from ferry.templates import _files, _formats, _nan, _reproducer, environment  # noqa: E402
+from ferry.templates._nan import NAN_EVERYWHERE  # noqa: E402
 from ferry.templates.runtime_torch import STORED as _STORED  # noqa: E402
 from ferry.templates.runtime_torch import (  # noqa: E402, F401
     FerryConst,
@@ -548,7 +549,8 @@ def wrap(record_json, outdir):
             if not refs:
                 raise ValueError("the operator returns no tensor")
             uninitialised = _uninitialised(plan.op)
-            undefined = _guard(plan, inputs, refs) or (None if uninitialised else _variant_undefined(record, refs))
+            undefined = _guard(plan, inputs, refs) or (None if uninitialised
+                                                       else _nan.variant_undefined(record, refs, _nan_everywhere))
     except Exception as e:  # a bad record or a rejection by PyTorch: either way the instance is invalid
         if environment(e):  # the machine failed, not the instance: nothing to record
             raise
@@ -587,15 +589,6 @@ def _guard(plan, inputs, refs):
         return None
 
 
-def _variant_undefined(record, refs):
-    """For a variant (ferry vary), NAN_EVERYWHERE where wrap's own reference is NaN everywhere, else
-    None. Decided again here, on the inputs wrap made: ferry vary validated the candidate before its
-    id (which seeds generated inputs) was final, so its verdict may be about other values."""
-    if not isinstance(record.get("variant"), dict):
-        return None
-    return _nan_everywhere(refs)
-
-
 # --- validate ------------------------------------------------------------------------------------------
 
 def validate(record_json):
@@ -627,9 +620,6 @@ def validate(record_json):
     if undefined:
         result["undefined"] = undefined
     return result
-
-
-NAN_EVERYWHERE = "the reference is NaN everywhere"
 
 
 def _nan_everywhere(refs):
@@ -1061,26 +1051,8 @@ def build():
 inputs = [
 {inputs}
 ]
-try:
-    with torch.no_grad():
-        reference = list(build()(*[t.clone() for t in inputs]))
-except Exception:
-    traceback.print_exc()
-    print(f"eager PyTorch itself failed: this reproducer shows nothing about {{FRONTEND}}")
-    sys.exit(2)
-try:
-    outputs = run_frontend(build(), [t.clone() for t in inputs])
-except Exception:
-    traceback.print_exc()
-    print(f"BUG: {{FRONTEND}} raised")
-    sys.exit(1)
-problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM, ties=(OP, inputs[0] if inputs else None))
-for problem in problems:
-    print("BUG:", problem)
-if not problems:
-    print(f"no bug: {{FRONTEND}} agrees with eager PyTorch")
-sys.exit(1 if problems else 0)
-'''
+''' + _reproducer.tail("    with torch.no_grad():\n        reference = list(build()(*[t.clone() for t in inputs]))",
+                        "build(), [t.clone() for t in inputs]", "inputs[0] if inputs else None", "eager PyTorch")
     return {"what": f"{record['op']} ({record['kind']})", "instance": record.get("id", "-"),
             "source": " ".join(str(source[k]) for k in ("suite", "test") if k in source),
             "reference": "eager PyTorch", "name": "PyTorch", "imports": "import sys\nimport traceback\n", "test": test}
