@@ -7,7 +7,12 @@ failed (the script then shows nothing about the frontend), 1 when the frontend r
 A template says only what is its library's: the lines that compute the reference, what run_frontend
 is given, the first input (what ferry_compare breaks ties with) and the reference's name. These are
 the template's own source text, never a record's (a record's strings are in the test's literals,
-as repr())."""
+as repr()). The literals of a test's values are shared the same way: lit() walks a tagged value
+(ferry.extract.values) and asks the template for what is its library's own."""
+
+import math
+
+from ferry.extract import values as ferry_values
 
 
 def tail(reference, frontend_args, first_input, name, failed=None):
@@ -34,3 +39,56 @@ if not problems:
     print(f"no bug: {{FRONTEND}} agrees with {name}")
 sys.exit(1 if problems else 0)
 '''
+
+
+# --- literals: the test's values as source text ----------------------------------------------------------
+
+def float_lit(f):
+    """Source text of a float; NaN and the infinities, which repr cannot spell, as float()."""
+    if math.isnan(f):
+        return "float('nan')"
+    if math.isinf(f):
+        return "float('inf')" if f > 0 else "-float('inf')"
+    return repr(f)
+
+
+def values_lit(values, category):
+    """Source text of a tensor's kept values (as a record encodes them) of a dtype category: floats
+    and whole numbers decoded, the others (bools, complex pairs) as they are."""
+    if category == "float":
+        return "[" + ", ".join(float_lit(ferry_values.decode_float(v)) for v in values) + "]"
+    if category == "int":
+        return repr([ferry_values.decode_int(v) for v in values])
+    return repr(values)
+
+
+def lit(tagged, key, own, counter=None):
+    """Source text that rebuilds a constant tagged value (ferry.extract.values) as the template's
+    _decode does. What is the library's own (its tensors, dtypes and special dicts: not slices) is
+    own(tag, body, key, counter)'s text, or None where it is not; counter numbers the tensors met,
+    each keyed key + [n] as _decode keys them, and goes on across the calls of one value."""
+    if counter is None:
+        counter = [0]
+    tag, body = next(iter(tagged.items()))
+    if tag == "none":
+        return "None"
+    if tag in ("bool", "str"):
+        return repr(body)
+    if tag == "int":
+        return repr(ferry_values.decode_int(body))
+    if tag == "float":
+        return float_lit(ferry_values.decode_float(body))
+    if tag == "callable":
+        return f"ferry_resolve({body!r})"
+    if tag == "list":
+        return "[" + ", ".join(lit(v, key, own, counter) for v in body) + "]"
+    if tag == "tuple":
+        return "(" + "".join(lit(v, key, own, counter) + ", " for v in body) + ")"
+    if tag == "dict" and list(body) == ["__slice__"]:
+        return "slice" + lit(body["__slice__"], key, own, counter)
+    text = own(tag, body, key, counter)
+    if text is not None:
+        return text
+    if tag == "dict":
+        return "{" + ", ".join(f"{k!r}: {lit(v, key, own, counter)}" for k, v in body.items()) + "}"
+    raise ferry_values.Unmigratable(f"no literal for a {tag} value")

@@ -35,7 +35,6 @@ weights are the same in the test directory, in every adapter and in a reproducer
 import gc
 import hashlib
 import json
-import math
 import os
 import re
 import shutil
@@ -770,55 +769,28 @@ def _slot_lit(tagged, slots):
 
 def _lit(tagged, key, counter=None):
     """Source text that rebuilds a constant tagged value as _decode does."""
-    if counter is None:
-        counter = [0]
-    tag, body = next(iter(tagged.items()))
-    if tag == "none":
-        return "None"
-    if tag in ("bool", "str", "dtype"):
+    return _reproducer.lit(tagged, key, _own_lit, counter)
+
+
+def _own_lit(tag, body, key, counter):
+    """Keras's part of _lit: dtypes by name, tensors, configured objects (a dataclass has none)."""
+    if tag == "dtype":
         return repr(body)
-    if tag == "int":
-        return repr(ferry_values.decode_int(body))
-    if tag == "float":
-        return _float_lit(ferry_values.decode_float(body))
-    if tag == "callable":
-        return f"ferry_resolve({body!r})"
     if tag == "tensor":
         counter[0] += 1
         if "values" in body:
             return f"ferry_array({_values_lit(body)}, {body['dtype']!r}, {body['shape']!r})"
         return (f"ferry_input(SEED, {key + [counter[0]]!r}, {body['dtype']!r}, {_concrete(body['shape'])!r}, "
                 f"{body.get('range')!r})")
-    if tag == "list":
-        return "[" + ", ".join(_lit(v, key, counter) for v in body) + "]"
-    if tag == "tuple":
-        return "(" + "".join(_lit(v, key, counter) + ", " for v in body) + ")"
-    if tag == "dict":
-        if list(body) == ["__slice__"]:
-            return "slice" + _lit(body["__slice__"], key, counter)
-        if ferry_values.is_object_value(body):
-            return f"ferry_object({body['__object__']['callable']!r}, {_lit(body['config'], key, counter)})"
-        if _special_dict(body):
-            raise ferry_values.Unmigratable("no literal for a dataclass value")
-        return "{" + ", ".join(f"{k!r}: {_lit(v, key, counter)}" for k, v in body.items()) + "}"
-    raise ferry_values.Unmigratable(f"no literal for a {tag} value")
-
-
-def _float_lit(f):
-    if math.isnan(f):
-        return "float('nan')"
-    if math.isinf(f):
-        return "float('inf')" if f > 0 else "-float('inf')"
-    return repr(f)
+    if tag == "dict" and ferry_values.is_object_value(body):
+        return f"ferry_object({body['__object__']['callable']!r}, {_lit(body['config'], key, counter)})"
+    if tag == "dict" and _special_dict(body):
+        raise ferry_values.Unmigratable("no literal for a dataclass value")
+    return None
 
 
 def _values_lit(body):
-    category = ferry_values.dtype_category(body["dtype"])
-    if category == "float":
-        return "[" + ", ".join(_float_lit(ferry_values.decode_float(v)) for v in body["values"]) + "]"
-    if category == "int":
-        return repr([ferry_values.decode_int(v) for v in body["values"]])
-    return repr(body["values"])
+    return _reproducer.values_lit(body["values"], ferry_values.dtype_category(body["dtype"]))
 
 
 def _input_lit(body, k, shape, dtype):

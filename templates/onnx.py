@@ -22,7 +22,6 @@ those of the test directory bit for bit.
 
 import hashlib
 import json
-import math
 import os
 import warnings
 
@@ -687,11 +686,7 @@ def _array_literal(t):
 def _literal(v):
     """A Python literal for a decoded record value; floats that repr cannot spell become float()."""
     if isinstance(v, float):
-        if math.isnan(v):
-            return "float('nan')"
-        if math.isinf(v):
-            return "float('inf')" if v > 0 else "-float('inf')"
-        return repr(v)
+        return _reproducer.float_lit(v)
     if isinstance(v, list):
         return "[" + ", ".join(_literal(x) for x in v) + "]"
     if isinstance(v, tuple):

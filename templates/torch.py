@@ -1078,55 +1078,25 @@ def _slot_lit(tagged, slots, plan, data):
 
 def _lit(tagged, key, counter=None):
     """Source text that rebuilds a constant tagged value as _decode does."""
-    if counter is None:
-        counter = [0]
-    tag, body = next(iter(tagged.items()))
-    if tag == "none":
-        return "None"
-    if tag in ("bool", "str"):
-        return repr(body)
-    if tag == "int":
-        return repr(ferry_values.decode_int(body))
-    if tag == "float":
-        return _float_lit(ferry_values.decode_float(body))
+    return _reproducer.lit(tagged, key, _own_lit, counter)
+
+
+def _own_lit(tag, body, key, counter):
+    """PyTorch's part of _lit: dtypes, tensors and dataclasses."""
     if tag == "dtype":
         return f"ferry_dtype({body!r})"
-    if tag == "callable":
-        return f"ferry_resolve({body!r})"
     if tag == "tensor":
         counter[0] += 1
         return _tensor_lit(body, key + [counter[0]])
-    if tag == "list":
-        return "[" + ", ".join(_lit(v, key, counter) for v in body) + "]"
-    if tag == "tuple":
-        return "(" + "".join(_lit(v, key, counter) + ", " for v in body) + ")"
-    if tag == "dict":
-        if list(body) == ["__slice__"]:
-            return "slice" + _lit(body["__slice__"], key, counter)
-        if _special_dict(body):
-            ferry_values.decode({"dict": body}, convert={"dtype": ferry_dtype, "tensor": lambda b: None})
-            return f"ferry_resolve({body['__dataclass__']['callable']!r})(**{_lit(body['fields'], key, counter)})"
-        return "{" + ", ".join(f"{k!r}: {_lit(v, key, counter)}" for k, v in body.items()) + "}"
-    raise ferry_values.Unmigratable(f"no literal for a {tag} value")
-
-
-def _float_lit(f):
-    if math.isnan(f):
-        return "float('nan')"
-    if math.isinf(f):
-        return "float('inf')" if f > 0 else "-float('inf')"
-    return repr(f)
+    if tag == "dict" and _special_dict(body):
+        ferry_values.decode({"dict": body}, convert={"dtype": ferry_dtype, "tensor": lambda b: None})
+        return f"ferry_resolve({body['__dataclass__']['callable']!r})(**{_lit(body['fields'], key, counter)})"
+    return None
 
 
 def _tensor_lit(body, key):
     if "values" in body:
-        values = body["values"]
         category = ferry_values.dtype_category(body["dtype"]) if body["dtype"] != "complex32" else "complex"
-        if category == "float":
-            values = "[" + ", ".join(_float_lit(ferry_values.decode_float(v)) for v in values) + "]"
-        elif category == "int":
-            values = repr([ferry_values.decode_int(v) for v in values])
-        else:
-            values = repr(values)
+        values = _reproducer.values_lit(body["values"], category)
         return f"ferry_array({values}, {body['dtype']!r}, {body['shape']!r})"
     return f"ferry_tensor(SEED, {key!r}, {body['dtype']!r}, {body['shape']!r}, {body.get('range')!r})"
