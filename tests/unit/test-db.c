@@ -304,7 +304,8 @@ static void round_trip(const char *dir)
 	struct instance in;
 	struct db_result r;
 	struct db_summary s;
-	struct db_mutation m;
+	struct db_mutation m = { .frontend = "ort", .id = "b1", .seed = 7, .k = 3, .chain = "[1]", .stats = "{}",
+				 .nodes = -1, .original_nodes = 4, .kind = "pioc", .target_op = "Conv" };
 	char *ids[] = { "b1" };
 	struct db_bug bug = { "0123456789ab", "ort", "crash", "load", "sig", "b1", "Relu", "boom", 1, ids, 1 };
 
@@ -358,17 +359,6 @@ static void round_trip(const char *dir)
 	   "ort|b1|crash|Relu|onnx|{\"b\":1}|/t/b1|load|SIGSEGV|boom|a.py:f|trace|1.2|nan|0.5|0.25|nan\n",
 	   "read back with its representative's result after its own columns");
 	buf_reset(&got);
-	memset(&m, 0, sizeof(m));
-	m.frontend = "ort";
-	m.id = "b1";
-	m.seed = 7;
-	m.k = 3;
-	m.chain = "[1]";
-	m.stats = "{}";
-	m.nodes = -1;
-	m.original_nodes = 4;
-	m.kind = "pioc";
-	m.target_op = "Conv";
 	ok(db_put_mutation(&d, &m, &e) == 0, "a mutation whose nodes are not known");
 	db_mutations(&d, NULL, mutation_text, &got, &e);
 	is(got.data, "ort|b1|7|3|[1]|{}|-1|4|none|NULL|-1|NULL|NULL|pioc|Conv|NULL\n",
