@@ -62,6 +62,21 @@ def values_lit(values, category):
     return repr(values)
 
 
+def slot_lit(tagged, tensor, special_dict, constant):
+    """Source text of a call's argument whose tensors are filled in by the script (a slot, or the
+    template's constant): tensor(body) spells each tensor, lists, tuples and plain dicts (not
+    special_dict(body)) are walked, and anything else is constant(tagged)."""
+    tag, body = next(iter(tagged.items()))
+    if tag == "tensor":
+        return tensor(body)
+    if tag in ("list", "tuple"):
+        items = [slot_lit(v, tensor, special_dict, constant) for v in body]
+        return "[" + ", ".join(items) + "]" if tag == "list" else "(" + "".join(i + ", " for i in items) + ")"
+    if tag == "dict" and not special_dict(body):
+        return "{" + ", ".join(f"{k!r}: {slot_lit(v, tensor, special_dict, constant)}" for k, v in body.items()) + "}"
+    return constant(tagged)
+
+
 def lit(tagged, key, own, counter=None):
     """Source text that rebuilds a constant tagged value (ferry.extract.values) as the template's
     _decode does. What is the library's own (its tensors, dtypes and special dicts: not slices) is

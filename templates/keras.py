@@ -755,16 +755,12 @@ inputs = [
 
 
 def _slot_lit(tagged, slots):
-    tag, body = next(iter(tagged.items()))
-    if tag == "tensor":
+    """Source text of an argument with slots: each tensor becomes FerrySlot(k), k counted in slots[0]."""
+    def slot(body):
         slots[0] += 1
         return f"FerrySlot({slots[0] - 1})"
-    if tag in ("list", "tuple"):
-        items = [_slot_lit(v, slots) for v in body]
-        return "[" + ", ".join(items) + "]" if tag == "list" else "(" + "".join(i + ", " for i in items) + ")"
-    if tag == "dict" and not _special_dict(body):
-        return "{" + ", ".join(f"{k!r}: {_slot_lit(v, slots)}" for k, v in body.items()) + "}"
-    return _lit(tagged, [900])
+
+    return _reproducer.slot_lit(tagged, slot, _special_dict, lambda constant: _lit(constant, [900]))
 
 
 def _lit(tagged, key, counter=None):

@@ -1061,19 +1061,14 @@ inputs = [
 def _slot_lit(tagged, slots, plan, data):
     """Source text of an argument with slots: each tensor of a data argument becomes FerrySlot(k), k
     counted in slots[0], each of a weight FerryConst(its value), keyed by slots[1] as _Plan keys it."""
-    tag, body = next(iter(tagged.items()))
-    if tag == "tensor":
+    def slot(body):
         slots[1] += 1
         if not data:
             return f"FerryConst({_tensor_lit(body, [slots[1] - 1])})"
         slots[0] += 1
         return f"FerrySlot({slots[0] - 1})"
-    if tag in ("list", "tuple"):
-        items = [_slot_lit(v, slots, plan, data) for v in body]
-        return "[" + ", ".join(items) + "]" if tag == "list" else "(" + "".join(i + ", " for i in items) + ")"
-    if tag == "dict" and not _special_dict(body):
-        return "{" + ", ".join(f"{k!r}: {_slot_lit(v, slots, plan, data)}" for k, v in body.items()) + "}"
-    return _lit(tagged, [900])
+
+    return _reproducer.slot_lit(tagged, slot, _special_dict, lambda constant: _lit(constant, [900]))
 
 
 def _lit(tagged, key, counter=None):
