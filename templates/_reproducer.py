@@ -10,9 +10,21 @@ the template's own source text, never a record's (a record's strings are in the 
 as repr()). The literals of a test's values are shared the same way: lit() walks a tagged value
 (ferry.extract.values) and asks the template for what is its library's own."""
 
+import json
 import math
+import os
 
 from ferry.extract import values as ferry_values
+
+
+def testdir_meta(testdir):
+    """The test directory's meta.json (what the template reads of it: whether the test is random,
+    its weights, its bounds), or {} where there is none: a record's reproducer needs no test directory."""
+    path = os.path.join(testdir, "meta.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return json.load(f)
 
 
 def tail(reference, frontend_args, first_input, name, failed=None):

@@ -710,11 +710,7 @@ def reproducer_test(record_json, testdir):
     Returns a dict: what, instance, source (for the header's comments), reference, name, imports, test."""
     record = json.loads(record_json)
     plan = _Plan(record)
-    random = False
-    meta_path = os.path.join(testdir, "meta.json")
-    if os.path.exists(meta_path):
-        with open(meta_path) as f:
-            random = json.load(f).get("random", False)
+    random = _reproducer.testdir_meta(testdir).get("random", False)
 
     if plan.kind == "layer":
         # a dict literal of repr()'d names, not keyword syntax: a name from the record is data

@@ -593,11 +593,7 @@ def reproducer_test(record_json, testdir):
     if isinstance(record, dict) and record.get("kind") == "graph":
         return _graph_reproducer_test(record, testdir)
     plan = _Plan(record)
-    random = False
-    meta_path = os.path.join(testdir, "meta.json")
-    if os.path.exists(meta_path):
-        with open(meta_path) as f:
-            random = json.load(f).get("random", False)
+    random = _reproducer.testdir_meta(testdir).get("random", False)
 
     attributes = ",\n".join(f"        ({name!r}, {kind!r}, {_attribute_literal(kind, value)})"
                             for name, kind, value in plan.attributes)
@@ -1107,10 +1103,7 @@ def _validate_graph(record):
 def _graph_reproducer_test(record, testdir):
     """reproducer_test() of a graph record: the graph's literals, then the same run as a node's."""
     plan = _GraphPlan(record)
-    meta = {}
-    if os.path.exists(os.path.join(testdir, "meta.json")):
-        with open(os.path.join(testdir, "meta.json")) as f:
-            meta = json.load(f)
+    meta = _reproducer.testdir_meta(testdir)
     bounds = meta.get("bounds")
 
     def literal(key, t):

@@ -1013,11 +1013,7 @@ def reproducer_test(record_json, testdir):
     appears as a repr literal. testdir is read (not by the script) for whether it is random.
     Returns a dict: what, instance, source (for the header's comments), reference, name, imports, test."""
     record = json.loads(record_json)
-    meta = {}
-    meta_path = os.path.join(testdir, "meta.json")
-    if os.path.exists(meta_path):
-        with open(meta_path) as f:
-            meta = json.load(f)
+    meta = _reproducer.testdir_meta(testdir)
     random = meta.get("random", False)
     plan = _Plan(record, meta.get("weights", "input"))
     record = plan.record  # its unknown dimensions resolved: the literals hold the shapes the test has
