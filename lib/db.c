@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,8 +70,6 @@ int db_is_store(const char *path)
 	return n == sizeof(head) && !memcmp(head, "SQLite format 3", 16);
 }
 
-static sqlite3_stmt *prepare(struct db *d, const char *sql, struct err *e);
-
 static int db_error(struct db *d, struct err *e, const char *what)
 {
 	return err_set(e, EXIT_ENV, "%s '%s': %s", what, d->path ? d->path : "?",
@@ -89,24 +88,218 @@ static int exec(struct db *d, const char *sql, struct err *e)
 	return 0;
 }
 
+/* --- statements ----------------------------------------------------------------------------------
+ * Every statement goes through one small API, so that each query below reads as its SQL and what a
+ * row becomes: its values are a typed list bound to ?1, ?2, ... in order (ARGS), and a row fills a
+ * struct through a column map (COLS) or is read by hand from q.st.
+ *
+ *	query_start(&q, d, "SELECT ... WHERE frontend = ?1", ARGS(TEXT(frontend)), e);
+ *	while (r == 0 && query_row(&q, COLS(map), &x))
+ *		r = fn(ctx, &x, e);
+ *	return query_end(&q, r, "cannot query the store", e);
+ */
+
+/* What a value bound, or a column read into a field, is. */
+enum val {
+	DBV_TEXT,  /* const char *: NULL is SQL's NULL */
+	DBV_INT,   /* long long (a NULL column reads 0) */
+	DBV_REAL,  /* double: a NaN is SQL's NULL, and a NULL column reads NaN */
+	DBV_COUNT, /* long long: a negative count is SQL's NULL, and a NULL column reads -1 */
+};
+
+struct arg {
+	enum val kind;
+	const char *s;
+	long long n;
+	double x;
+};
+
+#define TEXT(v) { DBV_TEXT, .s = (v) }
+#define INT(v) { DBV_INT, .n = (v) }
+#define REAL(v) { DBV_REAL, .x = (v) }
+#define COUNT(v) { DBV_COUNT, .n = (v) }
+/* A statement's values, as the (args, nargs) of query_start and run (sizeof evaluates nothing). */
+#define ARGS(...) (const struct arg[]){ __VA_ARGS__ }, sizeof((const struct arg[]){ __VA_ARGS__ }) / sizeof(struct arg)
+#define NO_ARGS NULL, 0
+
+/* The field of struct s that a column is read into, in a map whose k-th entry is the row's k-th
+ * column. The kind follows the field's type, so that a map cannot read text into a number. */
+struct col {
+	enum val kind;
+	size_t at;
+};
+
+#define COL(s, f) { _Generic(((struct s *)0)->f, const char *: DBV_TEXT, long long: DBV_INT, double: DBV_REAL), \
+		    offsetof(struct s, f) }
+#define COUNT_COL(s, f) { DBV_COUNT, offsetof(struct s, f) }
+#define COLS(map) map, sizeof(map) / sizeof(map[0])
+
+/* A statement being stepped: query_start prepares it and binds its values, query_row steps it to
+ * each row, query_end finalizes it (or resets it, when it is kept for the next call). */
+struct query {
+	struct db *d;
+	sqlite3_stmt *st;    /* NULL when it could not be prepared (e filled) */
+	sqlite3_stmt **kept; /* where it is kept between calls, or NULL */
+	int rc;              /* the last step's */
+	int rows;            /* the rows read */
+};
+
+static const char *text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+static double real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static long long count_or_none(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+static sqlite3_stmt *prepare(struct db *d, const char *sql, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK) {
+		db_error(d, e, "cannot query the store");
+		return NULL;
+	}
+	return st;
+}
+
+static void bind(sqlite3_stmt *st, const struct arg *args, size_t nargs)
+{
+	for (size_t i = 0; i < nargs; i++) {
+		const struct arg *a = &args[i];
+		int k = (int)i + 1;
+
+		if (a->kind == DBV_TEXT ? !a->s : a->kind == DBV_REAL ? isnan(a->x) : a->kind == DBV_COUNT && a->n < 0)
+			sqlite3_bind_null(st, k);
+		else if (a->kind == DBV_TEXT)
+			sqlite3_bind_text(st, k, a->s, -1, SQLITE_STATIC);
+		else if (a->kind == DBV_REAL)
+			sqlite3_bind_double(st, k, a->x);
+		else
+			sqlite3_bind_int64(st, k, a->n);
+	}
+}
+
+/* Columns first, first + 1, ... of the row into the fields cols names. */
+static void read_cols(sqlite3_stmt *st, int first, const struct col *cols, size_t ncols, void *out)
+{
+	for (size_t i = 0; i < ncols; i++) {
+		char *field = (char *)out + cols[i].at;
+		int k = first + (int)i;
+
+		switch (cols[i].kind) {
+		case DBV_TEXT:
+			*(const char **)field = text(st, k);
+			break;
+		case DBV_INT:
+			*(long long *)field = sqlite3_column_int64(st, k);
+			break;
+		case DBV_REAL:
+			*(double *)field = real(st, k);
+			break;
+		case DBV_COUNT:
+			*(long long *)field = count_or_none(st, k);
+			break;
+		}
+	}
+}
+
+/* As query_start, with the statement prepared on its first use and kept in *slot for the next (the
+ * statements every test uses). */
+static void query_kept(struct query *q, struct db *d, sqlite3_stmt **slot, const char *sql, const struct arg *args,
+		       size_t nargs, struct err *e)
+{
+	q->d = d;
+	q->kept = slot;
+	q->rc = SQLITE_DONE;
+	q->rows = 0;
+	if (slot && *slot) {
+		q->st = *slot;
+		sqlite3_reset(q->st);
+		sqlite3_clear_bindings(q->st);
+	} else {
+		q->st = prepare(d, sql, e);
+		if (slot)
+			*slot = q->st;
+	}
+	if (q->st)
+		bind(q->st, args, nargs);
+}
+
+static void query_start(struct query *q, struct db *d, const char *sql, const struct arg *args, size_t nargs,
+			struct err *e)
+{
+	query_kept(q, d, NULL, sql, args, nargs, e);
+}
+
+/* Step to the next row and read it into *out through cols (none: the caller reads q->st): 1, or 0
+ * at the end, when SQLite fails or when the statement could not be prepared (query_end says which). */
+static int query_row(struct query *q, const struct col *cols, size_t ncols, void *out)
+{
+	if (!q->st || (q->rc = sqlite3_step(q->st)) != SQLITE_ROW)
+		return 0;
+	q->rows++;
+	read_cols(q->st, 0, cols, ncols, out);
+	return 1;
+}
+
+/* Done with the statement; r is what the last row's callback returned (-1: it stopped the query, e
+ * filled). 0, or -1 when the statement could not be prepared, r is -1 or SQLite failed (what says
+ * what was being done; NULL: a failed step is not an error, the caller makes do with what it read). */
+static int query_end(struct query *q, int r, const char *what, struct err *e)
+{
+	int failed = !q->st || r < 0;
+
+	if (!failed && what && q->rc != SQLITE_DONE && q->rc != SQLITE_ROW)
+		failed = db_error(q->d, e, what) < 0;
+	/* Reset at once, a kept one too: a statement left mid-step would hold its transaction open. */
+	if (q->kept && q->st)
+		sqlite3_reset(q->st);
+	else if (!q->kept)
+		sqlite3_finalize(q->st);
+	return failed ? -1 : 0;
+}
+
+/* A statement that returns no rows (a write), done at once; slot as query_kept's (NULL: none). */
+static int run_kept(struct db *d, sqlite3_stmt **slot, const char *sql, const struct arg *args, size_t nargs,
+		    const char *what, struct err *e)
+{
+	struct query q;
+
+	query_kept(&q, d, slot, sql, args, nargs, e);
+	query_row(&q, NULL, 0, NULL);
+	return query_end(&q, 0, what, e);
+}
+
+static int run(struct db *d, const char *sql, const struct arg *args, size_t nargs, const char *what, struct err *e)
+{
+	return run_kept(d, NULL, sql, args, nargs, what, e);
+}
+
 /* Whether the file is a ferry store, before anything is written to it: *tables gets the number of
  * tables it holds, *ours whether one of them is ferry's meta table. A file that is not an SQLite
  * database at all (random bytes) fails here, as bad input. */
 static int inspect(struct db *d, int *tables, int *ours, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
+	struct query q;
 	int rc;
 
 	*tables = *ours = 0;
-	rc = sqlite3_prepare_v2(d->h, "SELECT count(*), coalesce(sum(name = 'meta'), 0) FROM sqlite_master"
-				" WHERE type = 'table'", -1, &st, NULL);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*tables = sqlite3_column_int(st, 0);
-		*ours = sqlite3_column_int(st, 1) > 0;
-		rc = SQLITE_OK;
+	query_start(&q, d, "SELECT count(*), coalesce(sum(name = 'meta'), 0) FROM sqlite_master WHERE type = 'table'",
+		    NO_ARGS, e);
+	if (query_row(&q, NULL, 0, NULL)) {
+		*tables = sqlite3_column_int(q.st, 0);
+		*ours = sqlite3_column_int(q.st, 1) > 0;
 	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_OK)
+	/* What failed (the statement or its step) is told apart by SQLite's code, below. */
+	if (query_end(&q, 0, NULL, e) == 0 && q.rows)
 		return 0;
 	rc = sqlite3_errcode(d->h);
 	if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
@@ -130,13 +323,17 @@ static int inspect(struct db *d, int *tables, int *ours, struct err *e)
  * them (a ferry of schema 6 wrote it, and something set its schema back). */
 static int timed_results(struct db *d)
 {
-	sqlite3_stmt *st = NULL;
+	struct err scratch = ERR_INIT;
+	struct query q;
 	int has = 0;
 
-	if (sqlite3_prepare_v2(d->h, "SELECT count(*) FROM pragma_table_info('results') WHERE name = 'ferry_seconds'",
-			       -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		has = sqlite3_column_int(st, 0) > 0;
-	sqlite3_finalize(st);
+	/* Not knowing is not having them: the migration then adds them, and says why it cannot. */
+	query_start(&q, d, "SELECT count(*) FROM pragma_table_info('results') WHERE name = 'ferry_seconds'", NO_ARGS,
+		    &scratch);
+	if (query_row(&q, NULL, 0, NULL))
+		has = sqlite3_column_int(q.st, 0) > 0;
+	query_end(&q, 0, NULL, &scratch);
+	err_release(&scratch);
 	return has;
 }
 
@@ -192,16 +389,16 @@ out:
 /* The file's schema version: this ferry's, or an older one it migrates, or refused. */
 static int check_schema(struct db *d, int mode, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d, "SELECT value FROM meta WHERE key = 'schema'", e);
+	struct query q;
 	char *v = NULL, *end;
 	long n;
 	int r = -1;
 
-	if (!st)
+	query_start(&q, d, "SELECT value FROM meta WHERE key = 'schema'", NO_ARGS, e);
+	if (query_row(&q, NULL, 0, NULL) && text(q.st, 0))
+		v = xstrdup(text(q.st, 0));
+	if (query_end(&q, 0, NULL, e) < 0)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		v = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
 	if (!v) {
 		if (mode == DB_READ) {
 			err_set(e, EXIT_INPUT, "'%s' is not a ferry results store (it has no schema version)", d->path);
@@ -289,19 +486,20 @@ out:
 static char *writer_note(void *ctx)
 {
 	struct db *d = ctx;
-	sqlite3_stmt *st = NULL;
+	struct err scratch = ERR_INIT;
+	struct query q;
 	char *who = NULL;
 
-	if (sqlite3_prepare_v2(d->h, "SELECT value FROM meta WHERE key = 'writer'", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		who = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
+	query_start(&q, d, "SELECT value FROM meta WHERE key = 'writer'", NO_ARGS, &scratch);
+	if (query_row(&q, NULL, 0, NULL) && text(q.st, 0))
+		who = xstrdup(text(q.st, 0));
+	query_end(&q, 0, NULL, &scratch);
+	err_release(&scratch);
 	return who;
 }
 
 int db_lock(struct db *d, const char *command, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
 	char *who = NULL;
 	int fd, r = -1;
 
@@ -311,20 +509,15 @@ int db_lock(struct db *d, const char *command, struct err *e)
 		return err_errno(e, EXIT_ENV, "cannot open the store '%s'", d->path);
 	if (lock_take(fd, d->path, "store", writer_note, d, e) < 0)
 		goto out;
-	if (!(st = prepare(d, "INSERT OR REPLACE INTO meta(key, value) VALUES('writer', ?1)", e)))
-		goto out;
 	who = lock_note(command);
-	sqlite3_bind_text(st, 1, who, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		db_error(d, e, "cannot write to the store");
+	if (run(d, "INSERT OR REPLACE INTO meta(key, value) VALUES('writer', ?1)", ARGS(TEXT(who)),
+		"cannot write to the store", e) < 0)
 		goto out;
-	}
 	d->locked = 1;
 	d->lock_fd = fd;
 	fd = -1;
 	r = 0;
 out:
-	sqlite3_finalize(st);
 	free(who);
 	if (fd >= 0)
 		close(fd);
@@ -361,64 +554,17 @@ int db_commit(struct db *d, struct err *e)
 	return exec(d, "COMMIT", e);
 }
 
-static sqlite3_stmt *prepare(struct db *d, const char *sql, struct err *e)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK) {
-		db_error(d, e, "cannot query the store");
-		return NULL;
-	}
-	return st;
-}
-
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-/* NaN is SQL's NULL. */
-static void bind_real(sqlite3_stmt *st, int i, double x)
-{
-	if (isnan(x))
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_double(st, i, x);
-}
-
-/* Step a statement that returns no rows, then finalize it. */
-static int step_done(struct db *d, sqlite3_stmt *st, struct err *e, const char *what)
-{
-	int rc = sqlite3_step(st);
-	int r = rc == SQLITE_DONE ? 0 : db_error(d, e, what);
-
-	sqlite3_finalize(st);
-	return r;
-}
-
 int db_put_instance(struct db *d, const struct instance *in, const char *record_json, const char *status,
 		    const char *reason, int random, const char *dir, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d,
-		"INSERT INTO instances(id, library, op, record, status, reason, random, dir) VALUES(?,?,?,?,?,?,?,?)"
-		" ON CONFLICT(id) DO UPDATE SET record = excluded.record, status = excluded.status,"
-		" reason = excluded.reason, random = excluded.random, dir = excluded.dir"
-		" WHERE record IS NOT excluded.record OR dir IS NOT excluded.dir", e);
-
-	if (!st)
-		return -1;
-	bind_text(st, 1, in->id);
-	bind_text(st, 2, in->library);
-	bind_text(st, 3, in->op);
-	bind_text(st, 4, record_json);
-	bind_text(st, 5, status ? status : "ok");
-	bind_text(st, 6, reason);
-	sqlite3_bind_int(st, 7, random);
-	bind_text(st, 8, dir);
-	return step_done(d, st, e, "cannot write to the store");
+	return run(d, "INSERT INTO instances(id, library, op, record, status, reason, random, dir)"
+		   " VALUES(?,?,?,?,?,?,?,?)"
+		   " ON CONFLICT(id) DO UPDATE SET record = excluded.record, status = excluded.status,"
+		   " reason = excluded.reason, random = excluded.random, dir = excluded.dir"
+		   " WHERE record IS NOT excluded.record OR dir IS NOT excluded.dir",
+		   ARGS(TEXT(in->id), TEXT(in->library), TEXT(in->op), TEXT(record_json), TEXT(status ? status : "ok"),
+			TEXT(reason), INT(random), TEXT(dir)),
+		   "cannot write to the store", e);
 }
 
 static double wall_now(void)
@@ -432,16 +578,9 @@ static double wall_now(void)
 int db_start_run(struct db *d, const char *frontend, const char *frontend_version, const char *command,
 		 long long *run_id, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d,
-		"INSERT INTO runs(frontend, frontend_version, command, started) VALUES(?,?,?,?)", e);
-
-	if (!st)
-		return -1;
-	bind_text(st, 1, frontend);
-	bind_text(st, 2, frontend_version);
-	bind_text(st, 3, command);
-	sqlite3_bind_double(st, 4, wall_now());
-	if (step_done(d, st, e, "cannot write to the store") < 0)
+	if (run(d, "INSERT INTO runs(frontend, frontend_version, command, started) VALUES(?,?,?,?)",
+		ARGS(TEXT(frontend), TEXT(frontend_version), TEXT(command), REAL(wall_now())),
+		"cannot write to the store", e) < 0)
 		return -1;
 	*run_id = sqlite3_last_insert_rowid(d->h);
 	return 0;
@@ -449,176 +588,90 @@ int db_start_run(struct db *d, const char *frontend, const char *frontend_versio
 
 int db_finish_run(struct db *d, long long run_id, const char *frontend_version, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d,
-		"UPDATE runs SET finished = ?, frontend_version = coalesce(?, frontend_version) WHERE run_id = ?", e);
-
-	if (!st)
-		return -1;
-	sqlite3_bind_double(st, 1, wall_now());
-	bind_text(st, 2, frontend_version);
-	sqlite3_bind_int64(st, 3, run_id);
-	return step_done(d, st, e, "cannot write to the store");
-}
-
-/* A statement prepared on first use and kept; reset and unbound for the next. */
-static sqlite3_stmt *cached(struct db *d, sqlite3_stmt **slot, const char *sql, struct err *e)
-{
-	if (!*slot)
-		*slot = prepare(d, sql, e);
-	else {
-		sqlite3_reset(*slot);
-		sqlite3_clear_bindings(*slot);
-	}
-	return *slot;
+	return run(d, "UPDATE runs SET finished = ?, frontend_version = coalesce(?, frontend_version) WHERE run_id = ?",
+		   ARGS(REAL(wall_now()), TEXT(frontend_version), INT(run_id)), "cannot write to the store", e);
 }
 
 int db_has_result(struct db *d, const char *frontend, const char *id, struct err *e)
 {
-	/* ferry's own errors do not count: running the command again retries them. */
-	sqlite3_stmt *st = cached(d, &d->has_result,
-				  "SELECT 1 FROM results WHERE frontend = ?1 AND id = ?2 AND outcome <> ?3", e);
-	int rc;
+	struct query q;
+	int has;
 
-	if (!st)
-		return -1;
-	bind_text(st, 1, frontend);
-	bind_text(st, 2, id);
-	bind_text(st, 3, outcome_name(OUTCOME_ERROR));
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	return db_error(d, e, "cannot query the store");
+	/* ferry's own errors do not count: running the command again retries them. */
+	query_kept(&q, d, &d->has_result, "SELECT 1 FROM results WHERE frontend = ?1 AND id = ?2 AND outcome <> ?3",
+		   ARGS(TEXT(frontend), TEXT(id), TEXT(outcome_name(OUTCOME_ERROR))), e);
+	has = query_row(&q, NULL, 0, NULL);
+	return query_end(&q, 0, "cannot query the store", e) < 0 ? -1 : has;
 }
 
 int db_result_outcome(struct db *d, const char *frontend, const char *id, int *outcome, struct err *e)
 {
-	sqlite3_stmt *st = cached(d, &d->result_outcome,
-				  "SELECT outcome FROM results WHERE frontend = ?1 AND id = ?2", e);
-	int rc, known;
+	struct query q;
+	int has, known;
 
-	if (!st)
-		return -1;
-	bind_text(st, 1, frontend);
-	bind_text(st, 2, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		known = outcome_from_name((const char *)sqlite3_column_text(st, 0));
+	query_kept(&q, d, &d->result_outcome, "SELECT outcome FROM results WHERE frontend = ?1 AND id = ?2",
+		   ARGS(TEXT(frontend), TEXT(id)), e);
+	if ((has = query_row(&q, NULL, 0, NULL))) {
+		known = outcome_from_name(text(q.st, 0));
 		/* An outcome this ferry does not know is no result it can judge: run it again. */
 		*outcome = known >= 0 ? known : OUTCOME_ERROR;
 	}
-	sqlite3_reset(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	return db_error(d, e, "cannot query the store");
+	return query_end(&q, 0, "cannot query the store", e) < 0 ? -1 : has;
 }
 
 int db_put_result(struct db *d, const struct db_result *r, struct err *e)
 {
-	sqlite3_stmt *st = cached(d, &d->put_result,
-		"INSERT OR REPLACE INTO results(frontend, id, run_id, outcome, stage, exc_type, message, frame,"
-		" detail, max_abs, seconds, atol, rtol, frontend_version, load_seconds, compile_seconds,"
-		" execute_seconds, ferry_seconds) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", e);
-	int rc;
-
-	if (!st)
-		return -1;
-	bind_text(st, 1, r->frontend);
-	bind_text(st, 2, r->id);
-	sqlite3_bind_int64(st, 3, r->run_id);
-	bind_text(st, 4, outcome_name(r->outcome));
-	bind_text(st, 5, r->stage);
-	bind_text(st, 6, r->exc_type);
-	bind_text(st, 7, r->message);
-	bind_text(st, 8, r->frame);
-	bind_text(st, 9, r->detail);
-	bind_real(st, 10, r->max_abs);
-	sqlite3_bind_double(st, 11, r->seconds);
-	bind_real(st, 12, r->atol);
-	bind_real(st, 13, r->rtol);
-	bind_text(st, 14, r->frontend_version);
-	bind_real(st, 15, r->timed ? r->load_seconds : NAN);
-	bind_real(st, 16, r->timed ? r->compile_seconds : NAN);
-	bind_real(st, 17, r->timed ? r->execute_seconds : NAN);
-	bind_real(st, 18, r->timed ? r->ferry_seconds : NAN);
-	rc = sqlite3_step(st);
-	/* Reset at once: a statement left mid-step would hold the write transaction open. */
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : db_error(d, e, "cannot write to the store");
+	return run_kept(d, &d->put_result,
+			"INSERT OR REPLACE INTO results(frontend, id, run_id, outcome, stage, exc_type, message, frame,"
+			" detail, max_abs, seconds, atol, rtol, frontend_version, load_seconds, compile_seconds,"
+			" execute_seconds, ferry_seconds) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			ARGS(TEXT(r->frontend), TEXT(r->id), INT(r->run_id), TEXT(outcome_name(r->outcome)),
+			     TEXT(r->stage), TEXT(r->exc_type), TEXT(r->message), TEXT(r->frame), TEXT(r->detail),
+			     REAL(r->max_abs), REAL(r->seconds), REAL(r->atol), REAL(r->rtol),
+			     TEXT(r->frontend_version), REAL(r->timed ? r->load_seconds : NAN),
+			     REAL(r->timed ? r->compile_seconds : NAN), REAL(r->timed ? r->execute_seconds : NAN),
+			     REAL(r->timed ? r->ferry_seconds : NAN)),
+			"cannot write to the store", e);
 }
 
 /* --- queries ------------------------------------------------------------------------------------ */
 
-static const char *text(sqlite3_stmt *st, int i)
-{
-	return (const char *)sqlite3_column_text(st, i);
-}
-
-static double real(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
-/* The columns of a struct db_row, from results r and instances i, in row_read's order. */
+/* The columns of a struct db_row, from results r and instances i, in row_cols' order. */
 #define ROW_COLUMNS "r.frontend, r.id, r.outcome, i.op, i.library, i.record, i.dir, r.stage, r.exc_type," \
 	" r.message, r.frame, r.detail, r.max_abs, r.seconds, r.atol, r.rtol, r.frontend_version"
-#define ROW_NCOLUMNS 17
 
-static void row_read(sqlite3_stmt *st, int first, struct db_row *r)
-{
-	r->frontend = text(st, first + 0);
-	r->id = text(st, first + 1);
-	r->outcome = text(st, first + 2);
-	r->op = text(st, first + 3);
-	r->library = text(st, first + 4);
-	r->record = text(st, first + 5);
-	r->dir = text(st, first + 6);
-	r->stage = text(st, first + 7);
-	r->exc_type = text(st, first + 8);
-	r->message = text(st, first + 9);
-	r->frame = text(st, first + 10);
-	r->detail = text(st, first + 11);
-	r->max_abs = real(st, first + 12);
-	r->seconds = real(st, first + 13);
-	r->atol = real(st, first + 14);
-	r->rtol = real(st, first + 15);
-	r->frontend_version = text(st, first + 16);
-}
-
-/* Step st to its end; -1 (e filled) when SQLite fails or the row callback stops. each is called
- * with every row. */
-static int each_row(struct db *d, sqlite3_stmt *st, int (*each)(sqlite3_stmt *st, void *arg, struct err *e),
-		    void *arg, struct err *e)
-{
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (each(st, arg, e) < 0)
-			return -1;
-	return rc == SQLITE_DONE ? 0 : db_error(d, e, "cannot query the store");
-}
-
-struct row_call {
-	db_row_fn fn;
-	void *ctx;
-	int rows;
+static const struct col row_cols[] = {
+	COL(db_row, frontend), COL(db_row, id), COL(db_row, outcome), COL(db_row, op), COL(db_row, library),
+	COL(db_row, record), COL(db_row, dir), COL(db_row, stage), COL(db_row, exc_type), COL(db_row, message),
+	COL(db_row, frame), COL(db_row, detail), COL(db_row, max_abs), COL(db_row, seconds), COL(db_row, atol),
+	COL(db_row, rtol), COL(db_row, frontend_version),
 };
 
-static int call_row(sqlite3_stmt *st, void *arg, struct err *e)
+/* Each row of sql (ROW_COLUMNS) to fn: the number of rows, or -1. */
+static int rows(struct db *d, const char *sql, const struct arg *args, size_t nargs, db_row_fn fn, void *ctx,
+		struct err *e)
 {
-	struct row_call *c = arg;
 	struct db_row row;
+	struct query q;
+	int r = 0;
 
-	row_read(st, 0, &row);
-	c->rows++;
-	return c->fn(c->ctx, &row, e);
+	query_start(&q, d, sql, args, nargs, e);
+	while (r == 0 && query_row(&q, COLS(row_cols), &row))
+		r = fn(ctx, &row, e);
+	return query_end(&q, r, "cannot query the store", e) < 0 ? -1 : q.rows;
 }
 
-static int has_table(struct db *d, const char *name, struct err *e);
+/* Whether the store has a table: a store made before it (the support table, the reductions, the
+ * mutations), opened read-only, has not. */
+static int has_table(struct db *d, const char *name, struct err *e)
+{
+	struct query q;
+	int has;
+
+	query_start(&q, d, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", ARGS(TEXT(name)), e);
+	has = query_row(&q, NULL, 0, NULL);
+	return query_end(&q, 0, "cannot query the store", e) < 0 ? -1 : has;
+}
 
 static int failures(struct db *d, const char *frontend, enum db_order order, int bugs, db_row_fn fn, void *ctx,
 		    struct err *e)
@@ -628,12 +681,8 @@ static int failures(struct db *d, const char *frontend, enum db_order order, int
 		[DB_BY_OP] = "r.frontend, i.op, r.id",
 		[DB_BY_OUTCOME] = "r.frontend, r.outcome, i.op, r.id",
 	};
-	struct row_call c = { fn, ctx, 0 };
 	struct buf sql = BUF_INIT;
-	sqlite3_stmt *st;
-	int r = -1;
-
-	int reduced = bugs ? has_table(d, "reductions", e) : 0;
+	int r, reduced = bugs ? has_table(d, "reductions", e) : 0;
 
 	if (reduced < 0)
 		return -1;
@@ -660,11 +709,7 @@ static int failures(struct db *d, const char *frontend, enum db_order order, int
 	else
 		outcome_failure_sql("r.outcome", &sql);
 	buf_addf(&sql, " ORDER BY %s", orders[order]);
-	if ((st = prepare(d, sql.data, e))) {
-		bind_text(st, 1, frontend);
-		r = each_row(d, st, call_row, &c, e);
-	}
-	sqlite3_finalize(st);
+	r = rows(d, sql.data, ARGS(TEXT(frontend)), fn, ctx, e) < 0 ? -1 : 0;
 	buf_release(&sql);
 	return r;
 }
@@ -686,16 +731,10 @@ static int meta_put(struct db *d, const char *prefix, const char *frontend, cons
 		    struct err *e)
 {
 	char *key = xasprintf("%s:%s", prefix, frontend);
-	sqlite3_stmt *st = prepare(d, value ? "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)"
-				   : "DELETE FROM meta WHERE key = ?1", e);
-	int r = -1;
+	int r = value ? run(d, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", ARGS(TEXT(key), TEXT(value)),
+			    what, e)
+		      : run(d, "DELETE FROM meta WHERE key = ?1", ARGS(TEXT(key)), what, e);
 
-	if (st) {
-		bind_text(st, 1, key);
-		if (value)
-			bind_text(st, 2, value);
-		r = step_done(d, st, e, what);
-	}
 	free(key);
 	return r;
 }
@@ -706,25 +745,15 @@ typedef int (*meta_fn)(void *ctx, const char *frontend, const char *value, struc
 static int meta_each(struct db *d, const char *prefix, const char *only, meta_fn fn, void *ctx, const char *what,
 		     struct err *e)
 {
-	sqlite3_stmt *st = prepare(d, "SELECT substr(key, length(?1) + 2), value FROM meta"
-				   " WHERE substr(key, 1, length(?1) + 1) = ?1 || ':'"
-				   " AND (?2 IS NULL OR key = ?1 || ':' || ?2) ORDER BY key", e);
-	int r = 0, rc;
+	struct query q;
+	int r = 0;
 
-	if (!st)
-		return -1;
-	bind_text(st, 1, prefix);
-	bind_text(st, 2, only);
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *fe = (const char *)sqlite3_column_text(st, 0);
-		const char *value = (const char *)sqlite3_column_text(st, 1);
-
-		r = fn(ctx, fe ? fe : "", value ? value : "", e);
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_error(d, e, what);
-	sqlite3_finalize(st);
-	return r;
+	query_start(&q, d, "SELECT substr(key, length(?1) + 2), value FROM meta"
+		    " WHERE substr(key, 1, length(?1) + 1) = ?1 || ':'"
+		    " AND (?2 IS NULL OR key = ?1 || ':' || ?2) ORDER BY key", ARGS(TEXT(prefix), TEXT(only)), e);
+	while (r == 0 && query_row(&q, NULL, 0, NULL))
+		r = fn(ctx, text(q.st, 0) ? text(q.st, 0) : "", text(q.st, 1) ? text(q.st, 1) : "", e);
+	return query_end(&q, r, what, e);
 }
 
 /* "unavailable:FRONTEND" = "VERSION\tWHY". */
@@ -778,223 +807,124 @@ int db_adapters(struct db *d, int (*fn)(void *ctx, const char *frontend, const c
 
 int db_put_support(struct db *d, const struct db_support *s, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO support(frontend, version, op, dtype, probe_id,"
-				   " outcome, stage, message) VALUES(?,?,?,?,?,?,?,?)", e);
-
-	if (!st)
-		return -1;
-	bind_text(st, 1, s->frontend);
-	bind_text(st, 2, s->version ? s->version : "");
-	bind_text(st, 3, s->op);
-	bind_text(st, 4, s->dtype);
-	bind_text(st, 5, s->probe_id);
-	bind_text(st, 6, s->outcome);
-	bind_text(st, 7, s->stage);
-	bind_text(st, 8, s->message);
-	return step_done(d, st, e, "cannot write to the store");
-}
-
-/* Whether the store has a table: a store made before it (the support table, the reductions, the
- * mutations), opened read-only, has not. */
-static int has_table(struct db *d, const char *name, struct err *e)
-{
-	sqlite3_stmt *st = prepare(d, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", e);
-	int rc;
-
-	if (!st)
-		return -1;
-	bind_text(st, 1, name);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	return rc == SQLITE_DONE ? 0 : db_error(d, e, "cannot query the store");
+	return run(d, "INSERT OR REPLACE INTO support(frontend, version, op, dtype, probe_id, outcome, stage, message)"
+		   " VALUES(?,?,?,?,?,?,?,?)",
+		   ARGS(TEXT(s->frontend), TEXT(s->version ? s->version : ""), TEXT(s->op), TEXT(s->dtype),
+			TEXT(s->probe_id), TEXT(s->outcome), TEXT(s->stage), TEXT(s->message)),
+		   "cannot write to the store", e);
 }
 
 int db_support_rows(struct db *d, const char *frontend, const char *version, const char *op, const char *dtype,
 		    int (*fn)(void *ctx, const struct db_support *s, struct err *e), void *ctx, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
-	int has, rc, r = 0, rows = 0;
+	static const struct col cols[] = {
+		COL(db_support, frontend), COL(db_support, version), COL(db_support, op), COL(db_support, dtype),
+		COL(db_support, probe_id), COL(db_support, outcome), COL(db_support, stage), COL(db_support, message),
+	};
+	struct db_support s;
+	struct query q;
+	int has, r = 0;
 
 	if ((has = has_table(d, "support", e)) <= 0)
 		return has;
-	if (!(st = prepare(d, "SELECT frontend, version, op, dtype, probe_id, outcome, stage, message FROM support"
-			   " WHERE frontend = ?1 AND version = ?2 AND (?3 IS NULL OR op = ?3)"
-			   " AND (?4 IS NULL OR dtype = ?4) ORDER BY op, dtype", e)))
-		return -1;
-	bind_text(st, 1, frontend);
-	bind_text(st, 2, version ? version : "");
-	bind_text(st, 3, op);
-	bind_text(st, 4, dtype);
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_support s = { text(st, 0), text(st, 1), text(st, 2), text(st, 3), text(st, 4), text(st, 5),
-					text(st, 6), text(st, 7) };
-
-		rows++;
-		if (fn)
-			r = fn(ctx, &s, e);
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_error(d, e, "cannot read the support table");
-	sqlite3_finalize(st);
-	return r < 0 ? -1 : rows;
+	query_start(&q, d, "SELECT frontend, version, op, dtype, probe_id, outcome, stage, message FROM support"
+		    " WHERE frontend = ?1 AND version = ?2 AND (?3 IS NULL OR op = ?3)"
+		    " AND (?4 IS NULL OR dtype = ?4) ORDER BY op, dtype",
+		    ARGS(TEXT(frontend), TEXT(version ? version : ""), TEXT(op), TEXT(dtype)), e);
+	while (r == 0 && query_row(&q, COLS(cols), &s))
+		r = fn ? fn(ctx, &s, e) : 0;
+	return query_end(&q, r, "cannot read the support table", e) < 0 ? -1 : q.rows;
 }
 
 /* --- reductions ---------------------------------------------------------------------------------- */
 
 int db_put_reduction(struct db *d, const struct db_reduction *r, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO reductions(frontend, id, status, dir, nodes_before,"
-				   " nodes_after, candidates, ops, frontend_version) VALUES(?,?,?,?,?,?,?,?,?)", e);
-
-	if (!st)
-		return -1;
-	bind_text(st, 1, r->frontend);
-	bind_text(st, 2, r->id);
-	bind_text(st, 3, r->status);
-	bind_text(st, 4, r->dir);
-	sqlite3_bind_int64(st, 5, r->nodes_before);
-	sqlite3_bind_int64(st, 6, r->nodes_after);
-	sqlite3_bind_int64(st, 7, r->candidates);
-	bind_text(st, 8, r->ops);
-	bind_text(st, 9, r->frontend_version);
-	return step_done(d, st, e, "cannot write to the store");
+	return run(d, "INSERT OR REPLACE INTO reductions(frontend, id, status, dir, nodes_before, nodes_after,"
+		   " candidates, ops, frontend_version) VALUES(?,?,?,?,?,?,?,?,?)",
+		   ARGS(TEXT(r->frontend), TEXT(r->id), TEXT(r->status), TEXT(r->dir), INT(r->nodes_before),
+			INT(r->nodes_after), INT(r->candidates), TEXT(r->ops), TEXT(r->frontend_version)),
+		   "cannot write to the store", e);
 }
 
 int db_reductions(struct db *d, const char *frontend, const char *id,
 		  int (*fn)(void *ctx, const struct db_reduction *r, struct err *e), void *ctx, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
-	int has, rc, r = 0, rows = 0;
+	static const struct col cols[] = {
+		COL(db_reduction, frontend), COL(db_reduction, id), COL(db_reduction, status), COL(db_reduction, dir),
+		COL(db_reduction, nodes_before), COL(db_reduction, nodes_after), COL(db_reduction, candidates),
+		COL(db_reduction, ops), COL(db_reduction, frontend_version),
+	};
+	struct db_reduction x;
+	struct query q;
+	int has, r = 0;
 
 	if ((has = has_table(d, "reductions", e)) <= 0)
 		return has;
-	if (!(st = prepare(d, "SELECT frontend, id, status, dir, nodes_before, nodes_after, candidates, ops,"
-			   " frontend_version FROM reductions WHERE (?1 IS NULL OR frontend = ?1)"
-			   " AND (?2 IS NULL OR id = ?2) ORDER BY frontend, id", e)))
-		return -1;
-	bind_text(st, 1, frontend);
-	bind_text(st, 2, id);
-	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_reduction x = { text(st, 0), text(st, 1), text(st, 2), text(st, 3),
-					  sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
-					  sqlite3_column_int64(st, 6), text(st, 7), text(st, 8) };
-
-		rows++;
-		if (fn)
-			r = fn(ctx, &x, e);
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = db_error(d, e, "cannot read the reductions");
-	sqlite3_finalize(st);
-	return r < 0 ? -1 : rows;
+	query_start(&q, d, "SELECT frontend, id, status, dir, nodes_before, nodes_after, candidates, ops,"
+		    " frontend_version FROM reductions WHERE (?1 IS NULL OR frontend = ?1)"
+		    " AND (?2 IS NULL OR id = ?2) ORDER BY frontend, id", ARGS(TEXT(frontend), TEXT(id)), e);
+	while (r == 0 && query_row(&q, COLS(cols), &x))
+		r = fn ? fn(ctx, &x, e) : 0;
+	return query_end(&q, r, "cannot read the reductions", e) < 0 ? -1 : q.rows;
 }
 
 int db_results_with(struct db *d, const char *frontend, const char *outcome, db_row_fn fn, void *ctx, struct err *e)
 {
-	struct row_call c = { fn, ctx, 0 };
-	sqlite3_stmt *st = prepare(d, "SELECT " ROW_COLUMNS " FROM results r LEFT JOIN instances i USING(id)"
-				   " WHERE (?1 IS NULL OR r.frontend = ?1) AND (?2 IS NULL OR r.outcome = ?2)"
-				   " ORDER BY r.frontend, r.id", e);
-	int r = -1;
-
-	if (st) {
-		bind_text(st, 1, frontend);
-		bind_text(st, 2, outcome);
-		r = each_row(d, st, call_row, &c, e);
-	}
-	sqlite3_finalize(st);
-	return r;
+	return rows(d, "SELECT " ROW_COLUMNS " FROM results r LEFT JOIN instances i USING(id)"
+		    " WHERE (?1 IS NULL OR r.frontend = ?1) AND (?2 IS NULL OR r.outcome = ?2)"
+		    " ORDER BY r.frontend, r.id",
+		    ARGS(TEXT(frontend), TEXT(outcome)), fn, ctx, e) < 0 ? -1 : 0;
 }
 
 int db_result(struct db *d, const char *frontend, const char *id, db_row_fn fn, void *ctx, struct err *e)
 {
-	struct row_call c = { fn, ctx, 0 };
-	sqlite3_stmt *st = prepare(d, "SELECT " ROW_COLUMNS " FROM results r LEFT JOIN instances i USING(id)"
-				   " WHERE r.frontend = ?1 AND r.id = ?2", e);
-	int r = -1;
+	int n = rows(d, "SELECT " ROW_COLUMNS " FROM results r LEFT JOIN instances i USING(id)"
+		     " WHERE r.frontend = ?1 AND r.id = ?2", ARGS(TEXT(frontend), TEXT(id)), fn, ctx, e);
 
-	if (st) {
-		bind_text(st, 1, frontend);
-		bind_text(st, 2, id);
-		r = each_row(d, st, call_row, &c, e);
-	}
-	sqlite3_finalize(st);
-	return r < 0 ? -1 : c.rows > 0;
+	return n < 0 ? -1 : n > 0;
 }
 
 int db_summary(struct db *d, struct db_summary *s, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d,
-		"SELECT count(*), coalesce(sum(status = 'ok'), 0), coalesce(sum(status != 'ok'), 0),"
-		" coalesce(sum(random), 0), count(DISTINCT op),"
-		" (SELECT count(*) FROM results), (SELECT count(DISTINCT id) FROM results) FROM instances", e);
-	int r = -1;
+	static const struct col cols[] = {
+		COL(db_summary, instances), COL(db_summary, valid), COL(db_summary, invalid), COL(db_summary, random),
+		COL(db_summary, ops), COL(db_summary, results), COL(db_summary, tested),
+	};
+	struct query q;
 
 	memset(s, 0, sizeof(*s));
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		s->instances = sqlite3_column_int64(st, 0);
-		s->valid = sqlite3_column_int64(st, 1);
-		s->invalid = sqlite3_column_int64(st, 2);
-		s->random = sqlite3_column_int64(st, 3);
-		s->ops = sqlite3_column_int64(st, 4);
-		s->results = sqlite3_column_int64(st, 5);
-		s->tested = sqlite3_column_int64(st, 6);
-		r = 0;
-	} else {
-		db_error(d, e, "cannot query the store");
-	}
-	sqlite3_finalize(st);
-	return r;
-}
-
-struct name_call {
-	int (*fn)(void *ctx, const char *name, struct err *e);
-	void *ctx;
-};
-
-static int call_name(sqlite3_stmt *st, void *arg, struct err *e)
-{
-	struct name_call *c = arg;
-
-	return c->fn(c->ctx, text(st, 0), e);
+	query_start(&q, d, "SELECT count(*), coalesce(sum(status = 'ok'), 0), coalesce(sum(status != 'ok'), 0),"
+		    " coalesce(sum(random), 0), count(DISTINCT op),"
+		    " (SELECT count(*) FROM results), (SELECT count(DISTINCT id) FROM results) FROM instances",
+		    NO_ARGS, e);
+	query_row(&q, COLS(cols), s);
+	return query_end(&q, 0, "cannot query the store", e);
 }
 
 int db_frontends(struct db *d, const char *only, int (*fn)(void *ctx, const char *frontend, struct err *e),
 		 void *ctx, struct err *e)
 {
-	struct name_call c = { fn, ctx };
-	sqlite3_stmt *st = prepare(d, "SELECT DISTINCT frontend FROM results WHERE ?1 IS NULL OR frontend = ?1"
-				   " ORDER BY 1", e);
-	int r = -1;
+	struct query q;
+	int r = 0;
 
-	if (st) {
-		bind_text(st, 1, only);
-		r = each_row(d, st, call_name, &c, e);
-	}
-	sqlite3_finalize(st);
-	return r;
+	query_start(&q, d, "SELECT DISTINCT frontend FROM results WHERE ?1 IS NULL OR frontend = ?1 ORDER BY 1",
+		    ARGS(TEXT(only)), e);
+	while (r == 0 && query_row(&q, NULL, 0, NULL))
+		r = fn(ctx, text(q.st, 0), e);
+	return query_end(&q, r, "cannot query the store", e);
 }
 
 int db_frontend_version(struct db *d, const char *frontend, char **version, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d,
-		"SELECT frontend_version FROM runs WHERE frontend = ?1 AND frontend_version IS NOT NULL"
-		" ORDER BY run_id DESC LIMIT 1", e);
-	int rc;
+	struct query q;
 
 	*version = NULL;
-	if (!st)
-		return -1;
-	bind_text(st, 1, frontend);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*version = xstrdup(text(st, 0));
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(d, e, "cannot query the store");
+	query_start(&q, d, "SELECT frontend_version FROM runs WHERE frontend = ?1 AND frontend_version IS NOT NULL"
+		    " ORDER BY run_id DESC LIMIT 1", ARGS(TEXT(frontend)), e);
+	if (query_row(&q, NULL, 0, NULL))
+		*version = xstrdup(text(q.st, 0));
+	return query_end(&q, 0, "cannot query the store", e);
 }
 
 struct outcome_count {
@@ -1013,27 +943,24 @@ static int by_rank(const void *a, const void *b)
 int db_outcome_counts(struct db *d, const char *frontend,
 		      int (*fn)(void *ctx, const char *outcome, long long n, struct err *e), void *ctx, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d, "SELECT outcome, count(*) FROM results WHERE frontend = ?1 GROUP BY outcome", e);
 	struct outcome_count *c = NULL;
+	struct query q;
 	size_t n = 0, cap = 0;
-	int rc, r = -1;
+	int r = -1;
 
-	if (!st)
-		return -1;
-	bind_text(st, 1, frontend);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int o = outcome_from_name(text(st, 0));
+	query_start(&q, d, "SELECT outcome, count(*) FROM results WHERE frontend = ?1 GROUP BY outcome",
+		    ARGS(TEXT(frontend)), e);
+	while (query_row(&q, NULL, 0, NULL)) {
+		int o = outcome_from_name(text(q.st, 0));
 
 		XGROW(c, cap, n + 1);
-		c[n].name = xstrdup(text(st, 0) ? text(st, 0) : "");
-		c[n].n = sqlite3_column_int64(st, 1);
+		c[n].name = xstrdup(text(q.st, 0) ? text(q.st, 0) : "");
+		c[n].n = sqlite3_column_int64(q.st, 1);
 		c[n].rank = o >= 0 ? o : OUTCOME_COUNT;
 		n++;
 	}
-	if (rc != SQLITE_DONE) {
-		db_error(d, e, "cannot query the store");
+	if (query_end(&q, 0, "cannot query the store", e) < 0)
 		goto out;
-	}
 	/* The outcomes' own order (outcome.h), not SQL's: the table is the one source of it. */
 	if (n)
 		qsort(c, n, sizeof(*c), by_rank);
@@ -1042,7 +969,6 @@ int db_outcome_counts(struct db *d, const char *frontend,
 			goto out;
 	r = 0;
 out:
-	sqlite3_finalize(st);
 	for (size_t i = 0; i < n; i++)
 		free(c[i].name);
 	free(c);
@@ -1052,36 +978,26 @@ out:
 int db_failing_ops(struct db *d, const char *frontend, long long limit,
 		   int (*fn)(void *ctx, const struct db_op_failures *f, struct err *e), void *ctx, struct err *e)
 {
+	static const struct col cols[] = {
+		COL(db_op_failures, op), COL(db_op_failures, tests), COL(db_op_failures, mismatch),
+		COL(db_op_failures, crash), COL(db_op_failures, timeout_oom), COL(db_op_failures, failed),
+	};
+	struct db_op_failures f;
 	struct buf sql = BUF_INIT;
-	sqlite3_stmt *st;
-	int rc = SQLITE_DONE, r = -1;
+	struct query q;
+	int r = 0;
 
 	buf_adds(&sql, "SELECT i.op, count(*), sum(r.outcome = ?2), sum(r.outcome = ?3),"
 		 " sum(r.outcome IN (?4, ?5)), sum(");
 	outcome_failure_sql("r.outcome", &sql);
 	buf_adds(&sql, ") AS failed FROM results r JOIN instances i USING(id) WHERE r.frontend = ?1"
 		 " GROUP BY i.op HAVING failed > 0 ORDER BY failed DESC, i.op LIMIT ?6");
-	if (!(st = prepare(d, sql.data, e)))
-		goto out;
-	bind_text(st, 1, frontend);
-	bind_text(st, 2, outcome_name(OUTCOME_MISMATCH));
-	bind_text(st, 3, outcome_name(OUTCOME_CRASH));
-	bind_text(st, 4, outcome_name(OUTCOME_TIMEOUT));
-	bind_text(st, 5, outcome_name(OUTCOME_OOM));
-	sqlite3_bind_int64(st, 6, limit);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_op_failures f = {
-			text(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
-			sqlite3_column_int64(st, 3),
-			sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5),
-		};
-
-		if (fn(ctx, &f, e) < 0)
-			goto out;
-	}
-	r = rc == SQLITE_DONE ? 0 : db_error(d, e, "cannot query the store");
-out:
-	sqlite3_finalize(st);
+	query_start(&q, d, sql.data, ARGS(TEXT(frontend), TEXT(outcome_name(OUTCOME_MISMATCH)),
+					  TEXT(outcome_name(OUTCOME_CRASH)), TEXT(outcome_name(OUTCOME_TIMEOUT)),
+					  TEXT(outcome_name(OUTCOME_OOM)), INT(limit)), e);
+	while (r == 0 && query_row(&q, COLS(cols), &f))
+		r = fn(ctx, &f, e);
+	r = query_end(&q, r, "cannot query the store", e);
 	buf_release(&sql);
 	return r;
 }
@@ -1090,53 +1006,31 @@ out:
 
 static int put_bugs(struct db *d, const char *frontend, const struct db_bug *bugs, size_t n, struct err *e)
 {
-	sqlite3_stmt *del1 = NULL, *del2 = NULL, *ins = NULL, *mem = NULL;
+	static const char what[] = "cannot write to the store";
+	/* Prepared once for all the bugs and their members. */
+	sqlite3_stmt *ins = NULL, *mem = NULL;
 	int r = -1;
 
-	if (!(del1 = prepare(d, "DELETE FROM bugs WHERE ?1 IS NULL OR frontend = ?1", e)) ||
-	    !(del2 = prepare(d, "DELETE FROM bug_members WHERE ?1 IS NULL OR frontend = ?1", e)) ||
-	    !(ins = prepare(d, "INSERT INTO bugs(bug_id, frontend, outcome, stage, signature, representative,"
-			    " members, ops, message) VALUES(?,?,?,?,?,?,?,?,?)", e)) ||
-	    !(mem = prepare(d, "INSERT OR REPLACE INTO bug_members(bug_id, frontend, id) VALUES(?,?,?)", e)))
+	if (run(d, "DELETE FROM bugs WHERE ?1 IS NULL OR frontend = ?1", ARGS(TEXT(frontend)), what, e) < 0 ||
+	    run(d, "DELETE FROM bug_members WHERE ?1 IS NULL OR frontend = ?1", ARGS(TEXT(frontend)), what, e) < 0)
 		goto out;
-	bind_text(del1, 1, frontend);
-	bind_text(del2, 1, frontend);
-	if (sqlite3_step(del1) != SQLITE_DONE || sqlite3_step(del2) != SQLITE_DONE) {
-		db_error(d, e, "cannot write to the store");
-		goto out;
-	}
 	for (size_t i = 0; i < n; i++) {
 		const struct db_bug *b = &bugs[i];
 
-		sqlite3_reset(ins);
-		bind_text(ins, 1, b->bug_id);
-		bind_text(ins, 2, b->frontend);
-		bind_text(ins, 3, b->outcome);
-		bind_text(ins, 4, b->stage);
-		bind_text(ins, 5, b->signature);
-		bind_text(ins, 6, b->representative);
-		sqlite3_bind_int64(ins, 7, b->members);
-		bind_text(ins, 8, b->ops);
-		bind_text(ins, 9, b->message);
-		if (sqlite3_step(ins) != SQLITE_DONE) {
-			db_error(d, e, "cannot write to the store");
+		if (run_kept(d, &ins, "INSERT INTO bugs(bug_id, frontend, outcome, stage, signature, representative,"
+			     " members, ops, message) VALUES(?,?,?,?,?,?,?,?,?)",
+			     ARGS(TEXT(b->bug_id), TEXT(b->frontend), TEXT(b->outcome), TEXT(b->stage),
+				  TEXT(b->signature), TEXT(b->representative), INT(b->members), TEXT(b->ops),
+				  TEXT(b->message)),
+			     what, e) < 0)
 			goto out;
-		}
-		for (size_t m = 0; m < b->nmember_ids; m++) {
-			sqlite3_reset(mem);
-			bind_text(mem, 1, b->bug_id);
-			bind_text(mem, 2, b->frontend);
-			bind_text(mem, 3, b->member_ids[m]);
-			if (sqlite3_step(mem) != SQLITE_DONE) {
-				db_error(d, e, "cannot write to the store");
+		for (size_t m = 0; m < b->nmember_ids; m++)
+			if (run_kept(d, &mem, "INSERT OR REPLACE INTO bug_members(bug_id, frontend, id) VALUES(?,?,?)",
+				     ARGS(TEXT(b->bug_id), TEXT(b->frontend), TEXT(b->member_ids[m])), what, e) < 0)
 				goto out;
-			}
-		}
 	}
 	r = 0;
 out:
-	sqlite3_finalize(del1);
-	sqlite3_finalize(del2);
 	sqlite3_finalize(ins);
 	sqlite3_finalize(mem);
 	return r;
@@ -1155,88 +1049,46 @@ int db_bugs_replace(struct db *d, const char *frontend, const struct db_bug *bug
 
 #define BUG_COLUMNS "b.bug_id, b.frontend, b.outcome, b.stage, b.signature, b.representative, b.ops," \
 	" b.message, b.members"
-#define BUG_NCOLUMNS 9
 
-static void bug_read(sqlite3_stmt *st, struct db_bug *b)
-{
-	memset(b, 0, sizeof(*b));
-	b->bug_id = text(st, 0);
-	b->frontend = text(st, 1);
-	b->outcome = text(st, 2);
-	b->stage = text(st, 3);
-	b->signature = text(st, 4);
-	b->representative = text(st, 5);
-	b->ops = text(st, 6);
-	b->message = text(st, 7);
-	b->members = sqlite3_column_int64(st, 8);
-}
-
-struct bug_call {
-	int (*fn)(void *ctx, const struct db_bug *b, struct err *e);
-	int (*fn_rep)(void *ctx, const struct db_bug *b, const struct db_row *rep, struct err *e);
-	void *ctx;
+static const struct col bug_cols[] = {
+	COL(db_bug, bug_id), COL(db_bug, frontend), COL(db_bug, outcome), COL(db_bug, stage), COL(db_bug, signature),
+	COL(db_bug, representative), COL(db_bug, ops), COL(db_bug, message), COL(db_bug, members),
 };
-
-static int call_bug(sqlite3_stmt *st, void *arg, struct err *e)
-{
-	struct bug_call *c = arg;
-	struct db_bug b;
-	struct db_row rep;
-
-	bug_read(st, &b);
-	if (c->fn)
-		return c->fn(c->ctx, &b, e);
-	row_read(st, BUG_NCOLUMNS, &rep);
-	return c->fn_rep(c->ctx, &b, &rep, e);
-}
 
 int db_bugs(struct db *d, const char *frontend, int (*fn)(void *ctx, const struct db_bug *b, struct err *e),
 	    void *ctx, struct err *e)
 {
-	struct bug_call c = { fn, NULL, ctx };
-	sqlite3_stmt *st = prepare(d, "SELECT " BUG_COLUMNS " FROM bugs b WHERE ?1 IS NULL OR b.frontend = ?1"
-				   " ORDER BY b.frontend, b.members DESC, b.bug_id", e);
-	int r = -1;
+	struct db_bug b = { 0 };
+	struct query q;
+	int r = 0;
 
-	if (st) {
-		bind_text(st, 1, frontend);
-		r = each_row(d, st, call_bug, &c, e);
-	}
-	sqlite3_finalize(st);
-	return r;
+	query_start(&q, d, "SELECT " BUG_COLUMNS " FROM bugs b WHERE ?1 IS NULL OR b.frontend = ?1"
+		    " ORDER BY b.frontend, b.members DESC, b.bug_id", ARGS(TEXT(frontend)), e);
+	while (r == 0 && query_row(&q, COLS(bug_cols), &b))
+		r = fn(ctx, &b, e);
+	return query_end(&q, r, "cannot query the store", e);
 }
 
 int db_bugs_by_prefix(struct db *d, const char *prefix,
 		      int (*fn)(void *ctx, const struct db_bug *b, const struct db_row *rep, struct err *e),
 		      void *ctx, struct err *e)
 {
-	struct bug_call c = { NULL, fn, ctx };
+	struct db_bug b = { 0 };
+	struct db_row rep;
+	struct query q;
+	int r = 0;
+
 	/* A prefix, not a LIKE pattern: '%' and '_' in it are themselves. */
-	sqlite3_stmt *st = prepare(d, "SELECT " BUG_COLUMNS ", " ROW_COLUMNS " FROM bugs b"
-				   " JOIN results r ON r.id = b.representative AND r.frontend = b.frontend"
-				   " LEFT JOIN instances i ON i.id = b.representative"
-				   " WHERE substr(b.bug_id, 1, length(?1)) = lower(?1)"
-				   " ORDER BY b.frontend, b.bug_id", e);
-	int r = -1;
-
-	if (st) {
-		bind_text(st, 1, prefix);
-		r = each_row(d, st, call_bug, &c, e);
+	query_start(&q, d, "SELECT " BUG_COLUMNS ", " ROW_COLUMNS " FROM bugs b"
+		    " JOIN results r ON r.id = b.representative AND r.frontend = b.frontend"
+		    " LEFT JOIN instances i ON i.id = b.representative"
+		    " WHERE substr(b.bug_id, 1, length(?1)) = lower(?1)"
+		    " ORDER BY b.frontend, b.bug_id", ARGS(TEXT(prefix)), e);
+	while (r == 0 && query_row(&q, COLS(bug_cols), &b)) {
+		read_cols(q.st, sizeof(bug_cols) / sizeof(bug_cols[0]), COLS(row_cols), &rep);
+		r = fn(ctx, &b, &rep, e);
 	}
-	sqlite3_finalize(st);
-	return r;
-}
-
-struct member_call {
-	int (*fn)(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op, struct err *e);
-	void *ctx;
-};
-
-static int call_member(sqlite3_stmt *st, void *arg, struct err *e)
-{
-	struct member_call *c = arg;
-
-	return c->fn(c->ctx, text(st, 0), text(st, 1), text(st, 2), text(st, 3), e);
+	return query_end(&q, r, "cannot query the store", e);
 }
 
 int db_bug_members(struct db *d, const char *frontend, const char *bug_id, long long limit,
@@ -1244,21 +1096,17 @@ int db_bug_members(struct db *d, const char *frontend, const char *bug_id, long 
 			     struct err *e),
 		   void *ctx, struct err *e)
 {
-	struct member_call c = { fn, ctx };
-	sqlite3_stmt *st = prepare(d, "SELECT m.frontend, m.bug_id, m.id, i.op FROM bug_members m"
-				   " LEFT JOIN instances i USING(id)"
-				   " WHERE (?1 IS NULL OR m.frontend = ?1) AND (?2 IS NULL OR m.bug_id = ?2)"
-				   " ORDER BY m.frontend, m.bug_id, i.op, m.id LIMIT ?3", e);
-	int r = -1;
+	struct query q;
+	int r = 0;
 
-	if (st) {
-		bind_text(st, 1, frontend);
-		bind_text(st, 2, bug_id);
-		sqlite3_bind_int64(st, 3, limit);
-		r = each_row(d, st, call_member, &c, e);
-	}
-	sqlite3_finalize(st);
-	return r;
+	query_start(&q, d, "SELECT m.frontend, m.bug_id, m.id, i.op FROM bug_members m"
+		    " LEFT JOIN instances i USING(id)"
+		    " WHERE (?1 IS NULL OR m.frontend = ?1) AND (?2 IS NULL OR m.bug_id = ?2)"
+		    " ORDER BY m.frontend, m.bug_id, i.op, m.id LIMIT ?3",
+		    ARGS(TEXT(frontend), TEXT(bug_id), INT(limit)), e);
+	while (r == 0 && query_row(&q, NULL, 0, NULL))
+		r = fn(ctx, text(q.st, 0), text(q.st, 1), text(q.st, 2), text(q.st, 3), e);
+	return query_end(&q, r, "cannot query the store", e);
 }
 
 /* --- merging shards ----------------------------------------------------------------------------- */
@@ -1266,14 +1114,14 @@ int db_bug_members(struct db *d, const char *frontend, const char *bug_id, long 
 /* The schema of the attached shard: its results have a tolerance from schema 2 on. */
 static int shard_schema(struct db *d, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d, "SELECT value FROM shard.meta WHERE key = 'schema'", e);
+	struct query q;
 	int v = -1;
 
-	if (!st)
+	query_start(&q, d, "SELECT value FROM shard.meta WHERE key = 'schema'", NO_ARGS, e);
+	if (query_row(&q, NULL, 0, NULL))
+		v = atoi(text(q.st, 0) ? text(q.st, 0) : "");
+	if (query_end(&q, 0, NULL, e) < 0)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = atoi(text(st, 0) ? text(st, 0) : "");
-	sqlite3_finalize(st);
 	if (v < DB_SCHEMA_OLDEST || v > DB_SCHEMA)
 		return err_set(e, EXIT_INPUT, "the shard has schema %d; this ferry reads schema %d to %d", v,
 			       DB_SCHEMA_OLDEST, DB_SCHEMA);
@@ -1283,22 +1131,22 @@ static int shard_schema(struct db *d, struct err *e)
 /* The attached shard's oracle against the store's; *sql copies its mutations, where it has them. */
 static int merge_oracle(struct db *d, const char *shard, const char **sql, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d, "SELECT (SELECT value FROM shard.meta WHERE key = 'oracle'),"
-				   " EXISTS(SELECT 1 FROM shard.results),"
-				   " EXISTS(SELECT 1 FROM shard.sqlite_master"
-				   " WHERE type = 'table' AND name = 'mutations')", e);
+	struct query q;
 	char *oracle = NULL;
 	int any = 0, r;
 
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		oracle = text(st, 0) ? xstrdup(text(st, 0)) : NULL;
-		any = sqlite3_column_int(st, 1);
-		if (sqlite3_column_int(st, 2))
+	query_start(&q, d, "SELECT (SELECT value FROM shard.meta WHERE key = 'oracle'),"
+		    " EXISTS(SELECT 1 FROM shard.results),"
+		    " EXISTS(SELECT 1 FROM shard.sqlite_master WHERE type = 'table' AND name = 'mutations')",
+		    NO_ARGS, e);
+	if (query_row(&q, NULL, 0, NULL)) {
+		oracle = text(q.st, 0) ? xstrdup(text(q.st, 0)) : NULL;
+		any = sqlite3_column_int(q.st, 1);
+		if (sqlite3_column_int(q.st, 2))
 			*sql = "INSERT OR REPLACE INTO main.mutations SELECT * FROM shard.mutations";
 	}
-	sqlite3_finalize(st);
+	if (query_end(&q, 0, NULL, e) < 0)
+		return -1;
 	r = oracle || any ? db_check_oracle(d, oracle ? oracle : "reference", e) : 0;
 	if (r < 0)
 		err_prefix(e, "'%s'", shard);
@@ -1324,20 +1172,13 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 		"INSERT OR IGNORE INTO main.meta(key, value) SELECT key, value FROM shard.meta"
 		" WHERE key LIKE 'adapter:%'",
 	};
-	sqlite3_stmt *st = NULL;
+	struct query q;
 	char *results_sql = NULL;
 	const char *support_sql = "SELECT 1", *mutations_sql = "SELECT 1";
 	int version, r = -1;
 
-	if (!(st = prepare(d, "ATTACH DATABASE ?1 AS shard", e)))
+	if (run(d, "ATTACH DATABASE ?1 AS shard", ARGS(TEXT(shard)), "cannot attach a shard to the store", e) < 0)
 		return -1;
-	bind_text(st, 1, shard);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		db_error(d, e, "cannot attach a shard to the store");
-		sqlite3_finalize(st);
-		return -1;
-	}
-	sqlite3_finalize(st);
 	if ((version = shard_schema(d, e)) < 0)
 		goto detach;
 	/* A shard of before schema 3: its results' release is their run's (as migrate says). */
@@ -1355,14 +1196,14 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 				: "NULL, NULL, NULL, NULL");
 	/* A shard's probes are the same release's answers: kept, the store's own first. A shard made
 	 * before probes has no such table. */
-	if (!(st = prepare(d, "SELECT count(*) FROM shard.sqlite_master"
-			   " WHERE type = 'table' AND name = 'support'", e)))
-		goto detach;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0)
+	query_start(&q, d, "SELECT count(*) FROM shard.sqlite_master WHERE type = 'table' AND name = 'support'",
+		    NO_ARGS, e);
+	if (query_row(&q, NULL, 0, NULL) && sqlite3_column_int(q.st, 0) > 0)
 		support_sql = "INSERT OR IGNORE INTO main.support(frontend, version, op, dtype, probe_id, outcome,"
 			      " stage, message) SELECT frontend, version, op, dtype, probe_id, outcome, stage,"
 			      " message FROM shard.support";
-	sqlite3_finalize(st);
+	if (query_end(&q, 0, NULL, e) < 0)
+		goto detach;
 	/* The shard's oracle must be the store's (db_check_oracle), its mutations come with its results. */
 	if (merge_oracle(d, shard, &mutations_sql, e) < 0)
 		goto detach;
@@ -1393,18 +1234,18 @@ detach:
 
 int db_check_oracle(struct db *d, const char *oracle, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d, "SELECT (SELECT value FROM meta WHERE key = 'oracle'),"
-				   " EXISTS(SELECT 1 FROM results)", e);
+	struct query q;
 	char *have = NULL;
 	int any = 0, r = -1;
 
-	if (!st)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		have = text(st, 0) ? xstrdup(text(st, 0)) : NULL;
-		any = sqlite3_column_int(st, 1);
+	query_start(&q, d, "SELECT (SELECT value FROM meta WHERE key = 'oracle'), EXISTS(SELECT 1 FROM results)",
+		    NO_ARGS, e);
+	if (query_row(&q, NULL, 0, NULL)) {
+		have = text(q.st, 0) ? xstrdup(text(q.st, 0)) : NULL;
+		any = sqlite3_column_int(q.st, 1);
 	}
-	sqlite3_finalize(st);
+	if (query_end(&q, 0, NULL, e) < 0)
+		return -1;
 	/* Results without a word of their oracle are the reference's: all there was before schema 4. */
 	if (!have && any)
 		have = xstrdup("reference");
@@ -1414,86 +1255,43 @@ int db_check_oracle(struct db *d, const char *oracle, struct err *e)
 		goto out;
 	}
 	r = 0;
-	if (!have && strcmp(oracle, "reference")) {
-		if (!(st = prepare(d, "INSERT OR REPLACE INTO meta(key, value) VALUES('oracle', ?1)", e)))
-			r = -1;
-		else {
-			bind_text(st, 1, oracle);
-			r = step_done(d, st, e, "cannot write to the store");
-		}
-	}
+	if (!have && strcmp(oracle, "reference"))
+		r = run(d, "INSERT OR REPLACE INTO meta(key, value) VALUES('oracle', ?1)", ARGS(TEXT(oracle)),
+			"cannot write to the store", e);
 out:
 	free(have);
 	return r;
 }
 
-static void bind_count(sqlite3_stmt *st, int i, long long n)
-{
-	if (n < 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, n);
-}
-
 int db_put_mutation(struct db *d, const struct db_mutation *m, struct err *e)
 {
-	sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO mutations(frontend, id, seed, k, chain, stats, nodes,"
-				   " original_nodes, status, kind, target_op, message)"
-				   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", e);
-
-	if (!st)
-		return -1;
-	bind_text(st, 1, m->frontend);
-	bind_text(st, 2, m->id);
-	sqlite3_bind_int64(st, 3, m->seed);
-	sqlite3_bind_int64(st, 4, m->k);
-	bind_text(st, 5, m->chain);
-	bind_text(st, 6, m->stats);
-	bind_count(st, 7, m->nodes);
-	bind_count(st, 8, m->original_nodes);
-	bind_text(st, 9, m->status ? m->status : "none");
-	bind_text(st, 10, m->kind);
-	bind_text(st, 11, m->target_op);
-	bind_text(st, 12, m->message);
-	return step_done(d, st, e, "cannot write to the store");
+	return run(d, "INSERT OR REPLACE INTO mutations(frontend, id, seed, k, chain, stats, nodes, original_nodes,"
+		   " status, kind, target_op, message) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+		   ARGS(TEXT(m->frontend), TEXT(m->id), INT(m->seed), INT(m->k), TEXT(m->chain), TEXT(m->stats),
+			COUNT(m->nodes), COUNT(m->original_nodes), TEXT(m->status ? m->status : "none"), TEXT(m->kind),
+			TEXT(m->target_op), TEXT(m->message)),
+		   "cannot write to the store", e);
 }
 
 int db_put_mutation_reduction(struct db *d, const struct db_mutation *m, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
+	static const char what[] = "cannot write to the store";
 	char *frame = m->kind && m->target_op ? xasprintf("%s:%s", m->kind, m->target_op) : NULL;
 	int r = -1;
 
 	if (db_begin(d, e) < 0)
 		goto out;
-	if (!(st = prepare(d, "UPDATE mutations SET status = ?3, reduced = ?4, reduced_nodes = ?5, model = ?6,"
-			   " outputs = ?7, kind = coalesce(?8, kind), target_op = coalesce(?9, target_op),"
-			   " message = ?10"
-			   " WHERE frontend = ?1 AND id = ?2", e)))
+	if (run(d, "UPDATE mutations SET status = ?3, reduced = ?4, reduced_nodes = ?5, model = ?6, outputs = ?7,"
+		" kind = coalesce(?8, kind), target_op = coalesce(?9, target_op), message = ?10"
+		" WHERE frontend = ?1 AND id = ?2",
+		ARGS(TEXT(m->frontend), TEXT(m->id), TEXT(m->status), TEXT(m->reduced), COUNT(m->reduced_nodes),
+		     TEXT(m->model), TEXT(m->outputs), TEXT(m->kind), TEXT(m->target_op), TEXT(m->message)),
+		what, e) < 0)
 		goto rollback;
-	bind_text(st, 1, m->frontend);
-	bind_text(st, 2, m->id);
-	bind_text(st, 3, m->status);
-	bind_text(st, 4, m->reduced);
-	bind_count(st, 5, m->reduced_nodes);
-	bind_text(st, 6, m->model);
-	bind_text(st, 7, m->outputs);
-	bind_text(st, 8, m->kind);
-	bind_text(st, 9, m->target_op);
-	bind_text(st, 10, m->message);
-	if (step_done(d, st, e, "cannot write to the store") < 0)
+	if (frame && run(d, "UPDATE results SET frame = ?3 WHERE frontend = ?1 AND id = ?2 AND outcome = ?4",
+			 ARGS(TEXT(m->frontend), TEXT(m->id), TEXT(frame), TEXT(outcome_name(OUTCOME_INCONSISTENT))),
+			 what, e) < 0)
 		goto rollback;
-	if (frame) {
-		if (!(st = prepare(d, "UPDATE results SET frame = ?3 WHERE frontend = ?1 AND id = ?2 AND outcome = ?4",
-				   e)))
-			goto rollback;
-		bind_text(st, 1, m->frontend);
-		bind_text(st, 2, m->id);
-		bind_text(st, 3, frame);
-		bind_text(st, 4, outcome_name(OUTCOME_INCONSISTENT));
-		if (step_done(d, st, e, "cannot write to the store") < 0)
-			goto rollback;
-	}
 	r = db_commit(d, e);
 	goto out;
 rollback:
@@ -1503,49 +1301,29 @@ out:
 	return r;
 }
 
-struct mutation_call {
-	int (*fn)(void *ctx, const struct db_mutation *m, struct err *e);
-	void *ctx;
-	int rows;
-};
-
-static long long count_or_none(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
-}
-
-static int call_mutation(sqlite3_stmt *st, void *arg, struct err *e)
-{
-	struct mutation_call *c = arg;
-	struct db_mutation m = {
-		text(st, 0), text(st, 1), sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3), text(st, 4),
-		text(st, 5), count_or_none(st, 6), count_or_none(st, 7), text(st, 8), text(st, 9),
-		count_or_none(st, 10), text(st, 11), text(st, 12), text(st, 13), text(st, 14), text(st, 15),
-	};
-
-	c->rows++;
-	return c->fn ? c->fn(c->ctx, &m, e) : 0;
-}
-
 static int mutations(struct db *d, const char *frontend, const char *id,
 		     int (*fn)(void *ctx, const struct db_mutation *m, struct err *e), void *ctx, struct err *e)
 {
-	struct mutation_call c = { fn, ctx, 0 };
-	sqlite3_stmt *st;
-	int has, r;
+	static const struct col cols[] = {
+		COL(db_mutation, frontend), COL(db_mutation, id), COL(db_mutation, seed), COL(db_mutation, k),
+		COL(db_mutation, chain), COL(db_mutation, stats), COUNT_COL(db_mutation, nodes),
+		COUNT_COL(db_mutation, original_nodes), COL(db_mutation, status), COL(db_mutation, reduced),
+		COUNT_COL(db_mutation, reduced_nodes), COL(db_mutation, model), COL(db_mutation, outputs),
+		COL(db_mutation, kind), COL(db_mutation, target_op), COL(db_mutation, message),
+	};
+	struct db_mutation m;
+	struct query q;
+	int has, r = 0;
 
 	if ((has = has_table(d, "mutations", e)) <= 0)
 		return has;
-	if (!(st = prepare(d, "SELECT frontend, id, seed, k, chain, stats, nodes, original_nodes, status, reduced,"
-			   " reduced_nodes, model, outputs, kind, target_op, message FROM mutations"
-			   " WHERE (?1 IS NULL OR frontend = ?1) AND (?2 IS NULL OR id = ?2)"
-			   " ORDER BY frontend, id", e)))
-		return -1;
-	bind_text(st, 1, frontend);
-	bind_text(st, 2, id);
-	r = each_row(d, st, call_mutation, &c, e);
-	sqlite3_finalize(st);
-	return r < 0 ? -1 : c.rows;
+	query_start(&q, d, "SELECT frontend, id, seed, k, chain, stats, nodes, original_nodes, status, reduced,"
+		    " reduced_nodes, model, outputs, kind, target_op, message FROM mutations"
+		    " WHERE (?1 IS NULL OR frontend = ?1) AND (?2 IS NULL OR id = ?2) ORDER BY frontend, id",
+		    ARGS(TEXT(frontend), TEXT(id)), e);
+	while (r == 0 && query_row(&q, COLS(cols), &m))
+		r = fn ? fn(ctx, &m, e) : 0;
+	return query_end(&q, r, "cannot query the store", e) < 0 ? -1 : q.rows;
 }
 
 int db_mutation(struct db *d, const char *frontend, const char *id,

@@ -108,17 +108,30 @@ static enum jsonl_status bad_line(struct jsonl_reader *r, struct err *e)
 	return JSONL_BAD;
 }
 
+/* The next line of a record into r->line, its length in *n: JSONL_OK, or what the caller returns
+ * (the end, a read error, a line too long). */
+static enum jsonl_status record_line(struct jsonl_reader *r, size_t *n, struct err *e)
+{
+	ssize_t len = next_line(r, e);
+
+	if (len == -2)
+		return JSONL_FAIL;
+	if (len == -3)
+		return bad_line(r, e);
+	if (len < 0)
+		return JSONL_END;
+	*n = (size_t)len;
+	return JSONL_OK;
+}
+
 enum jsonl_status jsonl_next(struct jsonl_reader *r, struct instance *in, struct err *e)
 {
-	ssize_t n = next_line(r, e);
+	size_t n;
+	enum jsonl_status st = record_line(r, &n, e);
 
-	if (n == -2)
-		return JSONL_FAIL;
-	if (n == -3)
-		return bad_line(r, e);
-	if (n < 0)
-		return JSONL_END;
-	if (record_parse(in, r->line, (size_t)n, e) < 0)
+	if (st != JSONL_OK)
+		return st;
+	if (record_parse(in, r->line, n, e) < 0)
 		return bad_line(r, e);
 	r->records++;
 	return JSONL_OK;
@@ -126,16 +139,13 @@ enum jsonl_status jsonl_next(struct jsonl_reader *r, struct instance *in, struct
 
 enum jsonl_status jsonl_next_json(struct jsonl_reader *r, cJSON **out, struct err *e)
 {
-	ssize_t n = next_line(r, e);
+	size_t n;
+	enum jsonl_status st;
 
 	*out = NULL;
-	if (n == -2)
-		return JSONL_FAIL;
-	if (n == -3)
-		return bad_line(r, e);
-	if (n < 0)
-		return JSONL_END;
-	if (json_parse_text(r->line, (size_t)n, out, e) < 0)
+	if ((st = record_line(r, &n, e)) != JSONL_OK)
+		return st;
+	if (json_parse_text(r->line, n, out, e) < 0)
 		return bad_line(r, e);
 	if (!cJSON_IsObject(*out)) {
 		cJSON_Delete(*out);

@@ -35,7 +35,6 @@ weights are the same in the test directory, in every adapter and in a reproducer
 import gc
 import hashlib
 import json
-import math
 import os
 import re
 import shutil
@@ -54,7 +53,7 @@ from keras.src.export import saved_model_export_archive  # noqa: E402
 from tensorflow.lite.python import lite  # noqa: E402
 from tensorflow.python.saved_model import save_context, tag_constants  # noqa: E402
 
-from ferry.templates import _files, _formats, environment, runtime_keras  # noqa: E402
+from ferry.templates import _files, _formats, _nan, _reproducer, environment, runtime_keras  # noqa: E402
 from ferry.templates.runtime_keras import (  # noqa: E402, F401
     FerrySlot,
     ferry_array,
@@ -323,7 +322,7 @@ def wrap(record_json, outdir):
     with _files.create(os.path.join(outdir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     result = {"status": "ok", "random": random, "ninputs": len(inputs), "noutputs": len(refs)}
-    undefined = _undefined_domain(plan, inputs) or _variant_undefined(record, refs)
+    undefined = _undefined_domain(plan, inputs) or _nan.variant_undefined(record, refs, _nan_everywhere)
     if undefined:
         result["undefined"] = undefined
     return result
@@ -341,15 +340,6 @@ def _reference(record):
     if wrong:
         raise TypeError(f"a {plan.op} of dtype policy {policy} computes {wrong[0]}: Keras casts the input")
     return plan, inputs, model, refs
-
-
-def _variant_undefined(record, refs):
-    """For a variant (ferry vary), NAN_EVERYWHERE where wrap's own reference is NaN everywhere, else
-    None. Decided again here, on the inputs wrap made: ferry vary validated the candidate before its
-    id (which seeds generated inputs) was final, so its verdict may be about other values."""
-    if not isinstance(record.get("variant"), dict):
-        return None
-    return _nan_everywhere(refs)
 
 
 # --- validate ------------------------------------------------------------------------------------------
@@ -425,20 +415,11 @@ def _harvested(plan, refs):
     return [instrument_keras._output(v) for v in outs]
 
 
-NAN_EVERYWHERE = "the reference is NaN everywhere"
-
-
 def _nan_everywhere(refs):
     """NAN_EVERYWHERE where every element of every floating or complex output is NaN (one element at
     least), else None."""
-    floating = [np.asarray(r) for r in refs if np.asarray(r).dtype.kind in "fc"
-                or ferry_values.dtype_name(np.asarray(r).dtype) == "bfloat16"]
-    if not sum(a.size for a in floating):
-        return None
-    for a in floating:
-        if a.size and not np.isnan(a.astype(np.complex128)).all():
-            return None
-    return NAN_EVERYWHERE
+    return _nan.everywhere([np.asarray(r) for r in refs if np.asarray(r).dtype.kind in "fc"
+                                      or ferry_values.dtype_name(np.asarray(r).dtype) == "bfloat16"])
 
 
 def _export_disagrees(outdir, meta, inputs, refs, random):
@@ -729,11 +710,7 @@ def reproducer_test(record_json, testdir):
     Returns a dict: what, instance, source (for the header's comments), reference, name, imports, test."""
     record = json.loads(record_json)
     plan = _Plan(record)
-    random = False
-    meta_path = os.path.join(testdir, "meta.json")
-    if os.path.exists(meta_path):
-        with open(meta_path) as f:
-            random = json.load(f).get("random", False)
+    random = _reproducer.testdir_meta(testdir).get("random", False)
 
     if plan.kind == "layer":
         # a dict literal of repr()'d names, not keyword syntax: a name from the record is data
@@ -763,26 +740,8 @@ def make():
 inputs = [
 {inputs}
 ]
-try:
-    model = ferry_model(SEED, make, ARGS, KWARGS, SPECS)
-    reference = ferry_call(model, inputs)
-except Exception:
-    traceback.print_exc()
-    print(f"Keras itself failed: this reproducer shows nothing about {{FRONTEND}}")
-    sys.exit(2)
-try:
-    outputs = run_frontend(model, inputs)
-except Exception:
-    traceback.print_exc()
-    print(f"BUG: {{FRONTEND}} raised")
-    sys.exit(1)
-problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM, ties=(OP, inputs[0] if inputs else None))
-for problem in problems:
-    print("BUG:", problem)
-if not problems:
-    print(f"no bug: {{FRONTEND}} agrees with Keras")
-sys.exit(1 if problems else 0)
-'''
+''' + _reproducer.tail("    model = ferry_model(SEED, make, ARGS, KWARGS, SPECS)\n    reference = ferry_call(model, inputs)",
+                        "model, inputs", "inputs[0] if inputs else None", "Keras")
     return {"what": f"{record['op']} ({record['kind']})", "instance": record.get("id", "-"),
             "source": " ".join(str(source[k]) for k in ("suite", "test") if k in source),
             "reference": "Keras", "name": "Keras", "test": test,
@@ -792,69 +751,38 @@ sys.exit(1 if problems else 0)
 
 
 def _slot_lit(tagged, slots):
-    tag, body = next(iter(tagged.items()))
-    if tag == "tensor":
+    """Source text of an argument with slots: each tensor becomes FerrySlot(k), k counted in slots[0]."""
+    def slot(body):
         slots[0] += 1
         return f"FerrySlot({slots[0] - 1})"
-    if tag in ("list", "tuple"):
-        items = [_slot_lit(v, slots) for v in body]
-        return "[" + ", ".join(items) + "]" if tag == "list" else "(" + "".join(i + ", " for i in items) + ")"
-    if tag == "dict" and not _special_dict(body):
-        return "{" + ", ".join(f"{k!r}: {_slot_lit(v, slots)}" for k, v in body.items()) + "}"
-    return _lit(tagged, [900])
+
+    return _reproducer.slot_lit(tagged, slot, _special_dict, lambda constant: _lit(constant, [900]))
 
 
 def _lit(tagged, key, counter=None):
     """Source text that rebuilds a constant tagged value as _decode does."""
-    if counter is None:
-        counter = [0]
-    tag, body = next(iter(tagged.items()))
-    if tag == "none":
-        return "None"
-    if tag in ("bool", "str", "dtype"):
+    return _reproducer.lit(tagged, key, _own_lit, counter)
+
+
+def _own_lit(tag, body, key, counter):
+    """Keras's part of _lit: dtypes by name, tensors, configured objects (a dataclass has none)."""
+    if tag == "dtype":
         return repr(body)
-    if tag == "int":
-        return repr(ferry_values.decode_int(body))
-    if tag == "float":
-        return _float_lit(ferry_values.decode_float(body))
-    if tag == "callable":
-        return f"ferry_resolve({body!r})"
     if tag == "tensor":
         counter[0] += 1
         if "values" in body:
             return f"ferry_array({_values_lit(body)}, {body['dtype']!r}, {body['shape']!r})"
         return (f"ferry_input(SEED, {key + [counter[0]]!r}, {body['dtype']!r}, {_concrete(body['shape'])!r}, "
                 f"{body.get('range')!r})")
-    if tag == "list":
-        return "[" + ", ".join(_lit(v, key, counter) for v in body) + "]"
-    if tag == "tuple":
-        return "(" + "".join(_lit(v, key, counter) + ", " for v in body) + ")"
-    if tag == "dict":
-        if list(body) == ["__slice__"]:
-            return "slice" + _lit(body["__slice__"], key, counter)
-        if ferry_values.is_object_value(body):
-            return f"ferry_object({body['__object__']['callable']!r}, {_lit(body['config'], key, counter)})"
-        if _special_dict(body):
-            raise ferry_values.Unmigratable("no literal for a dataclass value")
-        return "{" + ", ".join(f"{k!r}: {_lit(v, key, counter)}" for k, v in body.items()) + "}"
-    raise ferry_values.Unmigratable(f"no literal for a {tag} value")
-
-
-def _float_lit(f):
-    if math.isnan(f):
-        return "float('nan')"
-    if math.isinf(f):
-        return "float('inf')" if f > 0 else "-float('inf')"
-    return repr(f)
+    if tag == "dict" and ferry_values.is_object_value(body):
+        return f"ferry_object({body['__object__']['callable']!r}, {_lit(body['config'], key, counter)})"
+    if tag == "dict" and _special_dict(body):
+        raise ferry_values.Unmigratable("no literal for a dataclass value")
+    return None
 
 
 def _values_lit(body):
-    category = ferry_values.dtype_category(body["dtype"])
-    if category == "float":
-        return "[" + ", ".join(_float_lit(ferry_values.decode_float(v)) for v in body["values"]) + "]"
-    if category == "int":
-        return repr([ferry_values.decode_int(v) for v in body["values"]])
-    return repr(body["values"])
+    return _reproducer.values_lit(body["values"], ferry_values.dtype_category(body["dtype"]))
 
 
 def _input_lit(body, k, shape, dtype):

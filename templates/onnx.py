@@ -22,7 +22,6 @@ those of the test directory bit for bit.
 
 import hashlib
 import json
-import math
 import os
 import warnings
 
@@ -32,7 +31,8 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from ferry.extract import values as ferry_values
-from ferry.templates import _files, environment
+from ferry.templates import _files, _nan, _reproducer, environment
+from ferry.templates._nan import NAN_EVERYWHERE
 from ferry.templates.runtime_onnx import ferry_dtype, ferry_graph_model, ferry_input, ferry_model
 
 ATOL = 1e-3
@@ -277,7 +277,7 @@ def wrap(record_json, outdir):
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     _write(outdir, record, plan, model, feeds, refs, random)
     result = {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
-    undefined = _guard(plan, feeds) or _variant_undefined(record, refs)
+    undefined = _guard(plan, feeds) or _nan.variant_undefined(record, refs, _nan_everywhere)
     _mark(result, undefined)
     return result
 
@@ -294,15 +294,6 @@ def _without_options(record_json):
 
 def _guard(plan, feeds):
     return _undefined_domain(plan.op_type, plan.domain, plan.stamped, [feeds[name] for name, *_ in plan.graph_inputs])
-
-
-def _variant_undefined(record, refs):
-    """For a variant (ferry vary), NAN_EVERYWHERE where wrap's own reference is NaN everywhere, else
-    None. Decided again here, on the inputs wrap made: ferry vary validated the candidate before its
-    id (which seeds generated inputs) was final, so its verdict may be about other values."""
-    if not isinstance(record.get("variant"), dict):
-        return None
-    return _nan_everywhere(refs)
 
 
 # --- validate ------------------------------------------------------------------------------------------
@@ -400,9 +391,6 @@ def _harvested(value):
     return ferry_values.tensor(np.asarray(value), keep=False)
 
 
-NAN_EVERYWHERE = "the reference is NaN everywhere"
-
-
 def _mark(result, undefined, values_only=None):
     """Say in a wrap or validate result why the test lies in the undefined domain, if it does; a
     reference that is not finite (or, in a graph, near where a node jumps) puts only the values in
@@ -417,14 +405,8 @@ def _nan_everywhere(refs):
     """NAN_EVERYWHERE where every element of every floating or complex output is NaN (one element at
     least), else None."""
     arrays = [np.asarray(v) for r in refs for v in (r if isinstance(r, list) else [r]) if v is not None]
-    floating = [a for a in arrays
-                if ferry_values.dtype_category(ferry_values.dtype_name(a.dtype)) in ("float", "complex")]
-    if not sum(a.size for a in floating):
-        return None
-    for a in floating:
-        if a.size and not np.isnan(a.astype(np.complex128)).all():
-            return None
-    return NAN_EVERYWHERE
+    return _nan.everywhere([a for a in arrays if ferry_values.dtype_category(ferry_values.dtype_name(a.dtype))
+                                      in ("float", "complex")])
 
 
 def _undefined_domain(op_type, domain, opset, inputs):
@@ -611,11 +593,7 @@ def reproducer_test(record_json, testdir):
     if isinstance(record, dict) and record.get("kind") == "graph":
         return _graph_reproducer_test(record, testdir)
     plan = _Plan(record)
-    random = False
-    meta_path = os.path.join(testdir, "meta.json")
-    if os.path.exists(meta_path):
-        with open(meta_path) as f:
-            random = json.load(f).get("random", False)
+    random = _reproducer.testdir_meta(testdir).get("random", False)
 
     attributes = ",\n".join(f"        ({name!r}, {kind!r}, {_attribute_literal(kind, value)})"
                             for name, kind, value in plan.attributes)
@@ -644,26 +622,15 @@ inputs = {{
             "imports": f"{base64}import sys\nimport traceback\n\nimport onnx.reference\n", "test": test}
 
 
-# The rest of a reproducer's test, after its model and inputs: the reference, the frontend, the verdict.
-_RUN = '''try:
-    reference = onnx.reference.ReferenceEvaluator(model).run(None, inputs)
-except Exception:
-    traceback.print_exc()
-    print(f"the reference itself failed: this reproducer shows nothing about {FRONTEND}")
-    sys.exit(2)
-try:
-    outputs = run_frontend(model.SerializeToString(), inputs)
-except Exception:
-    traceback.print_exc()
-    print(f"BUG: {FRONTEND} raised")
-    sys.exit(1)
-problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM, ties=(OP, next(iter(inputs.values()), None)))
-for problem in problems:
-    print("BUG:", problem)
-if not problems:
-    print(f"no bug: {FRONTEND} agrees with onnx.reference")
-sys.exit(1 if problems else 0)
-'''
+def _run(model_bytes):
+    """The rest of a reproducer's test, after its model and inputs: onnx.reference's run, the
+    frontend's on model_bytes (an expression of the script), the verdict."""
+    return _reproducer.tail("    reference = onnx.reference.ReferenceEvaluator(model).run(None, inputs)",
+                            f"{model_bytes}, inputs", "next(iter(inputs.values()), None)", "onnx.reference",
+                            failed="the reference")
+
+
+_RUN = _run("model.SerializeToString()")
 
 
 def _attribute_literal(kind, value):
@@ -715,11 +682,7 @@ def _array_literal(t):
 def _literal(v):
     """A Python literal for a decoded record value; floats that repr cannot spell become float()."""
     if isinstance(v, float):
-        if math.isnan(v):
-            return "float('nan')"
-        if math.isinf(v):
-            return "float('inf')" if v > 0 else "-float('inf')"
-        return repr(v)
+        return _reproducer.float_lit(v)
     if isinstance(v, list):
         return "[" + ", ".join(_literal(x) for x in v) + "]"
     if isinstance(v, tuple):
@@ -1140,10 +1103,7 @@ def _validate_graph(record):
 def _graph_reproducer_test(record, testdir):
     """reproducer_test() of a graph record: the graph's literals, then the same run as a node's."""
     plan = _GraphPlan(record)
-    meta = {}
-    if os.path.exists(os.path.join(testdir, "meta.json")):
-        with open(os.path.join(testdir, "meta.json")) as f:
-            meta = json.load(f)
+    meta = _reproducer.testdir_meta(testdir)
     bounds = meta.get("bounds")
 
     def literal(key, t):

@@ -66,7 +66,8 @@ if _PASSIVE:
     del os.environ["OMP_WAIT_POLICY"]
 
 from ferry.extract import values as ferry_values  # noqa: E402
-from ferry.templates import _files, _formats, environment  # noqa: E402
+from ferry.templates import _files, _formats, _nan, _reproducer, environment  # noqa: E402
+from ferry.templates._nan import NAN_EVERYWHERE  # noqa: E402
 from ferry.templates.runtime_torch import STORED as _STORED  # noqa: E402
 from ferry.templates.runtime_torch import (  # noqa: E402, F401
     FerryConst,
@@ -548,7 +549,8 @@ def wrap(record_json, outdir):
             if not refs:
                 raise ValueError("the operator returns no tensor")
             uninitialised = _uninitialised(plan.op)
-            undefined = _guard(plan, inputs, refs) or (None if uninitialised else _variant_undefined(record, refs))
+            undefined = _guard(plan, inputs, refs) or (None if uninitialised
+                                                       else _nan.variant_undefined(record, refs, _nan_everywhere))
     except Exception as e:  # a bad record or a rejection by PyTorch: either way the instance is invalid
         if environment(e):  # the machine failed, not the instance: nothing to record
             raise
@@ -587,15 +589,6 @@ def _guard(plan, inputs, refs):
         return None
 
 
-def _variant_undefined(record, refs):
-    """For a variant (ferry vary), NAN_EVERYWHERE where wrap's own reference is NaN everywhere, else
-    None. Decided again here, on the inputs wrap made: ferry vary validated the candidate before its
-    id (which seeds generated inputs) was final, so its verdict may be about other values."""
-    if not isinstance(record.get("variant"), dict):
-        return None
-    return _nan_everywhere(refs)
-
-
 # --- validate ------------------------------------------------------------------------------------------
 
 def validate(record_json):
@@ -627,9 +620,6 @@ def validate(record_json):
     if undefined:
         result["undefined"] = undefined
     return result
-
-
-NAN_EVERYWHERE = "the reference is NaN everywhere"
 
 
 def _nan_everywhere(refs):
@@ -1023,11 +1013,7 @@ def reproducer_test(record_json, testdir):
     appears as a repr literal. testdir is read (not by the script) for whether it is random.
     Returns a dict: what, instance, source (for the header's comments), reference, name, imports, test."""
     record = json.loads(record_json)
-    meta = {}
-    meta_path = os.path.join(testdir, "meta.json")
-    if os.path.exists(meta_path):
-        with open(meta_path) as f:
-            meta = json.load(f)
+    meta = _reproducer.testdir_meta(testdir)
     random = meta.get("random", False)
     plan = _Plan(record, meta.get("weights", "input"))
     record = plan.record  # its unknown dimensions resolved: the literals hold the shapes the test has
@@ -1061,26 +1047,8 @@ def build():
 inputs = [
 {inputs}
 ]
-try:
-    with torch.no_grad():
-        reference = list(build()(*[t.clone() for t in inputs]))
-except Exception:
-    traceback.print_exc()
-    print(f"eager PyTorch itself failed: this reproducer shows nothing about {{FRONTEND}}")
-    sys.exit(2)
-try:
-    outputs = run_frontend(build(), [t.clone() for t in inputs])
-except Exception:
-    traceback.print_exc()
-    print(f"BUG: {{FRONTEND}} raised")
-    sys.exit(1)
-problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM, ties=(OP, inputs[0] if inputs else None))
-for problem in problems:
-    print("BUG:", problem)
-if not problems:
-    print(f"no bug: {{FRONTEND}} agrees with eager PyTorch")
-sys.exit(1 if problems else 0)
-'''
+''' + _reproducer.tail("    with torch.no_grad():\n        reference = list(build()(*[t.clone() for t in inputs]))",
+                        "build(), [t.clone() for t in inputs]", "inputs[0] if inputs else None", "eager PyTorch")
     return {"what": f"{record['op']} ({record['kind']})", "instance": record.get("id", "-"),
             "source": " ".join(str(source[k]) for k in ("suite", "test") if k in source),
             "reference": "eager PyTorch", "name": "PyTorch", "imports": "import sys\nimport traceback\n", "test": test}
@@ -1089,72 +1057,37 @@ sys.exit(1 if problems else 0)
 def _slot_lit(tagged, slots, plan, data):
     """Source text of an argument with slots: each tensor of a data argument becomes FerrySlot(k), k
     counted in slots[0], each of a weight FerryConst(its value), keyed by slots[1] as _Plan keys it."""
-    tag, body = next(iter(tagged.items()))
-    if tag == "tensor":
+    def slot(body):
         slots[1] += 1
         if not data:
             return f"FerryConst({_tensor_lit(body, [slots[1] - 1])})"
         slots[0] += 1
         return f"FerrySlot({slots[0] - 1})"
-    if tag in ("list", "tuple"):
-        items = [_slot_lit(v, slots, plan, data) for v in body]
-        return "[" + ", ".join(items) + "]" if tag == "list" else "(" + "".join(i + ", " for i in items) + ")"
-    if tag == "dict" and not _special_dict(body):
-        return "{" + ", ".join(f"{k!r}: {_slot_lit(v, slots, plan, data)}" for k, v in body.items()) + "}"
-    return _lit(tagged, [900])
+
+    return _reproducer.slot_lit(tagged, slot, _special_dict, lambda constant: _lit(constant, [900]))
 
 
 def _lit(tagged, key, counter=None):
     """Source text that rebuilds a constant tagged value as _decode does."""
-    if counter is None:
-        counter = [0]
-    tag, body = next(iter(tagged.items()))
-    if tag == "none":
-        return "None"
-    if tag in ("bool", "str"):
-        return repr(body)
-    if tag == "int":
-        return repr(ferry_values.decode_int(body))
-    if tag == "float":
-        return _float_lit(ferry_values.decode_float(body))
+    return _reproducer.lit(tagged, key, _own_lit, counter)
+
+
+def _own_lit(tag, body, key, counter):
+    """PyTorch's part of _lit: dtypes, tensors and dataclasses."""
     if tag == "dtype":
         return f"ferry_dtype({body!r})"
-    if tag == "callable":
-        return f"ferry_resolve({body!r})"
     if tag == "tensor":
         counter[0] += 1
         return _tensor_lit(body, key + [counter[0]])
-    if tag == "list":
-        return "[" + ", ".join(_lit(v, key, counter) for v in body) + "]"
-    if tag == "tuple":
-        return "(" + "".join(_lit(v, key, counter) + ", " for v in body) + ")"
-    if tag == "dict":
-        if list(body) == ["__slice__"]:
-            return "slice" + _lit(body["__slice__"], key, counter)
-        if _special_dict(body):
-            ferry_values.decode({"dict": body}, convert={"dtype": ferry_dtype, "tensor": lambda b: None})
-            return f"ferry_resolve({body['__dataclass__']['callable']!r})(**{_lit(body['fields'], key, counter)})"
-        return "{" + ", ".join(f"{k!r}: {_lit(v, key, counter)}" for k, v in body.items()) + "}"
-    raise ferry_values.Unmigratable(f"no literal for a {tag} value")
-
-
-def _float_lit(f):
-    if math.isnan(f):
-        return "float('nan')"
-    if math.isinf(f):
-        return "float('inf')" if f > 0 else "-float('inf')"
-    return repr(f)
+    if tag == "dict" and _special_dict(body):
+        ferry_values.decode({"dict": body}, convert={"dtype": ferry_dtype, "tensor": lambda b: None})
+        return f"ferry_resolve({body['__dataclass__']['callable']!r})(**{_lit(body['fields'], key, counter)})"
+    return None
 
 
 def _tensor_lit(body, key):
     if "values" in body:
-        values = body["values"]
         category = ferry_values.dtype_category(body["dtype"]) if body["dtype"] != "complex32" else "complex"
-        if category == "float":
-            values = "[" + ", ".join(_float_lit(ferry_values.decode_float(v)) for v in values) + "]"
-        elif category == "int":
-            values = repr([ferry_values.decode_int(v) for v in values])
-        else:
-            values = repr(values)
+        values = _reproducer.values_lit(body["values"], category)
         return f"ferry_array({values}, {body['dtype']!r}, {body['shape']!r})"
     return f"ferry_tensor(SEED, {key!r}, {body['dtype']!r}, {body['shape']!r}, {body.get('range')!r})"

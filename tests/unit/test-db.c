@@ -1,7 +1,8 @@
 /* test-db.c: the results store: creation, instances, results committed one by one, resume
  * semantics, reopening, schema checks, and the migration of a store of schema 1 (made by the ferry
  * of before results kept their tolerance: tests/data/stores/schema1.db), and the probes of what a
- * frontend supports, per release (the support table), and ferry reduce's reductions (schema 4). The test reads the store
+ * frontend supports, per release (the support table), and ferry reduce's reductions (schema 4), and
+ * every column a query maps back into its field. The test reads the store
  * with SQL of its own, as an outsider checking what the store module wrote. */
 #include <fcntl.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 
 #include <sqlite3.h>
 
+#include "buf.h"
 #include "db.h"
 #include "fsutil.h"
 #include "tap.h"
@@ -245,6 +247,131 @@ static void metamorphic(const char *dir)
 	unlink(path);
 }
 
+/* Each query's rows as text, one "|"-separated line per row, appended to a buffer. */
+static void add_field(struct buf *b, const char *s)
+{
+	buf_addf(b, "%s|", s ? s : "NULL");
+}
+
+static int row_text(void *ctx, const struct db_row *r, struct err *e)
+{
+	struct buf *b = ctx;
+	const char *texts[] = { r->frontend, r->id, r->outcome, r->op, r->library, r->record, r->dir, r->stage,
+				r->exc_type, r->message, r->frame, r->detail, r->frontend_version };
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		add_field(b, texts[i]);
+	buf_addf(b, "%g|%g|%g|%g\n", r->max_abs, r->seconds, r->atol, r->rtol);
+	return 0;
+}
+
+static int bug_text(void *ctx, const struct db_bug *g, const struct db_row *rep, struct err *e)
+{
+	struct buf *b = ctx;
+	const char *texts[] = { g->bug_id, g->frontend, g->outcome, g->stage, g->signature, g->representative, g->ops,
+				g->message };
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		add_field(b, texts[i]);
+	buf_addf(b, "%lld|", g->members);
+	return row_text(ctx, rep, e);
+}
+
+static int mutation_text(void *ctx, const struct db_mutation *m, struct err *e)
+{
+	buf_addf(ctx, "%s|%s|%lld|%lld|%s|%s|%lld|%lld|%s|%s|%lld|%s|%s|%s|%s|%s\n", m->frontend, m->id, m->seed, m->k,
+		 m->chain, m->stats, m->nodes, m->original_nodes, m->status, m->reduced ? m->reduced : "NULL",
+		 m->reduced_nodes, m->model ? m->model : "NULL", m->outputs ? m->outputs : "NULL", m->kind,
+		 m->target_op, m->message ? m->message : "NULL");
+	return 0;
+}
+
+static int op_text(void *ctx, const struct db_op_failures *f, struct err *e)
+{
+	buf_addf(ctx, "%s|%lld|%lld|%lld|%lld|%lld\n", f->op, f->tests, f->mismatch, f->crash, f->timeout_oom,
+		 f->failed);
+	return 0;
+}
+
+/* Every column a query reads comes back in its own field, as it was written: text, NULL, whole
+ * numbers, reals, a NaN as NULL and a count of -1 as none (the store's column maps). */
+static void round_trip(const char *dir)
+{
+	char path[256];
+	struct db d = DB_INIT;
+	struct err e = ERR_INIT;
+	struct buf got = BUF_INIT;
+	struct instance in;
+	struct db_result r;
+	struct db_summary s;
+	struct db_mutation m = { .frontend = "ort", .id = "b1", .seed = 7, .k = 3, .chain = "[1]", .stats = "{}",
+				 .nodes = -1, .original_nodes = 4, .kind = "pioc", .target_op = "Conv" };
+	char *ids[] = { "b1" };
+	struct db_bug bug = { "0123456789ab", "ort", "crash", "load", "sig", "b1", "Relu", "boom", 1, ids, 1 };
+
+	snprintf(path, sizeof(path), "%s/round.db", dir);
+	memset(&in, 0, sizeof(in));
+	in.library = "onnx";
+	in.op = "Relu";
+	ok(db_open(&d, path, DB_CREATE, &e) == 0, "a store for the round trip");
+	strcpy(in.id, "b1");
+	db_put_instance(&d, &in, "{\"b\":1}", "ok", NULL, 1, "/t/b1", &e);
+	strcpy(in.id, "b2");
+	in.op = "Conv";
+	db_put_instance(&d, &in, "{\"b\":2}", "invalid", "why", 0, NULL, &e);
+	memset(&r, 0, sizeof(r));
+	r.frontend = "ort";
+	r.id = "b1";
+	r.run_id = 1;
+	r.outcome = OUTCOME_CRASH;
+	r.stage = "load";
+	r.exc_type = "SIGSEGV";
+	r.message = "boom";
+	r.frame = "a.py:f";
+	r.detail = "trace";
+	r.max_abs = NAN;
+	r.seconds = 0.5;
+	r.atol = 0.25;
+	r.rtol = NAN;
+	r.frontend_version = "1.2";
+	ok(db_put_result(&d, &r, &e) == 0, "a result with every field");
+	memset(&r, 0, sizeof(r));
+	r.frontend = "ort";
+	r.id = "b2";
+	r.outcome = OUTCOME_MISMATCH;
+	r.max_abs = 3.5;
+	r.seconds = 1;
+	r.atol = r.rtol = NAN;
+	ok(db_put_result(&d, &r, &e) == 0, "and one with most of them NULL");
+	db_results_with(&d, NULL, NULL, row_text, &got, &e);
+	is(got.data, "ort|b1|crash|Relu|onnx|{\"b\":1}|/t/b1|load|SIGSEGV|boom|a.py:f|trace|1.2|nan|0.5|0.25|nan\n"
+	   "ort|b2|mismatch|Conv|onnx|{\"b\":2}|NULL|NULL|NULL|NULL|NULL|NULL|NULL|3.5|1|nan|nan\n",
+	   "the results read back field by field");
+	buf_reset(&got);
+	ok(db_summary(&d, &s, &e) == 0 && s.instances == 2 && s.valid == 1 && s.invalid == 1 && s.random == 1 &&
+	   s.ops == 2 && s.results == 2 && s.tested == 2, "the summary counts each in its field");
+	db_failing_ops(&d, "ort", 10, op_text, &got, &e);
+	is(got.data, "Conv|1|1|0|0|1\nRelu|1|0|1|0|1\n", "the failing operators, each count in its field");
+	buf_reset(&got);
+	ok(db_bugs_replace(&d, "ort", &bug, 1, &e) == 0, "a bug");
+	db_bugs_by_prefix(&d, "0123", bug_text, &got, &e);
+	is(got.data, "0123456789ab|ort|crash|load|sig|b1|Relu|boom|1|"
+	   "ort|b1|crash|Relu|onnx|{\"b\":1}|/t/b1|load|SIGSEGV|boom|a.py:f|trace|1.2|nan|0.5|0.25|nan\n",
+	   "read back with its representative's result after its own columns");
+	buf_reset(&got);
+	ok(db_put_mutation(&d, &m, &e) == 0, "a mutation whose nodes are not known");
+	db_mutations(&d, NULL, mutation_text, &got, &e);
+	is(got.data, "ort|b1|7|3|[1]|{}|-1|4|none|NULL|-1|NULL|NULL|pioc|Conv|NULL\n",
+	   "read back with -1 for the counts not known");
+	buf_release(&got);
+	db_close(&d);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/round.db-wal", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/round.db-shm", dir);
+	unlink(path);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/ferry-test-db-XXXXXX";
@@ -256,7 +383,7 @@ int main(void)
 	long long run = 0;
 	const char *rec = "{\"op\":\"Relu\",\"library\":\"onnx\"}";
 
-	plan(68);
+	plan(78);
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof(path), "%s/results.db", dir);
@@ -404,6 +531,7 @@ int main(void)
 	is_int(db_mutation(&d, "ort", in.id, NULL, NULL, &e), 0, "with no mutations");
 	db_close(&d);
 	metamorphic(dir);
+	round_trip(dir);
 
 	/* A store of schema 3 (no reductions table) gains it when opened for writing. */
 	ok(db_open(&d, path, DB_WRITE, &e) == 0 && sqlite3_exec(d.h, "DROP TABLE reductions; UPDATE meta SET value = '3'"
