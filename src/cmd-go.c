@@ -34,9 +34,10 @@
 #include "counts.h"
 #include "esc.h"
 #include "fsutil.h"
-#include "home.h"
 #include "harvest.h"
+#include "home.h"
 #include "jsonl.h"
+#include "libraries.h"
 #include "progress.h"
 #include "py.h"
 #include "rank.h"
@@ -122,8 +123,6 @@ static const struct {
 	{ "iree-onnx", "iree-onnx.json" },
 	{ "tvm-pytorch", "tvm-relax-torch.json" },
 };
-
-#define MAX_LIBRARIES 3
 
 /* The opset go generates graphs at: ferry generate's default. */
 #define GO_OPSET 17
@@ -1135,13 +1134,10 @@ static int go_library(struct go *g, const char *dir, const char *library)
 		code = cmd_error(&e);
 		goto out;
 	}
-	/* The library's own tolerances (half-precision ulps and the like), unless given. */
-	if (!tolerances_opt) {
-		char *name = xasprintf("%s.txt", library);
-
-		tol = home_file(HOME_TOLERANCES, name);
-		free(name);
-	}
+	/* The library's own tolerances (half-precision ulps and the like, as its template declares),
+	 * unless given. */
+	if (!tolerances_opt && *libraries_find(library)->tolerances)
+		tol = home_file(HOME_TOLERANCES, libraries_find(library)->tolerances);
 	runopts.s.tolerances = tolerances_opt ? tolerances_opt : tol;
 	ran_before = g->ran;
 	if (stage_run(g, &e) < 0) {
@@ -1193,8 +1189,8 @@ out:
 static int cmd_go(int argc, char **argv)
 {
 	struct runopts *ro = &runopts;
-	const char *libs[MAX_LIBRARIES];
-	size_t nlibs = 0;
+	const char **libs = NULL;
+	size_t nlibs = 0, max_libs;
 	const char *dir;
 	struct go g;
 	struct err e = ERR_INIT;
@@ -1210,9 +1206,19 @@ static int cmd_go(int argc, char **argv)
 	}
 	ro->quiet = quiet;
 	dir = output ? output : ".";
+	if (libraries_load(cmd_python(), &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
+	max_libs = libraries_count();
+	libs = xcalloc(max_libs + 1, sizeof(*libs));
 	for (int i = optind; i < argc; i++) {
 		if (harvest_source(argv[i], &has_suites) < 0) {
-			code = cmd_usage_error(&cmd_go_entry, "unknown library '%s' (onnx, torch, keras)", argv[i]);
+			struct buf known = BUF_INIT;
+
+			libraries_names(&known);
+			code = cmd_usage_error(&cmd_go_entry, "unknown library '%s' (%s)", argv[i], known.data);
+			buf_release(&known);
 			goto out;
 		}
 		for (size_t k = 0; k < nlibs; k++)
@@ -1220,10 +1226,6 @@ static int cmd_go(int argc, char **argv)
 				code = cmd_usage_error(&cmd_go_entry, "library '%s' named twice", argv[i]);
 				goto out;
 			}
-		if (nlibs == MAX_LIBRARIES) {
-			code = cmd_usage_error(&cmd_go_entry, "at most %d libraries", MAX_LIBRARIES);
-			goto out;
-		}
 		libs[nlibs++] = argv[i];
 	}
 	if (!ro->nfes && !nlibs) {
@@ -1248,7 +1250,7 @@ static int cmd_go(int argc, char **argv)
 					       ro->fes[i].library);
 			goto out;
 		}
-		if (harvest_source(ro->fes[i].library, &has_suites) < 0 || nlibs == MAX_LIBRARIES) {
+		if (harvest_source(ro->fes[i].library, &has_suites) < 0 || nlibs == max_libs) {
 			code = cmd_usage_error(&cmd_go_entry, "frontend '%s' takes %s models, which ferry cannot "
 					       "harvest", ro->fes[i].label, ro->fes[i].library);
 			goto out;
@@ -1275,6 +1277,7 @@ static int cmd_go(int argc, char **argv)
 		say("go: done in %.0fs\n", progress_now() - start);
 out:
 	go_release(&g);
+	free(libs);
 	opts_list_release(&suites);
 	runopts_release(ro);
 	err_release(&e);

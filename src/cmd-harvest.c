@@ -29,6 +29,7 @@
 #include "fsutil.h"
 #include "harvest.h"
 #include "home.h"
+#include "libraries.h"
 #include "progress.h"
 #include "runopts.h"
 #include "xalloc.h"
@@ -397,8 +398,16 @@ static int cmd_harvest(int argc, char **argv)
 		goto out;
 	}
 	source = argv[optind];
+	if (libraries_load(cmd_python(), &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
 	if (harvest_source(source, &has_suites) < 0) {
-		code = cmd_usage_error(&cmd_harvest_entry, "unknown source '%s' (known: onnx, torch, keras)", source);
+		struct buf known = BUF_INIT;
+
+		libraries_names(&known);
+		code = cmd_usage_error(&cmd_harvest_entry, "unknown source '%s' (known: %s)", source, known.data);
+		buf_release(&known);
 		goto out;
 	}
 	if (keras_tests && strcmp(source, "keras")) {
@@ -472,11 +481,12 @@ static int cmd_harvest(int argc, char **argv)
 		o.out_name = partial;
 	}
 	o.source = source;
-	/* torch's and keras's children pass over the samples and tests that no --filter pattern can
-	 * match. --op and --test alone become such patterns too: their union is wider than the
-	 * selection (applied to each record here), and a selected harvest does not run every sample of
-	 * every suite. An operator glob also matches after the last dot, as the selection does. */
-	if (!patterns.n && select_any(&sel) && strcmp(source, "onnx")) {
+	/* The children of a harvester that declares FILTER_OPS (torch's, keras's) pass over the samples
+	 * and tests that no --filter pattern can match. --op and --test alone become such patterns too:
+	 * their union is wider than the selection (applied to each record here), and a selected
+	 * harvest does not run every sample of every suite. An operator glob also matches after the
+	 * last dot, as the selection does. */
+	if (!patterns.n && select_any(&sel) && libraries_find(source)->filter_ops) {
 		for (size_t i = 0; i < sel.nops; i++) {
 			char *dotted = xasprintf("*.%s", sel.ops[i]);
 

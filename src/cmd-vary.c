@@ -136,6 +136,7 @@ static int cmd_vary(int argc, char **argv)
 	o.jobs = jobs;
 	o.timeout = timeout;
 	o.mem_limit = memory;
+	o.python = cmd_python();
 	if (!memory) {
 		unsigned long long share = cmd_default_memory(jobs);
 
