@@ -20,11 +20,17 @@ wrap() writes a test directory:
     ref_K.npy       output K as Keras 2 computes it (the model called eagerly)
     meta.json       {"id", "op", "kind", "random", "inputs", "outputs", "h5"} in the form
                     ferry.oracle.driver reads
+reproducer_test() gives the same model and inputs as lines of a standalone script (ferry's reproducer,
+ferry/oracle/reproducer.py, pastes runtime_tf_keras.py whole above them): Keras 2 seeded from the
+instance id builds the same weights; export() writes the whole model as the HDF5 file Keras 2 users
+load (model.h5) with its inputs and reference outputs.
 """
 
 import hashlib
 import json
+import math
 import os
+import shutil
 import warnings
 
 import numpy as np
@@ -218,3 +224,116 @@ def model(testdir):
 def ordered_inputs(inputs):
     """The driver's inputs (name in_K -> array) as a list in K order."""
     return [inputs[name] for name in sorted(inputs, key=lambda n: int(n.rsplit("_", 1)[1]))]
+
+
+# --- reproducer and export -----------------------------------------------------------------------------
+
+def _lit(value):
+    """Source text of a decoded configuration value (dicts, lists, tuples, strings, numbers, None,
+    numeric arrays): repr() but for floats that are not finite, which have no literal."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float({str(value)!r})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_lit(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_lit(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + "".join(_lit(v) + ", " for v in value) + ")"
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":  # a tensor-valued option (ReLU's slope)
+        return f"np.array({_lit(value.tolist())}, dtype={value.dtype.name!r})"
+    raise ValueError(f"a configuration value ferry cannot write as a literal: {type(value).__name__}")
+
+
+def _slots_lit(value):
+    """Source text of the call's arguments, with FerrySlot(k) for the tensors."""
+    if isinstance(value, FerrySlot):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_slots_lit(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + "".join(_slots_lit(v) + ", " for v in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_slots_lit(v)}" for k, v in value.items()) + "}"
+    return _lit(value)
+
+
+def _input_lit(body, k, shape, dtype):
+    if "values" in body and None not in body["shape"]:
+        array = ferry_values.tensor_array(body)
+        return f"np.array({_lit(array.tolist())}, dtype={array.dtype.name!r})"
+    return f"ferry_input(SEED, {[k]!r}, {dtype!r}, {list(shape)!r}, {body.get('range')!r})"
+
+
+def reproducer_test(record_json, testdir):
+    """The test's own part of a reproducer script: the record's layer, configuration and inputs as
+    literals (every string from the record a repr), Keras 2's run, the frontend's (run_frontend) and
+    ferry_compare's verdict with the script's ATOL and RTOL. testdir is read for whether it is random."""
+    record = json.loads(record_json)
+    plan = _Plan(record)
+    random = False
+    meta_path = os.path.join(testdir, "meta.json")
+    if os.path.exists(meta_path):
+        with open(meta_path) as f:
+            random = json.load(f).get("random", False)
+    inputs = "\n".join(f"    {_input_lit(body, k, shape, dtype)},"
+                       for k, (body, (shape, dtype)) in enumerate(zip(plan.tensors, plan.specs)))
+    source = record.get("source", {})
+    test = f'''SEED = {plan.seed}
+RANDOM = {random!r}  # True for a random layer: then only dtypes and shapes are compared
+CONFIG = {_lit(plan.config)}
+ARGS = {_slots_lit(plan.args)}
+KWARGS = {_slots_lit(plan.kwargs)}
+SPECS = {[(list(s), d) for s, d in plan.specs]!r}
+
+inputs = [
+{inputs}
+]
+try:
+    model = ferry_model(SEED, OP, CONFIG, ARGS, KWARGS, SPECS)
+    reference = ferry_call(model, inputs)
+except Exception:
+    traceback.print_exc()
+    print(f"Keras 2 itself failed: this reproducer shows nothing about {{FRONTEND}}")
+    sys.exit(2)
+try:
+    outputs = run_frontend(model, inputs)
+except Exception:
+    traceback.print_exc()
+    print(f"BUG: {{FRONTEND}} raised")
+    sys.exit(1)
+problems = ferry_compare(list(outputs), reference, ATOL, RTOL, RANDOM)
+for problem in problems:
+    print("BUG:", problem)
+if not problems:
+    print(f"no bug: {{FRONTEND}} agrees with Keras 2")
+sys.exit(1 if problems else 0)
+'''
+    return {"what": f"{record['op']} ({record['kind']})", "instance": record.get("id", "-"),
+            "source": " ".join(str(source[k]) for k in ("suite", "test") if k in source),
+            "reference": "Keras 2", "name": "Keras 2", "test": test,
+            "imports": "import os\nimport sys\nimport traceback\n\n"
+                       "os.environ.setdefault(\"TF_CPP_MIN_LOG_LEVEL\", \"3\")\n"
+                       "os.environ.setdefault(\"TF_ENABLE_ONEDNN_OPTS\", \"0\")  # as ferry computed the reference\n"}
+
+
+def export(record_json, testdir, outdir, frontend=None):
+    """Write the test as the files a Keras 2 user hands over: outdir/model.h5 (the whole model,
+    Keras 2's HDF5 format), outdir/input_K.npy and outdir/ref_K.npy (the reference outputs of Keras 2),
+    outdir/record.json and meta.json. Returns outdir."""
+    os.close(_files.open_dir(outdir, 1))  # DIR/test_OP_ID: ferry's, in the user's DIR
+    built = model(testdir)
+    import h5py
+
+    with warnings.catch_warnings(), _files.create(os.path.join(outdir, "model.h5")) as f, h5py.File(f, "w") as h5:
+        warnings.simplefilter("ignore")
+        built.save(h5, save_format="h5")  # into the file ferry opened: no link planted in outdir is followed
+    with open(os.path.join(testdir, "meta.json")) as f:
+        meta = json.load(f)
+    names = ["record.json", "meta.json"] + [name for entry in meta["inputs"] + meta["outputs"] for name in entry["files"]]
+    for name in names:
+        with open(os.path.join(testdir, _files.plain(name)), "rb") as src, \
+                _files.create(os.path.join(outdir, name)) as dst:
+            shutil.copyfileobj(src, dst)
+    return outdir

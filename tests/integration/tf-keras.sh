@@ -14,7 +14,7 @@ fes="tflite-tf-keras"
 if has openvino; then fes="openvino-tf-keras $fes"; fi
 ops="Dense Conv2D ReLU Concatenate"
 nfe=$(echo $fes | wc -w)
-plan $((17 + 6 * nfe))
+plan $((19 + 6 * nfe))
 
 filters=
 for op in $ops; do filters="$filters -f tf_keras.layers.$op"; done
@@ -50,6 +50,17 @@ for fe in $fes; do
 		check "$fe: $op passes (got '$outcomes')" -- [ "$outcomes" = "pass" ]
 	done
 done
+
+# A reproducer carries the runtime its template declares (RUNTIME: runtime_tf_keras.py) and runs
+# with plain python; every test passed, so it shows no bug.
+dense=$(grep -l '"op":"tf_keras.layers.Dense"' wrapped/tests/*/*/record.json | head -1)
+PYTHONPATH=$top_builddir/python "$py" -c 'import sys
+from ferry.oracle import reproducer
+d = sys.argv[1].rsplit("/", 1)[0]
+sys.stdout.write(reproducer.reproducer("tf_keras", open(sys.argv[1]).read(), d, sys.argv[2]))' \
+	"$dense" tflite-tf-keras >repro.py
+expect_exit 0 "a reproducer of a Dense test runs with plain python, ferry out of reach" -- "$py" -I repro.py
+contains "... and says the frontend agrees with Keras 2" "$out" "no bug: tflite-tf-keras agrees with Keras 2"
 
 expect_exit 0 "--version names Keras 2 as a library" -- "$FERRY" --version
 contains "... with its release" "$out" "library tf_keras: tf_keras 2."
