@@ -445,7 +445,8 @@ static int cmd_harvest(int argc, char **argv)
 		}
 	for (size_t i = 0; i < envs.n; i++)
 		if (!env_name_valid(envs.v[i])) {
-			code = cmd_usage_error(&cmd_harvest_entry, "--env takes a variable's name, not '%s'", envs.v[i]);
+			code = cmd_usage_error(&cmd_harvest_entry, "--env takes a variable's name, not '%s'",
+					       envs.v[i]);
 			goto out;
 		}
 	if (!output) {
