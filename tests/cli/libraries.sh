@@ -5,7 +5,7 @@
 # by --version and run end to end by ferry go, and every command's list of libraries names it.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module numpy
-plan 18
+plan 20
 data=$top_srcdir/tests/data/registry
 
 # A copy of ferry's package with the library's files added, and nothing else changed.
@@ -36,6 +36,13 @@ check "... twice.double counted once" -- grep -q '"twice.double": *1' counts.jso
 
 expect_exit 0 "--version lists what it declares (VERSIONS)" -- "$FERRY" --version
 contains "... twice, not installed as a distribution" "$out" "library twice: not installed"
+
+# A record's library reaches only a template the registry lists, not another module of the package.
+sed 's/"library":"twice"/"library":"onnx_subgraph"/; s/"example0"/"helper"/' corpus.jsonl >helper.jsonl
+sed 's/"library":"twice"/"library":"registry"/' corpus.jsonl >>helper.jsonl
+expect_exit 0 "wrap reads records whose library names a module of the templates that is no template" -- \
+	"$FERRY" wrap helper.jsonl -o helper -q
+check "... and takes them for none" -- test "$(grep -c "no template for library" helper/wrapped.jsonl)" -eq 4
 
 # A template that declares itself wrongly is named, not passed over.
 printf 'LIBRARY = "broken"\nDTYPES = ["float32"]\n' >pkg/ferry/templates/broken.py
