@@ -68,17 +68,19 @@ def ferry_check_config(value, where="the configuration"):
 def ferry_input(seed, key, dtype, shape, bounds):
     """Deterministic data for a tensor whose values the record did not keep: uniform in bounds
     ([lo, hi]) when given, else standard normal floats, small integers, random bools. seed comes from
-    the instance id; key tells the tensors apart."""
+    the instance id; key tells the tensors apart. Strings are short ones ("s3")."""
     rng = np.random.default_rng([seed, *key])
     if dtype == "bool":
         return rng.integers(0, 2, size=shape).astype(bool)
+    if dtype == "string":
+        return np.array([f"s{i}" for i in rng.integers(0, 8, size=shape).reshape(-1)], dtype=object).reshape(shape)
     if dtype.startswith(("int", "uint")):
         lo, hi = bounds if bounds else ((0, 5) if dtype.startswith("uint") else (-5, 5))
         info = np.iinfo(dtype)
         lo, hi = max(int(lo), int(info.min)), min(int(hi), int(info.max))
         return rng.integers(lo, hi, endpoint=True, size=shape, dtype=np.int64).astype(dtype)
     array = rng.uniform(bounds[0], bounds[1], size=shape) if bounds else rng.standard_normal(size=shape)
-    return array.astype(dtype)
+    return array.astype(dtype if dtype != "bfloat16" else tf.bfloat16.as_numpy_dtype)
 
 
 class FerrySlot:
@@ -123,7 +125,7 @@ def ferry_model(seed, op, config, args, kwargs, specs):
 
 def ferry_call(model, inputs):
     """The model called eagerly by Keras 2 on a list of numpy arrays; its outputs as numpy arrays."""
-    out = model([tf.constant(x) for x in inputs], training=False)
+    out = model([tf.constant(x.astype(bytes) if x.dtype == object else x) for x in inputs], training=False)
     return [np.asarray(t) for t in tf.nest.flatten(out)]
 
 

@@ -135,14 +135,21 @@ def _whole(e):
 
 
 def _same(a, b):
-    return len(a) == len(b) and all(x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y, equal_nan=True)
-                                    for x, y in zip(a, b))
+    return len(a) == len(b) and all(x.dtype == y.dtype and x.shape == y.shape
+                                    and np.array_equal(x, y, equal_nan=x.dtype.kind in "fc") for x, y in zip(a, b))
 
 
 def _save(outdir, prefix, name, k, array):
     array = np.asarray(array)
     entry = {"name": name, "kind": "tensor", "dtype": ferry_values.dtype_name(array.dtype),
              "files": [f"{prefix}_{k}.npy"]}
+    if entry["dtype"] == "string":  # stored as numpy unicode, which np.load reads without pickle
+        entry["stored"] = "str"
+        array = np.array([x.decode("utf-8") if isinstance(x, bytes) else str(x) for x in array.reshape(-1)],
+                         dtype=str).reshape(array.shape)
+    elif entry["dtype"] == "bfloat16":
+        entry["stored"] = "float32"
+        array = array.astype(np.float32)
     with _files.create(os.path.join(outdir, f"{prefix}_{k}.npy")) as f:
         np.save(f, array, allow_pickle=False)
     return entry

@@ -29,7 +29,8 @@ def ov_run(compiled, inputs):
     for k, port in enumerate(compiled.inputs):
         named = [int(n.split(":")[0][3:]) for n in port.get_names()
                  if n.split(":")[0].startswith("in_") and n.split(":")[0][3:].isdigit()]
-        feeds[port] = inputs[named[0] if named else k]
+        x = inputs[named[0] if named else k]
+        feeds[port] = x.astype(bytes) if x.dtype.kind in "OU" else x
     result = compiled(feeds)
     return [np.asarray(result[port]) for port in compiled.outputs]
 

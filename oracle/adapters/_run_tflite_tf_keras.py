@@ -27,7 +27,7 @@ def tflite_run(compiled, inputs):
         warnings.simplefilter("ignore")  # tf.lite.Interpreter's notice that it moves to ai_edge_litert
         interpreter = tf.lite.Interpreter(model_content=flatbuffer, num_threads=1)
     runner = interpreter.get_signature_runner("serving_default")
-    result = runner(**{f"in_{k}": x for k, x in enumerate(inputs)})
+    result = runner(**{f"in_{k}": (x.astype(bytes) if x.dtype.kind in "OU" else x) for k, x in enumerate(inputs)})
     return [np.asarray(result[n]) for n in names]
 
 
