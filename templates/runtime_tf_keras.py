@@ -107,20 +107,22 @@ def ferry_fill(v, inputs):
 
 
 def ferry_model(seed, op, config, args, kwargs, specs):
-    """The single-layer functional Keras 2 model: Keras seeded, the layer rebuilt from its checked
-    configuration, one tf_keras.Input per spec ((shape, dtype), batch included, named in_K) in the
-    arguments' FerrySlots, the call's tensors as outputs."""
+    """The single-layer functional Keras 2 model ("ferry_model", its layer "ferry_layer"): Keras
+    seeded, the layer rebuilt from its checked configuration, one tf_keras.Input per spec ((shape,
+    dtype), batch included, named in_K) in the arguments' FerrySlots, the call's tensors as outputs."""
     cls = ferry_resolve(op)
     ferry_check_config(config)
     tf_keras.utils.set_random_seed(seed % 2 ** 32)
-    layer = cls.from_config(config)
+    # fixed names: Keras numbers its layers and models per process (dense_7, model_116), and a
+    # frontend's message that names them would differ from test to test of the same failure
+    layer = cls.from_config(dict(config, name="ferry_layer"))
     inputs = [tf_keras.Input(batch_size=shape[0] if shape else None, shape=tuple(shape[1:]), dtype=dtype,
                              name=f"in_{k}") for k, (shape, dtype) in enumerate(specs)]
     out = layer(*ferry_fill(args, inputs), **ferry_fill(kwargs, inputs))
     outputs = [t for t in tf.nest.flatten(out) if tf_keras.backend.is_keras_tensor(t)]
     if not outputs:
         raise ValueError("the call returns no tensor")
-    return tf_keras.Model(inputs=inputs, outputs=outputs)
+    return tf_keras.Model(inputs=inputs, outputs=outputs, name="ferry_model")
 
 
 def ferry_call(model, inputs):
