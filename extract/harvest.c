@@ -20,6 +20,7 @@
 #include "fsutil.h"
 #include "harvest.h"
 #include "home.h"
+#include "libraries.h"
 #include "proc.h"
 #include "protocol.h"
 #include "record.h"
@@ -42,17 +43,6 @@
  * this many bytes, and after this many bytes in all the rest of a harvest's is counted, not shown. */
 #define OUTPUT_LINE_MAX 4096
 #define OUTPUT_MAX (1u << 20)
-
-struct source {
-	const char *name;
-	int has_suites;         /* takes --suite and --pytest */
-};
-
-static const struct source sources[] = {
-	{ "onnx", 0 },
-	{ "torch", 1 },
-	{ "keras", 1 },
-};
 
 /* How much of what the tests wrote to their standard error has been shown, and how much was not. */
 struct output {
@@ -763,12 +753,12 @@ void harvest_count_add(struct harvest *h, const char *key, long n)
 
 int harvest_source(const char *name, int *has_suites)
 {
-	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
-		if (!strcmp(name, sources[i].name)) {
-			*has_suites = sources[i].has_suites;
-			return 0;
-		}
-	return -1;
+	const struct library *l = libraries_find(name);
+
+	if (!l)
+		return -1;
+	*has_suites = l->has_suites;
+	return 0;
 }
 
 void harvest_init(struct harvest *h)
@@ -889,8 +879,8 @@ static int sandbox_paths(struct session *s, struct err *e)
 	err_release(&ignored);
 	for (size_t i = 0; i < s->o->npytest; i++)
 		add_py_call(&s->sb, "ferry.extract.pytests", "rootdir", s->pytest[i]);
-	if (!strcmp(s->o->source, "keras"))
-		add_py_call(&s->sb, "ferry.extract.keras_tests", "tests_dir", NULL);
+	/* what the library's harvester declares it reads besides (Keras's own tests, from the cache) */
+	add_py_call(&s->sb, "ferry.templates.registry", "sandbox_reads", s->o->source);
 	return 0;
 }
 

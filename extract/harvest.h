@@ -109,8 +109,8 @@ size_t harvest_not_recorded(const struct harvest_counts *c, size_t **idx);
  * was dropped (with the reasons, most frequent first). */
 void harvest_why_empty(const struct harvest *h, int filtered, struct buf *out);
 
-/* 0 when name is a source, with *has_suites set to whether it takes suites and pytest paths; -1
- * otherwise. */
+/* 0 when name is a source (a library of the registry, libraries.h, whose table must have been
+ * read), with *has_suites set to whether it takes suites and pytest paths; -1 otherwise. */
 int harvest_source(const char *name, int *has_suites);
 
 /* A record made in this process rather than by a child (the C++ harvester, extract/cpp.h):

@@ -44,6 +44,10 @@ import keras  # noqa: E402
 from ferry.extract import instrument_keras  # noqa: E402
 
 SUITES = ("docstrings", "applications", "layer-tests", "ops-tests")
+# The registry's (ferry/templates/registry.py): --op and --test prune the tests; the sandbox shows
+# Keras's own tests, fetched before the harvest.
+FILTER_OPS = True
+SANDBOX_READS = "keras_tests"
 PROGRESS_EVERY = 10
 
 _FENCE = re.compile(r"```python\n(.*?)```", re.S)

@@ -33,6 +33,7 @@ import torch
 from ferry.extract import harvest_common, instrument_torch
 
 SUITES = ("opinfo", "modules", "nn")
+FILTER_OPS = True  # the registry's (ferry/templates/registry.py): --op and --test prune the tests
 PROGRESS_EVERY = 20
 
 

@@ -320,23 +320,24 @@ out:
 
 int py_template_module(const char *library, char *out, size_t n, struct err *e)
 {
-	char *dir, *path;
+	const char *args[1] = { library };
 	size_t len = strlen(library);
-	int found;
+	char *module;
+	int r = 0;
 
 	if (!len || len > 32)
 		return err_set(e, EXIT_INPUT, "no template for library '%.40s'", library);
 	for (const char *c = library; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || (*c == '_' && c > library)))
 			return err_set(e, EXIT_INPUT, "no template for library '%.40s'", library);
-	if (!(dir = home_python_dir(e)))
+	/* a template is what the registry lists: a module of ferry.templates that declares LIBRARY */
+	if (!(module = py_call_strings("ferry.templates.registry", "template_module", args, 1,
+				       "cannot list the libraries", e)))
 		return -1;
-	path = xasprintf("%s/ferry/templates/%s.py", dir, library);
-	found = access(path, R_OK) == 0;
-	free(path);
-	free(dir);
-	if (!found)
-		return err_set(e, EXIT_INPUT, "no template for library '%s'", library);
-	snprintf(out, n, "ferry.templates.%s", library);
-	return 0;
+	if (!*module)
+		r = err_set(e, EXIT_INPUT, "no template for library '%s'", library);
+	else
+		snprintf(out, n, "%s", module);
+	free(module);
+	return r;
 }

@@ -63,8 +63,9 @@ char *py_call_strings(const char *module, const char *func, const char *const *a
 /* A UTF-8 copy of str(o), never NULL (caller frees); clears any error that str() raises. */
 char *py_str(PyObject *o);
 /* The module of a library's template ("torch" -> "ferry.templates.torch") into out. A record's library field
- * names it, so only a plain name (lowercase letters and digits) whose template file ferry ships is
- * accepted: the field never reaches Python's import machinery as anything else. EXIT_INPUT otherwise. */
+ * names it, so only a plain name (lowercase letters, digits and '_', not first) that
+ * ferry.templates.registry lists is accepted: the field never reaches Python's import machinery as
+ * anything else. EXIT_INPUT otherwise; EXIT_ENV where the registry cannot be read. */
 int py_template_module(const char *library, char *out, size_t n, struct err *e);
 
 

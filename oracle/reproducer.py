@@ -25,9 +25,8 @@ import os
 import sys
 
 from ferry.oracle import driver
-from ferry.templates import _files
+from ferry.templates import _files, registry
 
-LIBRARIES = ("onnx", "torch", "keras")
 _RULE = "-" * 100
 
 
@@ -107,12 +106,12 @@ def _variant_line(record_json):
 def export(library, record_json, testdir, outdir, frontend):
     """Write the test in the frontend's or library's own format (the template's export()); for
     PyTorch, a pytest test that runs the reproducer. Returns outdir."""
-    if library == "torch":
-        return _export_pytest(record_json, testdir, outdir, frontend)
+    if registry.get(library)["EXPORT"] == "pytest":
+        return _export_pytest(library, record_json, testdir, outdir, frontend)
     return _template(library).export(record_json, testdir, outdir, frontend)
 
 
-def _export_pytest(record_json, testdir, outdir, frontend):
+def _export_pytest(library, record_json, testdir, outdir, frontend):
     """Write the test as a pytest test function, so that a found bug becomes a regression test of
     the frontend's own suite: outdir/test_ferry_<op>_<id>.py fails while the bug shows, and passes
     once the frontend agrees with eager PyTorch. The reproducer it runs is written beside it, as a
@@ -122,7 +121,7 @@ def _export_pytest(record_json, testdir, outdir, frontend):
     import json
     import os
 
-    script_text = reproducer("torch", record_json, testdir, frontend)  # first: it refuses what is not allowed
+    script_text = reproducer(library, record_json, testdir, frontend)  # first: it refuses what is not allowed
     record = json.loads(record_json)
     slug = "".join(c if c.isascii() and c.isalnum() else "_" for c in str(record["op"])).strip("_").lower()[:80]
     ident = "".join(c for c in str(record.get("id") or "") if c in "0123456789abcdef")[:12]
@@ -149,13 +148,14 @@ def test_{slug}_{ident}():
 
 
 def _template(library):
-    if library not in LIBRARIES:
+    if library not in registry.names():
         raise ValueError(f"no template for library {library!r}")
     return importlib.import_module(f"ferry.templates.{library}")
 
 
 def _runtime_module(library):
-    return f"ferry.templates.runtime_{library}"
+    """The runtime a reproducer of the library carries whole, as its template declares it."""
+    return f"ferry.templates.{registry.get(library)['RUNTIME']}"
 
 
 _COMPARE = "ferry.templates.runtime_compare"

@@ -2,15 +2,24 @@
 library or frontend (importing torch, tensorflow, openvino and tvm takes seconds, and a broken one
 would take ferry --version down with it): each installed distribution's own metadata.
 
-The libraries are the sources ferry harvests and wraps (onnx, torch, keras) and tensorflow, which
-keras and the TensorFlow frontends run on; the frontends are the adapters' declarations
+The libraries are the sources ferry harvests and wraps and what they run on (tensorflow, which
+keras and the TensorFlow frontends run on), as their templates declare them (VERSIONS,
+ferry/templates/registry.py's libraries()); the frontends are the adapters' declarations
 (registry.frontends(): ferry's and the user's, FERRY_ADAPTERS), each by its PACKAGE. What is not
 installed says so; nothing here raises.
 """
 
 from importlib import metadata
 
-LIBRARIES = ("onnx", "torch", "keras", "tensorflow")
+
+def _libraries():
+    """The distributions the templates declare, each once, in the registry's order."""
+    from ferry.templates import registry
+
+    found = []
+    for d in registry.libraries():
+        found += [name for name in d["VERSIONS"] if name not in found]
+    return found
 
 
 def _distributions():
@@ -35,7 +44,11 @@ def text():
     """Lines of 'library NAME: DIST VERSION' and 'frontend NAME: DIST VERSION' (or 'not installed')."""
     dists = _distributions()
     lines = []
-    for name in LIBRARIES:
+    try:
+        libraries = _libraries()
+    except Exception as e:  # a template that cannot be read is ferry wrap's to refuse, not --version's
+        return f"libraries: cannot be listed: {e}\n"
+    for name in libraries:
         found = _version(name, dists)
         lines.append(f"library {name}: {found or 'not installed'}")
     try:

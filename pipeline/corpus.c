@@ -27,6 +27,7 @@
 #include "fsutil.h"
 #include "harvest.h"
 #include "home.h"
+#include "libraries.h"
 #include "progress.h"
 #include "xalloc.h"
 
@@ -290,11 +291,12 @@ static char **harvest_options(const struct corpus_opts *a, struct harvest_opts *
 	size_t nderived = 0, nderived_cap = 0;
 
 	o->source = a->source;
-	/* torch's and keras's children pass over the samples and tests that no --filter pattern can
-	 * match. --op and --test alone become such patterns too: their union is wider than the
-	 * selection (applied to each record here), and a selected harvest does not run every sample of
-	 * every suite. An operator glob also matches after the last dot, as the selection does. */
-	if (!a->patterns.n && select_any(&a->sel) && strcmp(a->source, "onnx")) {
+	/* The children of a harvester that declares FILTER_OPS (torch's, keras's) pass over the samples
+	 * and tests that no --filter pattern can match. --op and --test alone become such patterns too:
+	 * their union is wider than the selection (applied to each record here), and a selected
+	 * harvest does not run every sample of every suite. An operator glob also matches after the
+	 * last dot, as the selection does. */
+	if (!a->patterns.n && select_any(&a->sel) && libraries_find(a->source)->filter_ops) {
 		for (size_t i = 0; i < a->sel.nops; i++) {
 			char *dotted = xasprintf("*.%s", a->sel.ops[i]);
 

@@ -39,6 +39,7 @@
 #include "home.h"
 #include "harvest.h"
 #include "jsonl.h"
+#include "libraries.h"
 #include "progress.h"
 #include "py.h"
 #include "rank.h"
@@ -1064,13 +1065,10 @@ static int go_library(struct go *g, const char *dir, const char *library)
 		code = g->io.error(&e);
 		goto out;
 	}
-	/* The library's own tolerances (half-precision ulps and the like), unless given. */
-	if (!g->a->tolerances_opt) {
-		char *name = xasprintf("%s.txt", library);
-
-		tol = home_file(HOME_TOLERANCES, name);
-		free(name);
-	}
+	/* The library's own tolerances (half-precision ulps and the like, as its template declares),
+	 * unless given. */
+	if (!g->a->tolerances_opt && *libraries_find(library)->tolerances)
+		tol = home_file(HOME_TOLERANCES, libraries_find(library)->tolerances);
 	g->a->r.s.tolerances = g->a->tolerances_opt ? g->a->tolerances_opt : tol;
 	ran_before = g->ran;
 	if (stage_run(g, &e) < 0) {

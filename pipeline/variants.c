@@ -100,6 +100,7 @@ int variants_make(const struct variants_opts *a, const struct stage_io *io)
 	o.jobs = a->jobs;
 	o.timeout = a->timeout;
 	o.mem_limit = a->memory;
+	o.python = io->python;
 	if (!a->memory) {
 		unsigned long long share = opts_default_memory(a->jobs);
 

@@ -10,9 +10,10 @@ What counts as a use depends on the library whose operators are counted:
               verify_unary("Relu", ...), parametrize lists of op names. Frontend tests name ONNX
               operators by string, in many helper styles, and CamelCase operator names seldom occur
               as strings for any other reason.
-  torch,      names that resolve, through the file's imports, to a name under the library's top
-  keras,      module (nn.Conv2d with `from torch import nn` is torch.nn.Conv2d; F.relu with
-  tensorflow  `import torch.nn.functional as F` is torch.nn.functional.relu), where they are
+  torch,      names that resolve, through the file's imports, to a name under one of the library's
+  keras, ...  top modules, as its template declares them (COUNT_ROOTS, ferry/templates/registry.py;
+  tensorflow  tensorflow's: tensorflow) (nn.Conv2d with `from torch import nn` is torch.nn.Conv2d;
+              F.relu with `import torch.nn.functional as F` is torch.nn.functional.relu), where they are
               - called inside a class body: the models under test (their __init__, forward, call);
                 calls in the test functions themselves make inputs and run the compiler
                 (torch.randn, torch.export.export) and are not operator uses;
@@ -21,9 +22,10 @@ What counts as a use depends on the library whose operators are counted:
                 non-operator names (torch.Tensor, torch.device, ...) are left out.
               Methods on values (x.relu()) cannot be resolved without running the code and are
               not counted.
-              Keras names are counted under the keras namespace ferry's Keras corpus uses:
-              tf.keras.layers.Dense (tensorflow.keras.layers.Dense) and tf_keras.layers.Dense
-              count as keras.layers.Dense (OpenVINO's tensorflow2_keras_tests build models so).
+              Names are counted under the first of the roots, the namespace the library's corpus
+              uses: keras's roots make tf.keras.layers.Dense (tensorflow.keras.layers.Dense) and
+              tf_keras.layers.Dense count as keras.layers.Dense (OpenVINO's
+              tensorflow2_keras_tests build models so).
               For torch, a string literal "aten::NAME" (or "aten::NAME.overload") counts as
               torch.NAME: OpenVINO's PyTorch layer tests name the aten operator each test checks
               for in the converted graph (return Model(), ref_net, "aten::addcmul"), because the
@@ -38,16 +40,18 @@ warn about), never silently dropped.
 import ast
 import re
 
-# Other spellings of the keras namespace, and the one ferry's Keras corpus names operators by.
-_KERAS_ALIASES = ("tensorflow.keras.", "tf_keras.")
-
 _ATEN = re.compile(r"aten::([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z0-9_]+)?$")
 
-_ROOTS = {
-    "torch": ("torch",),
-    "keras": ("keras", "tensorflow.keras", "tf_keras"),
-    "tensorflow": ("tensorflow",),
-}
+# Not a source library: the namespace of the TensorFlow frontends' own tests.
+_TENSORFLOW = {"tensorflow": ("tensorflow",)}
+
+
+def _roots():
+    """{library: its roots}: the libraries whose templates declare COUNT_ROOTS, and tensorflow."""
+    from ferry.templates import registry
+
+    roots = {d["LIBRARY"]: d["COUNT_ROOTS"] for d in registry.libraries() if d["COUNT_ROOTS"]}
+    return {**roots, **_TENSORFLOW}
 
 
 def _onnx_names():
@@ -143,10 +147,9 @@ def _qualify(expr, alias, roots):
     name = ".".join([alias[parts[0]]] + parts[1:])
     if not any(name.startswith(root + ".") for root in roots):
         return None
-    if "keras" in roots:
-        for other in _KERAS_ALIASES:
-            if name.startswith(other):
-                return "keras." + name[len(other):]
+    for other in roots[1:]:  # another spelling of the first root's namespace
+        if name.startswith(other + "."):
+            return roots[0] + name[len(other):]
     return name
 
 
@@ -179,11 +182,11 @@ def count(paths, library="onnx"):
     failed = []
     if library == "onnx":
         names = _onnx_names()
-    elif library in _ROOTS:
-        roots = _ROOTS[library]
+    elif library in _roots():
+        roots = _roots()[library]
     else:
         raise ValueError(f"cannot count Python tests for library '{library}' "
-                         f"(known: onnx, {', '.join(sorted(_ROOTS))})")
+                         f"(known: onnx, {', '.join(sorted(_roots()))})")
     for path in paths:
         try:
             with open(path, "rb") as f:

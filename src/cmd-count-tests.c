@@ -20,6 +20,7 @@
 #include "counts_py.h"
 #include "cpp.h"
 #include "fsutil.h"
+#include "libraries.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -220,12 +221,20 @@ static int count_tests(int argc, char **argv)
 	c.frontend = a->frontend ? xstrdup(a->frontend) : NULL;
 	c.compiler = a->compiler ? xstrdup(a->compiler) : NULL;
 	c.compiler_version = a->compiler_version ? xstrdup(a->compiler_version) : NULL;
-	if (!library || (strcmp(library, "onnx") && strcmp(library, "torch") && strcmp(library, "keras") &&
-			 strcmp(library, "tensorflow"))) {
-		code = library ? cmd_usage_error(&cmd_count_tests_entry,
-						 "unknown library '%s' (onnx, torch, keras, tensorflow)", library)
-			       : cmd_usage_error(&cmd_count_tests_entry,
-						 "--library is required (onnx, torch, keras, tensorflow)");
+	if (libraries_load(cmd_python(), &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
+	/* the source libraries' names, and tensorflow's, which the TensorFlow frontends' tests use */
+	if (!library || (!libraries_find(library) && strcmp(library, "tensorflow"))) {
+		struct buf known = BUF_INIT;
+
+		libraries_names(&known);
+		code = library ? cmd_usage_error(&cmd_count_tests_entry, "unknown library '%s' (%s, tensorflow)",
+						 library, known.data)
+			       : cmd_usage_error(&cmd_count_tests_entry, "--library is required (%s, tensorflow)",
+						 known.data);
+		buf_release(&known);
 		goto out;
 	}
 	if (optind >= argc) {

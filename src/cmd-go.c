@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "go.h"
 #include "harvest.h"
+#include "libraries.h"
 #include "progress.h"
 #include "py.h"
 #include "runargs.h"
@@ -81,8 +82,6 @@ static const struct opt options[] = {
 	OPT_END(),
 };
 
-#define MAX_LIBRARIES 3
-
 /* -F absent: every frontend of the libraries named, as their adapters declare them. */
 static int default_frontends(struct runopts *ro, const char *const *libs, size_t nlibs, struct err *e)
 {
@@ -119,8 +118,8 @@ static int cmd_go(int argc, char **argv)
 {
 	struct go_opts args = { 0 }, *a = &args;
 	struct runopts *ro = &a->r;
-	const char *libs[MAX_LIBRARIES];
-	size_t nlibs = 0;
+	const char **libs = NULL;
+	size_t nlibs = 0, max_libs;
 	const char *dir;
 	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python() };
 	struct err e = ERR_INIT;
@@ -134,9 +133,19 @@ static int cmd_go(int argc, char **argv)
 	}
 	ro->quiet = a->quiet;
 	dir = a->output ? a->output : ".";
+	if (libraries_load(cmd_python(), &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
+	max_libs = libraries_count();
+	libs = xcalloc(max_libs + 1, sizeof(*libs));
 	for (int i = optind; i < argc; i++) {
 		if (harvest_source(argv[i], &has_suites) < 0) {
-			code = cmd_usage_error(&cmd_go_entry, "unknown library '%s' (onnx, torch, keras)", argv[i]);
+			struct buf known = BUF_INIT;
+
+			libraries_names(&known);
+			code = cmd_usage_error(&cmd_go_entry, "unknown library '%s' (%s)", argv[i], known.data);
+			buf_release(&known);
 			goto out;
 		}
 		for (size_t k = 0; k < nlibs; k++)
@@ -144,10 +153,6 @@ static int cmd_go(int argc, char **argv)
 				code = cmd_usage_error(&cmd_go_entry, "library '%s' named twice", argv[i]);
 				goto out;
 			}
-		if (nlibs == MAX_LIBRARIES) {
-			code = cmd_usage_error(&cmd_go_entry, "at most %d libraries", MAX_LIBRARIES);
-			goto out;
-		}
 		libs[nlibs++] = argv[i];
 	}
 	if (!ro->nfes && !nlibs) {
@@ -172,7 +177,7 @@ static int cmd_go(int argc, char **argv)
 					       ro->fes[i].library);
 			goto out;
 		}
-		if (harvest_source(ro->fes[i].library, &has_suites) < 0 || nlibs == MAX_LIBRARIES) {
+		if (harvest_source(ro->fes[i].library, &has_suites) < 0 || nlibs == max_libs) {
 			code = cmd_usage_error(&cmd_go_entry, "frontend '%s' takes %s models, which ferry cannot "
 					       "harvest", ro->fes[i].label, ro->fes[i].library);
 			goto out;
@@ -186,6 +191,7 @@ static int cmd_go(int argc, char **argv)
 	}
 	code = go_run(a, libs, nlibs, dir, start, &io);
 out:
+	free(libs);
 	opts_list_release(&a->suites);
 	runopts_release(ro);
 	err_release(&e);

@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "corpus.h"
 #include "harvest.h"
+#include "libraries.h"
 #include "runargs.h"
 
 static const char usage[] =
@@ -114,8 +115,16 @@ static int cmd_harvest(int argc, char **argv)
 		goto out;
 	}
 	source = a->source = argv[optind];
+	if (libraries_load(cmd_python(), &e) < 0) {
+		code = cmd_error(&e);
+		goto out;
+	}
 	if (harvest_source(source, &has_suites) < 0) {
-		code = cmd_usage_error(&cmd_harvest_entry, "unknown source '%s' (known: onnx, torch, keras)", source);
+		struct buf known = BUF_INIT;
+
+		libraries_names(&known);
+		code = cmd_usage_error(&cmd_harvest_entry, "unknown source '%s' (known: %s)", source, known.data);
+		buf_release(&known);
 		goto out;
 	}
 	if (a->keras_tests && strcmp(source, "keras")) {

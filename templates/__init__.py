@@ -1,5 +1,6 @@
-"""ferry.templates: one template per source library (onnx, torch, keras): a record becomes a
-single-operator model, its inputs and the reference outputs the library computes, and reproducers.
+"""ferry.templates: one template per source library (each declares its library, the registry's
+entry: ferry/templates/registry.py): a record becomes a single-operator model, its inputs and the
+reference outputs the library computes, and reproducers.
 A template imports ferry.extract.values, never the driver nor an adapter.
 
 Only the library's verdict on an instance makes it invalid. A template that fails because the

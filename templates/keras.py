@@ -68,6 +68,17 @@ from ferry.templates.runtime_keras import (  # noqa: E402, F401
     ferry_tflite,
 )
 
+# The library's declarations (ferry/templates/registry.py reads them without importing this module).
+LIBRARY = "keras"
+DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
+TOLERANCES = "keras.txt"
+VERSIONS = ("keras", "tensorflow")
+# tf.keras.layers.Dense and tf_keras.layers.Dense count as keras.layers.Dense (OpenVINO's
+# tensorflow2_keras_tests build models so)
+COUNT_ROOTS = ("keras", "tensorflow.keras", "tf_keras")
+RUNTIME = "runtime_keras"
+EXPORT = "template"
+
 ATOL = 1e-3
 RTOL = 1e-3
 BATCH = 2     # an unknown first dimension

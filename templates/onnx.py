@@ -35,6 +35,16 @@ from ferry.templates import _files, _nan, _reproducer, environment
 from ferry.templates._nan import NAN_EVERYWHERE
 from ferry.templates.runtime_onnx import ferry_dtype, ferry_graph_model, ferry_input, ferry_model
 
+# The library's declarations (ferry/templates/registry.py reads them without importing this module).
+LIBRARY = "onnx"
+DTYPES = ("float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint16",
+          "uint32", "uint64", "bool")
+TOLERANCES = ""
+VERSIONS = ("onnx",)
+COUNT_ROOTS = ()  # ONNX's operators are counted by name (ferry/prioritize/count_tests.py)
+RUNTIME = "runtime_onnx"
+EXPORT = "template"
+
 ATOL = 1e-3
 RTOL = 1e-3
 

@@ -87,6 +87,16 @@ from ferry.templates.runtime_torch import (  # noqa: E402, F401
     ferry_tensor,
 )
 
+# The library's declarations (ferry/templates/registry.py reads them without importing this module).
+LIBRARY = "torch"
+DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "int8", "int16", "int32", "int64", "uint8",
+          "bool")
+TOLERANCES = "torch.txt"
+VERSIONS = ("torch",)
+COUNT_ROOTS = ("torch",)
+RUNTIME = "runtime_torch"
+EXPORT = "pytest"
+
 ATOL = 1e-3
 RTOL = 1e-3
 

@@ -1,6 +1,7 @@
 /* rules.c: the variation rules (rules.h). A rule reads the parent as a struct instance, and writes
  * each candidate as JSON (the parent's record with one thing changed), which record_from_json then
  * checks and turns back into an instance: a candidate that would not read back is never made. */
+#include "libraries.h"
 #include "rules.h"
 #include "xalloc.h"
 
@@ -278,28 +279,14 @@ static int same_shape(const struct tensor *a, const struct tensor *b)
 
 /* --- dtype -------------------------------------------------------------------------------------- */
 
-static const char *const torch_dtypes[] = {
-	"float16", "bfloat16", "float32", "float64", "complex64", "int8", "int16", "int32", "int64",
-	"uint8", "bool", NULL,
-};
-static const char *const keras_dtypes[] = {
-	"float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", NULL,
-};
-static const char *const onnx_dtypes[] = {
-	"float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint16",
-	"uint32", "uint64", "bool", NULL,
-};
 static const char *const no_dtypes[] = { NULL };
 
+/* The library's template declares them (DTYPES), in the order they are tried. */
 const char *const *rules_dtypes(const char *library)
 {
-	if (!strcmp(library, "torch"))
-		return torch_dtypes;
-	if (!strcmp(library, "keras"))
-		return keras_dtypes;
-	if (!strcmp(library, "onnx"))
-		return onnx_dtypes;
-	return no_dtypes;
+	const struct library *l = libraries_find(library);
+
+	return l ? (const char *const *)l->dtypes : no_dtypes;
 }
 
 /* 'f' floating, 'c' complex, 'b' bool, 'i' integer (lo, hi its range), 0 unknown. */

@@ -52,7 +52,8 @@ void rules_pools_release(struct rules_pools *p);
 
 void rules_cands_release(struct rules_cands *c);
 
-/* The dtypes ferry tries for a library (NULL-terminated; an empty list for an unknown library). */
+/* The dtypes ferry tries for a library, as its template declares them (libraries.h, whose table
+ * must have been read: NULL-terminated; an empty list for an unknown library). */
 const char *const *rules_dtypes(const char *library);
 
 /* Append each dimension's candidates to out (in seeded order within the dimension). pools may be

@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include "fsutil.h"
+#include "libraries.h"
 #include "protocol.h"
 #include "runner.h"
 #include "vary.h"
@@ -254,7 +255,7 @@ int vary_open(struct vary *v, const struct vary_opts *o, struct err *e)
 	v->lock.fd = v->out.fd = v->log.fd = -1;
 	rules_pools_init(&v->pools);
 	v->log_path = xasprintf("%s.log", o->output);
-	if (fs_input_file(o->corpus, e) < 0)
+	if (fs_input_file(o->corpus, e) < 0 || libraries_load(o->python, e) < 0)
 		return -1;
 	if (!strcmp(o->corpus, "-"))
 		return err_set(e, EXIT_USAGE, "ferry vary reads its corpus twice: give a file, not '-'");

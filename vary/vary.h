@@ -52,6 +52,7 @@ struct vary_opts {
 	int jobs;
 	double timeout;         /* seconds one candidate may take */
 	unsigned long long mem_limit;
+	const char *python;     /* the interpreter that reads the libraries' dtypes (libraries.h) */
 
 	void *ctx;
 	/* A bad corpus line, skipped ("FILE:LINE: why"); a torn last line cut off. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libraries.h"
 #include "rules.h"
 #include "tap.h"
 #include "vary.h"
@@ -155,6 +156,11 @@ int main(void)
 	struct err e = ERR_INIT;
 
 	plan((int)(NRECORDS * 2 + NEXPECTS + 10));
+	/* the dtypes tried are the templates' declarations (ferry/templates/registry.py) */
+	if (libraries_load(getenv("FERRY_PYTHON") ? getenv("FERRY_PYTHON") : "", &e) < 0) {
+		printf("Bail out! %s\n", e.msg);
+		return 1;
+	}
 	rules_pools_init(&pools);
 	for (size_t i = 0; i < NRECORDS; i++) {
 		if (record_parse(&ins[i], records[i], strlen(records[i]), &e) < 0) {

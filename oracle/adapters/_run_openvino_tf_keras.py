@@ -1,0 +1,40 @@
+"""ferry.oracle.adapters._run_openvino_tf_keras: OpenVINO's TensorFlow frontend on a Keras 2 model
+object, as ferry runs it: the frontend module of the openvino-tf-keras adapter, which imports only
+numpy and openvino; ov_reproduce() is what a reproducer calls. In ferry, TensorFlow is imported first
+(the adapter).
+"""
+
+import numpy as np
+
+# OpenVINO 2023.1 put the converter and the runtime's classes at the package's top level; before it
+# they are openvino.runtime's Core and the Model Optimizer's convert_model (openvino-dev).
+try:
+    from openvino import Core, convert_model
+except ImportError:
+    from openvino.runtime import Core
+    from openvino.tools.mo import convert_model
+
+
+def ov_compile(model):
+    """The Keras 2 model object converted by openvino.convert_model (in memory, as a user hands it
+    over), compiled for the CPU in f32, one thread."""
+    return Core().compile_model(convert_model(model), "CPU",
+                                {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
+
+
+def ov_run(compiled, inputs):
+    """Run on a list of numpy arrays (input K is the model's in_K: by name, else by position); the
+    outputs as numpy arrays in the model's output order."""
+    feeds = {}
+    for k, port in enumerate(compiled.inputs):
+        named = [int(n.split(":")[0][3:]) for n in port.get_names()
+                 if n.split(":")[0].startswith("in_") and n.split(":")[0][3:].isdigit()]
+        x = inputs[named[0] if named else k]
+        feeds[port] = x.astype(bytes) if x.dtype.kind in "OU" else x
+    result = compiled(feeds)
+    return [np.asarray(result[port]) for port in compiled.outputs]
+
+
+def ov_reproduce(model, inputs):
+    """The Keras 2 model converted by OpenVINO, compiled and run on inputs."""
+    return ov_run(ov_compile(model), inputs)

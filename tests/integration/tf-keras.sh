@@ -1,0 +1,71 @@
+#!/bin/sh
+# Keras 2 (tf_keras) as a source library of its own, end to end on a few layers: harvest their
+# docstring examples (tf.keras in them is Keras 2), wrap each as a Keras 2 model, run it through the
+# frontends that take a Keras 2 model object (OpenVINO's convert_model, the TFLite converter), and
+# check the outcomes. Keras 2 came in as new files only (its registry entry: templates/tf_keras.py).
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
+need_python_module tf_keras
+need_python_module tensorflow
+py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
+sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
+has() { "$py" -c "import $1" 2>/dev/null; }
+
+fes="tflite-tf-keras"
+if has openvino; then fes="openvino-tf-keras $fes"; fi
+ops="Dense Conv2D ReLU Concatenate"
+nfe=$(echo $fes | wc -w)
+plan $((19 + 6 * nfe))
+
+filters=
+for op in $ops; do filters="$filters -f tf_keras.layers.$op"; done
+# shellcheck disable=SC2086
+expect_exit 0 "harvest the docstring examples of $ops" -- "$FERRY" harvest tf_keras -q -s docstrings $filters \
+	-o corpus.jsonl
+contains "the summary has the docstrings suite" "$out" "docstrings "
+for op in $ops; do
+	check "$op has instances" -- grep -q "\"library\":\"tf_keras\".*\"op\":\"tf_keras.layers.$op\"" corpus.jsonl
+done
+check "a Python list given to ReLU is the tensor TensorFlow makes of it" -- \
+	grep -q '"inputs":\[{"tensor":{"dtype":"float32","shape":\[4\],"values":\[-3,-1,0,2\]}}\].*"op":"tf_keras.layers.ReLU"' corpus.jsonl
+check "a symbolic call (a Sequential model being built) keeps its None dimension" -- \
+	grep -q '"inputs":\[{"tensor":{"dtype":"float32","shape":\[null,16\]}}\].*"op":"tf_keras.layers.Dense"' corpus.jsonl
+n=$(wc -l < corpus.jsonl)
+
+expect_exit 0 "wrap" -- "$FERRY" wrap corpus.jsonl -o wrapped -q -j 2
+valid=$(grep -c '"status":"ok"' wrapped/wrapped.jsonl)
+check "every instance is valid in Keras 2 ($valid of $n)" -- [ "$valid" -eq "$n" ]
+d=$(ls -d wrapped/tests/*/* | head -1)
+check "a test directory holds the weights, the record and meta.json" -- \
+	test -f "$d/weights.h5" -a -f "$d/record.json" -a -f "$d/meta.json"
+
+list=$(echo $fes | tr ' ' ',')
+expect_exit 0 "run through $list" -- "$FERRY" run wrapped --frontend "$list" -o results.db -j 2 -q
+for fe in $fes; do
+	got=$(sql results.db "SELECT count(*) FROM results WHERE frontend = '$fe'")
+	check "$fe: a result for every test ($got of $valid)" -- [ "$got" -eq "$valid" ]
+	errors=$(sql results.db "SELECT count(*) FROM results WHERE frontend = '$fe' AND outcome = 'error'")
+	check "$fe: ferry itself failed on no test ($errors)" -- [ "$errors" -eq 0 ]
+	for op in Dense Conv2D ReLU Concatenate; do
+		outcomes=$(sql results.db "SELECT DISTINCT r.outcome FROM results r JOIN instances i USING(id) WHERE r.frontend = '$fe' AND i.op = 'tf_keras.layers.$op'")
+		check "$fe: $op passes (got '$outcomes')" -- [ "$outcomes" = "pass" ]
+	done
+done
+
+# A reproducer carries the runtime its template declares (RUNTIME: runtime_tf_keras.py) and runs
+# with plain python; every test passed, so it shows no bug.
+dense=$(grep -l '"op":"tf_keras.layers.Dense"' wrapped/tests/*/*/record.json | head -1)
+PYTHONPATH=$top_builddir/python "$py" -c 'import sys
+from ferry.oracle import reproducer
+d = sys.argv[1].rsplit("/", 1)[0]
+sys.stdout.write(reproducer.reproducer("tf_keras", open(sys.argv[1]).read(), d, sys.argv[2]))' \
+	"$dense" tflite-tf-keras >repro.py
+expect_exit 0 "a reproducer of a Dense test runs with plain python, ferry out of reach" -- "$py" -I repro.py
+contains "... and says the frontend agrees with Keras 2" "$out" "no bug: tflite-tf-keras agrees with Keras 2"
+
+expect_exit 0 "--version names Keras 2 as a library" -- "$FERRY" --version
+contains "... with its release" "$out" "library tf_keras: tf_keras 2."
+# ferry go with the default frontends of the library: every adapter that declares LIBRARY tf_keras
+expect_exit 0 "ferry go tf_keras, one layer, end to end" -- "$FERRY" go tf_keras --op ReLU -o proj -j 2
+contains "... harvested, wrapped and run" "$out" "run tflite-tf-keras:"
+check "... with a report and a bug list" -- test -s proj/tf_keras/report.txt -a -f proj/tf_keras/bugs.txt
+finish
