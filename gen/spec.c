@@ -105,11 +105,9 @@ static void advance_char(struct parser *ps)
 	ps->p++;
 }
 
-static int next(struct parser *ps)
+/* Step past blanks, comments and line continuations up to the next token (or the end). */
+static int skip_blanks(struct parser *ps)
 {
-	struct token *t = &ps->tok;
-	const char *s;
-
 	for (;;) {
 		if (ps->p >= ps->end)
 			break;
@@ -134,6 +132,90 @@ static int next(struct parser *ps)
 			break;
 		}
 	}
+	return 0;
+}
+
+/* A number starting at s (a digit): an int, or a float when it has a fraction or an exponent. */
+static int lex_number(struct parser *ps, struct token *t, const char *s)
+{
+	const char *q = s;
+	int is_float = 0;
+
+	while (q < ps->end && isdigit((unsigned char)*q))
+		q++;
+	if (q + 1 < ps->end && *q == '.' && isdigit((unsigned char)q[1])) {
+		is_float = 1;
+		for (q++; q < ps->end && isdigit((unsigned char)*q); q++)
+			;
+	}
+	if (q < ps->end && (*q == 'e' || *q == 'E')) {
+		const char *r = q + 1;
+
+		if (r < ps->end && (*r == '+' || *r == '-'))
+			r++;
+		if (r < ps->end && isdigit((unsigned char)*r)) {
+			is_float = 1;
+			for (q = r; q < ps->end && isdigit((unsigned char)*q); q++)
+				;
+		}
+	}
+	{
+		char tmp[64];
+		size_t n = (size_t)(q - s);
+
+		if (n >= sizeof(tmp))
+			return fail_at(ps, ps->line, ps->col, "a number of %zu digits", n);
+		memcpy(tmp, s, n);
+		tmp[n] = '\0';
+		errno = 0;
+		if (is_float) {
+			t->kind = T_FLOAT;
+			t->f = strtod(tmp, NULL);
+		} else {
+			t->kind = T_INT;
+			t->i = strtoll(tmp, NULL, 10);
+			if (errno == ERANGE)
+				return fail_at(ps, ps->line, ps->col, "%s does not fit in 64 bits", tmp);
+		}
+	}
+	t->len = (size_t)(q - s);
+	while (ps->p < q)
+		advance_char(ps);
+	return 0;
+}
+
+/* Punctuation starting at s, the longest that matches first. */
+static int lex_punct(struct parser *ps, struct token *t, const char *s)
+{
+	static const struct { const char *text; enum tok kind; } punct[] = {
+		{ "...", T_ELLIPSIS }, { "..", T_DOTDOT }, { "==", T_EQ }, { "!=", T_NE }, { "<=", T_LE },
+		{ ">=", T_GE }, { ".", T_DOT }, { "(", T_LP }, { ")", T_RP }, { "[", T_LB }, { "]", T_RB },
+		{ ",", T_COMMA }, { ":", T_COLON }, { "+", T_PLUS }, { "-", T_MINUS }, { "*", T_STAR },
+		{ "/", T_SLASH }, { "%", T_PERCENT }, { "<", T_LT }, { ">", T_GT }, { "=", T_ASSIGN },
+		{ "?", T_QUESTION }, { "|", T_BAR },
+	};
+
+	for (size_t k = 0; k < sizeof(punct) / sizeof(punct[0]); k++) {
+		size_t n = strlen(punct[k].text);
+
+		if ((size_t)(ps->end - s) >= n && !memcmp(s, punct[k].text, n)) {
+			t->kind = punct[k].kind;
+			t->len = n;
+			for (size_t j = 0; j < n; j++)
+				advance_char(ps);
+			return 0;
+		}
+	}
+	return fail_at(ps, ps->line, ps->col, "unexpected character '%c'", isprint((unsigned char)*s) ? *s : '?');
+}
+
+static int next(struct parser *ps)
+{
+	struct token *t = &ps->tok;
+	const char *s;
+
+	if (skip_blanks(ps) < 0)
+		return -1;
 	t->line = ps->line;
 	t->col = ps->col;
 	t->text = ps->p;
@@ -149,52 +231,8 @@ static int next(struct parser *ps)
 		advance_char(ps);
 		return 0;
 	}
-	if (isdigit((unsigned char)*s)) {
-		const char *q = s;
-		int is_float = 0;
-
-		while (q < ps->end && isdigit((unsigned char)*q))
-			q++;
-		if (q + 1 < ps->end && *q == '.' && isdigit((unsigned char)q[1])) {
-			is_float = 1;
-			for (q++; q < ps->end && isdigit((unsigned char)*q); q++)
-				;
-		}
-		if (q < ps->end && (*q == 'e' || *q == 'E')) {
-			const char *r = q + 1;
-
-			if (r < ps->end && (*r == '+' || *r == '-'))
-				r++;
-			if (r < ps->end && isdigit((unsigned char)*r)) {
-				is_float = 1;
-				for (q = r; q < ps->end && isdigit((unsigned char)*q); q++)
-					;
-			}
-		}
-		{
-			char tmp[64];
-			size_t n = (size_t)(q - s);
-
-			if (n >= sizeof(tmp))
-				return fail_at(ps, ps->line, ps->col, "a number of %zu digits", n);
-			memcpy(tmp, s, n);
-			tmp[n] = '\0';
-			errno = 0;
-			if (is_float) {
-				t->kind = T_FLOAT;
-				t->f = strtod(tmp, NULL);
-			} else {
-				t->kind = T_INT;
-				t->i = strtoll(tmp, NULL, 10);
-				if (errno == ERANGE)
-					return fail_at(ps, ps->line, ps->col, "%s does not fit in 64 bits", tmp);
-			}
-		}
-		t->len = (size_t)(q - s);
-		while (ps->p < q)
-			advance_char(ps);
-		return 0;
-	}
+	if (isdigit((unsigned char)*s))
+		return lex_number(ps, t, s);
 	if (isalpha((unsigned char)*s) || *s == '_') {
 		const char *q = s;
 
@@ -219,28 +257,7 @@ static int next(struct parser *ps)
 			advance_char(ps);
 		return 0;
 	}
-	{
-		static const struct { const char *text; enum tok kind; } punct[] = {
-			{ "...", T_ELLIPSIS }, { "..", T_DOTDOT }, { "==", T_EQ }, { "!=", T_NE }, { "<=", T_LE },
-			{ ">=", T_GE }, { ".", T_DOT }, { "(", T_LP }, { ")", T_RP }, { "[", T_LB }, { "]", T_RB },
-			{ ",", T_COMMA }, { ":", T_COLON }, { "+", T_PLUS }, { "-", T_MINUS }, { "*", T_STAR },
-			{ "/", T_SLASH }, { "%", T_PERCENT }, { "<", T_LT }, { ">", T_GT }, { "=", T_ASSIGN },
-			{ "?", T_QUESTION }, { "|", T_BAR },
-		};
-
-		for (size_t k = 0; k < sizeof(punct) / sizeof(punct[0]); k++) {
-			size_t n = strlen(punct[k].text);
-
-			if ((size_t)(ps->end - s) >= n && !memcmp(s, punct[k].text, n)) {
-				t->kind = punct[k].kind;
-				t->len = n;
-				for (size_t j = 0; j < n; j++)
-					advance_char(ps);
-				return 0;
-			}
-		}
-	}
-	return fail_at(ps, ps->line, ps->col, "unexpected character '%c'", isprint((unsigned char)*s) ? *s : '?');
+	return lex_punct(ps, t, s);
 }
 
 static int is_word(const struct parser *ps, const char *w)
@@ -868,6 +885,111 @@ static int parse_dtypes(struct parser *ps, unsigned *set)
 
 static int finish_block(struct parser *ps);
 
+/* op NAME...: ends the block before and opens a new one. */
+static int parse_op(struct parser *ps, const struct token *t)
+{
+	struct block *b;
+	const char *ops[64];
+	int n = 0;
+
+	if (finish_block(ps) < 0)
+		return -1;
+	b = expr_alloc(&ps->set->arena, sizeof(*b));
+	memset(b, 0, sizeof(*b));
+	b->file = spec_intern(ps->set, ps->file);
+	b->line = t->line;
+	b->opset_lo = -1;
+	b->domain = spec_intern(ps->set, "");
+	do {
+		if (n == 64)
+			return fail_at(ps, t->line, t->col, "one block names at most 64 operators");
+		if (parse_name(ps, &ops[n++], "an operator name") < 0)
+			return -1;
+	} while (ps->tok.kind == T_NAME);
+	b->ops = expr_alloc(&ps->set->arena, (size_t)n * sizeof(*b->ops));
+	memcpy(b->ops, ops, (size_t)n * sizeof(*ops));
+	b->nops = n;
+	ps->block = b;
+	return 0;
+}
+
+/* opset FIRST[..LAST] */
+static int parse_opset(struct parser *ps, const struct token *t)
+{
+	if (ps->block->opset_lo >= 0)
+		return fail_at(ps, t->line, t->col, "the block already has an opset");
+	if (ps->tok.kind != T_INT || ps->tok.i < 1 || ps->tok.i >= SPEC_OPSET_OPEN)
+		return unexpected(ps, "an opset number");
+	ps->block->opset_lo = (int)ps->tok.i;
+	ps->block->opset_hi = SPEC_OPSET_OPEN;
+	if (next(ps) < 0)
+		return -1;
+	if (ps->tok.kind == T_DOTDOT) {
+		if (next(ps) < 0)
+			return -1;
+		if (ps->tok.kind != T_INT || ps->tok.i < ps->block->opset_lo || ps->tok.i >= SPEC_OPSET_OPEN)
+			return unexpected(ps, "the last opset, not below the first");
+		ps->block->opset_hi = (int)ps->tok.i;
+		return next(ps);
+	}
+	return 0;
+}
+
+/* domain NAME[.NAME]... (none: the default domain) */
+static int parse_domain(struct parser *ps)
+{
+	struct buf d = BUF_INIT;
+
+	while (ps->tok.kind == T_NAME || ps->tok.kind == T_DOT) {
+		buf_add(&d, ps->tok.text, ps->tok.len);
+		if (next(ps) < 0) {
+			buf_release(&d);
+			return -1;
+		}
+	}
+	ps->block->domain = spec_intern(ps->set, d.data);
+	buf_release(&d);
+	return 0;
+}
+
+/* int/ints/float/str NAME ... in DOMAIN [where COND]: a value the solver chooses. */
+static int parse_choice(struct parser *ps, const struct token *t, const char *kw)
+{
+	struct stmt *s;
+	int kind = !strcmp(kw, "int") ? S_INT : !strcmp(kw, "ints") ? S_INTS :
+		   !strcmp(kw, "float") ? S_FLOAT : S_STR;
+
+	s = new_stmt(ps, kind, t);
+	if (parse_name(ps, &s->name, "a name") < 0)
+		return -1;
+	if (kind == S_INTS) {
+		if (expect_word(ps, "len") < 0)
+			return -1;
+		ps->no_in = 1;
+		if (parse_expr(ps, &s->len) < 0)
+			return -1;
+		ps->no_in = 0;
+	}
+	if (kind == S_FLOAT && is_word(ps, "uniform")) {
+		/* float NAME uniform(LO, HI), as well as float NAME in uniform(LO, HI) */
+	} else if (expect_word(ps, "in") < 0) {
+		return -1;
+	}
+	if (parse_expr(ps, &s->e) < 0)
+		return -1;
+	if (s->e->kind == X_CALL && s->e->op == FN_UNIFORM) {
+		if (kind != S_FLOAT)
+			return fail_at(ps, s->e->line, s->e->col,
+				"uniform() chooses a float: float NAME in uniform(LO, HI)");
+		s->lo = s->e->a[0];
+		s->hi = s->e->a[1];
+		s->e = NULL;
+	}
+	if ((kind == S_INT || kind == S_INTS) && is_word(ps, "where"))
+		return next(ps) < 0 ? -1 : parse_expr(ps, &s->cond);
+	return 0;
+}
+
 static int parse_statement(struct parser *ps)
 {
 	struct token t = ps->tok;
@@ -881,66 +1003,14 @@ static int parse_statement(struct parser *ps)
 	kw = intern_n(ps->set, t.text, t.len);
 	if (next(ps) < 0)
 		return -1;
-	if (!strcmp(kw, "op")) {
-		struct block *b;
-		const char *ops[64];
-		int n = 0;
-
-		if (finish_block(ps) < 0)
-			return -1;
-		b = expr_alloc(&ps->set->arena, sizeof(*b));
-		memset(b, 0, sizeof(*b));
-		b->file = spec_intern(ps->set, ps->file);
-		b->line = t.line;
-		b->opset_lo = -1;
-		b->domain = spec_intern(ps->set, "");
-		do {
-			if (n == 64)
-				return fail_at(ps, t.line, t.col, "one block names at most 64 operators");
-			if (parse_name(ps, &ops[n++], "an operator name") < 0)
-				return -1;
-		} while (ps->tok.kind == T_NAME);
-		b->ops = expr_alloc(&ps->set->arena, (size_t)n * sizeof(*b->ops));
-		memcpy(b->ops, ops, (size_t)n * sizeof(*ops));
-		b->nops = n;
-		ps->block = b;
-		return 0;
-	}
+	if (!strcmp(kw, "op"))
+		return parse_op(ps, &t);
 	if (!ps->block)
 		return fail_at(ps, t.line, t.col, "'%s' outside an op block: start one with 'op NAME'", kw);
-	if (!strcmp(kw, "opset")) {
-		if (ps->block->opset_lo >= 0)
-			return fail_at(ps, t.line, t.col, "the block already has an opset");
-		if (ps->tok.kind != T_INT || ps->tok.i < 1 || ps->tok.i >= SPEC_OPSET_OPEN)
-			return unexpected(ps, "an opset number");
-		ps->block->opset_lo = (int)ps->tok.i;
-		ps->block->opset_hi = SPEC_OPSET_OPEN;
-		if (next(ps) < 0)
-			return -1;
-		if (ps->tok.kind == T_DOTDOT) {
-			if (next(ps) < 0)
-				return -1;
-			if (ps->tok.kind != T_INT || ps->tok.i < ps->block->opset_lo || ps->tok.i >= SPEC_OPSET_OPEN)
-				return unexpected(ps, "the last opset, not below the first");
-			ps->block->opset_hi = (int)ps->tok.i;
-			return next(ps);
-		}
-		return 0;
-	}
-	if (!strcmp(kw, "domain")) {
-		struct buf d = BUF_INIT;
-
-		while (ps->tok.kind == T_NAME || ps->tok.kind == T_DOT) {
-			buf_add(&d, ps->tok.text, ps->tok.len);
-			if (next(ps) < 0) {
-				buf_release(&d);
-				return -1;
-			}
-		}
-		ps->block->domain = spec_intern(ps->set, d.data);
-		buf_release(&d);
-		return 0;
-	}
+	if (!strcmp(kw, "opset"))
+		return parse_opset(ps, &t);
+	if (!strcmp(kw, "domain"))
+		return parse_domain(ps);
 	if (!strcmp(kw, "type")) {
 		s = new_stmt(ps, S_TYPE, &t);
 		if (parse_name(ps, &s->name, "the type variable's name") < 0 || expect_word(ps, "in") < 0)
@@ -966,40 +1036,8 @@ static int parse_statement(struct parser *ps)
 			return -1;
 		return parse_expr(ps, &s->e);
 	}
-	if (!strcmp(kw, "int") || !strcmp(kw, "ints") || !strcmp(kw, "float") || !strcmp(kw, "str")) {
-		int kind = !strcmp(kw, "int") ? S_INT : !strcmp(kw, "ints") ? S_INTS : !strcmp(kw,
-			"float") ? S_FLOAT : S_STR;
-
-		s = new_stmt(ps, kind, &t);
-		if (parse_name(ps, &s->name, "a name") < 0)
-			return -1;
-		if (kind == S_INTS) {
-			if (expect_word(ps, "len") < 0)
-				return -1;
-			ps->no_in = 1;
-			if (parse_expr(ps, &s->len) < 0)
-				return -1;
-			ps->no_in = 0;
-		}
-		if (kind == S_FLOAT && is_word(ps, "uniform")) {
-			/* float NAME uniform(LO, HI), as well as float NAME in uniform(LO, HI) */
-		} else if (expect_word(ps, "in") < 0) {
-			return -1;
-		}
-		if (parse_expr(ps, &s->e) < 0)
-			return -1;
-		if (s->e->kind == X_CALL && s->e->op == FN_UNIFORM) {
-			if (kind != S_FLOAT)
-				return fail_at(ps, s->e->line, s->e->col,
-					"uniform() chooses a float: float NAME in uniform(LO, HI)");
-			s->lo = s->e->a[0];
-			s->hi = s->e->a[1];
-			s->e = NULL;
-		}
-		if ((kind == S_INT || kind == S_INTS) && is_word(ps, "where"))
-			return next(ps) < 0 ? -1 : parse_expr(ps, &s->cond);
-		return 0;
-	}
+	if (!strcmp(kw, "int") || !strcmp(kw, "ints") || !strcmp(kw, "float") || !strcmp(kw, "str"))
+		return parse_choice(ps, &t, kw);
 	if (!strcmp(kw, "attr")) {
 		s = new_stmt(ps, S_ATTR, &t);
 		if (parse_name(ps, &s->name, "the attribute's name") < 0 || expect(ps, T_ASSIGN, "'='") < 0 ||
@@ -1160,53 +1198,127 @@ static int resolve_in(struct resolver *r, struct expr *x, int self_ok, int islot
 	return resolve(r, x);
 }
 
-static int resolve_block(struct parser *ps)
+/* Every chosen name first, so that a use before its statement can say where it is chosen; the
+ * type variables get their slots and dtype sets here. */
+static int declare_names(struct resolver *r)
 {
-	struct block *b = ps->block;
-	struct resolver r;
-	int rc = -1, islot = -1, kslot = -1;
+	struct parser *ps = r->ps;
+	struct block *b = r->b;
 
-	memset(&r, 0, sizeof(r));
-	r.ps = ps;
-	r.b = b;
-	r.defs = xcalloc(ps->nstmts + 1, sizeof(*r.defs));
-	/* Every chosen name first, so that a use before its statement can say where it is chosen. */
 	for (size_t k = 0; k < ps->nstmts; k++) {
 		struct stmt *s = &ps->stmts[k];
 		const struct def *d;
 
 		if (s->kind == S_ATTR)
 			continue;
-		if (!strcmp(s->name, "i") || !strcmp(s->name, "k")) {
-			fail_at(ps, s->line, s->col,
-				"'%s' is the index in dims, ints and groups: choose another name", s->name);
-			goto out;
-		}
-		if ((d = find_def(&r, s->name))) {
-			fail_at(ps, s->line, s->col, "'%s' is chosen twice (first on line %d)", s->name,
-				ps->stmts[d->stmt].line);
-			goto out;
-		}
-		s->slot = new_slot(&r, s->name);
-		r.defs[r.ndefs++] = (struct def){ s->name, (int)k, s->slot };
+		if (!strcmp(s->name, "i") || !strcmp(s->name, "k"))
+			return fail_at(ps, s->line, s->col,
+				       "'%s' is the index in dims, ints and groups: choose another name", s->name);
+		if ((d = find_def(r, s->name)))
+			return fail_at(ps, s->line, s->col, "'%s' is chosen twice (first on line %d)", s->name,
+				       ps->stmts[d->stmt].line);
+		s->slot = new_slot(r, s->name);
+		r->defs[r->ndefs++] = (struct def){ s->name, (int)k, s->slot };
 		if (s->kind == S_TYPE) {
-			if (b->ntyvars == 32) {
-				fail_at(ps, s->line, s->col, "more than 32 type variables in one block");
-				goto out;
-			}
+			if (b->ntyvars == 32)
+				return fail_at(ps, s->line, s->col, "more than 32 type variables in one block");
 			b->tyvar_slot[b->ntyvars] = s->slot;
 			b->tyvar_set[b->ntyvars++] = s->dtypes;
 		}
 	}
+	return 0;
+}
+
+/* The type of an input or output that names one: a type variable chosen before. */
+static int resolve_tyvar(struct resolver *r, struct stmt *s)
+{
+	struct parser *ps = r->ps;
+	const struct def *d = find_def(r, s->e->s);
+
+	if (!d || ps->stmts[d->stmt].kind != S_TYPE)
+		return fail_at(ps, s->e->line, s->e->col,
+			       "unknown type '%s': declare it with 'type %s in DTYPE...' or "
+			       "use a dtype", s->e->s, s->e->s);
+	if (d->stmt > r->cur)
+		return fail_at(ps, s->e->line, s->e->col,
+			       "type '%s' is used before it is declared (line %d)", s->e->s,
+			       ps->stmts[d->stmt].line);
+	s->tyvar = d->slot;
+	s->e = NULL;
+	return 0;
+}
+
+/* The expressions of one statement, each with the names it may use (its own, i, k, a where). */
+static int resolve_stmt(struct resolver *r, struct stmt *s, int islot, int kslot)
+{
+	int group = s->kind == S_INPUTS || s->kind == S_OUTPUTS;
+
+	switch (s->kind) {
+	case S_INPUT: case S_INPUTS: {
+		int kk = group ? kslot : -1;
+
+		if (resolve_in(r, s->count, 0, -1, -1, NULL) < 0 || resolve_in(r, s->rank, group, -1, kk,
+			NULL) < 0 ||
+		    resolve_in(r, s->dims, 1, islot, kk, NULL) < 0 || resolve_in(r, s->shape, group, -1, kk,
+			NULL) < 0 ||
+		    resolve_in(r, s->values, 1, -1, kk, NULL) < 0 || resolve_in(r, s->lo, 0, -1, kk,
+			NULL) < 0 ||
+		    resolve_in(r, s->hi, 0, -1, kk, NULL) < 0 || resolve_in(r, s->cond, 0, -1, kk, NULL) < 0)
+			return -1;
+		if (s->cond && s->optional)
+			return fail_at(r->ps, s->line, s->col,
+				       "an input is optional or present if a condition holds, not both");
+		if (s->values && s->is_const == 0)
+			s->is_const = 1;  /* exact values: an initializer */
+		break;
+	}
+	case S_LET: case S_FLOAT: case S_STR: case S_ATTR:
+		if (resolve_in(r, s->e, 0, -1, -1, NULL) < 0 || resolve_in(r, s->lo, 0, -1, -1, NULL) < 0 ||
+		    resolve_in(r, s->hi, 0, -1, -1, NULL) < 0 || resolve_in(r, s->cond, 0, -1, -1, NULL) < 0)
+			return -1;
+		break;
+	case S_INT:
+		if (resolve_in(r, s->e, 0, -1, -1, NULL) < 0 || resolve_in(r, s->cond, 1, -1, -1,
+			"a where") < 0)
+			return -1;
+		break;
+	case S_INTS:
+		if (resolve_in(r, s->len, 0, -1, -1, NULL) < 0 || resolve_in(r, s->e, 1, islot, -1,
+			NULL) < 0 ||
+		    resolve_in(r, s->cond, 1, islot, -1, "a where") < 0)
+			return -1;
+		break;
+	case S_OUTPUT: case S_OUTPUTS:
+		if (resolve_in(r, s->count, 0, -1, -1, NULL) < 0 || resolve_in(r, s->shape, 0, -1, kslot,
+			NULL) < 0)
+			return -1;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int resolve_block(struct parser *ps)
+{
+	struct resolver r;
+	int rc = -1, islot = -1, kslot = -1;
+
+	memset(&r, 0, sizeof(r));
+	r.ps = ps;
+	r.b = ps->block;
+	r.defs = xcalloc(ps->nstmts + 1, sizeof(*r.defs));
+	if (declare_names(&r) < 0)
+		goto out;
 	for (size_t k = 0; k < ps->nstmts; k++) {
 		struct stmt *s = &ps->stmts[k];
-		int need_i = 0, need_k = 0, group = s->kind == S_INPUTS || s->kind == S_OUTPUTS;
+		int need_i = 0, need_k = 0;
 
 		r.cur = (int)k;
 		/* i and k get slots where they mean something. */
 		if (s->kind == S_INPUT || s->kind == S_INPUTS || s->kind == S_INTS)
 			need_i = 1;
-		if (group)
+		if (s->kind == S_INPUTS || s->kind == S_OUTPUTS)
 			need_k = 1;
 		if (need_i && islot < 0)
 			islot = new_slot(&r, spec_intern(ps->set, "i"));
@@ -1215,70 +1327,10 @@ static int resolve_block(struct parser *ps)
 		s->islot = need_i ? islot : -1;
 		s->kslot = need_k ? kslot : -1;
 		if ((s->kind == S_INPUT || s->kind == S_INPUTS || s->kind == S_OUTPUT || s->kind == S_OUTPUTS)
-			&& s->e) {
-			/* The type: a type variable chosen before. */
-			const struct def *d = find_def(&r, s->e->s);
-
-			if (!d || ps->stmts[d->stmt].kind != S_TYPE) {
-				fail_at(ps, s->e->line, s->e->col,
-					"unknown type '%s': declare it with 'type %s in DTYPE...' or "
-					"use a dtype", s->e->s, s->e->s);
-				goto out;
-			}
-			if (d->stmt > r.cur) {
-				fail_at(ps, s->e->line, s->e->col,
-					"type '%s' is used before it is declared (line %d)", s->e->s,
-					ps->stmts[d->stmt].line);
-				goto out;
-			}
-			s->tyvar = d->slot;
-			s->e = NULL;
-		}
-		switch (s->kind) {
-		case S_INPUT: case S_INPUTS: {
-			int kk = group ? kslot : -1;
-
-			if (resolve_in(&r, s->count, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->rank, group, -1, kk,
-				NULL) < 0 ||
-			    resolve_in(&r, s->dims, 1, islot, kk, NULL) < 0 || resolve_in(&r, s->shape, group, -1, kk,
-				NULL) < 0 ||
-			    resolve_in(&r, s->values, 1, -1, kk, NULL) < 0 || resolve_in(&r, s->lo, 0, -1, kk,
-				NULL) < 0 ||
-			    resolve_in(&r, s->hi, 0, -1, kk, NULL) < 0 || resolve_in(&r, s->cond, 0, -1, kk, NULL) < 0)
-				goto out;
-			if (s->cond && s->optional) {
-				fail_at(ps, s->line, s->col,
-					"an input is optional or present if a condition holds, not both");
-				goto out;
-			}
-			if (s->values && s->is_const == 0)
-				s->is_const = 1;  /* exact values: an initializer */
-			break;
-		}
-		case S_LET: case S_FLOAT: case S_STR: case S_ATTR:
-			if (resolve_in(&r, s->e, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->lo, 0, -1, -1, NULL) < 0 ||
-			    resolve_in(&r, s->hi, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->cond, 0, -1, -1, NULL) < 0)
-				goto out;
-			break;
-		case S_INT:
-			if (resolve_in(&r, s->e, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->cond, 1, -1, -1,
-				"a where") < 0)
-				goto out;
-			break;
-		case S_INTS:
-			if (resolve_in(&r, s->len, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->e, 1, islot, -1,
-				NULL) < 0 ||
-			    resolve_in(&r, s->cond, 1, islot, -1, "a where") < 0)
-				goto out;
-			break;
-		case S_OUTPUT: case S_OUTPUTS:
-			if (resolve_in(&r, s->count, 0, -1, -1, NULL) < 0 || resolve_in(&r, s->shape, 0, -1, kslot,
-				NULL) < 0)
-				goto out;
-			break;
-		default:
-			break;
-		}
+			&& s->e && resolve_tyvar(&r, s) < 0)
+			goto out;
+		if (resolve_stmt(&r, s, islot, kslot) < 0)
+			goto out;
 	}
 	rc = 0;
 out:
