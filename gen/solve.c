@@ -433,47 +433,12 @@ static struct solve_input *add_input(struct run *r)
 	return &o->in[o->nin++];
 }
 
-/* One input: s is input or inputs (then k is the tensor's index in the group, and t the group's
- * slot for it). */
-static int solve_input(struct run *r, const struct stmt *s, struct gen_tensor *t, const char *name)
+/* The shape of a new input tensor: its shape clause, or its rank and each dim (from their clauses,
+ * else drawn; the first input may have a dims bound of its own). */
+static int draw_shape(struct run *r, const struct stmt *s, const char *name, struct gen_tensor *t, int first)
 {
-	struct solve_input *in = add_input(r);
-	unsigned set = type_set(r, s);
-	int status, id = -1, first = !r->seen_input;
+	int status;
 
-	memset(t, 0, sizeof(*t));
-	if (s->optional && (solve_rng_next(r->sv->rng) >> 63)) {
-		in->kind = IN_ABSENT;
-		return SOLVE_OK;
-	}
-	if (s->cond) {
-		struct val c;
-		int truth;
-
-		if ((status = eval(r, s, s->cond, &c)) != SOLVE_OK)
-			return status;
-		if ((truth = expr_truth(&c, &r->env, s->cond)) < 0)
-			return eval_bug(r, s);
-		if (!truth) {
-			in->kind = IN_ABSENT;
-			return SOLVE_OK;
-		}
-	}
-	if (!s->is_const && !s->lo && r->pool && solve_rng_double(r->sv->rng) < r->sv->o.pick_rate) {
-		if ((status = try_reuse(r, s, set, t, &id)) != SOLVE_OK)
-			return status;
-		if (id >= 0) {
-			in->kind = IN_REUSE;
-			in->id = id;
-			in->t = *t;
-			bind_tyvar(r, s->tyvar, t->dtype);
-			describe_first(r, name, t);
-			return SOLVE_OK;
-		}
-	}
-	/* A new tensor. */
-	t->dtype = draw_dtype(r, set);
-	bind_tyvar(r, s->tyvar, t->dtype);
 	if (s->shape) {
 		struct val l;
 
@@ -519,11 +484,16 @@ static int solve_input(struct run *r, const struct stmt *s, struct gen_tensor *t
 		}
 		t->known = t->rank;
 	}
-	if (elements(t) > r->sv->o.max_elements)
-		return SOLVE_TOO_LARGE;
-	in->kind = s->is_const ? IN_CONST : IN_GRAPH;
-	in->t = *t;
-	describe_first(r, name, t);
+	return SOLVE_OK;
+}
+
+/* What a new input holds: the exact values of its values clause, or the range its values are
+ * drawn from (its own, else its dtype's default). */
+static int input_values(struct run *r, const struct stmt *s, const char *name, const struct gen_tensor *t,
+			struct solve_input *in)
+{
+	int status;
+
 	if (s->values) {
 		struct val l;
 
@@ -559,6 +529,57 @@ static int solve_input(struct run *r, const struct stmt *s, struct gen_tensor *t
 		in->range[1] = default_range(t->dtype, 1);
 	}
 	return SOLVE_OK;
+}
+
+/* One input: s is input or inputs (then k is the tensor's index in the group, and t the group's
+ * slot for it). */
+static int solve_input(struct run *r, const struct stmt *s, struct gen_tensor *t, const char *name)
+{
+	struct solve_input *in = add_input(r);
+	unsigned set = type_set(r, s);
+	int status, id = -1, first = !r->seen_input;
+
+	memset(t, 0, sizeof(*t));
+	if (s->optional && (solve_rng_next(r->sv->rng) >> 63)) {
+		in->kind = IN_ABSENT;
+		return SOLVE_OK;
+	}
+	if (s->cond) {
+		struct val c;
+		int truth;
+
+		if ((status = eval(r, s, s->cond, &c)) != SOLVE_OK)
+			return status;
+		if ((truth = expr_truth(&c, &r->env, s->cond)) < 0)
+			return eval_bug(r, s);
+		if (!truth) {
+			in->kind = IN_ABSENT;
+			return SOLVE_OK;
+		}
+	}
+	if (!s->is_const && !s->lo && r->pool && solve_rng_double(r->sv->rng) < r->sv->o.pick_rate) {
+		if ((status = try_reuse(r, s, set, t, &id)) != SOLVE_OK)
+			return status;
+		if (id >= 0) {
+			in->kind = IN_REUSE;
+			in->id = id;
+			in->t = *t;
+			bind_tyvar(r, s->tyvar, t->dtype);
+			describe_first(r, name, t);
+			return SOLVE_OK;
+		}
+	}
+	/* A new tensor. */
+	t->dtype = draw_dtype(r, set);
+	bind_tyvar(r, s->tyvar, t->dtype);
+	if ((status = draw_shape(r, s, name, t, first)) != SOLVE_OK)
+		return status;
+	if (elements(t) > r->sv->o.max_elements)
+		return SOLVE_TOO_LARGE;
+	in->kind = s->is_const ? IN_CONST : IN_GRAPH;
+	in->t = *t;
+	describe_first(r, name, t);
+	return input_values(r, s, name, t, in);
 }
 
 static int stmt_input(struct run *r, const struct stmt *s)
