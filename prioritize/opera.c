@@ -513,8 +513,19 @@ static void run_sequences(const struct rank_set *s, const uint32_t *start, const
 	free(by_size);
 }
 
-void opera_rank(const struct rank_set *s, const uint32_t *idx, size_t n, const double *opscore, int jobs,
-		uint32_t *out, double *score, struct rank_cover *cover)
+/* The instances of a tier laid out by operator: operator o's block is [start[o], start[o+1]), and
+ * within a block r numbers the instances in the seeded order. Each row (in corpus order within its
+ * block) holds its pairs at [roff, roff of the next); j2r maps a row to its r, r2k an r to its
+ * position in idx. */
+struct blocks {
+	uint32_t *start;
+	uint32_t *r2k, *j2r;
+	size_t *roff;
+	uint32_t *rslot;
+	uint64_t *rcode;
+};
+
+static void lay_out(const struct rank_set *s, const uint32_t *idx, size_t n, struct blocks *bl)
 {
 	size_t nops = s->ops.n, np = 0;
 	uint32_t *start = xcalloc(nops + 1, sizeof(uint32_t));
@@ -525,16 +536,9 @@ void opera_rank(const struct rank_set *s, const uint32_t *idx, size_t n, const d
 	uint32_t *r2k = xmalloc(n * sizeof(uint32_t));
 	uint32_t *j2r = xmalloc(n * sizeof(uint32_t));
 	size_t *roff = xmalloc((n + 1) * sizeof(size_t));
-	uint32_t *rslot, *seq = xmalloc(n * sizeof(uint32_t));
+	uint32_t *rslot;
 	uint64_t *rcode;
-	double *sc = xmalloc(n * sizeof(double));
-	uint32_t *head = xmalloc((nops + 1) * sizeof(uint32_t));
-	unsigned char *in_tier = xcalloc(s->n, 1), *zero;
-	/* Zeroed: an operator with no instance here is never visited and covers nothing. */
-	uint64_t *singles = xcalloc(nops + 1, sizeof(uint64_t)), *features = xcalloc(nops + 1, sizeof(uint64_t));
-	struct merge mg = { seq, sc, start, head };
-	size_t done;
-	struct heap h;
+	unsigned char *in_tier = xcalloc(s->n, 1);
 
 	/* Operator blocks; within a block, r numbers the instances in the seeded order. */
 	for (size_t k = 0; k < n; k++) {
@@ -583,27 +587,24 @@ void opera_rank(const struct rank_set *s, const uint32_t *idx, size_t n, const d
 	roff[n] = np;
 	free(rloc);
 	free(in_tier);
+	free(fill);
+	free(pstart);
+	free(pfill);
+	*bl = (struct blocks){ start, r2k, j2r, roff, rslot, rcode };
+}
 
-	run_sequences(s, start, roff, rslot, rcode, j2r, r2k, opscore, seq, sc, singles, features, jobs);
-	if (cover) {
-		memset(cover, 0, sizeof(*cover));
-		for (uint32_t o = 0; o < nops; o++) {
-			cover->ops += start[o + 1] > start[o];
-			cover->singles += singles[o];
-			cover->pairs += features[o] - singles[o];
-		}
-	}
-	free(singles);
-	free(features);
-	free(rslot);
-	free(rcode);
-	free(roff);
-	free(j2r);
-	free(r2k);
+/* Each operator's sequence falls from its best score to a tail of zeros. The heap merges the
+ * scored parts; the zeros all tie, so they follow in the seeded order, which a scan of idx gives
+ * without a heap operation each. */
+static void merge_sequences(size_t nops, const uint32_t *idx, size_t n, const uint32_t *start, uint32_t *seq,
+			    const double *sc, uint32_t *out, double *score)
+{
+	uint32_t *head = xmalloc((nops + 1) * sizeof(uint32_t));
+	struct merge mg = { seq, sc, start, head };
+	unsigned char *zero;
+	size_t done;
+	struct heap h;
 
-	/* Each operator's sequence falls from its best score to a tail of zeros. The heap merges the
-	 * scored parts; the zeros all tie, so they follow in the seeded order, which a scan of idx gives
-	 * without a heap operation each. */
 	heap_init(&h, nops, merge_before, &mg);
 	for (uint32_t o = 0; o < nops; o++) {
 		head[o] = start[o];
@@ -633,11 +634,39 @@ void opera_rank(const struct rank_set *s, const uint32_t *idx, size_t n, const d
 		}
 	free(zero);
 	heap_release(&h);
-	free(start);
-	free(fill);
-	free(pstart);
-	free(pfill);
+	free(head);
+}
+
+void opera_rank(const struct rank_set *s, const uint32_t *idx, size_t n, const double *opscore, int jobs,
+		uint32_t *out, double *score, struct rank_cover *cover)
+{
+	size_t nops = s->ops.n;
+	uint32_t *seq = xmalloc(n * sizeof(uint32_t));
+	double *sc = xmalloc(n * sizeof(double));
+	/* Zeroed: an operator with no instance here is never visited and covers nothing. */
+	uint64_t *singles = xcalloc(nops + 1, sizeof(uint64_t)), *features = xcalloc(nops + 1, sizeof(uint64_t));
+	struct blocks bl;
+
+	lay_out(s, idx, n, &bl);
+	run_sequences(s, bl.start, bl.roff, bl.rslot, bl.rcode, bl.j2r, bl.r2k, opscore, seq, sc, singles, features,
+		      jobs);
+	if (cover) {
+		memset(cover, 0, sizeof(*cover));
+		for (uint32_t o = 0; o < nops; o++) {
+			cover->ops += bl.start[o + 1] > bl.start[o];
+			cover->singles += singles[o];
+			cover->pairs += features[o] - singles[o];
+		}
+	}
+	free(singles);
+	free(features);
+	free(bl.rslot);
+	free(bl.rcode);
+	free(bl.roff);
+	free(bl.j2r);
+	free(bl.r2k);
+	merge_sequences(nops, idx, n, bl.start, seq, sc, out, score);
+	free(bl.start);
 	free(seq);
 	free(sc);
-	free(head);
 }
