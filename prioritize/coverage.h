@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rank.h"
+#include "rankset.h"
 
 /* Order idx[0..n) (given in the seeded order; coverage in s->coff/s->cov). */
 void coverage_rank(const struct rank_set *s, const uint32_t *idx, size_t n, int additional,

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rank.h"
+#include "rankset.h"
 
 /* Order idx[0..n) (given in the seeded order; their signatures in s->sig). */
 void fast_rank(const struct rank_set *s, const uint32_t *idx, size_t n, enum rank_fast_variant v,

@@ -42,7 +42,7 @@
 #include <stdint.h>
 
 #include "counts.h"
-#include "rank.h"
+#include "rankset.h"
 
 /* The operator scores (one per operator of s) from the counts (NULL: all 1); fills the counts part
  * of st (may be NULL). */
