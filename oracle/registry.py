@@ -17,8 +17,9 @@ Adapters are ferry's own (this package's adapters/, one module per frontend, hel
 the user's: adapter_<NAME>.py in the directories of FERRY_ADAPTERS, which come first.
 """
 
-import ast
 import os
+
+from ferry.templates.registry import literals
 
 DECLARED = ("NAME", "LIBRARY", "FORMAT", "PACKAGE")
 FUNCTIONS = ("version", "load", "compile", "execute")
@@ -33,30 +34,13 @@ class AdapterError(Exception):
     ferry_plain = True
 
 
-def _constants(path):
-    """The module-level NAME = "text" assignments of a Python file, without running it."""
-    with open(path, "rb") as f:
-        tree = ast.parse(f.read(), filename=path)
-    found = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            name, value = node.targets[0].id, node.value
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-            name, value = node.target.id, node.value
-        else:
-            continue
-        if name in DECLARED or name == "SUMMARY":
-            found[name] = value.value if isinstance(value, ast.Constant) else value
-    return found
-
-
 def declarations(path, literal=DECLARED):
     """{NAME, LIBRARY, FORMAT, PACKAGE, SUMMARY, path} of the adapter file at path. The names in
     literal must be assigned string literals at module level (AdapterError naming the file and what
     is missing otherwise); the others are None where computed (a user's adapter may compute its
     LIBRARY, and is then run as NAME:LIBRARY; check() verifies them once it is imported)."""
     try:
-        found = _constants(path)
+        found = literals(path, set(DECLARED) | {"SUMMARY"})
     except (OSError, SyntaxError, ValueError) as e:
         raise AdapterError(f"adapter '{path}': cannot read its declarations: {e}") from None
     problems = [f"{key} (a string literal at module level)" for key in literal

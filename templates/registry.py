@@ -50,9 +50,10 @@ class LibraryError(Exception):
     ferry_plain = True
 
 
-def _literals(path, wanted):
+def literals(path, wanted):
     """The module-level NAME = literal assignments of a Python file whose NAME is in wanted, without
-    running it; a value that is no literal is None."""
+    running it; a value that is no literal is None. The adapters' declarations are read with it too
+    (ferry/oracle/registry.py)."""
     with open(path, "rb") as f:
         tree = ast.parse(f.read(), filename=path)
     found = {}
@@ -66,7 +67,7 @@ def _literals(path, wanted):
         if name in wanted:
             try:
                 found[name] = ast.literal_eval(value)
-            except ValueError:
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):  # no literal, or a hostile one
                 found[name] = None
     return found
 
@@ -82,7 +83,7 @@ def _declaration(path):
     """The declarations of the template at path, checked; None where the module declares no LIBRARY
     (a helper of the templates, not a template)."""
     try:
-        found = _literals(path, DECLARED)
+        found = literals(path, DECLARED)
     except (OSError, SyntaxError, ValueError) as e:
         raise LibraryError(f"template '{path}': cannot read its declarations: {e}") from None
     if "LIBRARY" not in found:
@@ -97,7 +98,7 @@ def _declaration(path):
         raise LibraryError(f"template '{path}' declares LIBRARY = {d['LIBRARY']!r}; its file says {stem!r}")
     harvester = os.path.join(_EXTRACT, f"harvest_{stem}.py")
     try:
-        found = _literals(harvester, HARVESTER) if os.path.exists(harvester) else {}
+        found = literals(harvester, HARVESTER) if os.path.exists(harvester) else {}
     except (OSError, SyntaxError, ValueError) as e:
         raise LibraryError(f"harvester '{harvester}': cannot read its declarations: {e}") from None
     for key, default in HARVESTER.items():
