@@ -19,7 +19,9 @@ node id.
 
 import contextlib
 import fnmatch
+import inspect
 import json
+import os
 
 from ferry.extract import channel, pytests
 
@@ -30,6 +32,18 @@ NOT_RECORDED_BY = "not recorded: "      # + reason: the calls not recorded for t
 FILTERED = "instances left out by --filter"
 IMPORT_FAILED = "test files that failed to import"
 IMPORT_ERROR = "test file failed to import: "  # + "FILE: error": a skip reason
+
+
+def where(obj, package):
+    """(file relative to the directory that holds package's top folder, line) where obj (a class or
+    function of the library, package its top module) is defined, or None where it has no source."""
+    try:
+        path = os.path.abspath(inspect.getsourcefile(obj))
+        line = inspect.getsourcelines(obj)[1]
+    except (TypeError, OSError):
+        return None
+    parent = os.path.dirname(os.path.dirname(os.path.abspath(package.__file__)))
+    return (os.path.relpath(path, parent) if path.startswith(parent + os.sep) else path), line
 
 
 def suites(library, known, given, pytest):

@@ -28,7 +28,6 @@ import contextlib
 import doctest
 import inspect
 import io
-import os
 import re
 import types
 import warnings
@@ -90,19 +89,6 @@ def _seed():
     keras.utils.set_random_seed(0)
 
 
-def _where(obj):
-    """(file relative to keras's parent, line) where an object is defined, or None."""
-    try:
-        path = os.path.abspath(inspect.getsourcefile(obj))
-        line = inspect.getsourcelines(obj)[1]
-    except (TypeError, OSError):
-        return None
-    parent = os.path.dirname(os.path.dirname(os.path.abspath(keras.__file__)))
-    if path.startswith(parent + os.sep):
-        path = os.path.relpath(path, parent)
-    return path, line
-
-
 # --- docstrings -----------------------------------------------------------------------------------------
 
 def docstring_examples(doc):
@@ -145,7 +131,7 @@ def _namespace():
 
 
 def _run_examples(h, name, obj, examples):
-    where = _where(obj)
+    where = harvest_common.where(obj, keras)
     source = {"suite": "docstrings", "test": name}
     if where is not None:
         source["file"], source["line"] = where

@@ -13,7 +13,6 @@ import contextlib
 import doctest
 import inspect
 import io
-import os
 import types
 import warnings
 
@@ -56,17 +55,6 @@ def _seed():
     tf_keras.utils.set_random_seed(0)
 
 
-def _where(obj):
-    """(file relative to tf_keras's parent, line) where a class is defined, or None."""
-    try:
-        path = os.path.abspath(inspect.getsourcefile(obj))
-        line = inspect.getsourcelines(obj)[1]
-    except (TypeError, OSError):
-        return None
-    parent = os.path.dirname(os.path.dirname(os.path.abspath(tf_keras.__file__)))
-    return (os.path.relpath(path, parent) if path.startswith(parent + os.sep) else path), line
-
-
 class _TensorFlow(types.ModuleType):
     """TensorFlow as the examples see it: tf.keras is tf_keras, the rest is TensorFlow's."""
 
@@ -101,7 +89,7 @@ def _docstrings(h):
 
 def _run_examples(h, name, cls, examples):
     source = {"suite": "docstrings", "test": name}
-    where = _where(cls)
+    where = harvest_common.where(cls, tf_keras)
     if where is not None:
         source["file"], source["line"] = where
     namespace = _namespace()
