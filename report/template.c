@@ -19,15 +19,15 @@ struct tpl {
 	size_t n;
 };
 
-struct tpl_set {
+struct template_set {
 	struct tpl *by_len[TPL_MAX_TOKENS + 1]; /* the templates of n tokens */
 	size_t len[TPL_MAX_TOKENS + 1], cap[TPL_MAX_TOKENS + 1];
 	size_t count;
 };
 
-struct tpl_set *tpl_new(void)
+struct template_set *template_new(void)
 {
-	return xcalloc(1, sizeof(struct tpl_set));
+	return xcalloc(1, sizeof(struct template_set));
 }
 
 static void tok_free(char *tok)
@@ -36,7 +36,7 @@ static void tok_free(char *tok)
 		free(tok);
 }
 
-void tpl_free(struct tpl_set *t)
+void template_free(struct template_set *t)
 {
 	if (!t)
 		return;
@@ -51,7 +51,7 @@ void tpl_free(struct tpl_set *t)
 	free(t);
 }
 
-size_t tpl_count(const struct tpl_set *t)
+size_t template_count(const struct template_set *t)
 {
 	return t->count;
 }
@@ -126,7 +126,7 @@ static void tokens_free(char **tok, size_t n)
 
 /* The template of t's that tok (n tokens) belongs to, or NULL: the one that disagrees at the
  * fewest places, when at least TPL_AGREE of the places agree. */
-static struct tpl *closest(const struct tpl_set *t, char *const *tok, size_t n)
+static struct tpl *closest(const struct template_set *t, char *const *tok, size_t n)
 {
 	struct tpl *best = NULL;
 	size_t best_d = 0;
@@ -147,7 +147,7 @@ static struct tpl *closest(const struct tpl_set *t, char *const *tok, size_t n)
 	return best;
 }
 
-static void learn(struct tpl_set *t, const char *line)
+static void learn(struct template_set *t, const char *line)
 {
 	size_t n;
 	char **tok = tokens(line, &n);
@@ -172,7 +172,7 @@ static int by_text(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-void tpl_learn_all(struct tpl_set *t, const char *const *lines, size_t n)
+void template_learn_all(struct template_set *t, const char *const *lines, size_t n)
 {
 	const char **sorted = xcalloc(n + 1, sizeof(*sorted));
 
@@ -184,7 +184,7 @@ void tpl_learn_all(struct tpl_set *t, const char *const *lines, size_t n)
 	free(sorted);
 }
 
-void tpl_match(const struct tpl_set *t, const char *line, struct buf *out)
+void template_match(const struct template_set *t, const char *line, struct buf *out)
 {
 	size_t n;
 	char **tok = tokens(line, &n);

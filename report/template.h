@@ -5,7 +5,7 @@
  * dimension" are "<*> has zero dimension", whatever the names are, with no rule that knows node
  * names. What varies is learned from what the store holds, so a new frontend needs no new rule.
  *
- * Learning is order-dependent; tpl_learn_all learns a set of lines in a fixed order (sorted), so the
+ * Learning is order-dependent; template_learn_all learns a set of lines in a fixed order (sorted), so the
  * same lines always give the same templates. */
 #ifndef FERRY_TEMPLATE_H
 #define FERRY_TEMPLATE_H
@@ -14,17 +14,17 @@
 
 #include "buf.h"
 
-struct tpl_set;
+struct template_set;
 
-struct tpl_set *tpl_new(void);
-void tpl_free(struct tpl_set *t);
+struct template_set *template_new(void);
+void template_free(struct template_set *t);
 /* Learn lines[0..n) (each a line without its newline), in sorted order whatever order they come
  * in; a line learnt twice counts once. The strings are the caller's. */
-void tpl_learn_all(struct tpl_set *t, const char *const *lines, size_t n);
+void template_learn_all(struct template_set *t, const char *const *lines, size_t n);
 /* Append to out the template that line belongs to (its own tokens when it matches none): tokens
  * joined by single spaces, <*> where the learnt lines differ, <#> for a number. */
-void tpl_match(const struct tpl_set *t, const char *line, struct buf *out);
+void template_match(const struct template_set *t, const char *line, struct buf *out);
 /* How many templates were learnt. */
-size_t tpl_count(const struct tpl_set *t);
+size_t template_count(const struct template_set *t);
 
 #endif

@@ -10,12 +10,12 @@
 /* The template line belongs to, after learning lines. */
 static char *match(const char *const *lines, size_t n, const char *line)
 {
-	struct tpl_set *t = tpl_new();
+	struct template_set *t = template_new();
 	struct buf out = BUF_INIT;
 
-	tpl_learn_all(t, lines, n);
-	tpl_match(t, line, &out);
-	tpl_free(t);
+	template_learn_all(t, lines, n);
+	template_match(t, line, &out);
+	template_free(t);
 	return out.data ? out.data : strdup("");
 }
 
@@ -44,7 +44,7 @@ int main(void)
 	};
 	static const char *const fwd[] = { "a b c d e", "a b c d x", "a b y d x" };
 	static const char *const back[] = { "a b y d x", "a b c d x", "a b c d e" };
-	struct tpl_set *t = tpl_new();
+	struct template_set *t = template_new();
 
 	plan(10);
 	check(zero, 3, "out_0 has zero dimension which is not allowed", "<*> has zero dimension which is not allowed",
@@ -68,11 +68,11 @@ int main(void)
 		free(a);
 		free(b);
 	}
-	tpl_learn_all(t, zero, 3);
-	tpl_learn_all(t, zero, 3);
-	ok(tpl_count(t) == 1, "lines learnt twice make one template (%zu)", tpl_count(t));
-	tpl_learn_all(t, dtypes, 3);
-	ok(tpl_count(t) == 3, "three templates in all (%zu)", tpl_count(t));
-	tpl_free(t);
+	template_learn_all(t, zero, 3);
+	template_learn_all(t, zero, 3);
+	ok(template_count(t) == 1, "lines learnt twice make one template (%zu)", template_count(t));
+	template_learn_all(t, dtypes, 3);
+	ok(template_count(t) == 3, "three templates in all (%zu)", template_count(t));
+	template_free(t);
 	return done();
 }
