@@ -224,12 +224,23 @@ static void add_without_locations(struct buf *out, const char *l)
 	}
 }
 
-void dedup_decisive(const char *msg, struct buf *out)
-{
-	struct buf clean = BUF_INIT, line = BUF_INIT, fallback = BUF_INIT;
-	const char *p = msg ? msg : "";
-	bool banner = false, frame = false, found = false;
+/* The lines of a crash message as dedup_decisive reads them, in order, each with its status prefixes
+ * and locations taken off, and whether it is one of the generic lines it passes over; ANSI escapes,
+ * traceback frames with their source lines and native backtraces are not lines at all. fallback
+ * receives a generic check's condition and file, for a message with nothing else. */
+struct msg_line {
+	char *text;
+	bool generic;
+};
 
+static size_t message_lines(const char *msg, struct msg_line **lines, struct buf *fallback)
+{
+	struct buf clean = BUF_INIT, line = BUF_INIT, text = BUF_INIT;
+	const char *p = msg ? msg : "";
+	bool banner = false, frame = false;
+	size_t n = 0, cap = 0;
+
+	*lines = NULL;
 	/* ANSI escapes (torch.onnx colours its banners) say nothing. */
 	while (*p) {
 		if (*p == '\x1b' && p[1] == '[') {
@@ -241,26 +252,29 @@ void dedup_decisive(const char *msg, struct buf *out)
 			buf_addc(&clean, *p++);
 		}
 	}
-	for (p = clean.data ? clean.data : ""; *p && !found;) {
-		size_t n = strcspn(p, "\n");
+	for (p = clean.data ? clean.data : ""; *p;) {
+		size_t len, cut = strcspn(p, "\n");
 		const char *raw = p, *l = p;
-		bool indented = n && isspace((unsigned char)*raw);
-		size_t len;
+		bool indented = cut && isspace((unsigned char)*raw), generic;
 
-		p += n + (p[n] == '\n');
+		p += cut + (p[cut] == '\n');
 		/* The source line under a traceback frame, and a native backtrace's "  12: tvm::..." */
 		if (frame && indented) {
 			frame = false;
 			continue;
 		}
-		while (l < raw + n && isspace((unsigned char)*l))
+		while (l < raw + cut && isspace((unsigned char)*l))
 			l++;
-		len = (size_t)(raw + n - l);
+		len = (size_t)(raw + cut - l);
 		while (len && isspace((unsigned char)l[len - 1]))
 			len--;
 		frame = starts(l, "File \"");
+		if (frame)
+			continue;
 		if (indented && len && isdigit((unsigned char)*l) && memchr(l, ':', len) &&
 		    strspn(l, "0123456789") == (size_t)((const char *)memchr(l, ':', len) - l))
+			continue;
+		if (!len)
 			continue;
 		if (strstr(l, " of exporting the model to ONNX") && strstr(l, "This is step "))
 			banner = true;
@@ -282,44 +296,81 @@ void dedup_decisive(const char *msg, struct buf *out)
 			l += 33;
 		l = skip_cpp_location(l);
 		len = strlen(l);
-		if (generic_line(l, len, banner)) {
-			if (starts(l, "Check '") && strstr(l, "' failed at ")) {
-				/* Kept in case nothing follows it: the condition and the file, unquoted. */
-				const char *at = strstr(l, "' failed at ") + 12, *file = at + strcspn(at, ":");
+		generic = generic_line(l, len, banner);
+		if (generic && starts(l, "Check '") && strstr(l, "' failed at ")) {
+			/* Kept in case nothing follows it: the condition and the file, unquoted. */
+			const char *at = strstr(l, "' failed at ") + 12, *file = at + strcspn(at, ":");
 
-				while (file > at && file[-1] != '/')
-					file--;
-				buf_reset(&fallback);
-				buf_addf(&fallback, "check %.*s failed in %.*s", (int)(at - 12 - (l + 7)), l + 7,
-					 (int)strcspn(file, ":"), file);
-			}
-			continue;
+			while (file > at && file[-1] != '/')
+				file--;
+			buf_reset(fallback);
+			buf_addf(fallback, "check %.*s failed in %.*s", (int)(at - 12 - (l + 7)), l + 7,
+				 (int)strcspn(file, ":"), file);
 		}
 		if (starts(l, "-- "))
 			l += 3;
 		/* ONNX Runtime's checker prints the whole node before its error. */
 		if (starts(l, "This is an invalid model. In Node, ") && strstr(l, " , Error "))
 			l = strstr(l, " , Error ") + 3;
+		buf_reset(&text);
 		/* torch.onnx's chain names each exception as "<class 'pkg.Error'>: ": keep the type's name. */
 		if (starts(l, "<class '") && strstr(l, "'>")) {
 			const char *end = strstr(l, "'>"), *name = end;
 
 			while (name > l + 8 && name[-1] != '.' && name[-1] != '\'')
 				name--;
-			buf_add(out, name, (size_t)(end - name));
+			buf_add(&text, name, (size_t)(end - name));
 			l = end + 2;
 		}
-		add_without_locations(out, l);
-		found = true;
-	}
-	if (!found) {
-		if (fallback.len)
-			buf_add(out, fallback.data, fallback.len);
-		else
-			buf_add(out, clean.data ? clean.data : "", strcspn(clean.data ? clean.data : "", "\n"));
+		add_without_locations(&text, l);
+		XGROW(*lines, cap, n + 1);
+		(*lines)[n++] = (struct msg_line){ buf_detach(&text), generic };
 	}
 	buf_release(&clean);
 	buf_release(&line);
+	buf_release(&text);
+	return n;
+}
+
+static void message_lines_free(struct msg_line *lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lines[i].text);
+	free(lines);
+}
+
+void dedup_decisive(const char *msg, struct buf *out)
+{
+	struct buf fallback = BUF_INIT;
+	struct msg_line *lines;
+	size_t n = message_lines(msg, &lines, &fallback), i;
+	const char *m = msg ? msg : "";
+
+	for (i = 0; i < n && lines[i].generic; i++)
+		;
+	if (i < n) {
+		buf_adds(out, lines[i].text);
+	} else if (fallback.len) {
+		buf_add(out, fallback.data, fallback.len);
+	} else {
+		/* The first line of the message, its escapes aside. */
+		struct buf first = BUF_INIT;
+
+		for (const char *p = m; *p && *p != '\n'; p++) {
+			if (*p == '\x1b' && p[1] == '[') {
+				for (p += 2; *p && !isalpha((unsigned char)*p); p++)
+					;
+				if (!*p)
+					break;
+				continue;
+			}
+			buf_addc(&first, *p);
+		}
+		if (first.len)
+			buf_add(out, first.data, first.len);
+		buf_release(&first);
+	}
+	message_lines_free(lines, n);
 	buf_release(&fallback);
 }
 
