@@ -2,6 +2,7 @@
 #include "dedup.h"
 #include "record.h"
 #include "strmap.h"
+#include "template.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -524,60 +525,228 @@ static void bug_free(struct bug *b)
 	free(b);
 }
 
+/* A failure as the rebuild keeps it until every failure of its frontend is read: the decisive line
+ * of a crash is decided by what the other failures say. */
+struct fail {
+	char *id, *frontend, *op, *outcome, *stage, *exc_type, *frame, *message;
+	long long np, ne;
+	struct msg_line *lines;   /* a crash's lines (message_lines), else NULL */
+	size_t nlines;
+};
+
 struct rebuild {
 	struct strmap bugs;   /* signature -> struct bug */
 	struct buf sig;
 	size_t failures;
+	struct fail *fails;
+	size_t nfails, cap;
 };
 
-/* One failing result joins its bug, and may become its representative. */
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* A crash that ended in an exception, whose message has lines to weigh (not a signal's death). */
+static bool weighed(const struct fail *f)
+{
+	return outcome_from_name(f->outcome) == OUTCOME_CRASH && !(f->exc_type && !strncmp(f->exc_type, "signal ", 7));
+}
+
+/* Each failing result is kept, with how simple its instance is. */
 static int add_failure(void *ctx, const struct db_row *row, struct err *e)
 {
 	struct rebuild *rb = ctx;
-	struct failure f = { row->frontend, row->op ? row->op : "", row->outcome, row->stage, row->exc_type,
-			     row->frame, row->message };
-	struct strmap_entry *ent;
-	struct bug *b;
-	long long np, ne;
-	int created;
+	struct fail *f;
+	struct buf fallback = BUF_INIT;
 
 	(void)e;
-	rb->failures++;
-	buf_reset(&rb->sig);
-	dedup_signature(&f, &rb->sig);
+	XGROW(rb->fails, rb->cap, rb->nfails + 1);
+	f = &rb->fails[rb->nfails++];
+	*f = (struct fail){ xstrdup(row->id), xstrdup(row->frontend), xstrdup(row->op ? row->op : ""),
+			    xstrdup(row->outcome), dup_or_null(row->stage), dup_or_null(row->exc_type),
+			    dup_or_null(row->frame), dup_or_null(row->message), 0, 0, NULL, 0 };
+	simplicity(row->record ? row->record : "", &f->np, &f->ne);
+	if (weighed(f))
+		f->nlines = message_lines(f->message, &f->lines, &fallback);
+	buf_release(&fallback);
+	return 0;
+}
+
+static void fail_release(struct fail *f)
+{
+	free(f->id);
+	free(f->frontend);
+	free(f->op);
+	free(f->outcome);
+	free(f->stage);
+	free(f->exc_type);
+	free(f->frame);
+	free(f->message);
+	message_lines_free(f->lines, f->nlines);
+}
+
+/* A message weighs at most this many of its lines: what decides is near its top. */
+#define WEIGHED_LINES 32
+
+/* The templates of f's lines (at most WEIGHED_LINES, each once), into tpls (owned strings). */
+static size_t line_templates(const struct template_set *t, const struct fail *f, char **tpls)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nlines && n < WEIGHED_LINES; i++) {
+		struct buf out = BUF_INIT;
+		size_t k;
+
+		template_match(t, f->lines[i].text, &out);
+		for (k = 0; k < n && strcmp(tpls[k], out.data ? out.data : ""); k++)
+			;
+		if (k < n) {
+			buf_release(&out);
+			continue;
+		}
+		tpls[n++] = out.data ? buf_detach(&out) : xstrdup("");
+	}
+	return n;
+}
+
+static size_t partners_of(const struct strmap *partners, const char *tpl)
+{
+	const struct strmap_entry *e = strmap_find(partners, tpl);
+
+	return e ? e->count : 0;
+}
+
+/* The crashes of one frontend, fails[0..n): their lines' templates learnt together, and for each
+ * template how many others it is seen with. A line seen with many different lines (a generic header,
+ * a banner, "Check 'false' failed at core.cpp") says where a failure was reported, not what failed;
+ * the decisive line of a message is its template seen with the fewest others (the first, on a tie).
+ * decisive[i] receives fails[i]'s (owned; NULL for a failure that is not weighed). */
+static void decide(struct fail *fails, size_t n, char **decisive)
+{
+	struct template_set *t = template_new();
+	struct strmap pairs = STRMAP_INIT, partners = STRMAP_INIT;
+	const char **texts = NULL;
+	size_t ntexts = 0, cap = 0;
+	char *tpls[WEIGHED_LINES];
+	struct buf key = BUF_INIT;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < fails[i].nlines; k++) {
+			XGROW(texts, cap, ntexts + 1);
+			texts[ntexts++] = fails[i].lines[k].text;
+		}
+	template_learn_all(t, texts, ntexts);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			size_t m = weighed(&fails[i]) ? line_templates(t, &fails[i], tpls) : 0, best = 0;
+
+			for (size_t a = 0; a < m; a++) {
+				size_t seen;
+
+				for (size_t b = 0; pass == 0 && b < m; b++) {
+					int created;
+
+					if (a == b)
+						continue;
+					buf_reset(&key);
+					buf_addf(&key, "%s\x1f%s", tpls[a], tpls[b]);
+					strmap_get(&pairs, key.data, &created);
+					if (created)
+						strmap_get(&partners, tpls[a], NULL)->count++;
+				}
+				seen = partners_of(&partners, tpls[a]);
+				if (pass == 1 && a && seen < partners_of(&partners, tpls[best]))
+					best = a;
+			}
+			if (pass == 1)
+				decisive[i] = weighed(&fails[i]) ? xstrdup(m ? tpls[best] : "") : NULL;
+			for (size_t a = 0; a < m; a++)
+				free(tpls[a]);
+		}
+	buf_release(&key);
+	strmap_release(&pairs);
+	strmap_release(&partners);
+	free(texts);
+	template_free(t);
+}
+
+/* The signature of a weighed crash: stage, exception type, the frame where it arose and the
+ * template of its decisive line (decide); the operator is not in it: a line that holds one varies
+ * with it and is learnt so. */
+static void crash_signature(const struct fail *f, const char *decisive, struct buf *out)
+{
+	buf_addf(out, "%s|%s|%s|%s|%s|", f->frontend, f->outcome, f->stage ? f->stage : "-",
+		 f->exc_type ? f->exc_type : "-", f->frame ? f->frame : "-");
+	buf_adds(out, decisive);
+}
+
+/* f joins the bug of its signature, and may become its representative. */
+static void join(struct rebuild *rb, const struct fail *f)
+{
+	struct strmap_entry *ent;
+	struct bug *b;
+	int created;
+
 	ent = strmap_get(&rb->bugs, rb->sig.data, &created);
 	if (created) {
 		XXH64_hash_t h = XXH3_64bits(rb->sig.data, rb->sig.len);
 
 		b = xcalloc(1, sizeof(*b));
 		snprintf(b->id, sizeof(b->id), "%012llx", (unsigned long long)(h >> 16));
-		b->frontend = xstrdup(f.frontend);
-		b->outcome = xstrdup(f.outcome);
-		b->stage = f.stage ? xstrdup(f.stage) : NULL;
-		b->message = f.message ? xstrdup(f.message) : NULL;
+		b->frontend = xstrdup(f->frontend);
+		b->outcome = xstrdup(f->outcome);
+		b->stage = dup_or_null(f->stage);
+		b->message = dup_or_null(f->message);
 		b->signature = xstrdup(rb->sig.data);
 		b->rep_params = b->rep_elements = -1;
 		ent->ptr = b;
 	}
 	b = ent->ptr;
 	XGROW(b->members, b->cap, b->nmembers + 1);
-	b->members[b->nmembers++] = xstrdup(row->id);
-	strmap_get(&b->ops, f.op, NULL)->count++;
-	simplicity(row->record ? row->record : "", &np, &ne);
-	if (!b->rep || np < b->rep_params || (np == b->rep_params && ne < b->rep_elements)) {
+	b->members[b->nmembers++] = xstrdup(f->id);
+	strmap_get(&b->ops, f->op, NULL)->count++;
+	if (!b->rep || f->np < b->rep_params || (f->np == b->rep_params && f->ne < b->rep_elements)) {
 		free(b->rep);
-		b->rep = xstrdup(row->id);
-		b->rep_params = np;
-		b->rep_elements = ne;
+		b->rep = xstrdup(f->id);
+		b->rep_params = f->np;
+		b->rep_elements = f->ne;
 		free(b->message);
-		b->message = f.message ? xstrdup(f.message) : NULL;
+		b->message = dup_or_null(f->message);
 	}
-	return 0;
+}
+
+/* Every kept failure into its bug, a frontend at a time (the failures come by frontend, then id). */
+static void group_all(struct rebuild *rb)
+{
+	for (size_t lo = 0, hi; lo < rb->nfails; lo = hi) {
+		char **decisive;
+
+		for (hi = lo; hi < rb->nfails && !strcmp(rb->fails[hi].frontend, rb->fails[lo].frontend); hi++)
+			;
+		decisive = xcalloc(hi - lo, sizeof(*decisive));
+		decide(rb->fails + lo, hi - lo, decisive);
+		for (size_t i = lo; i < hi; i++) {
+			const struct fail *f = &rb->fails[i];
+			struct failure old = { f->frontend, f->op, f->outcome, f->stage, f->exc_type, f->frame,
+					       f->message };
+
+			rb->failures++;
+			buf_reset(&rb->sig);
+			if (decisive[i - lo])
+				crash_signature(f, decisive[i - lo], &rb->sig);
+			else
+				dedup_signature(&old, &rb->sig);
+			join(rb, f);
+			free(decisive[i - lo]);
+		}
+		free(decisive);
+	}
 }
 
 int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfailures, struct err *e)
 {
-	struct rebuild rb = { STRMAP_INIT, BUF_INIT, 0 };
+	struct rebuild rb = { STRMAP_INIT, BUF_INIT, 0, NULL, 0, 0 };
 	struct db_bug *rows = NULL;
 	struct buf *oplists = NULL;
 	size_t n = 0;
@@ -586,6 +755,7 @@ int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfa
 	/* By id within a frontend: the representative's last tie-break is the smallest id. */
 	if (db_bug_failures(d, frontend, DB_BY_ID, add_failure, &rb, e) < 0)
 		goto out;
+	group_all(&rb);
 	rows = xcalloc(rb.bugs.len + 1, sizeof(*rows));
 	oplists = xcalloc(rb.bugs.len + 1, sizeof(*oplists));
 	for (size_t i = 0; i < rb.bugs.cap; i++) {
@@ -620,5 +790,8 @@ out:
 			bug_free(rb.bugs.slots[i].ptr);
 	strmap_release(&rb.bugs);
 	buf_release(&rb.sig);
+	for (size_t i = 0; i < rb.nfails; i++)
+		fail_release(&rb.fails[i]);
+	free(rb.fails);
 	return r;
 }
