@@ -287,8 +287,9 @@ def wrap(record_json, outdir):
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     _write(outdir, record, plan, model, feeds, refs, random)
     result = {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
-    undefined = _guard(plan, feeds) or _nan.variant_undefined(record, refs, _nan_everywhere)
-    _mark(result, undefined)
+    cast = _cast_undefined(plan, feeds, refs)
+    undefined = _guard(plan, feeds) or cast or _nan.variant_undefined(record, refs, _nan_everywhere)
+    _mark(result, undefined, values_only=True if cast and undefined == cast else None)
     return result
 
 
@@ -300,6 +301,14 @@ def _without_options(record_json):
     record = json.loads(record_json)
     record.pop("wrap_options", None)
     return json.dumps(record, separators=(",", ":"))
+
+
+def _cast_undefined(plan, feeds, refs):
+    """Why a node test's Cast or CastLike from floating point to an integer type is undefined on its
+    inputs (_out_of_range), or None: the values a frontend gives there are no bug, its crash still is."""
+    if plan.domain not in ("", "ai.onnx") or not plan.graph_inputs or not refs:
+        return None
+    return _out_of_range(plan.op_type, feeds[plan.graph_inputs[0][0]], refs[0])
 
 
 def _guard(plan, feeds):
@@ -337,13 +346,14 @@ def validate(record_json):
             outputs = [v if "none" in v else _harvested(next(present)) for v in record["outputs"]]
             # the model wrap() makes of the kept variant: its declared outputs must pass the checker
             onnx.checker.check_model(_model(_Plan(dict(record, outputs=outputs))), full_check=True)
-            undefined = _guard(plan, feeds) or _nan_everywhere(refs)
+            cast = _cast_undefined(plan, feeds, refs)
+            undefined = _guard(plan, feeds) or cast or _nan_everywhere(refs)
     except Exception as e:  # a bad record or a rejection by onnx: either way the candidate is invalid
         if environment(e):  # the machine failed, not the instance: nothing to record
             raise
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     result = {"status": "ok", "outputs": json.dumps(outputs, separators=(",", ":"))}
-    _mark(result, undefined)
+    _mark(result, undefined, values_only=True if cast and undefined == cast else None)
     return result
 
 

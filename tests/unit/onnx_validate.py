@@ -97,6 +97,20 @@ ok("undefined" not in wrap(add), "wrap of a record that is no variant: no undefi
 is_(wrap(dict(div, variant={"parent": PARENT, "vary": "in:1=0", "undefined": "else"})).get("undefined"),
     "integer division by zero", "the guard's own reason comes first")
 
+# --- a Cast from floating point to an integer type, of a value NaN or beyond the type's range
+big = record("Cast", [tensor("float32", [3], [1.5, 300.0, 2.0])], [tensor("uint8", [3])],
+             params={"to": {"int": 2}})
+r = validate(big)
+is_((r.get("status"), r.get("undefined"), r.get("undefined_values")),
+    ("ok", "a value NaN or beyond the range of uint8: the cast is undefined there", True),
+    "Cast of 300.0 to uint8: valid, undefined in its values only (a crash there is still a crash)")
+nan_like = record("CastLike", [tensor("float32", [2], ["nan", 1.0]), tensor("int32", [0], [])],
+                  [tensor("int32", [2])], opset=15)
+is_(wrap(nan_like).get("undefined"), "a value NaN or beyond the range of int32: the cast is undefined there",
+    "wrap of CastLike of NaN to int32: undefined, though it is no variant")
+fits = record("Cast", [tensor("float32", [2], [1.5, 255.0])], [tensor("uint8", [2])], params={"to": {"int": 2}})
+ok("undefined" not in wrap(fits), "Cast of values within uint8's range: defined")
+
 # --- a variant's reproducer names its parent
 try:
     from ferry.oracle import reproducer
