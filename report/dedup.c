@@ -6,6 +6,7 @@
 #include "xalloc.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -475,17 +476,20 @@ void dedup_signature(const struct failure *f, struct buf *out)
 }
 
 /* How simple an instance is: fewer parameters first, then fewer input elements. */
-static void simplicity(const char *record, long long *nparams, long long *elements)
+static void simplicity(const char *record, long long *nparams, long long *elements, char **out_dtype)
 {
 	struct instance in;
 	struct err e = ERR_INIT;
 
 	*nparams = 1LL << 40;
 	*elements = 1LL << 60;
+	*out_dtype = NULL;
 	if (record_parse(&in, record, strlen(record), &e) < 0) {
 		err_release(&e);
 		return;
 	}
+	if (in.noutputs && in.outputs[0].type == V_TENSOR && in.outputs[0].u.t.dtype)
+		*out_dtype = xstrdup(in.outputs[0].u.t.dtype);
 	*nparams = (long long)in.nparams;
 	*elements = 0;
 	for (size_t i = 0; i < in.ninputs; i++) {
@@ -529,6 +533,7 @@ static void bug_free(struct bug *b)
  * of a crash is decided by what the other failures say. */
 struct fail {
 	char *id, *frontend, *op, *outcome, *stage, *exc_type, *frame, *message;
+	char *out_dtype;          /* its first output's dtype, or NULL */
 	long long np, ne;
 	struct msg_line *lines;   /* a crash's lines (message_lines), else NULL */
 	size_t nlines;
@@ -565,8 +570,8 @@ static int add_failure(void *ctx, const struct db_row *row, struct err *e)
 	f = &rb->fails[rb->nfails++];
 	*f = (struct fail){ xstrdup(row->id), xstrdup(row->frontend), xstrdup(row->op ? row->op : ""),
 			    xstrdup(row->outcome), dup_or_null(row->stage), dup_or_null(row->exc_type),
-			    dup_or_null(row->frame), dup_or_null(row->message), 0, 0, NULL, 0 };
-	simplicity(row->record ? row->record : "", &f->np, &f->ne);
+			    dup_or_null(row->frame), dup_or_null(row->message), NULL, 0, 0, NULL, 0 };
+	simplicity(row->record ? row->record : "", &f->np, &f->ne, &f->out_dtype);
 	if (weighed(f))
 		f->nlines = message_lines(f->message, &f->lines, &fallback);
 	buf_release(&fallback);
@@ -583,6 +588,7 @@ static void fail_release(struct fail *f)
 	free(f->exc_type);
 	free(f->frame);
 	free(f->message);
+	free(f->out_dtype);
 	message_lines_free(f->lines, f->nlines);
 }
 
@@ -681,6 +687,51 @@ static void crash_signature(const struct fail *f, const char *decisive, struct b
 	buf_adds(out, decisive);
 }
 
+/* What the first NaN or Inf that differs was given instead: the largest float16, float32 or float64
+ * (a frontend that clamps infinities), NaN, an infinity, or another number. */
+static const char *given_instead(const char *message)
+{
+	const char *at = strstr(message, "Inf mismatch"), *got;
+	double v;
+
+	if (!at)
+		at = strstr(message, "NaN mismatch");
+	if (!at || !(got = strstr(at, "got ")))
+		return "?";
+	got += 4;
+	if (!strncmp(got, "nan", 3) || !strncmp(got, "-nan", 4))
+		return "nan";
+	v = fabs(strtod(got, NULL));
+	if (isinf(v))
+		return "inf";
+	if (v == 65504.0)
+		return "float16 max";
+	if (v > 3.4e38 && v < 3.41e38)
+		return "float32 max";
+	if (v > 1.79e308)
+		return "float64 max";
+	return "a number";
+}
+
+/* The signature of a mismatch by what differs, not by operator alone: an infinity or NaN given
+ * as something else is one cause whatever operator shows it (a frontend that clamps infinities),
+ * values that differ are the operator's and its output dtype's, a shape or dtype the operator's. */
+static void mismatch_signature(const struct fail *f, struct buf *out)
+{
+	const char *kind = mismatch_kind(f->message);
+
+	buf_addf(out, "%s|%s|%s|", f->frontend, f->outcome, kind);
+	if (!strcmp(kind, "nan/inf") && f->message)
+		buf_adds(out, given_instead(f->message));
+	else
+		canonical_op(f->op, out);
+	if (!strcmp(kind, "values"))
+		buf_addf(out, "|%s", f->out_dtype ? f->out_dtype : "-");
+	/* Frontends against each other (the differential oracle): which agrees with the reference. */
+	if (f->exc_type)
+		buf_addf(out, "|%s", f->exc_type);
+}
+
 /* f joins the bug of its signature, and may become its representative. */
 static void join(struct rebuild *rb, const struct fail *f)
 {
@@ -735,6 +786,8 @@ static void group_all(struct rebuild *rb)
 			buf_reset(&rb->sig);
 			if (decisive[i - lo])
 				crash_signature(f, decisive[i - lo], &rb->sig);
+			else if (outcome_from_name(f->outcome) == OUTCOME_MISMATCH)
+				mismatch_signature(f, &rb->sig);
 			else
 				dedup_signature(&old, &rb->sig);
 			join(rb, f);
