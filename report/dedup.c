@@ -476,7 +476,8 @@ void dedup_signature(const struct failure *f, struct buf *out)
 }
 
 /* How simple an instance is: fewer parameters first, then fewer input elements. */
-static void simplicity(const char *record, long long *nparams, long long *elements, char **out_dtype)
+static void simplicity(const char *record, long long *nparams, long long *elements, char **out_dtype,
+		       char **in_dtype)
 {
 	struct instance in;
 	struct err e = ERR_INIT;
@@ -484,12 +485,17 @@ static void simplicity(const char *record, long long *nparams, long long *elemen
 	*nparams = 1LL << 40;
 	*elements = 1LL << 60;
 	*out_dtype = NULL;
+	if (in_dtype)
+		*in_dtype = NULL;
 	if (record_parse(&in, record, strlen(record), &e) < 0) {
 		err_release(&e);
 		return;
 	}
 	if (in.noutputs && in.outputs[0].type == V_TENSOR && in.outputs[0].u.t.dtype)
 		*out_dtype = xstrdup(in.outputs[0].u.t.dtype);
+	for (size_t i = 0; in_dtype && !*in_dtype && i < in.ninputs; i++)
+		if (in.inputs[i].type == V_TENSOR && in.inputs[i].u.t.dtype)
+			*in_dtype = xstrdup(in.inputs[i].u.t.dtype);
 	*nparams = (long long)in.nparams;
 	*elements = 0;
 	for (size_t i = 0; i < in.ninputs; i++) {
@@ -534,6 +540,7 @@ static void bug_free(struct bug *b)
 struct fail {
 	char *id, *frontend, *op, *outcome, *stage, *exc_type, *frame, *message;
 	char *out_dtype;          /* its first output's dtype, or NULL */
+	char *in_dtype;           /* its first tensor input's dtype, or NULL */
 	long long np, ne;
 	struct msg_line *lines;   /* a crash's lines (message_lines), else NULL */
 	size_t nlines;
@@ -570,8 +577,8 @@ static int add_failure(void *ctx, const struct db_row *row, struct err *e)
 	f = &rb->fails[rb->nfails++];
 	*f = (struct fail){ xstrdup(row->id), xstrdup(row->frontend), xstrdup(row->op ? row->op : ""),
 			    xstrdup(row->outcome), dup_or_null(row->stage), dup_or_null(row->exc_type),
-			    dup_or_null(row->frame), dup_or_null(row->message), NULL, 0, 0, NULL, 0 };
-	simplicity(row->record ? row->record : "", &f->np, &f->ne, &f->out_dtype);
+			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, 0, 0, NULL, 0 };
+	simplicity(row->record ? row->record : "", &f->np, &f->ne, &f->out_dtype, &f->in_dtype);
 	if (weighed(f))
 		f->nlines = message_lines(f->message, &f->lines, &fallback);
 	buf_release(&fallback);
@@ -589,6 +596,7 @@ static void fail_release(struct fail *f)
 	free(f->frame);
 	free(f->message);
 	free(f->out_dtype);
+	free(f->in_dtype);
 	message_lines_free(f->lines, f->nlines);
 }
 
@@ -767,8 +775,92 @@ static void join(struct rebuild *rb, const struct fail *f)
 	}
 }
 
+/* The group of operator and input dtype a test belongs to, as the probes group them: "op|dtype". */
+static void op_dtype(const char *op, const char *dtype, struct buf *out)
+{
+	buf_reset(out);
+	buf_addf(out, "%s|%s", op ? op : "?", dtype ? dtype : "-");
+}
+
+/* The fewest tests of a group that can show a frontend lacks it: one or two forms that fail alike are
+ * as likely one bug as a missing operator. */
+#ifndef LACKS_MIN_TESTS
+#define LACKS_MIN_TESTS 5
+#endif
+
+struct tally {
+	struct strmap tests;   /* "op|dtype" -> how many tests of the frontend's there are */
+	struct buf key;
+};
+
+static int count_test(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct tally *t = ctx;
+	long long np, ne;
+	char *out = NULL, *in = NULL;
+
+	(void)e;
+	simplicity(row->record ? row->record : "", &np, &ne, &out, &in);
+	op_dtype(row->op, in, &t->key);
+	strmap_get(&t->tests, t->key.data, NULL)->count++;
+	free(out);
+	free(in);
+	return 0;
+}
+
+/* A frontend lacks an operator for a dtype when every one of its tests of that group crashed with
+ * one signature (its simplest form among them): the group is one entry, "lacks OP (dtype)", listed
+ * apart from the bugs, whatever its message says. A crash that only some forms hit stays a bug.
+ * sigs[i] is fails[i]'s signature; lacking ones are rewritten "lacks|...". */
+static int mark_lacking(struct db *d, struct fail *fails, size_t n, char **sigs, struct err *e)
+{
+	struct tally t = { STRMAP_INIT, BUF_INIT };
+	struct strmap crashed = STRMAP_INIT, one = STRMAP_INIT;
+	int r = -1;
+
+	if (!n || db_results_with(d, fails[0].frontend, NULL, count_test, &t, e) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		struct strmap_entry *c, *s;
+
+		if (!weighed(&fails[i]))
+			continue;
+		op_dtype(fails[i].op, fails[i].in_dtype, &t.key);
+		c = strmap_get(&crashed, t.key.data, NULL);
+		c->count++;
+		s = strmap_get(&one, t.key.data, NULL);
+		if (!s->ptr)
+			s->ptr = sigs[i];
+		else if (strcmp(s->ptr, sigs[i]))
+			s->count = 1;  /* two signatures: not one thing lacking */
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct strmap_entry *c, *s, *all;
+		char *lack;
+
+		if (!weighed(&fails[i]))
+			continue;
+		op_dtype(fails[i].op, fails[i].in_dtype, &t.key);
+		c = strmap_find(&crashed, t.key.data);
+		s = strmap_find(&one, t.key.data);
+		all = strmap_find(&t.tests, t.key.data);
+		if (!c || !s || s->count || !all || all->count != c->count || all->count < LACKS_MIN_TESTS)
+			continue;
+		lack = xasprintf("lacks|%s|%s|%s", fails[i].frontend, t.key.data, sigs[i]);
+		free(sigs[i]);
+		sigs[i] = lack;
+	}
+	r = 0;
+out:
+	strmap_release(&t.tests);
+	buf_release(&t.key);
+	strmap_release(&crashed);
+	strmap_release(&one);
+	return r;
+}
+
 /* Every kept failure into its bug, a frontend at a time (the failures come by frontend, then id). */
-static void group_all(struct rebuild *rb)
+static int group_all(struct db *d, struct rebuild *rb, struct err *e)
 {
 	for (size_t lo = 0, hi; lo < rb->nfails; lo = hi) {
 		char **decisive;
@@ -782,7 +874,6 @@ static void group_all(struct rebuild *rb)
 			struct failure old = { f->frontend, f->op, f->outcome, f->stage, f->exc_type, f->frame,
 					       f->message };
 
-			rb->failures++;
 			buf_reset(&rb->sig);
 			if (decisive[i - lo])
 				crash_signature(f, decisive[i - lo], &rb->sig);
@@ -790,11 +881,25 @@ static void group_all(struct rebuild *rb)
 				mismatch_signature(f, &rb->sig);
 			else
 				dedup_signature(&old, &rb->sig);
-			join(rb, f);
+			free(decisive[i - lo]);
+			decisive[i - lo] = buf_detach(&rb->sig);
+		}
+		if (mark_lacking(d, rb->fails + lo, hi - lo, decisive, e) < 0) {
+			for (size_t i = lo; i < hi; i++)
+				free(decisive[i - lo]);
+			free(decisive);
+			return -1;
+		}
+		for (size_t i = lo; i < hi; i++) {
+			rb->failures++;
+			buf_reset(&rb->sig);
+			buf_adds(&rb->sig, decisive[i - lo]);
+			join(rb, &rb->fails[i]);
 			free(decisive[i - lo]);
 		}
 		free(decisive);
 	}
+	return 0;
 }
 
 int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfailures, struct err *e)
@@ -808,7 +913,8 @@ int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfa
 	/* By id within a frontend: the representative's last tie-break is the smallest id. */
 	if (db_bug_failures(d, frontend, DB_BY_ID, add_failure, &rb, e) < 0)
 		goto out;
-	group_all(&rb);
+	if (group_all(d, &rb, e) < 0)
+		goto out;
 	rows = xcalloc(rb.bugs.len + 1, sizeof(*rows));
 	oplists = xcalloc(rb.bugs.len + 1, sizeof(*oplists));
 	for (size_t i = 0; i < rb.bugs.cap; i++) {
