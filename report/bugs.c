@@ -112,7 +112,8 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 		cJSON_AddStringToObject(o, "operators", b->ops ? b->ops : "");
 		cJSON_AddStringToObject(o, "signature", b->signature ? b->signature : "");
 		/* A frontend lacking an operator for a dtype (report/dedup.c) is listed apart from its bugs. */
-		cJSON_AddStringToObject(o, "kind", b->signature && !strncmp(b->signature, "lacks|", 6) ? "lacks" : "bug");
+		cJSON_AddStringToObject(o, "kind",
+					b->signature && !strncmp(b->signature, "lacks|", 6) ? "lacks" : "bug");
 		cJSON_AddStringToObject(o, "representative", b->representative ? b->representative : "");
 		cJSON_AddStringToObject(o, "line", line.data);
 		cJSON_AddItemToObject(o, "message", string_or_null(b->message));
