@@ -14,6 +14,7 @@
 #include "db.h"
 #include "dedup.h"
 #include "esc.h"
+#include "kinds.h"
 #include "fsutil.h"
 #include "summary.h"
 #include "xalloc.h"
@@ -111,9 +112,8 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 		cJSON_AddNumberToObject(o, "tests", (double)b->members);
 		cJSON_AddStringToObject(o, "operators", b->ops ? b->ops : "");
 		cJSON_AddStringToObject(o, "signature", b->signature ? b->signature : "");
-		/* A frontend lacking an operator for a dtype (report/dedup.c) is listed apart from its bugs. */
-		cJSON_AddStringToObject(o, "kind",
-					b->signature && !strncmp(b->signature, "lacks|", 6) ? "lacks" : "bug");
+		/* What is not a frontend bug is listed apart, with its reason (kinds.h). */
+		cJSON_AddStringToObject(o, "kind", kind_name(kind_of_signature(b->signature)));
 		cJSON_AddStringToObject(o, "representative", b->representative ? b->representative : "");
 		cJSON_AddStringToObject(o, "line", line.data);
 		cJSON_AddItemToObject(o, "message", string_or_null(b->message));

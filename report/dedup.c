@@ -1,10 +1,14 @@
 /* dedup.c: grouping failures into unique bugs. */
 #include "dedup.h"
+#include "classify.h"
+#include "frontend.h"
+#include "kinds.h"
 #include "record.h"
 #include "strmap.h"
 #include "template.h"
 #include "xalloc.h"
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdbool.h>
@@ -477,7 +481,7 @@ void dedup_signature(const struct failure *f, struct buf *out)
 
 /* How simple an instance is: fewer parameters first, then fewer input elements. */
 static void simplicity(const char *record, long long *nparams, long long *elements, char **out_dtype,
-		       char **in_dtype)
+		       char **in_dtype, bool *derived)
 {
 	struct instance in;
 	struct err e = ERR_INIT;
@@ -487,10 +491,15 @@ static void simplicity(const char *record, long long *nparams, long long *elemen
 	*out_dtype = NULL;
 	if (in_dtype)
 		*in_dtype = NULL;
+	if (derived)
+		*derived = false;
 	if (record_parse(&in, record, strlen(record), &e) < 0) {
 		err_release(&e);
 		return;
 	}
+	/* ferry made it (kinds.h): a variant of a library's test, or a generated graph. */
+	if (derived)
+		*derived = in.graph || cJSON_GetObjectItemCaseSensitive(in.extra, "variant");
 	if (in.noutputs && in.outputs[0].type == V_TENSOR && in.outputs[0].u.t.dtype)
 		*out_dtype = xstrdup(in.outputs[0].u.t.dtype);
 	for (size_t i = 0; in_dtype && !*in_dtype && i < in.ninputs; i++)
@@ -541,6 +550,7 @@ struct fail {
 	char *id, *frontend, *op, *outcome, *stage, *exc_type, *frame, *message;
 	char *out_dtype;          /* its first output's dtype, or NULL */
 	char *in_dtype;           /* its first tensor input's dtype, or NULL */
+	bool derived;             /* a variant or a generated graph */
 	long long np, ne;
 	struct msg_line *lines;   /* a crash's lines (message_lines), else NULL */
 	size_t nlines;
@@ -577,8 +587,8 @@ static int add_failure(void *ctx, const struct db_row *row, struct err *e)
 	f = &rb->fails[rb->nfails++];
 	*f = (struct fail){ xstrdup(row->id), xstrdup(row->frontend), xstrdup(row->op ? row->op : ""),
 			    xstrdup(row->outcome), dup_or_null(row->stage), dup_or_null(row->exc_type),
-			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, 0, 0, NULL, 0 };
-	simplicity(row->record ? row->record : "", &f->np, &f->ne, &f->out_dtype, &f->in_dtype);
+			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, false, 0, 0, NULL, 0 };
+	simplicity(row->record ? row->record : "", &f->np, &f->ne, &f->out_dtype, &f->in_dtype, &f->derived);
 	if (weighed(f))
 		f->nlines = message_lines(f->message, &f->lines, &fallback);
 	buf_release(&fallback);
@@ -800,7 +810,7 @@ static int count_test(void *ctx, const struct db_row *row, struct err *e)
 	char *out = NULL, *in = NULL;
 
 	(void)e;
-	simplicity(row->record ? row->record : "", &np, &ne, &out, &in);
+	simplicity(row->record ? row->record : "", &np, &ne, &out, &in, NULL);
 	op_dtype(row->op, in, &t->key);
 	strmap_get(&t->tests, t->key.data, NULL)->count++;
 	free(out);
@@ -838,7 +848,7 @@ static int mark_lacking(struct db *d, struct fail *fails, size_t n, char **sigs,
 		struct strmap_entry *c, *s, *all;
 		char *lack;
 
-		if (!weighed(&fails[i]))
+		if (!weighed(&fails[i]) || kind_of_signature(sigs[i]) != KIND_BUG)
 			continue;
 		op_dtype(fails[i].op, fails[i].in_dtype, &t.key);
 		c = strmap_find(&crashed, t.key.data);
@@ -859,8 +869,40 @@ out:
 	return r;
 }
 
+/* The crashes of one frontend, fails[0..n), whose message says the frontend does not support what
+ * the test asks by ferry's patterns of today (oracle/unsupported/, which may have grown since the run
+ * recorded them crashes): their decisive[i] becomes "unsupported|FRONTEND|PATTERN" (kinds.h). */
+static void says_unsupported(const struct fail *fails, size_t n, char **decisive)
+{
+	struct classify patterns = CLASSIFY_INIT;
+	struct err ignored = ERR_INIT;
+	char *adapter = n ? session_adapter_name(fails[0].frontend) : NULL;
+	struct buf both = BUF_INIT;
+
+	/* Patterns that do not load (a frontend gone, a user's file moved) only cost the kind. */
+	if (!adapter || classify_load_frontend(&patterns, adapter, &ignored) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct classify_pattern *which;
+
+		if (!weighed(&fails[i]))
+			continue;
+		buf_reset(&both);
+		buf_addf(&both, "%s: %s", fails[i].exc_type ? fails[i].exc_type : "", fails[i].message ? fails[i].message : "");
+		if (!classify_match(&patterns, both.data, &which) || !which)
+			continue;
+		free(decisive[i]);
+		decisive[i] = xasprintf("unsupported|%s|%s", fails[i].frontend, which->text);
+	}
+out:
+	err_release(&ignored);
+	classify_release(&patterns);
+	buf_release(&both);
+	free(adapter);
+}
+
 /* Every kept failure into its bug, a frontend at a time (the failures come by frontend, then id). */
-static int group_all(struct db *d, struct rebuild *rb, struct err *e)
+static int group_all(struct db *d, struct rebuild *rb, const struct kinds_evidence *ev, struct err *e)
 {
 	for (size_t lo = 0, hi; lo < rb->nfails; lo = hi) {
 		char **decisive;
@@ -869,13 +911,20 @@ static int group_all(struct db *d, struct rebuild *rb, struct err *e)
 			;
 		decisive = xcalloc(hi - lo, sizeof(*decisive));
 		decide(rb->fails + lo, hi - lo, decisive);
+		says_unsupported(rb->fails + lo, hi - lo, decisive);
 		for (size_t i = lo; i < hi; i++) {
 			const struct fail *f = &rb->fails[i];
 			struct failure old = { f->frontend, f->op, f->outcome, f->stage, f->exc_type, f->frame,
 					       f->message };
+			struct kinds_case kc = { f->frontend, f->id, f->op, f->outcome, f->stage, f->message,
+						 f->derived };
 
 			buf_reset(&rb->sig);
-			if (decisive[i - lo])
+			if (decisive[i - lo] && kind_of_signature(decisive[i - lo]) == KIND_UNSUPPORTED)
+				buf_adds(&rb->sig, decisive[i - lo]);
+			else if (kinds_judge(ev, &kc, &rb->sig) != KIND_BUG)
+				;  /* not a frontend bug: grouped by its kind's evidence (kinds.h) */
+			else if (decisive[i - lo])
 				crash_signature(f, decisive[i - lo], &rb->sig);
 			else if (outcome_from_name(f->outcome) == OUTCOME_MISMATCH)
 				mismatch_signature(f, &rb->sig);
@@ -905,6 +954,7 @@ static int group_all(struct db *d, struct rebuild *rb, struct err *e)
 int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfailures, struct err *e)
 {
 	struct rebuild rb = { STRMAP_INIT, BUF_INIT, 0, NULL, 0, 0 };
+	struct kinds_evidence *ev = NULL;
 	struct db_bug *rows = NULL;
 	struct buf *oplists = NULL;
 	size_t n = 0;
@@ -913,7 +963,7 @@ int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfa
 	/* By id within a frontend: the representative's last tie-break is the smallest id. */
 	if (db_bug_failures(d, frontend, DB_BY_ID, add_failure, &rb, e) < 0)
 		goto out;
-	if (group_all(d, &rb, e) < 0)
+	if (kinds_load(d, &ev, e) < 0 || group_all(d, &rb, ev, e) < 0)
 		goto out;
 	rows = xcalloc(rb.bugs.len + 1, sizeof(*rows));
 	oplists = xcalloc(rb.bugs.len + 1, sizeof(*oplists));
@@ -952,5 +1002,6 @@ out:
 	for (size_t i = 0; i < rb.nfails; i++)
 		fail_release(&rb.fails[i]);
 	free(rb.fails);
+	kinds_free(ev);
 	return r;
 }

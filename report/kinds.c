@@ -1,0 +1,292 @@
+/* kinds.c: what a failure is when it is not a frontend bug (kinds.h). */
+#include "kinds.h"
+#include "compare.h"
+#include "strmap.h"
+#include "xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const names[KIND_COUNT] = { "bug", "unsupported", "lacks", "undefined", "disputed", "invalid", "environment" };
+
+static const char *const headings[KIND_COUNT] = {
+	"frontend bugs",
+	"unsupported (the frontend's message says so)",
+	"the frontend lacks it (every form of the operator for that dtype fails alike)",
+	"undefined (the difference is within the dtype's precision)",
+	"reference disputed (frontends agree with each other, not with the reference)",
+	"suspected invalid tests (every frontend that ran them refused them)",
+	"environment (the frontend's environment fails ferry's canary)",
+};
+
+const char *kind_name(enum kind k)
+{
+	return names[k];
+}
+
+const char *kind_heading(enum kind k)
+{
+	return headings[k];
+}
+
+enum kind kind_of_signature(const char *signature)
+{
+	for (int k = 1; signature && k < KIND_COUNT; k++) {
+		size_t n = strlen(names[k]);
+
+		if (!strncmp(signature, names[k], n) && signature[n] == '|')
+			return (enum kind)k;
+	}
+	return KIND_BUG;
+}
+
+/* --- the evidence: every frontend's outcome on every test ----------------------------------------- */
+
+/* What one frontend made of a test. A pair of frontends ("a~b", the differential oracle) is no
+ * frontend of its own. */
+struct seen {
+	char *frontend, *outcome, *stage;
+	char *summary;            /* a mismatch's description (the comparison's), else NULL */
+};
+
+struct test {
+	struct seen *seen;
+	size_t n, cap;
+};
+
+struct kinds_evidence {
+	struct strmap tests;      /* id -> struct test */
+};
+
+static int add_seen(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct kinds_evidence *ev = ctx;
+	struct strmap_entry *ent;
+	struct test *t;
+
+	(void)e;
+	if (strchr(row->frontend, '~'))
+		return 0;
+	ent = strmap_get(&ev->tests, row->id, NULL);
+	if (!ent->ptr)
+		ent->ptr = xcalloc(1, sizeof(struct test));
+	t = ent->ptr;
+	XGROW(t->seen, t->cap, t->n + 1);
+	t->seen[t->n++] = (struct seen){
+		xstrdup(row->frontend), xstrdup(row->outcome), row->stage ? xstrdup(row->stage) : NULL,
+		!strcmp(row->outcome, "mismatch") && row->message ? xstrdup(row->message) : NULL,
+	};
+	return 0;
+}
+
+int kinds_load(struct db *d, struct kinds_evidence **out, struct err *e)
+{
+	struct kinds_evidence *ev = xcalloc(1, sizeof(*ev));
+
+	if (db_results_with(d, NULL, NULL, add_seen, ev, e) < 0) {
+		kinds_free(ev);
+		return -1;
+	}
+	*out = ev;
+	return 0;
+}
+
+void kinds_free(struct kinds_evidence *ev)
+{
+	if (!ev)
+		return;
+	for (size_t i = 0; i < ev->tests.cap; i++) {
+		struct test *t = ev->tests.slots[i].key ? ev->tests.slots[i].ptr : NULL;
+
+		for (size_t k = 0; t && k < t->n; k++) {
+			free(t->seen[k].frontend);
+			free(t->seen[k].outcome);
+			free(t->seen[k].stage);
+			free(t->seen[k].summary);
+		}
+		if (t)
+			free(t->seen);
+		free(t);
+	}
+	strmap_release(&ev->tests);
+	free(ev);
+}
+
+/* --- the judgements ------------------------------------------------------------------------------ */
+
+/* The largest difference of a half-precision mismatch in units in the last place of the reference
+ * there, from the comparison's description ("max |got - want| = D at [i] (got G, want W), N of M
+ * elements beyond atol A + rtol R or 2 ulp of float16"); -1 when it is no such description. */
+static double worst_ulps(const char *message, enum dtype *t)
+{
+	static const char *const halves[] = { "float16", "bfloat16" };
+	const char *u = message ? strstr(message, " ulp of ") : NULL, *at, *want;
+	struct err e = ERR_INIT;
+	char name[16];
+	double d, w;
+	int n = 0;
+
+	if (!u || sscanf(u, " ulp of %15[a-z0-9]%n", name, &n) != 1)
+		return -1;
+	if (strcmp(name, halves[0]) && strcmp(name, halves[1]))
+		return -1;
+	if (compare_dtype_from_name(name, t, &e) < 0) {
+		err_release(&e);
+		return -1;
+	}
+	if (!(at = strstr(message, "max |got - want| = ")) || sscanf(at, "max |got - want| = %lf", &d) != 1 ||
+	    !(want = strstr(at, ", want ")) || sscanf(want, ", want %lf", &w) != 1 || !isfinite(d) || !isfinite(w))
+		return -1;
+	return d / compare_half_ulp(w, *t);
+}
+
+/* A mismatch within the precision of its half-precision dtype (kinds.h, undefined). */
+static bool within_precision(const struct kinds_case *c, struct buf *sig)
+{
+	enum dtype t;
+	double ulps = worst_ulps(c->message, &t);
+
+	if (ulps < 0 || ulps > COMPARE_HALF_ULPS)
+		return false;
+	buf_addf(sig, "undefined|precision|%s|%s", c->frontend, compare_dtype_name(t));
+	return true;
+}
+
+/* The description of a mismatch after its output's number ("output N: "). */
+static const char *answer(const char *summary)
+{
+	const char *colon = summary && !strncmp(summary, "output ", 7) ? strstr(summary, ": ") : NULL;
+
+	return colon ? colon + 2 : summary ? summary : "";
+}
+
+/* The frontend whose word speaks for a library's specification: its reference runtime. */
+static bool is_judge(const char *frontend)
+{
+	return !strcmp(frontend, "ort") || !strncmp(frontend, "ort@", 4);
+}
+
+/* A mismatch that frontends make alike, value for value, which none passes: the library's reference
+ * runtime among two of them, or three without it (two releases of one era may share a mistake). */
+static bool disputed(const struct test *t, const struct kinds_case *c, struct buf *sig)
+{
+	size_t agree = 0;
+	bool judged = false;
+
+	if (!t || !c->message)
+		return false;
+	for (size_t k = 0; k < t->n; k++) {
+		const struct seen *s = &t->seen[k];
+
+		if (!strcmp(s->outcome, "pass"))
+			return false;
+		if (s->summary && !strcmp(s->summary, c->message)) {
+			agree++;
+			judged |= is_judge(s->frontend);
+		}
+	}
+	if (agree < 2 || (!judged && agree < 3))
+		return false;
+	/* Not the frontend's: the entry is the reference's, one for all the frontends that show it. */
+	buf_addf(sig, "disputed|-|%s|%s", c->op ? c->op : "?", strstr(answer(c->message), "shape") ? "shape" : "values");
+	return true;
+}
+
+/* Refused before running: a crash or an unsupported verdict at load or compile, not at execution. */
+static bool refused(const struct seen *s)
+{
+	return (!strcmp(s->outcome, "crash") || !strcmp(s->outcome, "unsupported")) &&
+	       !(s->stage && !strcmp(s->stage, "execute"));
+}
+
+/* A test ferry made that every frontend that ran it refused (kinds.h, invalid). */
+static bool invalid(const struct test *t, const struct kinds_case *c, struct buf *sig)
+{
+	bool judged = false;
+
+	if (!t || !c->derived || t->n < 2)
+		return false;
+	for (size_t k = 0; k < t->n; k++) {
+		if (!refused(&t->seen[k]))
+			return false;
+		judged |= is_judge(t->seen[k].frontend);
+	}
+	if (!judged && t->n < 3)
+		return false;
+	buf_addf(sig, "invalid|%s|%s|%s|", c->frontend, c->op ? c->op : "?", c->outcome);
+	return true;
+}
+
+enum kind kinds_judge(const struct kinds_evidence *ev, const struct kinds_case *c, struct buf *sig)
+{
+	const struct strmap_entry *ent = ev ? strmap_find(&ev->tests, c->id) : NULL;
+	const struct test *t = ent ? ent->ptr : NULL;
+
+	if (!strcmp(c->outcome, "mismatch")) {
+		if (within_precision(c, sig))
+			return KIND_UNDEFINED;
+		if (disputed(t, c, sig))
+			return KIND_DISPUTED;
+		return KIND_BUG;
+	}
+	if (!strcmp(c->outcome, "crash") && !(c->stage && !strcmp(c->stage, "execute")) && invalid(t, c, sig))
+		return KIND_INVALID;
+	return KIND_BUG;
+}
+
+/* The n-th field of a signature ("a|b|c": 0 is a), into out. */
+static void field(const char *signature, int n, struct buf *out)
+{
+	const char *p = signature;
+
+	for (; n > 0 && p; n--)
+		if ((p = strchr(p, '|')))
+			p++;
+	if (p)
+		buf_add(out, p, strcspn(p, "|"));
+}
+
+void kinds_reason(const char *signature, struct buf *out)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	const char *p;
+
+	switch (kind_of_signature(signature)) {
+	case KIND_UNSUPPORTED:
+		/* unsupported|FRONTEND|PATTERN: the pattern, which may hold '|', is the rest */
+		p = strchr(signature, '|');
+		p = p ? strchr(p + 1, '|') : NULL;
+		buf_addf(out, "the frontend says it does not support it (ferry's pattern: %s)", p ? p + 1 : "?");
+		break;
+	case KIND_LACKS:
+		/* lacks|FRONTEND|OP|DTYPE|... */
+		field(signature, 2, &a);
+		field(signature, 3, &b);
+		buf_addf(out, "lacks %s (%s): every one of its tests of it fails alike", a.data ? a.data : "?",
+			 b.data ? b.data : "-");
+		break;
+	case KIND_UNDEFINED:
+		field(signature, 3, &a);
+		buf_addf(out, "within the precision of %s: its largest difference is at most %d ulp there",
+			 a.data ? a.data : "?", COMPARE_HALF_ULPS);
+		break;
+	case KIND_DISPUTED:
+		field(signature, 2, &a);
+		buf_addf(out, "%s: other frontends give the same answer, none the reference's", a.data ? a.data : "?");
+		break;
+	case KIND_INVALID:
+		field(signature, 2, &a);
+		buf_addf(out, "%s made by ferry, refused by every frontend that ran it", a.data ? a.data : "?");
+		break;
+	case KIND_ENVIRONMENT:
+		field(signature, 2, &a);
+		buf_addf(out, "%s", a.data ? a.data : "the frontend's environment fails ferry's canary");
+		break;
+	case KIND_BUG:
+		break;
+	}
+	buf_release(&a);
+	buf_release(&b);
+}
