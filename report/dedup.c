@@ -785,11 +785,13 @@ static void join(struct rebuild *rb, const struct fail *f)
 	}
 }
 
-/* The group of operator and input dtype a test belongs to, as the probes group them: "op|dtype". */
-static void op_dtype(const char *op, const char *dtype, struct buf *out)
+/* A test's groups as a frontend may lack them: its operator with its first input's dtype, and, for
+ * an operator that converts, with its output's ("Cast to int4" lacks what its float input cannot
+ * say): "in|op|dtype", "out|op|dtype". */
+static void op_dtype(int side, const char *op, const char *dtype, struct buf *out)
 {
 	buf_reset(out);
-	buf_addf(out, "%s|%s", op ? op : "?", dtype ? dtype : "-");
+	buf_addf(out, "%s|%s|%s", side ? "out" : "in", op ? op : "?", dtype ? dtype : "-");
 }
 
 /* The fewest tests of a group that can show a frontend lacks it: one or two forms that fail alike are
@@ -799,7 +801,7 @@ static void op_dtype(const char *op, const char *dtype, struct buf *out)
 #endif
 
 struct tally {
-	struct strmap tests;   /* "op|dtype" -> how many tests of the frontend's there are */
+	struct strmap tests;   /* a group (op_dtype) -> how many tests of the frontend's it has */
 	struct buf key;
 };
 
@@ -811,61 +813,77 @@ static int count_test(void *ctx, const struct db_row *row, struct err *e)
 
 	(void)e;
 	simplicity(row->record ? row->record : "", &np, &ne, &out, &in, NULL);
-	op_dtype(row->op, in, &t->key);
-	strmap_get(&t->tests, t->key.data, NULL)->count++;
+	for (int side = 0; side < 2; side++) {
+		op_dtype(side, row->op, side ? out : in, &t->key);
+		strmap_get(&t->tests, t->key.data, NULL)->count++;
+	}
 	free(out);
 	free(in);
 	return 0;
 }
 
+/* The dtype of f that a group of side takes; NULL when side is the output and its dtype is the
+ * input's (that group is the input's). */
+static const char *side_dtype(const struct fail *f, int side)
+{
+	if (!side)
+		return f->in_dtype;
+	return f->out_dtype && f->in_dtype && strcmp(f->out_dtype, f->in_dtype) ? f->out_dtype : NULL;
+}
+
 /* A frontend lacks an operator for a dtype when every one of its tests of that group crashed with
  * one signature (its simplest form among them): the group is one entry, "lacks OP (dtype)", listed
  * apart from the bugs, whatever its message says. A crash that only some forms hit stays a bug.
- * sigs[i] is fails[i]'s signature; lacking ones are rewritten "lacks|...". */
+ * The group is by the input's dtype first, then by the output's. sigs[i] is fails[i]'s signature;
+ * lacking ones are rewritten "lacks|FRONTEND|OP|DTYPE|...". */
 static int mark_lacking(struct db *d, struct fail *fails, size_t n, char **sigs, struct err *e)
 {
 	struct tally t = { STRMAP_INIT, BUF_INIT };
-	struct strmap crashed = STRMAP_INIT, one = STRMAP_INIT;
 	int r = -1;
 
 	if (!n || db_results_with(d, fails[0].frontend, NULL, count_test, &t, e) < 0)
 		goto out;
-	for (size_t i = 0; i < n; i++) {
-		struct strmap_entry *c, *s;
+	for (int side = 0; side < 2; side++) {
+		struct strmap crashed = STRMAP_INIT, one = STRMAP_INIT;
 
-		if (!weighed(&fails[i]))
-			continue;
-		op_dtype(fails[i].op, fails[i].in_dtype, &t.key);
-		c = strmap_get(&crashed, t.key.data, NULL);
-		c->count++;
-		s = strmap_get(&one, t.key.data, NULL);
-		if (!s->ptr)
-			s->ptr = sigs[i];
-		else if (strcmp(s->ptr, sigs[i]))
-			s->count = 1;  /* two signatures: not one thing lacking */
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct strmap_entry *c, *s, *all;
-		char *lack;
+		for (size_t i = 0; i < n; i++) {
+			struct strmap_entry *s;
 
-		if (!weighed(&fails[i]) || kind_of_signature(sigs[i]) != KIND_BUG)
-			continue;
-		op_dtype(fails[i].op, fails[i].in_dtype, &t.key);
-		c = strmap_find(&crashed, t.key.data);
-		s = strmap_find(&one, t.key.data);
-		all = strmap_find(&t.tests, t.key.data);
-		if (!c || !s || s->count || !all || all->count != c->count || all->count < LACKS_MIN_TESTS)
-			continue;
-		lack = xasprintf("lacks|%s|%s|%s", fails[i].frontend, t.key.data, sigs[i]);
-		free(sigs[i]);
-		sigs[i] = lack;
+			if (!weighed(&fails[i]) || kind_of_signature(sigs[i]) != KIND_BUG || (side && !side_dtype(&fails[i], side)))
+				continue;
+			op_dtype(side, fails[i].op, side_dtype(&fails[i], side), &t.key);
+			strmap_get(&crashed, t.key.data, NULL)->count++;
+			s = strmap_get(&one, t.key.data, NULL);
+			if (!s->ptr)
+				s->ptr = sigs[i];
+			else if (strcmp(s->ptr, sigs[i]))
+				s->count = 1;  /* two signatures: not one thing lacking */
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct strmap_entry *c, *s, *all;
+			char *lack;
+
+			if (!weighed(&fails[i]) || kind_of_signature(sigs[i]) != KIND_BUG || (side && !side_dtype(&fails[i], side)))
+				continue;
+			op_dtype(side, fails[i].op, side_dtype(&fails[i], side), &t.key);
+			c = strmap_find(&crashed, t.key.data);
+			s = strmap_find(&one, t.key.data);
+			all = strmap_find(&t.tests, t.key.data);
+			if (!c || !s || s->count || !all || all->count != c->count || all->count < LACKS_MIN_TESTS)
+				continue;
+			lack = xasprintf("lacks|%s|%s|%s|%s", fails[i].frontend, fails[i].op ? fails[i].op : "?",
+					 side_dtype(&fails[i], side) ? side_dtype(&fails[i], side) : "-", sigs[i]);
+			s->ptr = NULL;  /* its members' signatures change under it: no longer compared */
+			free(sigs[i]);
+			sigs[i] = lack;
+		}
+		strmap_release(&crashed);
+		strmap_release(&one);
 	}
 	r = 0;
 out:
 	strmap_release(&t.tests);
 	buf_release(&t.key);
-	strmap_release(&crashed);
-	strmap_release(&one);
 	return r;
 }
 
