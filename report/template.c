@@ -88,7 +88,28 @@ static int is_number(const char *s, size_t len)
 	return digits && i == len;
 }
 
-/* The tokens of line: a quoted string (closed on the line) is one, a number is <#>. At most
+/* Where a bracketed list that opens at p ends (past its closer), or NULL: a shape or an argument
+ * list, "(2, 3, 4)", "[1, 0]", "(in_0, in_1)", whose length varies with the test and would make
+ * lines of one template differ in their count of tokens. Only names, numbers, commas, spaces and
+ * nested brackets; at most 120 characters. */
+static const char *list_end(const char *p)
+{
+	int depth = 0;
+
+	for (const char *q = p; *q && q - p < 120; q++) {
+		if (*q == '(' || *q == '[')
+			depth++;
+		else if (*q == ')' || *q == ']') {
+			if (--depth == 0)
+				return q + 1;
+		} else if (!isalnum((unsigned char)*q) && !strchr("_,- ?", *q))
+			return NULL;
+	}
+	return NULL;
+}
+
+/* The tokens of line: a quoted string (closed on the line) is one, and so is a bracketed list
+ * (list_end) with what it is attached to; a number is <#>. At most
  * TPL_MAX_TOKENS; *n receives the count. The array and its strings are the caller's (tok_free). */
 static char **tokens(const char *line, size_t *n)
 {
@@ -108,8 +129,11 @@ static char **tokens(const char *line, size_t *n)
 		if ((*p == '\'' || *p == '"') && (close = strchr(p + 1, *p))) {
 			p = close + 1;
 		} else {
-			while (*p && !isspace((unsigned char)*p))
-				p++;
+			while (*p && !isspace((unsigned char)*p)) {
+				const char *end = *p == '(' || *p == '[' ? list_end(p) : NULL;
+
+				p = end ? end : p + 1;
+			}
 		}
 		len = (size_t)(p - start);
 		tok[(*n)++] = is_number(start, len) ? (char *)number : xstrndup(start, len);
