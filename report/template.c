@@ -1,5 +1,6 @@
 /* template.c: message templates learned from the messages (template.h). */
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,7 +64,10 @@ static int is_number(const char *s, size_t len)
 
 	while (len && strchr(",;:.)]", s[len - 1]))
 		len--;
-	if (i < len && (s[i] == '-' || s[i] == '+'))
+	/* A numbered name is a number: LLVM's values and metadata (%17, !42), a register ($3). */
+	if (len > 1 && strchr("%!$#", s[0]) && isdigit((unsigned char)s[1]))
+		i++;
+	else if (i < len && (s[i] == '-' || s[i] == '+'))
 		i++;
 	if (i + 2 < len && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
 		for (i += 2; i < len && isxdigit((unsigned char)s[i]); i++)
@@ -148,6 +152,14 @@ static void tokens_free(char **tok, size_t n)
 	free(tok);
 }
 
+/* Whether a token is a heading: a word that ends in a colon. */
+static bool label(const char *tok)
+{
+	size_t n = strlen(tok);
+
+	return n > 1 && tok[n - 1] == ':' && isalpha((unsigned char)tok[0]);
+}
+
 /* The template of t's that tok (n tokens) belongs to, or NULL: the one that disagrees at the
  * fewest places, when at least TPL_AGREE of the places agree. */
 static struct tpl *closest(const struct template_set *t, char *const *tok, size_t n)
@@ -161,7 +173,11 @@ static struct tpl *closest(const struct template_set *t, char *const *tok, size_
 
 		for (size_t k = 0; k < n; k++)
 			d += c->tok[k] != wild && strcmp(c->tok[k], tok[k]) != 0;
-		if (d && (double)(n - d) < TPL_AGREE * (double)n)
+		/* A value alone (a KeyError's message is its key: 'torch.int16'), or a heading and one
+		 * value ("dtype: torch.int16"): what varies is the value. */
+		if ((n == 1 && d == 1) || (n == 2 && d == 1 && label(tok[0]) && !strcmp(c->tok[0], tok[0])))
+			d = 1;
+		else if (d && (double)(n - d) < TPL_AGREE * (double)n)
 			continue;
 		if (!best || d < best_d) {
 			best = c;
