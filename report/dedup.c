@@ -481,7 +481,7 @@ void dedup_signature(const struct failure *f, struct buf *out)
 
 /* How simple an instance is: fewer parameters first, then fewer input elements. */
 static void simplicity(const char *record, long long *nparams, long long *elements, char **out_dtype,
-		       char **in_dtype, bool *derived)
+		       char **in_dtype, bool *derived, bool *empty)
 {
 	struct instance in;
 	struct err e = ERR_INIT;
@@ -493,6 +493,8 @@ static void simplicity(const char *record, long long *nparams, long long *elemen
 		*in_dtype = NULL;
 	if (derived)
 		*derived = false;
+	if (empty)
+		*empty = false;
 	if (record_parse(&in, record, strlen(record), &e) < 0) {
 		err_release(&e);
 		return;
@@ -512,8 +514,11 @@ static void simplicity(const char *record, long long *nparams, long long *elemen
 
 		if (in.inputs[i].type != V_TENSOR)
 			continue;
-		for (int k = 0; k < in.inputs[i].u.t.rank; k++)
+		for (int k = 0; k < in.inputs[i].u.t.rank; k++) {
 			n *= in.inputs[i].u.t.shape[k] > 0 ? in.inputs[i].u.t.shape[k] : 1;
+			if (empty && in.inputs[i].u.t.shape[k] == 0)
+				*empty = true;
+		}
 		*elements += n;
 	}
 	record_release(&in);
@@ -551,6 +556,7 @@ struct fail {
 	char *out_dtype;          /* its first output's dtype, or NULL */
 	char *in_dtype;           /* its first tensor input's dtype, or NULL */
 	bool derived;             /* a variant or a generated graph */
+	bool empty;               /* an input tensor has no elements (a dimension of size 0) */
 	long long np, ne;
 	struct msg_line *lines;   /* a crash's lines (message_lines), else NULL */
 	size_t nlines;
@@ -587,8 +593,9 @@ static int add_failure(void *ctx, const struct db_row *row, struct err *e)
 	f = &rb->fails[rb->nfails++];
 	*f = (struct fail){ xstrdup(row->id), xstrdup(row->frontend), xstrdup(row->op ? row->op : ""),
 			    xstrdup(row->outcome), dup_or_null(row->stage), dup_or_null(row->exc_type),
-			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, false, 0, 0, NULL, 0 };
-	simplicity(row->record ? row->record : "", &f->np, &f->ne, &f->out_dtype, &f->in_dtype, &f->derived);
+			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, false, false, 0, 0, NULL, 0 };
+	simplicity(row->record ? row->record : "", &f->np, &f->ne, &f->out_dtype, &f->in_dtype, &f->derived,
+		   &f->empty);
 	if (weighed(f))
 		f->nlines = message_lines(f->message, &f->lines, &fallback);
 	buf_release(&fallback);
@@ -733,7 +740,8 @@ static const char *given_instead(const char *message)
 
 /* The signature of a mismatch by what differs, not by operator alone: an infinity or NaN given
  * as something else is one cause whatever operator shows it (a frontend that clamps infinities),
- * values that differ are the operator's and its output dtype's, a shape or dtype the operator's. */
+ * and so is a wrong shape from an input with no elements; values that differ are the operator's and
+ * its output dtype's, another shape or a dtype the operator's. */
 static void mismatch_signature(const struct fail *f, struct buf *out)
 {
 	const char *kind = mismatch_kind(f->message);
@@ -741,6 +749,8 @@ static void mismatch_signature(const struct fail *f, struct buf *out)
 	buf_addf(out, "%s|%s|%s|", f->frontend, f->outcome, kind);
 	if (!strcmp(kind, "nan/inf") && f->message)
 		buf_adds(out, given_instead(f->message));
+	else if (!strcmp(kind, "shape") && f->empty)
+		buf_adds(out, "an empty input");  /* one path for empty tensors, whatever the operator */
 	else
 		canonical_op(f->op, out);
 	if (!strcmp(kind, "values"))
@@ -812,7 +822,7 @@ static int count_test(void *ctx, const struct db_row *row, struct err *e)
 	char *out = NULL, *in = NULL;
 
 	(void)e;
-	simplicity(row->record ? row->record : "", &np, &ne, &out, &in, NULL);
+	simplicity(row->record ? row->record : "", &np, &ne, &out, &in, NULL, NULL);
 	for (int side = 0; side < 2; side++) {
 		op_dtype(side, row->op, side ? out : in, &t->key);
 		strmap_get(&t->tests, t->key.data, NULL)->count++;
