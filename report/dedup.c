@@ -841,6 +841,81 @@ static const char *side_dtype(const struct fail *f, int side)
 	return f->out_dtype && f->in_dtype && strcmp(f->out_dtype, f->in_dtype) ? f->out_dtype : NULL;
 }
 
+/* Whether the comma-separated list holds item. */
+static bool list_has(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, item, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* The comma-separated list with item put in its place (sorted). */
+static char *sorted_add(const char *list, const char *item)
+{
+	struct buf out = BUF_INIT;
+	bool put = false;
+
+	for (const char *p = list; p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (!put && (strncmp(item, p, len) < 0 || (!strncmp(item, p, len) && strlen(item) < len))) {
+			buf_addf(&out, "%s%s", out.len ? "," : "", item);
+			put = true;
+		}
+		buf_addf(&out, "%s%.*s", out.len ? "," : "", (int)len, p);
+		p = end ? end + 1 : NULL;
+	}
+	if (!put)
+		buf_addf(&out, "%s%s", out.len ? "," : "", item);
+	return buf_detach(&out);
+}
+
+/* What a frontend lacks alike for several dtypes is one entry: "lacks|FE|OP|DTYPE|SIG" of one
+ * operator and signature become "lacks|FE|OP|D1,D2,...|SIG", the dtypes in order. */
+static void merge_lacking(char **sigs, size_t n)
+{
+	struct strmap dtypes = STRMAP_INIT;   /* "FE|OP" "\x1f" SIG -> the dtypes, comma-separated */
+	struct buf key = BUF_INIT;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			const char *fe, *op, *dt, *rest;
+			struct strmap_entry *d;
+
+			if (kind_of_signature(sigs[i]) != KIND_LACKS || !(fe = strchr(sigs[i], '|')) ||
+			    !(op = strchr(fe + 1, '|')) || !(dt = strchr(op + 1, '|')) || !(rest = strchr(dt + 1, '|')))
+				continue;
+			buf_reset(&key);
+			buf_addf(&key, "%.*s\x1f%s", (int)(dt - fe - 1), fe + 1, rest + 1);
+			d = strmap_get(&dtypes, key.data, NULL);
+			if (pass == 0) {
+				char *one = xstrndup(dt + 1, (size_t)(rest - dt - 1)), *both;
+
+				if (!d->ptr || !list_has(d->ptr, one)) {
+					both = d->ptr ? sorted_add(d->ptr, one) : xstrdup(one);
+					free(d->ptr);
+					d->ptr = both;
+				}
+				free(one);
+			} else {
+				char *merged = xasprintf("lacks|%.*s|%s|%s", (int)(dt - fe - 1), fe + 1, (char *)d->ptr,
+							 rest + 1);
+
+				free(sigs[i]);
+				sigs[i] = merged;
+			}
+		}
+	for (size_t i = 0; i < dtypes.cap; i++)
+		if (dtypes.slots[i].key)
+			free(dtypes.slots[i].ptr);
+	strmap_release(&dtypes);
+	buf_release(&key);
+}
+
 /* A frontend lacks an operator for a dtype when every one of its tests of that group crashed with
  * one signature (its simplest form among them): the group is one entry, "lacks OP (dtype)", listed
  * apart from the bugs, whatever its message says. A crash that only some forms hit stays a bug.
@@ -890,6 +965,7 @@ static int mark_lacking(struct db *d, struct fail *fails, size_t n, char **sigs,
 		strmap_release(&crashed);
 		strmap_release(&one);
 	}
+	merge_lacking(sigs, n);
 	r = 0;
 out:
 	strmap_release(&t.tests);

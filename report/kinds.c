@@ -264,8 +264,10 @@ void kinds_reason(const char *signature, struct buf *out)
 		/* lacks|FRONTEND|OP|DTYPE|... */
 		field(signature, 2, &a);
 		field(signature, 3, &b);
-		buf_addf(out, "lacks %s (%s): every one of its tests of it fails alike", a.data ? a.data : "?",
-			 b.data ? b.data : "-");
+		buf_addf(out, "lacks %s for ", a.data ? a.data : "?");
+		for (const char *d = b.data ? b.data : "-"; *d; d++)
+			buf_adds(out, *d == ',' ? ", " : (char[]){ *d, 0 });
+		buf_adds(out, ": every test of it for that dtype fails alike");
 		break;
 	case KIND_UNDEFINED:
 		field(signature, 3, &a);
