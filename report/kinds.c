@@ -1,6 +1,7 @@
 /* kinds.c: what a failure is when it is not a frontend bug (kinds.h). */
 #include "kinds.h"
 #include "compare.h"
+#include "dedup.h"
 #include "strmap.h"
 #include "xalloc.h"
 
@@ -291,4 +292,60 @@ void kinds_reason(const char *signature, struct buf *out)
 	}
 	buf_release(&a);
 	buf_release(&b);
+}
+
+/* --- the tests of each entry, for ferry check ------------------------------------------------------ */
+
+struct tests_of {
+	struct db *d;
+	struct strmap *out;
+	enum kind kind;
+	const char *signature;
+};
+
+static int add_test(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
+		    struct err *e)
+{
+	struct tests_of *t = ctx;
+	char *key = xasprintf("%s\x1f%s", frontend, id);
+	struct strmap_entry *ent = strmap_get(t->out, key, NULL);
+	struct buf why = BUF_INIT;
+
+	(void)bug_id;
+	(void)op;
+	(void)e;
+	free(key);
+	kinds_reason(t->signature, &why);
+	free(ent->ptr);
+	ent->ptr = buf_detach(&why);
+	ent->count = t->kind;
+	return 0;
+}
+
+static int add_entry(void *ctx, const struct db_bug *b, struct err *e)
+{
+	struct tests_of *t = ctx;
+
+	t->kind = kind_of_signature(b->signature);
+	t->signature = b->signature;
+	if (t->kind == KIND_BUG)
+		return 0;
+	return db_bug_members(t->d, b->frontend, b->bug_id, -1, add_test, t, e);
+}
+
+int kinds_tests(struct db *d, struct strmap *out, struct err *e)
+{
+	struct tests_of t = { d, out, KIND_BUG, NULL };
+
+	if (dedup_rebuild(d, NULL, NULL, NULL, e) < 0)
+		return -1;
+	return db_bugs(d, NULL, add_entry, &t, e);
+}
+
+void kinds_tests_release(struct strmap *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].key)
+			free(m->slots[i].ptr);
+	strmap_release(m);
 }

@@ -29,6 +29,7 @@
 #include "buf.h"
 #include "db.h"
 #include "err.h"
+#include "strmap.h"
 
 enum kind { KIND_BUG, KIND_UNSUPPORTED, KIND_LACKS, KIND_UNDEFINED, KIND_DISPUTED, KIND_INVALID, KIND_ENVIRONMENT };
 #define KIND_COUNT 7
@@ -60,5 +61,11 @@ enum kind kinds_judge(const struct kinds_evidence *ev, const struct kinds_case *
 /* Append why an entry of kind k is not a frontend bug, for its line: from its signature and its
  * simplest member's message. Nothing for KIND_BUG. */
 void kinds_reason(const char *signature, struct buf *out);
+
+/* The failures of the store that are not frontend bugs, after grouping them afresh (dedup.h): into
+ * out, "FRONTEND\x1fID" -> count: the kind, ptr: the reason (owned: kinds_tests_release). For
+ * ferry check, whose verdicts do not count them as new failures. */
+int kinds_tests(struct db *d, struct strmap *out, struct err *e);
+void kinds_tests_release(struct strmap *m);
 
 #endif

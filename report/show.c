@@ -25,6 +25,7 @@
 #include "esc.h"
 #include "fsutil.h"
 #include "locations.h"
+#include "kinds.h"
 #include "probe.h"
 #include "session.h"
 #include "summary.h"
@@ -189,6 +190,12 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		cJSON_AddNumberToObject(s->doc, "tests", (double)b->members);
 		cJSON_AddStringToObject(s->doc, "operators", b->ops ? b->ops : "");
 		cJSON_AddStringToObject(s->doc, "signature", b->signature ? b->signature : "");
+		cJSON_AddStringToObject(s->doc, "kind", kind_name(kind_of_signature(b->signature)));
+		if (kind_of_signature(b->signature) != KIND_BUG) {
+			kinds_reason(b->signature, &line);
+			cJSON_AddStringToObject(s->doc, "reason", line.data);
+			buf_reset(&line);
+		}
 		cJSON_AddStringToObject(s->doc, "representative", s->rep);
 		cJSON_AddItemToObject(s->doc, "release", string_or_null(rep->frontend_version));
 		cJSON_AddStringToObject(s->doc, "line", line.data);
@@ -203,6 +210,15 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		return db_reductions(s->db, s->frontend, s->rep, print_reduction, s, e) < 0 ? -1 : 0;
 	fprintf(s->out, "bug %s: %s %s in stage %s, %lld tests, operators %s\n", esc_str(s->bug), esc_str(s->frontend),
 	       esc_str(b->outcome), esc_str(b->stage ? b->stage : "-"), b->members, esc_str(b->ops));
+	/* An entry that is not a frontend bug says so first (kinds.h). */
+	if (kind_of_signature(b->signature) != KIND_BUG) {
+		struct buf why = BUF_INIT;
+
+		kinds_reason(b->signature, &why);
+		fprintf(s->out, "not a frontend bug: %s: %s\n", kind_name(kind_of_signature(b->signature)),
+			esc_str(why.data));
+		buf_release(&why);
+	}
 	fprintf(s->out, "signature: %s\n", esc_str(b->signature));
 	fprintf(s->out, "simplest test: %s\n", esc_str(s->rep));
 	/* The frontend's own word for its release, as its worker said when it gave this result. */
