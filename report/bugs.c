@@ -85,15 +85,15 @@ static cJSON *string_or_null(const char *s)
 }
 
 /* An entry that is not a frontend bug (kinds.h): its reason first, then what its simplest test
- * said. A disputed reference is the reference's, not a frontend's: one line for all the frontends
- * that show it. */
+ * said. A disputed reference is the reference's, and a suspected invalid test ferry's, not a
+ * frontend's: one line for all the frontends that show it. */
 static int print_apart(struct listing *l, const struct db_bug *b, const struct buf *line)
 {
 	struct buf head = BUF_INIT, why = BUF_INIT;
 	const char *frontends = b->frontend;
 	struct strmap_entry *seen = NULL;
 
-	if (l->kind == KIND_DISPUTED) {
+	if (l->kind == KIND_DISPUTED || l->kind == KIND_INVALID) {
 		seen = strmap_get(&l->seen, b->bug_id, NULL);
 		if (seen->count++)
 			return 0;
@@ -136,7 +136,7 @@ static int count_kind(void *ctx, const struct db_bug *b, struct err *e)
 		}
 		l->matched = matched;
 	}
-	if (k == KIND_DISPUTED) {
+	if (k == KIND_DISPUTED || k == KIND_INVALID) {
 		struct strmap_entry *s = strmap_get(&l->seen, b->bug_id, NULL);
 		char *both = s->ptr ? xasprintf("%s,%s", (char *)s->ptr, b->frontend) : xstrdup(b->frontend);
 

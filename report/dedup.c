@@ -563,8 +563,8 @@ struct fail {
 };
 
 struct rebuild {
-	struct strmap bugs;   /* signature -> struct bug */
-	struct buf sig;
+	struct strmap bugs;   /* frontend, \x1f, signature -> struct bug */
+	struct buf sig, key;
 	size_t failures;
 	struct fail *fails;
 	size_t nfails, cap;
@@ -767,7 +767,12 @@ static void join(struct rebuild *rb, const struct fail *f)
 	struct bug *b;
 	int created;
 
-	ent = strmap_get(&rb->bugs, rb->sig.data, &created);
+	/* By frontend and signature: an entry of a test's own (a disputed reference, a suspected invalid
+	 * test: kinds.h) has a signature without a frontend, and one id for all the frontends that show
+	 * it, but each frontend's members are its own. */
+	buf_reset(&rb->key);
+	buf_addf(&rb->key, "%s\x1f%s", f->frontend, rb->sig.data);
+	ent = strmap_get(&rb->bugs, rb->key.data, &created);
 	if (created) {
 		XXH64_hash_t h = XXH3_64bits(rb->sig.data, rb->sig.len);
 
@@ -1057,7 +1062,7 @@ static int group_all(struct db *d, struct rebuild *rb, const struct kinds_eviden
 
 int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfailures, struct err *e)
 {
-	struct rebuild rb = { STRMAP_INIT, BUF_INIT, 0, NULL, 0, 0 };
+	struct rebuild rb = { STRMAP_INIT, BUF_INIT, BUF_INIT, 0, NULL, 0, 0 };
 	struct kinds_evidence *ev = NULL;
 	struct db_bug *rows = NULL;
 	struct buf *oplists = NULL;
@@ -1103,6 +1108,7 @@ out:
 			bug_free(rb.bugs.slots[i].ptr);
 	strmap_release(&rb.bugs);
 	buf_release(&rb.sig);
+	buf_release(&rb.key);
 	for (size_t i = 0; i < rb.nfails; i++)
 		fail_release(&rb.fails[i]);
 	free(rb.fails);
