@@ -271,7 +271,7 @@ static void print_verdicts(const char *fe, const struct verdict *v, size_t n, si
 	news = fails - known - apart;
 	printf("check %s: %zu tests judged, %zu failing (%zu known, %zu new", esc_str(fe), n, fails, known, news);
 	if (apart)
-		printf(", %zu not frontend bugs", apart);
+		printf(", %zu not %s", apart, apart == 1 ? "a frontend bug" : "frontend bugs");
 	printf("), %zu newly fixed", fixed);
 	if (not_run)
 		printf(", %zu not run (limit or budget)", not_run);
