@@ -195,26 +195,37 @@ static bool disputed(const struct test *t, const struct kinds_case *c, struct bu
 	return true;
 }
 
-/* Refused before running: a crash or an unsupported verdict at load or compile, not at execution. */
+/* Refused: a crash or an unsupported verdict, at load, compile or execution (ONNX Runtime's kernels
+ * check their inputs' shapes when they run). */
 static bool refused(const struct seen *s)
 {
-	return (!strcmp(s->outcome, "crash") || !strcmp(s->outcome, "unsupported")) &&
-	       !(s->stage && !strcmp(s->stage, "execute"));
+	return !strcmp(s->outcome, "crash") || !strcmp(s->outcome, "unsupported");
 }
 
-/* A test ferry made that every frontend that ran it refused (kinds.h, invalid). */
+/* A test ferry made that the library's reference runtime refused, and another frontend too; without
+ * the reference runtime, one that three frontends or more refused and none ran (kinds.h, invalid).
+ * Every failure of such a test is listed as its, a mismatch too: what a frontend answers to an
+ * invalid model says nothing. */
 static bool invalid(const struct test *t, const struct kinds_case *c, struct buf *sig)
 {
-	bool judged = false;
+	size_t refusals = 0, others = 0;
+	bool judged = false, judge_refused = false;
 
-	if (!t || !c->derived || t->n < 2)
+	if (!t || !c->derived)
 		return false;
 	for (size_t k = 0; k < t->n; k++) {
-		if (!refused(&t->seen[k]))
-			return false;
-		judged |= is_judge(t->seen[k].frontend);
+		bool r = refused(&t->seen[k]);
+
+		if (is_judge(t->seen[k].frontend)) {
+			/* The reference runtime lacking a kernel ("NOT_IMPLEMENTED") is no verdict on the test. */
+			judged = true;
+			judge_refused = !strcmp(t->seen[k].outcome, "crash");
+		} else {
+			refusals += r;
+			others += !r;
+		}
 	}
-	if (!judged && t->n < 3)
+	if (judged ? !(judge_refused && refusals >= 1) : !(refusals >= 3 && !others))
 		return false;
 	/* The test's, not a frontend's: one entry for all the frontends that refused it. */
 	buf_addf(sig, "invalid|-|%s", c->op ? c->op : "?");
@@ -226,15 +237,14 @@ enum kind kinds_judge(const struct kinds_evidence *ev, const struct kinds_case *
 	const struct strmap_entry *ent = ev ? strmap_find(&ev->tests, c->id) : NULL;
 	const struct test *t = ent ? ent->ptr : NULL;
 
+	if (invalid(t, c, sig))
+		return KIND_INVALID;
 	if (!strcmp(c->outcome, "mismatch")) {
 		if (within_precision(c, sig))
 			return KIND_UNDEFINED;
 		if (disputed(t, c, sig))
 			return KIND_DISPUTED;
-		return KIND_BUG;
 	}
-	if (!strcmp(c->outcome, "crash") && !(c->stage && !strcmp(c->stage, "execute")) && invalid(t, c, sig))
-		return KIND_INVALID;
 	return KIND_BUG;
 }
 
