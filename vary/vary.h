@@ -53,6 +53,12 @@ struct vary_opts {
 	double timeout;         /* seconds one candidate may take */
 	unsigned long long mem_limit;
 	const char *python;     /* the interpreter that reads the libraries' dtypes (libraries.h) */
+	/* A failure's neighbours rather than variants (ferry go's trigger stage): each parent's
+	 * candidates are rules_neighbours', one change at a time, in their order, not rules_all's. */
+	int one_change;
+	/* The corpus whose values the pools hold (the corpus's common value of a parameter), read
+	 * for them alone; NULL: corpus's own. */
+	const char *pools_corpus;
 
 	void *ctx;
 	/* A bad corpus line, skipped ("FILE:LINE: why"); a torn last line cut off. */
