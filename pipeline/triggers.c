@@ -82,16 +82,61 @@ static int read_ids(const char *path, struct strmap *m, struct buf *text, struct
 	return st == JSONL_FAIL ? -1 : 0;
 }
 
+static int add_parent(void *ctx, const struct db_neighbour *n, struct err *e)
+{
+	(void)e;
+	strmap_get(ctx, n->parent, NULL);
+	return 0;
+}
+
+static int add_member(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
+		      struct err *e)
+{
+	(void)frontend, (void)bug_id, (void)op, (void)e;
+	strmap_get(ctx, id, NULL);
+	return 0;
+}
+
+/* A representative that is a neighbour of a member of its bug (a neighbour that failed alike, and
+ * is simpler) stands for that member, whose neighbours ran already: varying it again would take
+ * the next simpler one, run after run. *found: the member it stands for, or NULL (caller frees).
+ * 0, or -1 with e. */
+static int stands_for(struct db *d, const struct triggers_bug *b, char **found, struct err *e)
+{
+	struct strmap parents = STRMAP_INIT, members = STRMAP_INIT;
+	int r = -1;
+
+	*found = NULL;
+	if (db_neighbours(d, b->frontend, NULL, b->representative, add_parent, &parents, e) < 0)
+		goto out;
+	if (parents.len && db_bug_members(d, b->frontend, b->bug_id, -1, add_member, &members, e) < 0)
+		goto out;
+	for (size_t i = 0; i < parents.cap && !*found; i++)
+		if (parents.slots[i].key && strmap_find(&members, parents.slots[i].key))
+			*found = xstrdup(parents.slots[i].key);
+	r = 0;
+out:
+	strmap_release(&parents);
+	strmap_release(&members);
+	return r;
+}
+
 /* Take bug b into the plan: its representative's record into text unless have has it. 1 taken, 0
  * passed over (a graph, or no record in the store), -1 on error. */
 static int take(struct db *d, struct triggers_plan *p, struct triggers_bug *b, struct strmap *have,
 		struct buf *text, size_t *added, struct err *e)
 {
-	char *record = NULL;
+	char *record = NULL, *member;
 	struct instance in = INSTANCE_INIT;
 	struct err bad = ERR_INIT;
 	int r = 0, created;
 
+	if (stands_for(d, b, &member, e) < 0)
+		return -1;
+	if (member) {
+		free(b->representative);
+		b->representative = member;
+	}
 	if (db_result(d, b->frontend, b->representative, keep_record, &record, e) < 0)
 		return -1;
 	if (!record || record_parse(&in, record, strlen(record), &bad) < 0) {

@@ -223,17 +223,36 @@ static void changed_clauses(const struct nbs *s, enum verdict which, const struc
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		const struct nb *n = &s->v[i];
+		int dflt = 0, first = 1;
 
 		if (n->verdict != which)
 			continue;
 		buf_reset(&b);
 		switch (n->kind) {
 		case CH_PARAM_DEFAULT:
-			buf_addf(&b, "with %s at its default", n->what);
-			break;
 		case CH_PARAM_SET:
-			buf_addf(&b, "with %s=", n->what);
-			label_value_words(n->value, &b);
+			/* One clause per parameter: "with ceil_mode=0 or at its default". */
+			for (size_t k = 0; k < i; k++)
+				if (s->v[k].verdict == which && (s->v[k].kind == CH_PARAM_DEFAULT ||
+								 s->v[k].kind == CH_PARAM_SET) && !strcmp(s->v[k].what, n->what))
+					dflt = -1;
+			if (dflt < 0)
+				break;
+			for (size_t k = i; k < s->n; k++) {
+				const struct nb *m = &s->v[k];
+
+				if (m->verdict != which || strcmp(m->what, n->what))
+					continue;
+				if (m->kind == CH_PARAM_DEFAULT) {
+					dflt = 1;
+				} else if (m->kind == CH_PARAM_SET) {
+					buf_addf(&b, first ? "with %s=" : " or ", n->what);
+					label_value_words(m->value, &b);
+					first = 0;
+				}
+			}
+			if (dflt)
+				buf_addf(&b, first ? "with %s at its default" : " or at its default", n->what);
 			break;
 		case CH_RANK:
 			if (t && t->rank + atoi(n->what) >= 0)
