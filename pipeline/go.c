@@ -1010,8 +1010,8 @@ static int stage_triggers(struct go *g, struct err *e)
 		    g->library, k, plan.nbugs, added, esc_str(g->triggers));
 		unlink(stamp);
 		if ((code = variants_make(&o, &g->io)) != EXIT_OK) {
-			err_set(e, code, "the trigger stage stopped (see above); the neighbours kept so far are in '%s'",
-				g->triggers);
+			err_set(e, code, "the trigger stage stopped (see above); the neighbours kept so far are "
+				"in '%s'", g->triggers);
 			goto out;
 		}
 		if (fs_write_atomic(stamp, args, strlen(args), e) < 0)

@@ -232,10 +232,13 @@ static void changed_clauses(const struct nbs *s, enum verdict which, const struc
 		case CH_PARAM_DEFAULT:
 		case CH_PARAM_SET:
 			/* One clause per parameter: "with ceil_mode=0 or at its default". */
-			for (size_t k = 0; k < i; k++)
-				if (s->v[k].verdict == which && (s->v[k].kind == CH_PARAM_DEFAULT ||
-								 s->v[k].kind == CH_PARAM_SET) && !strcmp(s->v[k].what, n->what))
+			for (size_t k = 0; k < i; k++) {
+				const struct nb *m = &s->v[k];
+
+				if (m->verdict == which && (m->kind == CH_PARAM_DEFAULT || m->kind == CH_PARAM_SET) &&
+				    !strcmp(m->what, n->what))
 					dflt = -1;
+			}
 			if (dflt < 0)
 				break;
 			for (size_t k = i; k < s->n; k++) {

@@ -1235,10 +1235,13 @@ static void neighbour_dtype(const struct instance *p, struct rules_cands *out)
 					continue;
 				cand_push(out, c);
 				taken++;
-				for (size_t k = 0; k < all.n; k++)
-					if (all.v[k].label && !strncmp(all.v[k].label, "dtype:", 6) &&
-					    strncmp(all.v[k].label, "dtype:in:", 9) && dtype_rank(all.v[k].label) == rank)
+				for (size_t k = 0; k < all.n; k++) {
+					const char *l = all.v[k].label;
+
+					if (l && !strncmp(l, "dtype:", 6) && strncmp(l, "dtype:in:", 9) &&
+					    dtype_rank(l) == rank)
 						cand_drop(&all.v[k]);
+				}
 			}
 	}
 	for (size_t i = 0; i < all.n; i++)
