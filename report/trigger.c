@@ -38,7 +38,7 @@ static void parse_change(const char *label, struct nb *n)
 	} else if (!strncmp(label, "param:-", 7)) {
 		n->kind = CH_PARAM_DEFAULT;
 		n->what = xstrdup(label + 7);
-	} else if (!strncmp(label, "param:", 6) && (eq = strchr(label + 6, '=')) && !strchr(label + 6, ',')) {
+	} else if (!strncmp(label, "param:", 6) && (eq = strchr(label + 6, '='))) {
 		const char *name = label + 6 + (label[6] == '+');
 
 		n->kind = CH_PARAM_SET;
@@ -257,10 +257,21 @@ static void changed_clauses(const struct nbs *s, enum verdict which, const struc
 			if (dflt)
 				buf_addf(&b, first ? "with %s at its default" : " or at its default", n->what);
 			break;
-		case CH_RANK:
-			if (t && t->rank + atoi(n->what) >= 0)
-				buf_addf(&b, "at rank %d", t->rank + atoi(n->what));
+		case CH_RANK: {
+			/* One clause for the ranks: "at rank 1 and 3". */
+			int lead = 1;
+
+			for (size_t k = 0; k < i && lead; k++)
+				lead = !(s->v[k].verdict == which && s->v[k].kind == CH_RANK);
+			for (size_t k = i; t && lead && k < s->n; k++) {
+				int to = t->rank + atoi(s->v[k].what);
+
+				if (s->v[k].verdict != which || s->v[k].kind != CH_RANK || to < 0)
+					continue;
+				buf_addf(&b, b.len ? " and %d" : "at rank %d", to);
+			}
 			break;
+		}
 		case CH_DIM:
 			buf_addf(&b, "with dim %s of size 1", n->what);
 			break;
