@@ -104,7 +104,7 @@ static char *title_of(const char *frontend, const char *bug)
 int main(void)
 {
 	char dir[] = "/tmp/ferry-trigger-XXXXXX", *path, *bug, *t;
-	char r16[33], f32[33], i32[33], c64[33], r1[33], mp[33], mpd[33], mpc[33], lone[33], lone32[33];
+	char r16[33], f32[33], i32[33], c64[33], r1[33], mp[33], mpd[33], mpc[33], mpk[33], lone[33], lone32[33];
 	char al[33], al32[33];
 	struct err e = ERR_INIT;
 	const char *boom = "noint16: int16 inputs are not handled";
@@ -137,14 +137,17 @@ int main(void)
 
 	/* A parameter's bug: ceil_mode=1 fails; at its default it passes, and at the corpus's common
 	 * value 0 too. */
-	instance("MaxPool", "float32", "1,1,4,4", "\"ceil_mode\":{\"int\":1},\"kernel_shape\":{\"list\":[{\"int\":3}]}", mp);
-	instance("MaxPool", "float32", "1,1,4,4", "\"kernel_shape\":{\"list\":[{\"int\":3}]}", mpd);
-	instance("MaxPool", "float32", "1,1,4,4", "\"ceil_mode\":{\"int\":0},\"kernel_shape\":{\"list\":[{\"int\":3}]}", mpc);
+	instance("MaxPool", "float32", "1,1,4,4", "\"ceil_mode\":{\"int\":1},\"kernel_shape\":{\"list\":[{\"int\":3},{\"int\":3}]}", mp);
+	instance("MaxPool", "float32", "1,1,4,4", "\"kernel_shape\":{\"list\":[{\"int\":3},{\"int\":3}]}", mpd);
+	instance("MaxPool", "float32", "1,1,4,4", "\"ceil_mode\":{\"int\":0},\"kernel_shape\":{\"list\":[{\"int\":3},{\"int\":3}]}", mpc);
 	result("fe", mp, "output shape is wrong with ceil");
 	result("fe", mpd, NULL);
 	result("fe", mpc, NULL);
 	neighbour(mp, mpd, "param:-ceil_mode");
 	neighbour(mp, mpc, "param:ceil_mode=0");
+	instance("MaxPool", "float32", "1,1,4,4", "\"ceil_mode\":{\"int\":1},\"kernel_shape\":{\"list\":[{\"int\":2},{\"int\":2}]}", mpk);
+	result("fe", mpk, NULL);
+	neighbour(mp, mpk, "param:kernel_shape=[2,2]");
 
 	/* A bug whose neighbour did not run on its frontend (another's result only). */
 	instance("Sub", "int8", "2", "", lone);
@@ -172,7 +175,7 @@ int main(void)
 
 	bug = bug_of("fe", mp, NULL);
 	t = title_of("fe", bug);
-	is(t, "fails with ceil_mode=1; passes with ceil_mode=0 or at its default",
+	is(t, "fails with ceil_mode=1, with kernel_shape=[3,3]; passes with ceil_mode=0 or at its default, with kernel_shape=[2,2]",
 	   "the parameter's bug is said by the parameter");
 	free(t);
 	free(bug);
