@@ -28,6 +28,9 @@
  * validation failed because the machine did (the worker answers "error", or was killed from outside
  * ferry) is not logged, and the run stops (EXIT_ENV) so that the same command tries it again.
  *
+ * In its one-change mode (vary_opts.one_change, ferry go's trigger stage) the candidates are
+ * rules_neighbours', a bug's representative's neighbours, decided the same way.
+ *
  * The engine prints nothing: it reports through the hooks of struct vary_opts, and the counts in
  * struct vary are the caller's to print. */
 #ifndef FERRY_VARY_H
