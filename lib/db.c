@@ -47,6 +47,10 @@ static const char schema[] =
 	"  frontend TEXT NOT NULL, version TEXT NOT NULL, op TEXT NOT NULL, dtype TEXT NOT NULL,"
 	"  probe_id TEXT NOT NULL, outcome TEXT NOT NULL, stage TEXT, message TEXT,"
 	"  PRIMARY KEY(frontend, version, op, dtype));"
+	/* Added without a schema version, as the support table: ferry go's trigger stage's one-change
+	 * neighbours of each bug's simplest test (pipeline/triggers.h), by the test they are a change of. */
+	"CREATE TABLE IF NOT EXISTS neighbours("
+	"  parent TEXT NOT NULL, id TEXT NOT NULL, change TEXT NOT NULL, PRIMARY KEY(parent, id));"
 	/* Schema 4: ferry reduce's subgraphs, one per failing result it reduced. */
 	"CREATE TABLE IF NOT EXISTS reductions("
 	"  frontend TEXT NOT NULL, id TEXT NOT NULL, status TEXT NOT NULL, dir TEXT, nodes_before INTEGER NOT NULL,"
@@ -834,6 +838,39 @@ int db_support_rows(struct db *d, const char *frontend, const char *version, con
 	while (r == 0 && query_row(&q, COLS(cols), &s))
 		r = fn ? fn(ctx, &s, e) : 0;
 	return query_end(&q, r, "cannot read the support table", e) < 0 ? -1 : q.rows;
+}
+
+/* --- neighbours: the trigger stage's one-change tests ------------------------------------------ */
+
+int db_put_neighbour(struct db *d, const char *parent, const char *id, const char *change, struct err *e)
+{
+	return run(d, "INSERT OR REPLACE INTO neighbours(parent, id, change) VALUES(?,?,?)",
+		   ARGS(TEXT(parent), TEXT(id), TEXT(change)), "cannot write to the store", e);
+}
+
+int db_neighbours(struct db *d, const char *frontend, const char *parent, const char *id,
+		  int (*fn)(void *ctx, const struct db_neighbour *n, struct err *e), void *ctx, struct err *e)
+{
+	static const struct col cols[] = {
+		COL(db_neighbour, parent), COL(db_neighbour, id), COL(db_neighbour, change),
+		COL(db_neighbour, outcome), COL(db_neighbour, bug_id), COL(db_neighbour, record),
+	};
+	struct db_neighbour n;
+	struct query q;
+	int has, r = 0;
+
+	if ((has = has_table(d, "neighbours", e)) <= 0)
+		return has;
+	query_start(&q, d, "SELECT n.parent, n.id, n.change, r.outcome, m.bug_id, i.record FROM neighbours n"
+		    " LEFT JOIN results r ON r.id = n.id AND r.frontend = ?1"
+		    " LEFT JOIN bug_members m ON m.id = n.id AND m.frontend = ?1"
+		    " LEFT JOIN instances i ON i.id = n.id"
+		    " WHERE (?2 IS NULL OR n.parent = ?2) AND (?3 IS NULL OR n.id = ?3)"
+		    " ORDER BY n.parent, n.change, n.id",
+		    ARGS(TEXT(frontend), TEXT(parent), TEXT(id)), e);
+	while (r == 0 && query_row(&q, COLS(cols), &n))
+		r = fn ? fn(ctx, &n, e) : 0;
+	return query_end(&q, r, "cannot read the neighbours table", e) < 0 ? -1 : q.rows;
 }
 
 /* --- reductions ---------------------------------------------------------------------------------- */

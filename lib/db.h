@@ -225,6 +225,27 @@ int db_bug_members(struct db *d, const char *frontend, const char *bug_id, long 
 			     struct err *e),
 		   void *ctx, struct err *e);
 
+/* --- neighbours (ferry go's trigger stage, pipeline/triggers.h) ---------------------------------
+ * A neighbour of a test is a test one change away from it (vary's one-change rules: another dtype,
+ * rank or shape, a parameter at its default or at the corpus's common value), run on the frontends
+ * where the test is a bug's simplest member, to tell which change makes the failure go away. Kept
+ * by the test it is a change of, whatever frontend ran it; its results are ordinary results. */
+struct db_neighbour {
+	const char *parent, *id;
+	const char *change;    /* vary's label: "dtype:int32", "param:-ceil_mode", "rank:-1", ... */
+	const char *outcome;   /* its result on the frontend asked about, or NULL: none there */
+	const char *bug_id;    /* the frontend's bug it is a member of, or NULL */
+	const char *record;    /* its instance record, or NULL when the store has none */
+};
+
+/* Record that id is parent's neighbour by change (again: replaced). */
+int db_put_neighbour(struct db *d, const char *parent, const char *id, const char *change, struct err *e);
+/* The neighbours of parent (NULL: any), or the rows naming id as a neighbour (NULL: any), with their
+ * result on frontend, by parent and change. fn may be NULL. The number of rows, or -1; a store made
+ * before neighbours, opened read-only, has none. */
+int db_neighbours(struct db *d, const char *frontend, const char *parent, const char *id,
+		  int (*fn)(void *ctx, const struct db_neighbour *n, struct err *e), void *ctx, struct err *e);
+
 /* --- reductions (ferry reduce) ------------------------------------------------------------------
  * The smallest subgraph of a failing multi-node test that still fails the same way, per result. */
 struct db_reduction {
