@@ -11,6 +11,7 @@
 #include "jsonl.h"
 #include "record.h"
 #include "triggers.h"
+#include "kinds.h"
 #include "xalloc.h"
 
 void triggers_plan_release(struct triggers_plan *p)
@@ -25,7 +26,9 @@ void triggers_plan_release(struct triggers_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* One frontend's bugs, the most members first (db_bugs' order). */
+/* One frontend's bugs, the most members first (db_bugs' order); only its frontend bugs: what it lacks
+ * or says it does not support, a disputed reference or a suspected invalid test (kinds.h) has no
+ * trigger to find. */
 struct fe_bugs {
 	const char *frontend;
 	struct triggers_bug *v;
@@ -38,6 +41,8 @@ static int collect_bug(void *ctx, const struct db_bug *b, struct err *e)
 	struct triggers_bug *t;
 
 	(void)e;
+	if (kind_of_signature(b->signature) != KIND_BUG)
+		return 0;
 	XGROW(f->v, f->cap, f->n + 1);
 	t = &f->v[f->n++];
 	t->frontend = xstrdup(b->frontend);

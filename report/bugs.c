@@ -18,6 +18,7 @@
 #include "strmap.h"
 #include "fsutil.h"
 #include "summary.h"
+#include "trigger.h"
 #include "xalloc.h"
 
 /* What a bug is listed with: its member tests that match --op. */
@@ -190,6 +191,10 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 			cJSON_AddStringToObject(o, "reason", head.data ? head.data : "");
 			buf_reset(&head);
 		}
+		if (trigger_describe(l->db, b->frontend, b->bug_id, &head, e) < 0)
+			goto out;
+		cJSON_AddItemToObject(o, "trigger", head.len ? cJSON_CreateString(head.data) : cJSON_CreateNull());
+		buf_reset(&head);
 		cJSON_AddStringToObject(o, "representative", b->representative ? b->representative : "");
 		cJSON_AddStringToObject(o, "line", line.data);
 		cJSON_AddItemToObject(o, "message", string_or_null(b->message));
@@ -208,6 +213,15 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 	fputs(head.data, l->out);
 	summary_print_cut(l->out, esc_str(line.data), head.len, l->width);
 	fputc('\n', l->out);
+	/* What triggers it, by contrast with its one-change neighbours (trigger.h), under its line. */
+	buf_reset(&head);
+	if (trigger_describe(l->db, b->frontend, b->bug_id, &head, e) < 0)
+		goto out;
+	if (head.len) {
+		fprintf(l->out, "  %-12s ", "");
+		summary_print_cut(l->out, esc_str(head.data), 15, l->width);
+		fputc('\n', l->out);
+	}
 	ret = db_reductions(l->db, b->frontend, b->representative, print_reduction, l, e) < 0 ? -1 : 0;
 out:
 	cJSON_Delete(o);

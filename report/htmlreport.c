@@ -15,6 +15,7 @@
 #include "fsutil.h"
 #include "htmlreport.h"
 #include "kinds.h"
+#include "trigger.h"
 #include "outcome.h"
 #include "strmap.h"
 #include "xalloc.h"
@@ -514,7 +515,24 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 		}
 		buf_addf(b, ", %lld test%s, operators <code>", x->members, x->members == 1 ? "" : "s");
 		text(b, x->ops);
-		buf_adds(b, "</code></h3>\n<p class=\"muted\">signature <code>");
+		buf_adds(b, "</code></h3>\n");
+		{
+			struct buf trigger = BUF_INIT;
+
+			/* What triggers it (trigger.h), above what it said. */
+			if (trigger_describe(h->db, x->frontend, x->id, &trigger, e) < 0) {
+				buf_release(&trigger);
+				buf_release(&m.list);
+				goto out;
+			}
+			if (trigger.len) {
+				buf_adds(b, "<p class=\"trigger\">");
+				text(b, trigger.data);
+				buf_adds(b, "</p>\n");
+			}
+			buf_release(&trigger);
+		}
+		buf_adds(b, "<p class=\"muted\">signature <code>");
 		text(b, x->signature);
 		buf_adds(b, "</code>; simplest test <code>");
 		text(b, x->rep);

@@ -27,6 +27,7 @@
 #include "locations.h"
 #include "kinds.h"
 #include "probe.h"
+#include "trigger.h"
 #include "session.h"
 #include "summary.h"
 #include "tolerance.h"
@@ -178,7 +179,7 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 	snprintf(s->atol, sizeof(s->atol), "%.17g", isnan(rep->atol) ? TOLERANCE_DEFAULT_ATOL : rep->atol);
 	snprintf(s->rtol, sizeof(s->rtol), "%.17g", isnan(rep->rtol) ? TOLERANCE_DEFAULT_RTOL : rep->rtol);
 	if (s->doc) {
-		struct buf line = BUF_INIT;
+		struct buf line = BUF_INIT, more = BUF_INIT;
 		cJSON *record = cJSON_Parse(s->record);
 
 		summary_failure_line(b->outcome, rep->exc_type, rep->message, 0, &line);
@@ -192,10 +193,18 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		cJSON_AddStringToObject(s->doc, "signature", b->signature ? b->signature : "");
 		cJSON_AddStringToObject(s->doc, "kind", kind_name(kind_of_signature(b->signature)));
 		if (kind_of_signature(b->signature) != KIND_BUG) {
-			kinds_reason(b->signature, &line);
-			cJSON_AddStringToObject(s->doc, "reason", line.data);
-			buf_reset(&line);
+			kinds_reason(b->signature, &more);
+			cJSON_AddStringToObject(s->doc, "reason", more.data);
+			buf_reset(&more);
 		}
+		if (trigger_describe(s->db, s->frontend, s->bug, &more, e) < 0) {
+			buf_release(&line);
+			buf_release(&more);
+			cJSON_Delete(record);
+			return -1;
+		}
+		cJSON_AddItemToObject(s->doc, "trigger", more.len ? cJSON_CreateString(more.data) : cJSON_CreateNull());
+		buf_release(&more);
 		cJSON_AddStringToObject(s->doc, "representative", s->rep);
 		cJSON_AddItemToObject(s->doc, "release", string_or_null(rep->frontend_version));
 		cJSON_AddStringToObject(s->doc, "line", line.data);
@@ -218,6 +227,18 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		fprintf(s->out, "not a frontend bug: %s: %s\n", kind_name(kind_of_signature(b->signature)),
 			esc_str(why.data));
 		buf_release(&why);
+	}
+	{
+		struct buf trigger = BUF_INIT;
+
+		/* What triggers it, by contrast with its one-change neighbours (trigger.h). */
+		if (trigger_describe(s->db, s->frontend, s->bug, &trigger, e) < 0) {
+			buf_release(&trigger);
+			return -1;
+		}
+		if (trigger.len)
+			fprintf(s->out, "trigger: %s\n", esc_str(trigger.data));
+		buf_release(&trigger);
 	}
 	fprintf(s->out, "signature: %s\n", esc_str(b->signature));
 	fprintf(s->out, "simplest test: %s\n", esc_str(s->rep));

@@ -8,7 +8,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module onnx
 need_python_module onnxruntime
-plan 16
+plan 18
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 FERRY_ADAPTERS=$top_srcdir/tests/data/trigger-adapter
@@ -42,6 +42,10 @@ check "every neighbour is one change with its reference outputs ($(echo $valid |
 	test "$(echo "$valid" | sed -n 1p)" -eq "$(echo "$valid" | sed -n 2p)" -a "$(echo "$valid" | sed -n 2p)" -ge 2
 check "the failing neighbours are in the store's bugs" -- test "$(sql $d/results.db "SELECT count(*) FROM results r
 	JOIN neighbours n USING(id) WHERE r.frontend = 'noint16' AND r.outcome = 'crash' AND r.id NOT IN (SELECT id FROM bug_members)")" -eq 0
+
+# The title is what the bug list leads a bug with (show and the HTML page too).
+expect_exit 0 "bugs" -- "$FERRY" bugs -w $d/results.db -F noint16
+contains "ferry bugs prints the title under the bug" "$out" "fails for int16 inputs; passes for "
 
 expect_exit 0 "the same command again" -- "$FERRY" go onnx -F noint16,ort --op Add -o proj -j 2 -q
 contains "skips the neighbours' vary" "$out" "triggers onnx: current"
