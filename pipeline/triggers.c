@@ -41,7 +41,7 @@ static int collect_bug(void *ctx, const struct db_bug *b, struct err *e)
 	struct triggers_bug *t;
 
 	(void)e;
-	if (kind_of_signature(b->signature) != KIND_BUG)
+	if (kinds_of_signature(b->signature) != KIND_BUG)
 		return 0;
 	XGROW(f->v, f->cap, f->n + 1);
 	t = &f->v[f->n++];

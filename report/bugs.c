@@ -120,7 +120,7 @@ static int print_apart(struct listing *l, const struct db_bug *b, const struct b
 static int count_kind(void *ctx, const struct db_bug *b, struct err *e)
 {
 	struct listing *l = ctx;
-	enum kind k = kind_of_signature(b->signature);
+	enum kind k = kinds_of_signature(b->signature);
 
 	(void)e;
 	if (l->glob) {
@@ -160,7 +160,7 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 
 	l->matched = 0;
 	l->members = NULL;
-	if (!l->json && kind_of_signature(b->signature) != l->kind)
+	if (!l->json && kinds_of_signature(b->signature) != l->kind)
 		return 0;
 	if (l->json) {
 		o = cJSON_CreateObject();
@@ -185,8 +185,8 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 		cJSON_AddStringToObject(o, "operators", b->ops ? b->ops : "");
 		cJSON_AddStringToObject(o, "signature", b->signature ? b->signature : "");
 		/* What is not a frontend bug is listed apart, with its reason (kinds.h). */
-		cJSON_AddStringToObject(o, "kind", kind_name(kind_of_signature(b->signature)));
-		if (kind_of_signature(b->signature) != KIND_BUG) {
+		cJSON_AddStringToObject(o, "kind", kinds_name(kinds_of_signature(b->signature)));
+		if (kinds_of_signature(b->signature) != KIND_BUG) {
 			kinds_reason(b->signature, &head);
 			cJSON_AddStringToObject(o, "reason", head.data ? head.data : "");
 			buf_reset(&head);
@@ -295,8 +295,9 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 	for (int k = 1; k < KIND_COUNT; k++) {
 		if (!l.counts[k])
 			continue;
-		fprintf(out, "\nNot a frontend bug: %s: %zu\n  %-12s %-10s %7s  %-24s %s\n", kind_heading((enum kind)k),
-			l.counts[k], "entry", "frontend", "tests", "operators", "why, then what failed in the simplest test");
+		fprintf(out, "\nNot a frontend bug: %s: %zu\n  %-12s %-10s %7s  %-24s %s\n",
+			kinds_heading((enum kind)k), l.counts[k], "entry", "frontend", "tests", "operators",
+			"why, then what failed in the simplest test");
 		l.kind = (enum kind)k;
 		if (db_bugs(&db, o->frontend, print_bug, &l, e) < 0)
 			goto out;

@@ -593,7 +593,8 @@ static int add_failure(void *ctx, const struct db_row *row, struct err *e)
 	f = &rb->fails[rb->nfails++];
 	*f = (struct fail){ xstrdup(row->id), xstrdup(row->frontend), xstrdup(row->op ? row->op : ""),
 			    xstrdup(row->outcome), dup_or_null(row->stage), dup_or_null(row->exc_type),
-			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, false, false, 0, 0, NULL, 0 };
+			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, false, false, 0, 0, NULL,
+			    0 };
 	simplicity(row->record ? row->record : "", &f->np, &f->ne, &f->out_dtype, &f->in_dtype, &f->derived,
 		   &f->empty);
 	if (weighed(f))
@@ -891,7 +892,7 @@ static void merge_lacking(char **sigs, size_t n)
 			const char *fe, *op, *dt, *rest;
 			struct strmap_entry *d;
 
-			if (kind_of_signature(sigs[i]) != KIND_LACKS || !(fe = strchr(sigs[i], '|')) ||
+			if (kinds_of_signature(sigs[i]) != KIND_LACKS || !(fe = strchr(sigs[i], '|')) ||
 			    !(op = strchr(fe + 1, '|')) || !(dt = strchr(op + 1, '|')) || !(rest = strchr(dt + 1, '|')))
 				continue;
 			buf_reset(&key);
@@ -939,7 +940,8 @@ static int mark_lacking(struct db *d, struct fail *fails, size_t n, char **sigs,
 		for (size_t i = 0; i < n; i++) {
 			struct strmap_entry *s;
 
-			if (!weighed(&fails[i]) || kind_of_signature(sigs[i]) != KIND_BUG || (side && !side_dtype(&fails[i], side)))
+			if (!weighed(&fails[i]) || kinds_of_signature(sigs[i]) != KIND_BUG ||
+			    (side && !side_dtype(&fails[i], side)))
 				continue;
 			op_dtype(side, fails[i].op, side_dtype(&fails[i], side), &t.key);
 			strmap_get(&crashed, t.key.data, NULL)->count++;
@@ -953,7 +955,8 @@ static int mark_lacking(struct db *d, struct fail *fails, size_t n, char **sigs,
 			struct strmap_entry *c, *s, *all;
 			char *lack;
 
-			if (!weighed(&fails[i]) || kind_of_signature(sigs[i]) != KIND_BUG || (side && !side_dtype(&fails[i], side)))
+			if (!weighed(&fails[i]) || kinds_of_signature(sigs[i]) != KIND_BUG ||
+			    (side && !side_dtype(&fails[i], side)))
 				continue;
 			op_dtype(side, fails[i].op, side_dtype(&fails[i], side), &t.key);
 			c = strmap_find(&crashed, t.key.data);
@@ -997,7 +1000,8 @@ static void says_unsupported(const struct fail *fails, size_t n, char **decisive
 		if (!weighed(&fails[i]))
 			continue;
 		buf_reset(&both);
-		buf_addf(&both, "%s: %s", fails[i].exc_type ? fails[i].exc_type : "", fails[i].message ? fails[i].message : "");
+		buf_addf(&both, "%s: %s", fails[i].exc_type ? fails[i].exc_type : "",
+			 fails[i].message ? fails[i].message : "");
 		if (!classify_match(&patterns, both.data, &which) || !which)
 			continue;
 		free(decisive[i]);
@@ -1029,7 +1033,7 @@ static int group_all(struct db *d, struct rebuild *rb, const struct kinds_eviden
 						 f->derived };
 
 			buf_reset(&rb->sig);
-			if (decisive[i - lo] && kind_of_signature(decisive[i - lo]) == KIND_UNSUPPORTED)
+			if (decisive[i - lo] && kinds_of_signature(decisive[i - lo]) == KIND_UNSUPPORTED)
 				buf_adds(&rb->sig, decisive[i - lo]);
 			else if (kinds_judge(ev, &kc, &rb->sig) != KIND_BUG)
 				;  /* not a frontend bug: grouped by its kind's evidence (kinds.h) */

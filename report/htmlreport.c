@@ -442,21 +442,21 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 		size_t listed = 0;
 
 		for (size_t i = 0; i < l.n; i++)
-			listed += (kind_of_signature(l.v[i].signature) != KIND_BUG) == apart &&
+			listed += (kinds_of_signature(l.v[i].signature) != KIND_BUG) == apart &&
 				  !(h->glob && !bug_matches(h, &l.v[i]));
 		if (!listed)
 			continue;
 		if (apart)
-			buf_adds(b, "<h3>Not frontend bugs</h3>\n<p>ferry keeps these failures, and lists them apart: the "
-				 "frontend lacks or says it does not support what the test asks, the difference is within the "
-				 "dtype's precision, the reference is disputed, ferry's test is suspected invalid, or the "
-				 "frontend's environment is broken.</p>\n");
+			buf_adds(b, "<h3>Not frontend bugs</h3>\n<p>ferry keeps these failures, and lists them apart: "
+				 "the frontend lacks or says it does not support what the test asks, the difference is "
+				 "within the dtype's precision, the reference is disputed, ferry's test is suspected "
+				 "invalid, or the frontend's environment is broken.</p>\n");
 		buf_adds(b, "<table><tr><th>bug</th><th>frontend</th><th>symptom</th><th>stage</th><th>tests</th>"
 			 "<th>operators</th><th>what failed</th></tr>\n");
 		for (size_t i = 0; i < l.n; i++) {
 			if (h->glob && !bug_matches(h, &l.v[i]))
 				continue;
-			if ((kind_of_signature(l.v[i].signature) != KIND_BUG) != apart)
+			if ((kinds_of_signature(l.v[i].signature) != KIND_BUG) != apart)
 				continue;
 			buf_adds(b, "<tr><td><a href=\"#bug-");
 			text(b, l.v[i].id);
@@ -476,7 +476,7 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 
 				kinds_reason(l.v[i].signature, &why);
 				buf_adds(b, "<b>");
-				text(b, kind_name(kind_of_signature(l.v[i].signature)));
+				text(b, kinds_name(kinds_of_signature(l.v[i].signature)));
 				buf_adds(b, "</b>: ");
 				text(b, why.data ? why.data : "");
 				buf_adds(b, "<br>");

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[KIND_COUNT] = { "bug", "unsupported", "lacks", "undefined", "disputed", "invalid", "environment" };
+static const char *const names[KIND_COUNT] = {
+	"bug", "unsupported", "lacks", "undefined", "disputed", "invalid", "environment",
+};
 
 static const char *const headings[KIND_COUNT] = {
 	"frontend bugs",
@@ -22,17 +24,17 @@ static const char *const headings[KIND_COUNT] = {
 	"environment (the frontend's environment fails ferry's canary)",
 };
 
-const char *kind_name(enum kind k)
+const char *kinds_name(enum kind k)
 {
 	return names[k];
 }
 
-const char *kind_heading(enum kind k)
+const char *kinds_heading(enum kind k)
 {
 	return headings[k];
 }
 
-enum kind kind_of_signature(const char *signature)
+enum kind kinds_of_signature(const char *signature)
 {
 	for (int k = 1; signature && k < KIND_COUNT; k++) {
 		size_t n = strlen(names[k]);
@@ -191,7 +193,8 @@ static bool disputed(const struct test *t, const struct kinds_case *c, struct bu
 	if (agree < 2 || (!judged && agree < 3))
 		return false;
 	/* Not the frontend's: the entry is the reference's, one for all the frontends that show it. */
-	buf_addf(sig, "disputed|-|%s|%s", c->op ? c->op : "?", strstr(answer(c->message), "shape") ? "shape" : "values");
+	buf_addf(sig, "disputed|-|%s|%s", c->op ? c->op : "?",
+		 strstr(answer(c->message), "shape") ? "shape" : "values");
 	return true;
 }
 
@@ -265,7 +268,7 @@ void kinds_reason(const char *signature, struct buf *out)
 	struct buf a = BUF_INIT, b = BUF_INIT;
 	const char *p;
 
-	switch (kind_of_signature(signature)) {
+	switch (kinds_of_signature(signature)) {
 	case KIND_UNSUPPORTED:
 		/* unsupported|FRONTEND|PATTERN: the pattern, which may hold '|', is the rest */
 		p = strchr(signature, '|');
@@ -337,7 +340,7 @@ static int add_entry(void *ctx, const struct db_bug *b, struct err *e)
 {
 	struct tests_of *t = ctx;
 
-	t->kind = kind_of_signature(b->signature);
+	t->kind = kinds_of_signature(b->signature);
 	t->signature = b->signature;
 	if (t->kind == KIND_BUG)
 		return 0;

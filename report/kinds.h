@@ -35,11 +35,11 @@ enum kind { KIND_BUG, KIND_UNSUPPORTED, KIND_LACKS, KIND_UNDEFINED, KIND_DISPUTE
 #define KIND_COUNT 7
 
 /* "bug", "unsupported", "lacks", "undefined", "disputed", "invalid", "environment". */
-const char *kind_name(enum kind k);
+const char *kinds_name(enum kind k);
 /* What a reader is told a kind is, for a heading: "the frontend lacks it", ... */
-const char *kind_heading(enum kind k);
+const char *kinds_heading(enum kind k);
 /* The kind of an entry from its signature's prefix. */
-enum kind kind_of_signature(const char *signature);
+enum kind kinds_of_signature(const char *signature);
 
 /* Every frontend's outcome on every test of a store: the evidence the kinds are judged by. */
 struct kinds_evidence;

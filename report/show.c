@@ -191,8 +191,8 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		cJSON_AddNumberToObject(s->doc, "tests", (double)b->members);
 		cJSON_AddStringToObject(s->doc, "operators", b->ops ? b->ops : "");
 		cJSON_AddStringToObject(s->doc, "signature", b->signature ? b->signature : "");
-		cJSON_AddStringToObject(s->doc, "kind", kind_name(kind_of_signature(b->signature)));
-		if (kind_of_signature(b->signature) != KIND_BUG) {
+		cJSON_AddStringToObject(s->doc, "kind", kinds_name(kinds_of_signature(b->signature)));
+		if (kinds_of_signature(b->signature) != KIND_BUG) {
 			kinds_reason(b->signature, &more);
 			cJSON_AddStringToObject(s->doc, "reason", more.data);
 			buf_reset(&more);
@@ -220,11 +220,11 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 	fprintf(s->out, "bug %s: %s %s in stage %s, %lld tests, operators %s\n", esc_str(s->bug), esc_str(s->frontend),
 	       esc_str(b->outcome), esc_str(b->stage ? b->stage : "-"), b->members, esc_str(b->ops));
 	/* An entry that is not a frontend bug says so first (kinds.h). */
-	if (kind_of_signature(b->signature) != KIND_BUG) {
+	if (kinds_of_signature(b->signature) != KIND_BUG) {
 		struct buf why = BUF_INIT;
 
 		kinds_reason(b->signature, &why);
-		fprintf(s->out, "not a frontend bug: %s: %s\n", kind_name(kind_of_signature(b->signature)),
+		fprintf(s->out, "not a frontend bug: %s: %s\n", kinds_name(kinds_of_signature(b->signature)),
 			esc_str(why.data));
 		buf_release(&why);
 	}

@@ -237,7 +237,7 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 				fputs(v[k].known ? "known failure (baseline): " : "", fp);
 				if (v[k].apart) {
 					fputs("not a frontend bug (", fp);
-					xml_escape(fp, kind_name((enum kind)v[k].apart));
+					xml_escape(fp, kinds_name((enum kind)v[k].apart));
 					fputs(": ", fp);
 					xml_escape(fp, v[k].why);
 					fputs("): ", fp);
@@ -288,7 +288,7 @@ static void print_verdicts(const char *fe, const struct verdict *v, size_t n, si
 	/* Not the frontend's to fix: the test, the reference or the environment (kinds.h). */
 	for (size_t i = 0; i < n; i++)
 		if (v[i].apart)
-			printf("  APART  %-9s %-20s %s  %s: %.120s\n", esc_str(kind_name((enum kind)v[i].apart)),
+			printf("  APART  %-9s %-20s %s  %s: %.120s\n", esc_str(kinds_name((enum kind)v[i].apart)),
 			       esc_str(v[i].op), esc_str(v[i].name), esc_str(v[i].outcome), esc_str(v[i].why));
 	for (size_t i = 0; i < n; i++)
 		if (v[i].fixed)
