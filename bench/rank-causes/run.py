@@ -7,8 +7,9 @@ them can be replayed from the store), on a scratch copy:
   2. the store's instances are the tests: the harvested ones (no "variant", no "graph") alone, and with
      their variants (records with "variant"); generated graphs are left out (ranked apart by ferry go);
   3. per frontend, `ferry rank` orders each set as ferry go does (the frontend's own counts from
-     corpora/counts/ where ferry go has one: ort, tvm-onnx, iree-onnx, tvm-pytorch), and `ferry rank
-     --strategy random --seed S` orders it for each seed;
+     corpora/counts/ where ferry go has one: ort, tvm-onnx, iree-onnx, tvm-pytorch) with `--seed` 1 to
+     K (the seed that breaks its ties: one seed is one draw of ferry's order too), and `ferry rank
+     --strategy random --seed S` orders it for each of N seeds;
   4. each order is cut to the tests that have a result on the frontend, and scored by what its prefix
      finds, three ways:
        bugs   ferry's bugs of kind "bug" (causes as the checkout groups them; "lacks" and the other
@@ -19,11 +20,11 @@ them can be replayed from the store), on a scratch copy:
               store, without the labels' sample cap: every failure a frontend-bug rule matches reveals
               its cause;
      APFD (`ferry apfd` on a test_id,cause CSV) and the causes found in the first 10%, 25% and 50% of
-     the tests; random as mean, min and max over the seeds.
+     the tests; each as mean, min and max over the seeds.
 A store's NAME must be the labels' store name (onnx-main, onnx-old, torch-main) for the labels and the
 rules to apply; another name gets the bugs measure only.
 
-usage: run.py --ferry FERRY [--seeds N] [--work DIR] [--json FILE] NAME=STORE...
+usage: run.py --ferry FERRY [--seeds N] [--ferry-seeds K] [--work DIR] [--json FILE] NAME=STORE...
 exit: 0, 2 usage, 3 when ferry fails, 4 when a store is unreadable
 """
 
@@ -184,14 +185,17 @@ def measure_store(args, name, src, rules, labels, work):
             randoms["random%d" % s] = read_queue(q)
         for fe in frontends:
             base = fe.split("@")[0]
-            q = os.path.join(work, "%s-%s-ferry-%s.jsonl" % (name, setname, fe))
             counts = ["--counts", os.path.join(TOP, "corpora", "counts", COUNTS[base] + ".json")] if base in COUNTS else []
-            ferry(args, ["rank", corpus, "-o", q, "-q"] + counts)
-            queues = {"ferry": read_queue(q)}
+            queues = {}
+            for s in range(1, args.ferry_seeds + 1):
+                q = os.path.join(work, "%s-%s-ferry%d-%s.jsonl" % (name, setname, s, fe))
+                ferry(args, ["rank", corpus, "-o", q, "--seed", str(s), "-q"] + counts)
+                queues["ferry%d" % s] = read_queue(q)
+            mine = list(queues)
             queues.update(randoms)
             queues = {k: [t for t in v if t in ran[fe]] for k, v in queues.items()}
-            n = len(queues["ferry"])
-            inset = set(queues["ferry"])
+            n = len(queues["ferry1"])
+            inset = set(queues["ferry1"])
             reveal = {m: collections.defaultdict(set) for m in MEASURES}
             for b in bugs:
                 if b["frontend"] == fe and b.get("kind", "bug") == "bug":
@@ -211,10 +215,13 @@ def measure_store(args, name, src, rules, labels, work):
                 with tempfile.TemporaryDirectory(dir=work) as scratch:
                     a = apfd(args, rv, queues, scratch)
                 row = {"store": name, "frontend": fe, "set": setname, "measure": m, "tests": n, "causes": total,
-                       "apfd": a["ferry"], "apfd_random": stats([a[k] for k in randoms])}
+                       "apfd": stats([a[k] for k in mine])[0], "apfd_ferry": stats([a[k] for k in mine]),
+                       "apfd_random": stats([a[k] for k in randoms])}
                 for b in BUDGETS:
                     k = math.ceil(b * n)
-                    row["at%d" % round(b * 100)] = found_at(queues["ferry"], rv, k)
+                    found = stats([found_at(queues[f], rv, k) for f in mine])
+                    row["at%d" % round(b * 100)] = found[0]
+                    row["at%d_ferry" % round(b * 100)] = found
                     row["at%d_random" % round(b * 100)] = stats([found_at(queues[r], rv, k) for r in randoms])
                 rows.append(row)
     db.close()
@@ -229,20 +236,27 @@ def rand(s, fmt):
     return "-" if s is None else ((fmt + " [" + fmt + "-" + fmt + "]") % s)
 
 
-def print_table(rows, seeds):
-    print("ferry's order against %d random orders (mean [min-max]); causes found in the first 10/25/50%% of "
-          "the tests" % seeds)
-    head = "%-10s %-22s %-13s %-6s %6s %6s %6s %-19s %5s %-16s %5s %-16s %5s %-16s"
-    print(head % ("store", "frontend", "set", "meas", "tests", "causes", "APFD", "APFD random", "@10", "random",
-                  "@25", "random", "@50", "random"))
+def print_table(rows, seeds, ferry_seeds):
+    one = ferry_seeds == 1
+    print("ferry's order (%s) against %d random orders (mean [min-max]); causes found in the first 10/25/50%% "
+          "of the tests" % ("its default seed" if one else "mean [min-max] over %d tie-breaking seeds" % ferry_seeds,
+                            seeds))
+    fw = 6 if one else 19
+    head = "%-10s %-22s %-13s %-6s %6s %6s " + ("%-*s %-19s " + "%-*s %-16s " * 3)
+    print(head % ("store", "frontend", "set", "meas", "tests", "causes", fw, "APFD", "APFD random", fw - 1, "@10",
+                  "random", fw - 1, "@25", "random", fw - 1, "@50", "random"))
     for r in rows:
+        def mine(k, f, r=r):
+            return f % r[k] if one else rand(r[k + "_ferry"], f)
         print(head % (r["store"], r["frontend"], r["set"], r["measure"], r["tests"], r["causes"],
-                      cell(r["apfd"], "%.3f"), rand(r["apfd_random"], "%.3f"),
-                      r["at10"], rand(r["at10_random"], "%.1f"), r["at25"], rand(r["at25_random"], "%.1f"),
-                      r["at50"], rand(r["at50_random"], "%.1f")))
+                      fw, mine("apfd", "%.3f"), rand(r["apfd_random"], "%.3f"),
+                      fw - 1, mine("at10", "%d" if one else "%.1f"), rand(r["at10_random"], "%.1f"),
+                      fw - 1, mine("at25", "%d" if one else "%.1f"), rand(r["at25_random"], "%.1f"),
+                      fw - 1, mine("at50", "%d" if one else "%.1f"), rand(r["at50_random"], "%.1f")))
     print()
-    print("summed over the frontends: causes found by ferry's order / by random's mean, and the number of "
-          "frontends where ferry's order finds more (+), as many (=), fewer (-) than random's mean")
+    print("summed over the frontends: causes found by ferry's order%s / by random's mean, and the number of "
+          "frontends where ferry's order finds more (+), as many (=), fewer (-) than random's mean"
+          % ("" if one else " (its mean)"))
     stores = list(dict.fromkeys(r["store"] for r in rows))
     for store, m, s in [(st, m, s) for st in stores + ["all"] for m in MEASURES for s in ("harvested", "with-variants")]:
         sel = [r for r in rows if r["measure"] == m and r["set"] == s and store in ("all", r["store"])]
@@ -253,7 +267,8 @@ def print_table(rows, seeds):
                 rm = sum(r["at%d_random" % b][0] for r in sel)
                 win = sum(r["at%d" % b] > r["at%d_random" % b][0] + 1e-9 for r in sel)
                 lose = sum(r["at%d" % b] < r["at%d_random" % b][0] - 1e-9 for r in sel)
-                parts.append("@%d %4d/%6.1f (%d+ %d= %d-)" % (b, f, rm, win, len(sel) - win - lose, lose))
+                parts.append(("@%d %4d/%6.1f" if one else "@%d %6.1f/%6.1f") % (b, f, rm)
+                             + " (%d+ %d= %d-)" % (win, len(sel) - win - lose, lose))
             ap = [r for r in sel if r["apfd"] is not None and r["apfd_random"]]
             aw = sum(r["apfd"] > r["apfd_random"][0] for r in ap)
             print("%-10s %-6s %-13s %s  APFD above random's mean: %d of %d" % (store, m, s, "  ".join(parts), aw,
@@ -264,13 +279,15 @@ def main():
     ap = argparse.ArgumentParser(description="APFD and causes found at equal budget, ferry's order against random")
     ap.add_argument("--ferry", required=True)
     ap.add_argument("--seeds", type=int, default=10, help="random orders (seeds 1..N), default 10")
+    ap.add_argument("--ferry-seeds", type=int, default=1,
+                    help="ferry's order with tie-breaking seeds 1..N (default 1, ferry rank's default)")
     ap.add_argument("--work", help="scratch directory (default a temporary one, removed at the end)")
     ap.add_argument("--labels", default=os.path.join(CAUSES, "labels.jsonl"))
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     ap.add_argument("stores", nargs="+", metavar="NAME=STORE")
     args = ap.parse_args()
-    if args.seeds < 1:
-        die(2, "--seeds must be 1 or more")
+    if args.seeds < 1 or args.ferry_seeds < 1:
+        die(2, "--seeds and --ferry-seeds must be 1 or more")
     stores = {}
     for s in args.stores:
         if "=" not in s:
@@ -296,7 +313,7 @@ def main():
     finally:
         if own:
             shutil.rmtree(work, ignore_errors=True)
-    print_table(rows, args.seeds)
+    print_table(rows, args.seeds, args.ferry_seeds)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
