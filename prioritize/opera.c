@@ -605,8 +605,8 @@ static void lay_out(const struct rank_set *s, const uint32_t *idx, size_t n, str
 }
 
 /* Each operator's sequence falls from its best score to a tail of zeros. The heap merges the
- * scored parts, turn by turn (merge_before); the zeros all tie, so they follow in the seeded order, which a scan of idx gives
- * without a heap operation each. */
+ * scored parts, turn by turn (merge_before); the zeros all tie, so they follow in the seeded
+ * order, which a scan of idx gives without a heap operation each. */
 static void merge_sequences(size_t nops, const uint32_t *idx, size_t n, const uint32_t *start, uint32_t *seq,
 			    const double *sc, uint32_t *out, double *score)
 {
