@@ -11,7 +11,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 "$py" -c 'import sqlite3' 2>/dev/null || skip_all "no python sqlite3"
-plan 20
+plan 22
 cp "$top_srcdir/tests/data/stores/schema1.db" s.db
 chmod u+w s.db
 "$py" - s.db <<'PY'
@@ -107,6 +107,11 @@ print(all(b.get("reason") for b in d["bugs"] if b["kind"] != "bug"))')
 contains "each entry's kind in JSON" "$(printf '%s\n' "$kinds" | head -1)" \
 	"disputed:openvino-onnx disputed:ort invalid:openvino-onnx invalid:ort lacks:tvm-onnx undefined:tvm-onnx unsupported:tvm-onnx"
 contains "each with its reason" "$(printf '%s\n' "$kinds" | tail -1)" "True"
+# What is listed apart reveals no bug to ferry apfd either: every test in one queue finds the 10 bugs.
+"$py" -c 'import sqlite3, sys; print("\n".join(r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT id FROM instances")))' \
+	s.db > all.ids
+expect_exit 0 "apfd" -- "$FERRY" apfd --bugs s.db --format csv all=all.ids
+contains "ferry apfd counts the frontend bugs only" "$out" "\"all\",$("$py" -c 'import sqlite3, sys; print(len(sqlite3.connect(sys.argv[1]).execute("SELECT id FROM instances").fetchall()))' s.db),10,"
 id=$(printf '%s\n' "$apart" | awk '/lacks Reshape/ { print $1; exit }')
 expect_exit 0 "show the lacking entry" -- "$FERRY" show s.db "$id"
 contains "show says it is not a frontend bug, and why" "$out" "not a frontend bug: lacks: lacks Reshape for float32, int64"
