@@ -207,11 +207,14 @@ void canary_answer(struct canary *c, size_t k, const struct db_result *res)
 	case OUTCOME_CRASH:
 	case OUTCOME_TIMEOUT:
 	case OUTCOME_OOM:
-		buf_addf(&c->detail, "%s%.*s (expected %s) ended in %s%s%s: ", c->detail.len ? "; " : "", call_len,
-			 call, eq ? eq + 3 : "?", outcome_name(res->outcome), res->stage ? " at " : "",
-			 res->stage ? res->stage : "");
+		/* A crash on the canary is the frontend's own, in every case measured: TVM 0.25 under the
+		 * numpy of its day ("Constant delta required for Range." on 0-d inputs), TVM's TFLite path
+		 * under .venv's. Said, and inconclusive. */
+		buf_addf(&c->detail, "%s%.*s ended in %s%s%s (the frontend's own, inconclusive): ",
+			 c->detail.len ? "; " : "", call_len, call, outcome_name(res->outcome),
+			 res->stage ? " at " : "", res->stage ? res->stage : "");
 		add_line(&c->detail, res->message);
-		c->wrong++;
+		c->inconclusive++;
 		return;
 	default:
 		/* unsupported, ferry's own error, ...: tells nothing of the environment */
@@ -233,7 +236,8 @@ void canary_verdict(const struct canary *c, const struct frontend *fe, const cha
 	v->frontend = fe->label;
 	v->version = version;
 	v->python = fe->python;
-	v->ok = c->wrong ? 0 : c->inconclusive ? -1 : 1;
+	/* One right answer vouches for the way the frontend reads 0-d inputs. */
+	v->ok = c->wrong ? 0 : c->inconclusive == c->n ? -1 : 1;
 	v->detail = c->detail.len ? c->detail.data : NULL;
 	v->seconds = c->seconds;
 }

@@ -1,15 +1,17 @@
 /* canary.h: the canary, a few trivial tests whose answers are known (ferry/oracle/canary.py: Add of
- * two 0-d floats, Range(0, 3, 1) on 0-d int64 inputs, and their PyTorch and Keras likes), run through
+ * two 0-d floats, Range(0, 3, 1) on 0-d int64 inputs, torch.add and keras.ops.add of two), run through
  * a frontend at the start of its run, once per release of it and interpreter (the store keeps the
  * verdict: db.h, struct db_environment; a virtualenv whose packages change in place keeps its path,
  * and its verdict: a new one, as scripts/venv-release makes, is checked anew). They are wrapped by
  * the library's template into a directory of ferry's own and run by the frontend's workers like any
- * test, but their results go to the environment table, never to the results. A wrong answer, or a
- * crash of something that trivial, means the frontend's environment is broken (OpenVINO 2023.0 under
- * numpy 2 reads 0-d inputs as garbage): its failures are then no frontend bugs, and the run says so
- * once, with the fix (the numpy of the release's day). An answer that tells nothing (the frontend
- * says it does not support the operator, ferry's own error) leaves the verdict inconclusive, which
- * counts as not broken. What a store's verdict says of a frontend: report/environment.h. */
+ * test, but their results go to the environment table, never to the results. A wrong answer means
+ * the frontend's environment is broken (OpenVINO 2023.0 under numpy 2 reads 0-d inputs as garbage):
+ * its failures are then no frontend bugs, and the run says so once, with the fix (the numpy of the
+ * release's day). A crash is not taken for one: every crash of the canary measured was the
+ * frontend's own (TVM 0.25 refuses Range on 0-d inputs under numpy 1.26 too; TVM's TFLite path
+ * crashes on 0-d inputs under .venv's numpy). A crash, "unsupported" or ferry's own error tells
+ * nothing; one right answer vouches for the rest (the verdict passes), none leaves it inconclusive,
+ * which counts as not broken. What a store's verdict says of a frontend: report/environment.h. */
 #ifndef FERRY_CANARY_H
 #define FERRY_CANARY_H
 
@@ -33,7 +35,7 @@ struct canary {
 	size_t n;
 	char **expected;        /* per test: "Range(0, 3, 1) = [0, 1, 2]" */
 	size_t sent, answered;
-	int wrong, inconclusive;
+	size_t wrong, inconclusive;
 	struct buf detail;      /* what the wrong or inconclusive answers were, "; "-separated */
 	double seconds;         /* its cost so far: the wrap, then each answer's time */
 };

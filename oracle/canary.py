@@ -24,7 +24,9 @@ def _scalar(dtype, value):
     return {"tensor": {"dtype": dtype, "shape": [], "values": [value]}}
 
 
-# library -> [(what, record, expected outputs)]: what names the call as a reader checks it.
+# library -> [(what, record, expected outputs)]: what names the call as a reader checks it. One test
+# where one tells (a test of a compiling frontend can cost seconds); for ONNX, Range too, the
+# operator on which OpenVINO 2023.0's garbage was first seen.
 _CANARIES = {
     "onnx": [
         ("Add(1.5, 2.25)",
@@ -44,11 +46,6 @@ _CANARIES = {
           "inputs": [_scalar("float32", 1.5), _scalar("float32", 2.25)],
           "outputs": [{"tensor": {"dtype": "float32", "shape": []}}]},
          [np.array(3.75, np.float32)]),
-        ("torch.add(3, 4)",
-         {"library": "torch", "op": "torch.add", "kind": "function", "context": {}, "params": {},
-          "inputs": [_scalar("int64", 3), _scalar("int64", 4)],
-          "outputs": [{"tensor": {"dtype": "int64", "shape": []}}]},
-         [np.array(7, np.int64)]),
     ],
     "keras": [
         ("keras.ops.add(1.5, 2.25)",
@@ -56,11 +53,6 @@ _CANARIES = {
           "inputs": [_scalar("float32", 1.5), _scalar("float32", 2.25)],
           "outputs": [{"tensor": {"dtype": "float32", "shape": []}}]},
          [np.array(3.75, np.float32)]),
-        ("keras.ops.add(3, 4)",
-         {"library": "keras", "op": "keras.ops.add", "kind": "op", "context": {}, "params": {},
-          "inputs": [_scalar("int32", 3), _scalar("int32", 4)],
-          "outputs": [{"tensor": {"dtype": "int32", "shape": []}}]},
-         [np.array(7, np.int32)]),
     ],
 }
 
