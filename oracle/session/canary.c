@@ -79,7 +79,18 @@ int session_canary_begin(struct session *s, int *wanted, struct err *e)
 		canary_release(c);
 		free(c);
 		free(why);
-		return -1;
+		if (e->code == EXIT_INTERRUPTED)
+			return -1;
+		/* The tests are what the run is for: without its canary, it goes on, and says so. */
+		s->res->canary_skipped = xasprintf("the canary could not be wrapped: %s", e->msg);
+		err_release(e);
+		if (s->o->warn) {
+			char *msg = xasprintf("frontend '%s': %s", s->fe->label, s->res->canary_skipped);
+
+			s->o->warn(s->o->ctx, msg);
+			free(msg);
+		}
+		return 0;
 	}
 	if (!c->n) {
 		s->res->canary_skipped = why ? why : xstrdup("no canary");
