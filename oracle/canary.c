@@ -245,8 +245,8 @@ void canary_verdict(const struct canary *c, const struct frontend *fe, const cha
 void canary_warning(const struct db_environment *v, struct buf *out)
 {
 	buf_addf(out, "frontend '%s' (release %s) gave wrong answers to the canary: %s; its environment is "
-		 "broken (a library such as numpy newer than the release's), so its failures are no frontend "
-		 "bugs: run it under the numpy of its release's day (requirements/oldest*.txt, "
+		 "broken (a library such as numpy newer than the release's), so its failures on 0-d inputs are "
+		 "no frontend bugs: run it under the numpy of its release's day (requirements/oldest*.txt, "
 		 "scripts/venv-release)",
 		 v->frontend, v->version && *v->version ? v->version : "unknown", v->detail ? v->detail : "?");
 }

@@ -6,7 +6,8 @@
  * the library's template into a directory of ferry's own and run by the frontend's workers like any
  * test, but their results go to the environment table, never to the results. A wrong answer means
  * the frontend's environment is broken (OpenVINO 2023.0 under numpy 2 reads 0-d inputs as garbage):
- * its failures are then no frontend bugs, and the run says so once, with the fix (the numpy of the
+ * its failures on 0-d inputs, the canary's form, are then no frontend bugs (ferry bugs lists them
+ * apart, report/environment.h), and the run says so once, with the fix (the numpy of the
  * release's day). A crash is not taken for one: every crash of the canary measured was the
  * frontend's own (TVM 0.25 refuses Range on 0-d inputs under numpy 1.26 too; TVM's TFLite path
  * crashes on 0-d inputs under .venv's numpy). A crash, "unsupported" or ferry's own error tells

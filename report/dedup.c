@@ -1,5 +1,6 @@
 /* dedup.c: grouping failures into unique bugs. */
 #include "dedup.h"
+#include "environment.h"
 #include "classify.h"
 #include "frontend.h"
 #include "kinds.h"
@@ -481,7 +482,7 @@ void dedup_signature(const struct failure *f, struct buf *out)
 
 /* How simple an instance is: fewer parameters first, then fewer input elements. */
 static void simplicity(const char *record, long long *nparams, long long *elements, char **out_dtype,
-		       char **in_dtype, bool *derived, bool *empty)
+		       char **in_dtype, bool *derived, bool *empty, bool *scalar)
 {
 	struct instance in;
 	struct err e = ERR_INIT;
@@ -495,6 +496,8 @@ static void simplicity(const char *record, long long *nparams, long long *elemen
 		*derived = false;
 	if (empty)
 		*empty = false;
+	if (scalar)
+		*scalar = false;
 	if (record_parse(&in, record, strlen(record), &e) < 0) {
 		err_release(&e);
 		return;
@@ -514,6 +517,8 @@ static void simplicity(const char *record, long long *nparams, long long *elemen
 
 		if (in.inputs[i].type != V_TENSOR)
 			continue;
+		if (scalar && in.inputs[i].u.t.rank == 0)
+			*scalar = true;
 		for (int k = 0; k < in.inputs[i].u.t.rank; k++) {
 			n *= in.inputs[i].u.t.shape[k] > 0 ? in.inputs[i].u.t.shape[k] : 1;
 			if (empty && in.inputs[i].u.t.shape[k] == 0)
@@ -557,6 +562,7 @@ struct fail {
 	char *in_dtype;           /* its first tensor input's dtype, or NULL */
 	bool derived;             /* a variant or a generated graph */
 	bool empty;               /* an input tensor has no elements (a dimension of size 0) */
+	bool scalar;              /* an input tensor has rank 0 (the canary's form: environment.h) */
 	long long np, ne;
 	struct msg_line *lines;   /* a crash's lines (message_lines), else NULL */
 	size_t nlines;
@@ -593,10 +599,10 @@ static int add_failure(void *ctx, const struct db_row *row, struct err *e)
 	f = &rb->fails[rb->nfails++];
 	*f = (struct fail){ xstrdup(row->id), xstrdup(row->frontend), xstrdup(row->op ? row->op : ""),
 			    xstrdup(row->outcome), dup_or_null(row->stage), dup_or_null(row->exc_type),
-			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, false, false, 0, 0, NULL,
-			    0 };
+			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, false, false, false, 0, 0,
+			    NULL, 0 };
 	simplicity(row->record ? row->record : "", &f->np, &f->ne, &f->out_dtype, &f->in_dtype, &f->derived,
-		   &f->empty);
+		   &f->empty, &f->scalar);
 	if (weighed(f))
 		f->nlines = message_lines(f->message, &f->lines, &fallback);
 	buf_release(&fallback);
@@ -828,7 +834,7 @@ static int count_test(void *ctx, const struct db_row *row, struct err *e)
 	char *out = NULL, *in = NULL;
 
 	(void)e;
-	simplicity(row->record ? row->record : "", &np, &ne, &out, &in, NULL, NULL);
+	simplicity(row->record ? row->record : "", &np, &ne, &out, &in, NULL, NULL, NULL);
 	for (int side = 0; side < 2; side++) {
 		op_dtype(side, row->op, side ? out : in, &t->key);
 		strmap_get(&t->tests, t->key.data, NULL)->count++;
@@ -1017,6 +1023,9 @@ out:
 /* Every kept failure into its bug, a frontend at a time (the failures come by frontend, then id). */
 static int group_all(struct db *d, struct rebuild *rb, const struct kinds_evidence *ev, struct err *e)
 {
+	struct buf env = BUF_INIT;
+	int broken;
+
 	for (size_t lo = 0, hi; lo < rb->nfails; lo = hi) {
 		char **decisive;
 
@@ -1025,6 +1034,15 @@ static int group_all(struct db *d, struct rebuild *rb, const struct kinds_eviden
 		decisive = xcalloc(hi - lo, sizeof(*decisive));
 		decide(rb->fails + lo, hi - lo, decisive);
 		says_unsupported(rb->fails + lo, hi - lo, decisive);
+		buf_reset(&env);
+		broken = environment_broken(d, rb->fails[lo].frontend, &env, e);
+		if (broken < 0) {
+			for (size_t i = lo; i < hi; i++)
+				free(decisive[i - lo]);
+			free(decisive);
+			buf_release(&env);
+			return -1;
+		}
 		for (size_t i = lo; i < hi; i++) {
 			const struct fail *f = &rb->fails[i];
 			struct failure old = { f->frontend, f->op, f->outcome, f->stage, f->exc_type, f->frame,
@@ -1033,7 +1051,11 @@ static int group_all(struct db *d, struct rebuild *rb, const struct kinds_eviden
 						 f->derived };
 
 			buf_reset(&rb->sig);
-			if (decisive[i - lo] && kinds_of_signature(decisive[i - lo]) == KIND_UNSUPPORTED)
+			/* The canary's form (a 0-d input) on a frontend whose canary failed: nothing it answers
+			 * there tells a bug from its environment (environment.h). */
+			if (broken && f->scalar)
+				buf_addf(&rb->sig, "environment|%s|%s", f->frontend, env.data ? env.data : "");
+			else if (decisive[i - lo] && kinds_of_signature(decisive[i - lo]) == KIND_UNSUPPORTED)
 				buf_adds(&rb->sig, decisive[i - lo]);
 			else if (kinds_judge(ev, &kc, &rb->sig) != KIND_BUG)
 				;  /* not a frontend bug: grouped by its kind's evidence (kinds.h) */
@@ -1050,6 +1072,7 @@ static int group_all(struct db *d, struct rebuild *rb, const struct kinds_eviden
 			for (size_t i = lo; i < hi; i++)
 				free(decisive[i - lo]);
 			free(decisive);
+			buf_release(&env);
 			return -1;
 		}
 		for (size_t i = lo; i < hi; i++) {
@@ -1061,6 +1084,7 @@ static int group_all(struct db *d, struct rebuild *rb, const struct kinds_eviden
 		}
 		free(decisive);
 	}
+	buf_release(&env);
 	return 0;
 }
 

@@ -298,8 +298,11 @@ void kinds_reason(const char *signature, struct buf *out)
 		buf_addf(out, "%s made by ferry, refused by every frontend that ran it", a.data ? a.data : "?");
 		break;
 	case KIND_ENVIRONMENT:
-		field(signature, 2, &a);
-		buf_addf(out, "%s", a.data ? a.data : "the frontend's environment fails ferry's canary");
+		/* environment|FRONTEND|WHY: why, which may hold '|', is the rest */
+		p = strchr(signature, '|');
+		p = p ? strchr(p + 1, '|') : NULL;
+		buf_addf(out, "a 0-d input, the form of ferry's canary, which failed: %s",
+			 p && p[1] ? p + 1 : "the frontend's environment fails it");
 		break;
 	case KIND_BUG:
 		break;

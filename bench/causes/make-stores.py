@@ -1,7 +1,8 @@
 """Write bench/causes/stores/NAME.db: a copy of each labelled store that holds only what the labels need.
 
 Each copy keeps the store's schema (every table and index, so that ferry opens it as the store it was),
-its meta, runs and support tables (the probes' verdicts per operator and dtype), and of the rest only
+its meta, runs, support and environment tables (the probes' verdicts per operator and dtype, the canary's per
+frontend and release), and of the rest only
 the rows of the labelled tests: the results of every frontend that ran them (the labelled failures and
 what the other frontends made of the same test, the evidence a grouping may weigh; without their
 tracebacks, which no grouping reads and which were most of the size) and their instances rows. The
@@ -25,7 +26,9 @@ def copy(src, dst, keys):
     for (sql,) in s.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
                             "ORDER BY type = 'index', name"):
         d.execute(sql)
-    for table in ("meta", "runs", "support"):
+    for table in ("meta", "runs", "support", "environment"):
+        if not s.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+            continue
         rows = s.execute("SELECT * FROM %s" % table).fetchall()
         if rows:
             d.executemany("INSERT INTO %s VALUES (%s)" % (table, ",".join("?" * len(rows[0]))), rows)

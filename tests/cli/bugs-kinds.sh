@@ -3,7 +3,8 @@
 # its reason (report/kinds.h): a frontend's own "not supported" by ferry's patterns of today, an
 # operator a frontend lacks for every form of some dtypes (one entry for all of them), a difference
 # within half precision, a reference that the reference runtime and another frontend dispute alike
-# (one line for both), and a test ferry made that every frontend refused. The same failures one change
+# (one line for both), a test ferry made that the reference runtime and another frontend refused, and
+# a 0-d input on a frontend whose canary failed. The same failures one change
 # away stay bugs: a harvested test that every frontend refuses, a mismatch no other frontend shares, a
 # lacking group where one form passes, a half-precision difference of many ulp. And wrong shapes from
 # inputs with no elements are one bug whatever the operator. The store is an old
@@ -11,7 +12,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 "$py" -c 'import sqlite3' 2>/dev/null || skip_all "no python sqlite3"
-plan 22
+plan 24
 cp "$top_srcdir/tests/data/stores/schema1.db" s.db
 chmod u+w s.db
 "$py" - s.db <<'PY'
@@ -69,6 +70,14 @@ for dtype in ("float32", "int64"):
 for _ in range(5):
     put("tvm-onnx", test("Gather"), "crash", "compile", "TypeError", "Gather indices must be int64")
 put("tvm-onnx", test("Gather"), "pass")
+# An old OpenVINO whose canary gave wrong answers (db.c's environment table): its failure on a 0-d
+# input, the canary's form, is the environment's; its failure on another input stays its bug.
+c.execute("CREATE TABLE IF NOT EXISTS environment(frontend TEXT NOT NULL, version TEXT NOT NULL, python TEXT NOT NULL,"
+          " ok INTEGER, detail TEXT, seconds REAL, PRIMARY KEY(frontend, version, python))")
+c.execute("INSERT INTO environment VALUES('openvino-onnx@2023.0.0', '2023.0.0', '/old/bin/python', 0,"
+          " 'Range(0, 3, 1) gave [], expected [0, 1, 2]', 0.7)")
+put("openvino-onnx@2023.0.0", test("Range", "int64", shape=()), "mismatch", msg="output 0: shape mismatch: got [1], want [3]")
+put("openvino-onnx@2023.0.0", test("Gather", shape=(2, 2)), "crash", "compile", "RuntimeError", "Gather axis out of range")
 # A wrong shape from an input with no elements is one cause whatever the reduction; another wrong
 # shape of ReduceMax is another.
 put("ort", test("ReduceMax", shape=(2, 0)), "mismatch", msg="output 0: shape mismatch: got [2, 0], want [2, 1]")
@@ -80,7 +89,7 @@ expect_exit 0 "bugs" -- "$FERRY" bugs s.db
 bugs=$(printf '%s\n' "$out" | sed '/^Not a frontend bug/,$d')
 apart=$(printf '%s\n' "$out" | sed -n '/^Not a frontend bug/,$p')
 contains "the head counts the bugs and the entries apart" "$out" \
-	"10 unique bugs from 31 failures in s.db (and 5 entries that are not frontend bugs, listed after them)"
+	"11 unique bugs from 33 failures in s.db (and 6 entries that are not frontend bugs, listed after them)"
 contains "a mismatch only one frontend makes is a bug" "$bugs" "got [1, 1, 7, 8], want [1, 1, 7, 14]"
 contains "a harvested test every frontend refuses is a bug" "$bugs" "fmod must be 1"
 contains "a half-precision difference of many ulp is a bug" "$bugs" "500 of 500 elements"
@@ -95,6 +104,9 @@ case $(printf '%s\n' "$apart" | grep -c "refused by every frontend") in
 contains "a difference within 2 ulp is undefined" "$apart" "within the precision of float16"
 contains "the frontend's words are unsupported, with the pattern" "$apart" "ferry's pattern: not yet supported"
 contains "what a frontend lacks for two dtypes is one entry" "$apart" "lacks Reshape for float32, int64"
+contains "a 0-d input on a frontend whose canary failed is the environment's" "$apart" \
+	"a 0-d input, the form of ferry's canary, which failed: the canary of openvino-onnx@2023.0.0"
+contains "its failure on another input stays its bug" "$bugs" "Gather axis out of range"
 case $(printf '%s\n' "$bugs" | grep -c " ort .*shape mismatch") in
 2) ok 0 "empty inputs' wrong shapes are one bug, another wrong shape another" ;;
 *) ok 1 "empty inputs' wrong shapes are one bug, another wrong shape another"; printf '%s\n' "$bugs" | sed 's/^/#   /' ;;
@@ -105,13 +117,13 @@ d = json.load(sys.stdin)
 print(" ".join(sorted(b["kind"] + ":" + b["frontend"] for b in d["bugs"] if b["kind"] != "bug")))
 print(all(b.get("reason") for b in d["bugs"] if b["kind"] != "bug"))')
 contains "each entry's kind in JSON" "$(printf '%s\n' "$kinds" | head -1)" \
-	"disputed:openvino-onnx disputed:ort invalid:openvino-onnx invalid:ort lacks:tvm-onnx undefined:tvm-onnx unsupported:tvm-onnx"
+	"disputed:openvino-onnx disputed:ort environment:openvino-onnx@2023.0.0 invalid:openvino-onnx invalid:ort lacks:tvm-onnx undefined:tvm-onnx unsupported:tvm-onnx"
 contains "each with its reason" "$(printf '%s\n' "$kinds" | tail -1)" "True"
-# What is listed apart reveals no bug to ferry apfd either: every test in one queue finds the 10 bugs.
+# What is listed apart reveals no bug to ferry apfd either: every test in one queue finds the 11 bugs.
 "$py" -c 'import sqlite3, sys; print("\n".join(r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT id FROM instances")))' \
 	s.db > all.ids
 expect_exit 0 "apfd" -- "$FERRY" apfd --bugs s.db --format csv all=all.ids
-contains "ferry apfd counts the frontend bugs only" "$out" "\"all\",$("$py" -c 'import sqlite3, sys; print(len(sqlite3.connect(sys.argv[1]).execute("SELECT id FROM instances").fetchall()))' s.db),10,"
+contains "ferry apfd counts the frontend bugs only" "$out" "\"all\",$("$py" -c 'import sqlite3, sys; print(len(sqlite3.connect(sys.argv[1]).execute("SELECT id FROM instances").fetchall()))' s.db),11,"
 id=$(printf '%s\n' "$apart" | awk '/lacks Reshape/ { print $1; exit }')
 expect_exit 0 "show the lacking entry" -- "$FERRY" show s.db "$id"
 contains "show says it is not a frontend bug, and why" "$out" "not a frontend bug: lacks: lacks Reshape for float32, int64"

@@ -85,8 +85,8 @@ int main(void)
 	canary_warning(&v, &line);
 	is(line.data, "frontend 'openvino-onnx@2023.0.0' (release 2023.0.0-10926) gave wrong answers to the canary: "
 	   "Range(0, 3, 1) gave [1632543764], expected [0, 1, 2]; its environment is broken (a library such as "
-	   "numpy newer than the release's), so its failures are no frontend bugs: run it under the numpy of its "
-	   "release's day (requirements/oldest*.txt, scripts/venv-release)", "the warning, one line");
+	   "numpy newer than the release's), so its failures on 0-d inputs are no frontend bugs: run it under the "
+	   "numpy of its release's day (requirements/oldest*.txt, scripts/venv-release)", "the warning, one line");
 
 	db_close(&d);
 	unlink(path);
