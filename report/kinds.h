@@ -10,15 +10,15 @@
  *                elements beyond the tolerance are values near zero rounded (the comparison's
  *                absolute term is smaller than half precision can resolve next to the output's large
  *                values);
- *   disputed     the reference is disputed: two or more frontends that ran the test give the same
- *                wrong answer (the same mismatch, value for value) and none passes it: they agree
- *                with each other and not with the reference;
+ *   disputed     the reference is disputed: the library's reference runtime and another frontend, or
+ *                three frontends, give the same wrong answer (the same mismatch, value for value)
+ *                and none passes it: they agree with each other and not with the reference;
  *   invalid      a suspected invalid test: a variant or a generated graph (ferry made it, no library
- *                test did) that every frontend that ran it refused before running it, with the
- *                library's reference runtime (ONNX Runtime for ONNX) among them, or at least three
- *                frontends where that runtime did not run it;
- *   environment  the frontend's environment is broken (oracle's canary), so none of its failures can
- *                be told from the environment's.
+ *                test did) that the library's reference runtime (ONNX Runtime for ONNX) crashed on
+ *                and another frontend refused, or, where that runtime did not run it, that two
+ *                frontends or more refused and none ran; every failure of it, a mismatch too;
+ *   environment  a test of the canary's form (a 0-d input) on a frontend whose canary gave wrong
+ *                answers (environment.h): nothing it answers there tells a bug from its environment.
  * The kind leads a failure's signature ("KIND|..."), so failures of different kinds never share an
  * entry; a frontend bug's signature has no such prefix. */
 #ifndef FERRY_KINDS_H
