@@ -47,6 +47,15 @@ static const char schema[] =
 	"  frontend TEXT NOT NULL, version TEXT NOT NULL, op TEXT NOT NULL, dtype TEXT NOT NULL,"
 	"  probe_id TEXT NOT NULL, outcome TEXT NOT NULL, stage TEXT, message TEXT,"
 	"  PRIMARY KEY(frontend, version, op, dtype));"
+	/* Added without a schema version, as the support table: ferry go's trigger stage's one-change
+	 * neighbours of each bug's simplest test (pipeline/triggers.h), by the test they are a change of. */
+	"CREATE TABLE IF NOT EXISTS neighbours("
+	"  parent TEXT NOT NULL, id TEXT NOT NULL, change TEXT NOT NULL, PRIMARY KEY(parent, id));"
+	/* Added without a schema version, as support: the canary of each release of a frontend under
+	 * each interpreter (oracle/canary.h); ok 1 passed, 0 failed, NULL inconclusive. */
+	"CREATE TABLE IF NOT EXISTS environment("
+	"  frontend TEXT NOT NULL, version TEXT NOT NULL, python TEXT NOT NULL, ok INTEGER, detail TEXT,"
+	"  seconds REAL, PRIMARY KEY(frontend, version, python));"
 	/* Schema 4: ferry reduce's subgraphs, one per failing result it reduced. */
 	"CREATE TABLE IF NOT EXISTS reductions("
 	"  frontend TEXT NOT NULL, id TEXT NOT NULL, status TEXT NOT NULL, dir TEXT, nodes_before INTEGER NOT NULL,"
@@ -834,6 +843,72 @@ int db_support_rows(struct db *d, const char *frontend, const char *version, con
 	while (r == 0 && query_row(&q, COLS(cols), &s))
 		r = fn ? fn(ctx, &s, e) : 0;
 	return query_end(&q, r, "cannot read the support table", e) < 0 ? -1 : q.rows;
+}
+
+/* --- neighbours: the trigger stage's one-change tests ------------------------------------------ */
+
+int db_put_neighbour(struct db *d, const char *parent, const char *id, const char *change, struct err *e)
+{
+	return run(d, "INSERT OR REPLACE INTO neighbours(parent, id, change) VALUES(?,?,?)",
+		   ARGS(TEXT(parent), TEXT(id), TEXT(change)), "cannot write to the store", e);
+}
+
+int db_neighbours(struct db *d, const char *frontend, const char *parent, const char *id,
+		  int (*fn)(void *ctx, const struct db_neighbour *n, struct err *e), void *ctx, struct err *e)
+{
+	static const struct col cols[] = {
+		COL(db_neighbour, parent), COL(db_neighbour, id), COL(db_neighbour, change),
+		COL(db_neighbour, outcome), COL(db_neighbour, bug_id), COL(db_neighbour, record),
+	};
+	struct db_neighbour n;
+	struct query q;
+	int has, r = 0;
+
+	if ((has = has_table(d, "neighbours", e)) <= 0)
+		return has;
+	query_start(&q, d, "SELECT n.parent, n.id, n.change, r.outcome, m.bug_id, i.record FROM neighbours n"
+		    " LEFT JOIN results r ON r.id = n.id AND r.frontend = ?1"
+		    " LEFT JOIN bug_members m ON m.id = n.id AND m.frontend = ?1"
+		    " LEFT JOIN instances i ON i.id = n.id"
+		    " WHERE (?2 IS NULL OR n.parent = ?2) AND (?3 IS NULL OR n.id = ?3)"
+		    " ORDER BY n.parent, n.change, n.id",
+		    ARGS(TEXT(frontend), TEXT(parent), TEXT(id)), e);
+	while (r == 0 && query_row(&q, COLS(cols), &n))
+		r = fn ? fn(ctx, &n, e) : 0;
+	return query_end(&q, r, "cannot read the neighbours table", e) < 0 ? -1 : q.rows;
+}
+
+/* --- environment (the canary) -------------------------------------------------------------------- */
+
+int db_put_environment(struct db *d, const struct db_environment *v, struct err *e)
+{
+	return run(d, "INSERT OR REPLACE INTO environment(frontend, version, python, ok, detail, seconds)"
+		   " VALUES(?,?,?,?,?,?)",
+		   ARGS(TEXT(v->frontend), TEXT(v->version ? v->version : ""), TEXT(v->python ? v->python : ""),
+			COUNT(v->ok), TEXT(v->detail), REAL(v->seconds)),
+		   "cannot write to the store", e);
+}
+
+int db_environment(struct db *d, const char *frontend, const char *version, const char *python,
+		   int (*fn)(void *ctx, const struct db_environment *v, struct err *e), void *ctx, struct err *e)
+{
+	static const struct col cols[] = {
+		COL(db_environment, frontend), COL(db_environment, version), COL(db_environment, python),
+		COUNT_COL(db_environment, ok), COL(db_environment, detail), COL(db_environment, seconds),
+	};
+	struct db_environment v;
+	struct query q;
+	int has, r = 0;
+
+	if ((has = has_table(d, "environment", e)) <= 0)
+		return has;
+	/* The newest row first (rowid: INSERT OR REPLACE gives a replaced row a new one). */
+	query_start(&q, d, "SELECT frontend, version, python, ok, detail, seconds FROM environment"
+		    " WHERE frontend = ?1 AND (?2 IS NULL OR version = ?2) AND (?3 IS NULL OR python = ?3)"
+		    " ORDER BY rowid DESC", ARGS(TEXT(frontend), TEXT(version), TEXT(python)), e);
+	while (r == 0 && query_row(&q, COLS(cols), &v))
+		r = fn ? fn(ctx, &v, e) : 0;
+	return query_end(&q, r, "cannot read the environment table", e) < 0 ? -1 : q.rows;
 }
 
 /* --- reductions ---------------------------------------------------------------------------------- */

@@ -171,6 +171,27 @@ int db_put_support(struct db *d, const struct db_support *s, struct err *e);
 int db_support_rows(struct db *d, const char *frontend, const char *version, const char *op, const char *dtype,
 		    int (*fn)(void *ctx, const struct db_support *s, struct err *e), void *ctx, struct err *e);
 
+/* The canary of a release of a frontend under an interpreter (oracle/canary.h): whether trivial tests
+ * with known answers came out right. frontend is the store's name for it; version "" (or NULL) when
+ * its worker said none; python the interpreter of NAME@PYTHON, "" (or NULL) for ferry's own; ok 1
+ * (right), 0 (wrong: the environment is broken), -1 (inconclusive: NULL in the store); detail says
+ * what the canary gave; seconds what it cost (NaN: unknown). */
+struct db_environment {
+	const char *frontend, *version, *python;
+	long long ok;
+	const char *detail;
+	double seconds;
+};
+
+/* Record a canary's verdict (replacing an earlier one of the same release and interpreter, and
+ * making it the newest: a run that takes a verdict from the store records it again). */
+int db_put_environment(struct db *d, const struct db_environment *v, struct err *e);
+/* The canaries of a frontend, newest first; version and python (NULL: any) narrow them to a release
+ * and an interpreter. fn may be NULL; a nonzero return of it stops the walk. Returns the number of
+ * rows read, or -1. A store made before the canary, opened read-only, has none. */
+int db_environment(struct db *d, const char *frontend, const char *version, const char *python,
+		   int (*fn)(void *ctx, const struct db_environment *v, struct err *e), void *ctx, struct err *e);
+
 /* The results with one outcome (by name; NULL: every result), by frontend and id. */
 int db_results_with(struct db *d, const char *frontend, const char *outcome, db_row_fn fn, void *ctx, struct err *e);
 /* The result of one test: 1 (fn called), 0 when it has none, -1 on error. */
@@ -224,6 +245,27 @@ int db_bug_members(struct db *d, const char *frontend, const char *bug_id, long 
 		   int (*fn)(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
 			     struct err *e),
 		   void *ctx, struct err *e);
+
+/* --- neighbours (ferry go's trigger stage, pipeline/triggers.h) ---------------------------------
+ * A neighbour of a test is a test one change away from it (vary's one-change rules: another dtype,
+ * rank or shape, a parameter at its default or at the corpus's common value), run on the frontends
+ * where the test is a bug's simplest member, to tell which change makes the failure go away. Kept
+ * by the test it is a change of, whatever frontend ran it; its results are ordinary results. */
+struct db_neighbour {
+	const char *parent, *id;
+	const char *change;    /* vary's label: "dtype:int32", "param:-ceil_mode", "rank:-1", ... */
+	const char *outcome;   /* its result on the frontend asked about, or NULL: none there */
+	const char *bug_id;    /* the frontend's bug it is a member of, or NULL */
+	const char *record;    /* its instance record, or NULL when the store has none */
+};
+
+/* Record that id is parent's neighbour by change (again: replaced). */
+int db_put_neighbour(struct db *d, const char *parent, const char *id, const char *change, struct err *e);
+/* The neighbours of parent (NULL: any), or the rows naming id as a neighbour (NULL: any), with their
+ * result on frontend, by parent and change. fn may be NULL. The number of rows, or -1; a store made
+ * before neighbours, opened read-only, has none. */
+int db_neighbours(struct db *d, const char *frontend, const char *parent, const char *id,
+		  int (*fn)(void *ctx, const struct db_neighbour *n, struct err *e), void *ctx, struct err *e);
 
 /* --- reductions (ferry reduce) ------------------------------------------------------------------
  * The smallest subgraph of a failing multi-node test that still fails the same way, per result. */

@@ -310,8 +310,7 @@ static uint64_t int_limit(double atol)
 	return (uint64_t)floor(atol);
 }
 
-/* One unit in the last place of w at precision t (float16 or bfloat16), see compare.h. */
-static double half_ulp(double w, enum dtype t)
+double compare_half_ulp(double w, enum dtype t)
 {
 	int bits = t == DTYPE_FLOAT16 ? 10 : 7, emin = t == DTYPE_FLOAT16 ? -14 : -126, e2 = emin + 1;
 
@@ -349,8 +348,8 @@ static void compare_elem(struct elem a, struct elem b, enum dtype t, const struc
 				r->max_abs = d;
 			double allowed = tol->atol + tol->rtol * fabs(b.f);
 
-			if (r->ulps && r->ulps * half_ulp(b.f, r->precision) > allowed)
-				allowed = r->ulps * half_ulp(b.f, r->precision);
+			if (r->ulps && r->ulps * compare_half_ulp(b.f, r->precision) > allowed)
+				allowed = r->ulps * compare_half_ulp(b.f, r->precision);
 			if (!(d <= allowed))
 				r->mismatches++;
 		}

@@ -69,6 +69,8 @@ struct array_view {
 /* Units in the last place allowed for float16 and bfloat16 results (see above). runtime_compare.py's
  * FERRY_HALF_ULPS is the same number, for reproducers (a unit test holds them equal). */
 #define COMPARE_HALF_ULPS 2
+/* One unit in the last place of w at precision t (DTYPE_FLOAT16 or DTYPE_BFLOAT16). */
+double compare_half_ulp(double w, enum dtype t);
 
 enum compare_outcome {
 	COMPARE_OK,    /* same shape, same dtype, every element within tolerance */

@@ -125,6 +125,12 @@ struct session_result {
 	 * (a group's first test that is its probe runs once, as both); groups whose probe the store
 	 * had for this release. */
 	size_t probes, probe_classes[PROBE_NCLASSES], probes_apart, probes_cached;
+	/* The canary (oracle/canary.h): run now (its verdict: 1 right, 0 wrong, -1 inconclusive) or
+	 * found in the store for this release; its cost in seconds (the wrap and the answers); why it did
+	 * not run (no canary for the library; owned), or NULL. */
+	int canary_ran, canary_cached, canary_ok;
+	double canary_seconds;
+	char *canary_skipped;
 	/* The metamorphic oracle: inconsistencies whose reduction ran now, and those reduced to a
 	 * smaller failing model (whole or, when its time ran out, partly). */
 	size_t reductions, reduced;

@@ -47,6 +47,9 @@
 #include "runopts.h"
 #include "spec.h"
 #include "strmap.h"
+#include "dedup.h"
+#include "trigger.h"
+#include "triggers.h"
 #include "variants.h"
 #include "wrap.h"
 #include "xalloc.h"
@@ -91,6 +94,7 @@ struct go {
 	char *dir, *corpus, *wrapdir, *store;
 	char *extra[EXTRA_COUNT];   /* the extras' corpora, NULL where none is made */
 	char *parents;              /* the samples' tests, vary's corpus */
+	char *triggers;             /* the bugs' neighbours' corpus, once the trigger stage made it */
 	struct group groups[RUNOPTS_MAX_FRONTENDS];
 	size_t ngroups;
 	double start;
@@ -714,7 +718,7 @@ static int go_formats(const struct go *g, struct wrap_opts *o, struct err *e)
 /* Wrap the ids of only that are not wrapped yet, with the files the run's frontends read. */
 static int stage_wrap(struct go *g, const struct strmap *only, size_t want, struct err *e)
 {
-	const char *corpora[1 + EXTRA_COUNT] = { g->corpus };
+	const char *corpora[2 + EXTRA_COUNT] = { g->corpus };
 	size_t ncorpora = 1;
 	struct wrap_opts o;
 	struct wrap w;
@@ -728,6 +732,8 @@ static int stage_wrap(struct go *g, const struct strmap *only, size_t want, stru
 	for (int x = 0; x < EXTRA_COUNT; x++)
 		if (g->extra[x])
 			corpora[ncorpora++] = g->extra[x];
+	if (g->triggers)
+		corpora[ncorpora++] = g->triggers;
 	o.corpora = corpora;
 	o.ncorpora = ncorpora;
 	o.dir = g->wrapdir;
@@ -903,6 +909,161 @@ static int stage_run(struct go *g, struct err *e)
 	return r < 0 ? -1 : 0;
 }
 
+/* --- triggers ---------------------------------------------------------------------------------- */
+
+/* The bug ids of a frontend, most members first. */
+static int collect_bug_id(void *ctx, const struct db_bug *b, struct err *e)
+{
+	struct buf *ids = ctx;
+
+	(void)e;
+	buf_addf(ids, "%s\n", b->bug_id);
+	return 0;
+}
+
+/* Each bug's title (report/trigger.h) after the neighbours ran, regrouped since a neighbour that
+ * fails joins a bug: "  FRONTEND BUG: title", for the bugs that have one. */
+static int say_titles(struct go *g, const struct triggers_run *runs, size_t nruns, size_t *titled, struct err *e)
+{
+	struct db d = DB_INIT;
+	int r = -1;
+
+	*titled = 0;
+	if (db_open(&d, g->store, DB_WRITE, e) < 0 || dedup_rebuild(&d, NULL, NULL, NULL, e) < 0)
+		goto out;
+	for (size_t k = 0; k < nruns; k++) {
+		struct buf ids = BUF_INIT, title = BUF_INIT;
+		char *save = NULL;
+		int rc = db_bugs(&d, runs[k].frontend, collect_bug_id, &ids, e);
+
+		for (char *id = rc < 0 || !ids.data ? NULL : strtok_r(ids.data, "\n", &save); id && rc == 0;
+		     id = strtok_r(NULL, "\n", &save)) {
+			buf_reset(&title);
+			if ((rc = trigger_describe(&d, runs[k].frontend, id, &title, e)) == 0 && title.len) {
+				(*titled)++;
+				say(g, "  %s %.12s: %s\n", esc_str(runs[k].frontend), id, esc_str(title.data));
+			}
+		}
+		buf_release(&ids);
+		buf_release(&title);
+		if (rc < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	db_close(&d);
+	return r;
+}
+
+/* Run up to K one-change neighbours of each bug's simplest test on the bug's frontend, so that the
+ * bugs can say what triggers them (pipeline/triggers.h). Bounded: K per bug, and --trigger-bugs
+ * bugs of the library, the most members first. The time it takes is said, per bug. */
+static int stage_triggers(struct go *g, struct err *e)
+{
+	struct triggers_plan plan;
+	struct triggers_run runs[RUNOPTS_MAX_FRONTENDS];
+	const char *labels[RUNOPTS_MAX_FRONTENDS];
+	struct strmap every = STRMAP_INIT;
+	int k = g->a->triggers ? g->a->triggers : GO_TRIGGERS;
+	size_t nfes = 0, added = 0, neighbours = 0, ran_before = g->ran, titled = 0;
+	char *parents = xasprintf("%s/trigger-parents.jsonl", g->dir), *stamp = NULL, *log = NULL;
+	char *args = xasprintf("triggers --per-bug %d\n", k);
+	double start = progress_now();
+	int ret = -1, code;
+
+	memset(&plan, 0, sizeof(plan));
+	memset(runs, 0, sizeof(runs));
+	g->triggers = xasprintf("%s/triggers.jsonl", g->dir);
+	stamp = xasprintf("%s.args", g->triggers);
+	log = xasprintf("%s.log", g->triggers);
+	for (size_t i = 0; i < g->a->r.nfes; i++)
+		if (!strcmp(g->a->r.fes[i].library, g->library)) {
+			labels[nfes] = g->a->r.fes[i].label;
+			runs[nfes].frontend = g->a->r.fes[i].label;
+			nfes++;
+		}
+	if (triggers_plan(g->store, labels, nfes, (size_t)(g->a->trigger_bugs ? g->a->trigger_bugs : GO_TRIGGER_BUGS),
+			  parents, &plan, &added, e) < 0)
+		goto out;
+	if (!plan.nbugs) {
+		say(g, "triggers %s: no bug to find the trigger of\n", g->library);
+		ret = 0;
+		goto out;
+	}
+	if (!added && fs_exists(g->triggers) && stamp_is(stamp, args)) {
+		say(g, "triggers %s: current ('%s'), skipped\n", g->library, esc_str(g->triggers));
+	} else {
+		struct variants_opts o = { 0 };
+
+		o.corpus = parents;
+		o.output = g->triggers;
+		o.per_instance = k;
+		o.seed = 1;
+		o.jobs = g->a->r.s.runner.jobs;
+		o.timeout = g->a->r.s.runner.timeout;
+		o.quiet = g->a->quiet;
+		o.command = g->a->r.command;
+		o.one_change = 1;
+		o.pools_corpus = g->corpus;
+		o.what = "triggers";
+		say(g, "triggers %s: up to %d one-change neighbours of the simplest test of %zu bugs (%zu new) -> %s\n",
+		    g->library, k, plan.nbugs, added, esc_str(g->triggers));
+		unlink(stamp);
+		if ((code = variants_make(&o, &g->io)) != EXIT_OK) {
+			err_set(e, code, "the trigger stage stopped (see above); the neighbours kept so far are "
+				"in '%s'", g->triggers);
+			goto out;
+		}
+		if (fs_write_atomic(stamp, args, strlen(args), e) < 0)
+			goto out;
+	}
+	if (triggers_record(g->store, log, &plan, runs, nfes, &every, &neighbours, e) < 0)
+		goto out;
+	if (every.len && stage_wrap(g, &every, every.len, e) < 0)
+		goto out;
+	for (size_t i = 0; i < nfes; i++) {
+		struct group one;
+		struct buf ids = BUF_INIT;
+		char *path;
+		int r;
+
+		if (!runs[i].ids.len)
+			continue;
+		memset(&one, 0, sizeof(one));
+		for (size_t f = 0; f < g->a->r.nfes; f++)
+			if (!strcmp(g->a->r.fes[f].label, runs[i].frontend))
+				one.fes[one.nfes++] = g->a->r.fes[f];
+		for (size_t s = 0; s < runs[i].ids.cap; s++)
+			if (runs[i].ids.slots[s].key)
+				buf_addf(&ids, "%s\n", runs[i].ids.slots[s].key);
+		path = xasprintf("%s/trigger-%zu.ids", g->dir, i);
+		r = fs_write_atomic(path, ids.data, ids.len, e);
+		if (r == 0)
+			r = run_group(g, &one, path, e);
+		unlink(path);
+		free(path);
+		buf_release(&ids);
+		if (r < 0)
+			goto out;
+	}
+	if (say_titles(g, runs, nfes, &titled, e) < 0)
+		goto out;
+	say(g, "triggers %s: %zu neighbours of %zu bugs, %zu ran now; %zu bugs have a trigger; %.1fs, %.2fs per bug\n",
+	    g->library, every.len, plan.nbugs, g->ran - ran_before, titled, progress_now() - start,
+	    (progress_now() - start) / (double)plan.nbugs);
+	ret = 0;
+out:
+	for (size_t i = 0; i < nfes; i++)
+		strmap_release(&runs[i].ids);
+	strmap_release(&every);
+	triggers_plan_release(&plan);
+	free(parents);
+	free(stamp);
+	free(log);
+	free(args);
+	return ret;
+}
+
 /* --- bugs and report --------------------------------------------------------------------------- */
 
 /* Write path (made anew) with bugs_list or report_write; 0, or -1 with e. */
@@ -988,6 +1149,7 @@ static void go_release(struct go *g)
 	for (int x = 0; x < EXTRA_COUNT; x++)
 		free(g->extra[x]);
 	free(g->parents);
+	free(g->triggers);
 	free(g->dir);
 	free(g->corpus);
 	free(g->wrapdir);
@@ -1078,6 +1240,10 @@ static int go_library(struct go *g, const char *dir, const char *library)
 	if (g->ran == ran_before && !g->out_of_time)
 		say(g, "run: nothing left to run (every test of the sample has its result in '%s')\n",
 		    esc_str(g->store));
+	if (!g->a->no_triggers && !g->out_of_time && fs_exists(g->store) && stage_triggers(g, &e) < 0) {
+		code = g->io.error(&e);
+		goto out;
+	}
 	code = stage_report(g, g->ran > ran_before);
 out:
 	g->a->r.s.tolerances = NULL;

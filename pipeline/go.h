@@ -1,6 +1,7 @@
 /* go.h: ferry go's pipeline: for each library, harvest its tests into DIR/LIBRARY/corpus.jsonl,
  * rank the corpus for each frontend, take a sample down each queue, with vary_k and generate_n add
- * variants and generated graphs, wrap what will run, run every frontend into results.db, and
+ * variants and generated graphs, wrap what will run, run every frontend into results.db, run a
+ * few one-change neighbours of each bug's simplest test on its frontend (what triggers it), and
  * write bugs.txt, report.txt and the reproducers; a stage whose output is current is skipped, and
  * the same call run again goes on where it stopped. src/cmd-go.c fills the options. */
 #ifndef FERRY_GO_H
@@ -12,6 +13,9 @@
 #include "runopts.h"
 #include "stage.h"
 
+#define GO_TRIGGERS 6
+#define GO_TRIGGER_BUGS 100
+
 struct go_opts {
 	const char *output;             /* the project directory (-o), or NULL: the current one */
 	const char *counts_opt;         /* rank every queue against these counts, or NULL: each frontend's */
@@ -20,6 +24,10 @@ struct go_opts {
 	int per_op, limit;              /* --per-op K, --limit N, or 0 */
 	int quiet;
 	int vary_k, generate_n;         /* --vary K, --generate N, or 0 */
+	/* The trigger stage (pipeline/triggers.h): up to triggers neighbours of each bug's simplest
+	 * test (0: GO_TRIGGERS), run on its frontend, for at most trigger_bugs bugs of a library (0:
+	 * GO_TRIGGER_BUGS); no_triggers: no trigger stage. */
+	int triggers, trigger_bugs, no_triggers;
 	double budget;                  /* seconds from the start of the command, or 0 */
 	struct runopts r;               /* the run: frontends, --op/--test, -j, -t, -m, --rerun, --maxfail */
 };

@@ -42,11 +42,11 @@ static void on_progress(void *ctx, size_t tried, size_t dropped)
 	progress_update(&sh->progress, tried, dropped);
 }
 
-static void print_summary(FILE *fp, const struct vary *v, const char *corpus, const char *out)
+static void print_summary(FILE *fp, const struct vary *v, const char *what, const char *corpus, const char *out)
 {
 	struct strmap_entry **r = strmap_sorted(&v->reasons);
 
-	fprintf(fp, "vary %s -> %s:\n", esc_str(corpus), esc_str(out));
+	fprintf(fp, "%s %s -> %s:\n", what, esc_str(corpus), esc_str(out));
 	fprintf(fp, "  parents              %zu\n", v->parents);
 	if (v->graphs)
 		fprintf(fp, "  graphs, not varied   %zu\n", v->graphs);
@@ -101,6 +101,8 @@ int variants_make(const struct variants_opts *a, const struct stage_io *io)
 	o.timeout = a->timeout;
 	o.mem_limit = a->memory;
 	o.python = io->python;
+	o.one_change = a->one_change;
+	o.pools_corpus = a->pools_corpus;
 	if (!a->memory) {
 		unsigned long long share = opts_default_memory(a->jobs);
 
@@ -113,7 +115,7 @@ int variants_make(const struct variants_opts *a, const struct stage_io *io)
 		code = io->error(&e);
 		goto out;
 	}
-	progress_start(&sh.progress, "vary", 0, a->quiet);
+	progress_start(&sh.progress, a->what ? a->what : "vary", 0, a->quiet);
 	sh.progress.failed_word = "dropped";  /* the library rejected them: not a failure */
 	if (vary_run(&v, &e) < 0) {
 		progress_clear(&sh.progress);
@@ -124,7 +126,7 @@ int variants_make(const struct variants_opts *a, const struct stage_io *io)
 		goto out;
 	}
 	progress_finish(&sh.progress);
-	print_summary(io->out, &v, o.corpus, o.output);
+	print_summary(io->out, &v, a->what ? a->what : "vary", o.corpus, o.output);
 out:
 	vary_release(&v);
 	err_release(&e);

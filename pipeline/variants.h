@@ -15,6 +15,9 @@ struct variants_opts {
 	double timeout;               /* seconds a candidate may take */
 	unsigned long long memory;    /* a worker's, or 0: 4G, or a share of the machine's if less */
 	const char *command;          /* the command line, the note of the output's lock */
+	int one_change;               /* a failure's neighbours, not variants (vary_opts.one_change) */
+	const char *pools_corpus;     /* the corpus of the common values (vary_opts.pools_corpus), or NULL */
+	const char *what;             /* the progress line's and summary's word, or NULL: "vary" */
 };
 
 /* Vary o->corpus into o->output, resuming what an earlier run tried. An exit code. */

@@ -18,10 +18,14 @@
  *            for real ones. An operator with no parameters has one constant pseudo-parameter, so its
  *            first instance scores 1 and the rest 0.
  *
- * Selection is greedy: the instance with the highest score runs next; choosing it can lower only
- * the scores of its own operator's instances, so only those are rescored; ties go to the earlier
- * instance in the seeded order. Instances of an operator whose diversity is used up score 0 and
- * come in the seeded order after everything that still adds something.
+ * Selection is greedy in turns: of the instances that still add something, those whose operator has
+ * had the fewest chosen so far compete, and the one with the highest score runs next (an operator's
+ * k-th instance goes before any operator's (k+1)-th); choosing it can lower only the scores of its
+ * own operator's instances, so only those are rescored; ties go to the earlier instance in the
+ * seeded order. By score alone, op(o) -- which spans orders of magnitude with counts -- put every
+ * instance of a few rarely tested operators first, and the queue found fewer causes early than
+ * random orders (bench/rank-causes). Instances of an operator whose diversity is used up score 0
+ * and come in the seeded order after everything that still adds something.
  *
  * How it is fast (n instances, P parameters, F = P + P(P-1)/2 features each): an instance's score
  * is a count of unseen features, and a feature turns seen once; so instead of recounting every
@@ -32,7 +36,8 @@
  * operator -- highest level, then earliest in the seeded order -- is found in O(n_o / 4096) word
  * reads. Since choices in one operator never change another's scores, each operator's sequence is
  * computed on its own (with only that operator's tables in memory) and the sequences are merged by
- * a binary heap keyed by (score, seeded position): the result is exactly the greedy order over the
+ * a binary heap keyed by (turn, score, seeded position), the turn being the place in its operator's
+ * sequence: the result is exactly the greedy order over the
  * whole corpus; the sequences are computed on several threads. Total: O(n (P + F) + n log(ops))
  * time, O(n P) memory. */
 #ifndef FERRY_OPERA_H

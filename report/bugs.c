@@ -14,8 +14,11 @@
 #include "db.h"
 #include "dedup.h"
 #include "esc.h"
+#include "kinds.h"
+#include "strmap.h"
 #include "fsutil.h"
 #include "summary.h"
+#include "trigger.h"
 #include "xalloc.h"
 
 /* What a bug is listed with: its member tests that match --op. */
@@ -27,6 +30,9 @@ struct listing {
 	cJSON *json;          /* the array of bugs, with --json */
 	cJSON *members;       /* of the bug being listed */
 	size_t matched, shown;
+	enum kind kind;       /* the kind being listed (text only) */
+	struct strmap seen;   /* a disputed reference's id -> its frontends, listed once (text only) */
+	size_t counts[KIND_COUNT];
 };
 
 static int match_member(void *ctx, const char *fe, const char *bug_id, const char *id, const char *op,
@@ -79,6 +85,71 @@ static cJSON *string_or_null(const char *s)
 	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
+/* An entry that is not a frontend bug (kinds.h): its reason first, then what its simplest test
+ * said. A disputed reference is the reference's, and a suspected invalid test ferry's, not a
+ * frontend's: one line for all the frontends that show it. */
+static int print_apart(struct listing *l, const struct db_bug *b, const struct buf *line)
+{
+	struct buf head = BUF_INIT, why = BUF_INIT;
+	const char *frontends = b->frontend;
+	struct strmap_entry *seen = NULL;
+
+	if (l->kind == KIND_DISPUTED || l->kind == KIND_INVALID) {
+		seen = strmap_get(&l->seen, b->bug_id, NULL);
+		if (seen->count++)
+			return 0;
+		frontends = seen->ptr;
+	}
+	kinds_reason(b->signature, &why);
+	buf_addf(&head, "  %-12s %-10s %7lld  %-24.24s ", esc_str(b->bug_id), esc_str(frontends), b->members,
+		 esc_str(b->ops));
+	fputs(head.data, l->out);
+	summary_print_cut(l->out, esc_str(why.data ? why.data : ""), head.len, l->width);
+	fputc('\n', l->out);
+	buf_reset(&head);
+	buf_addf(&head, "  %-12s ", "");
+	fputs(head.data, l->out);
+	summary_print_cut(l->out, esc_str(line->data ? line->data : ""), head.len, l->width);
+	fputc('\n', l->out);
+	buf_release(&head);
+	buf_release(&why);
+	return 0;
+}
+
+/* The entries of each kind, and the frontends of each disputed reference, before the listing. */
+static int count_kind(void *ctx, const struct db_bug *b, struct err *e)
+{
+	struct listing *l = ctx;
+	enum kind k = kinds_of_signature(b->signature);
+
+	(void)e;
+	if (l->glob) {
+		size_t matched = l->matched;
+		int r;
+
+		l->matched = 0;
+		r = db_bug_members(l->db, b->frontend, b->bug_id, -1, match_member, l, e);
+		if (r < 0)
+			return -1;
+		if (!l->matched) {
+			l->matched = matched;
+			return 0;
+		}
+		l->matched = matched;
+	}
+	if (k == KIND_DISPUTED || k == KIND_INVALID) {
+		struct strmap_entry *s = strmap_get(&l->seen, b->bug_id, NULL);
+		char *both = s->ptr ? xasprintf("%s,%s", (char *)s->ptr, b->frontend) : xstrdup(b->frontend);
+
+		free(s->ptr);
+		s->ptr = both;
+		if (s->count++)
+			return 0;
+	}
+	l->counts[k]++;
+	return 0;
+}
+
 static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 {
 	struct listing *l = ctx;
@@ -89,6 +160,8 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 
 	l->matched = 0;
 	l->members = NULL;
+	if (!l->json && kinds_of_signature(b->signature) != l->kind)
+		return 0;
 	if (l->json) {
 		o = cJSON_CreateObject();
 		l->members = cJSON_CreateArray();
@@ -111,6 +184,17 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 		cJSON_AddNumberToObject(o, "tests", (double)b->members);
 		cJSON_AddStringToObject(o, "operators", b->ops ? b->ops : "");
 		cJSON_AddStringToObject(o, "signature", b->signature ? b->signature : "");
+		/* What is not a frontend bug is listed apart, with its reason (kinds.h). */
+		cJSON_AddStringToObject(o, "kind", kinds_name(kinds_of_signature(b->signature)));
+		if (kinds_of_signature(b->signature) != KIND_BUG) {
+			kinds_reason(b->signature, &head);
+			cJSON_AddStringToObject(o, "reason", head.data ? head.data : "");
+			buf_reset(&head);
+		}
+		if (trigger_describe(l->db, b->frontend, b->bug_id, &head, e) < 0)
+			goto out;
+		cJSON_AddItemToObject(o, "trigger", head.len ? cJSON_CreateString(head.data) : cJSON_CreateNull());
+		buf_reset(&head);
 		cJSON_AddStringToObject(o, "representative", b->representative ? b->representative : "");
 		cJSON_AddStringToObject(o, "line", line.data);
 		cJSON_AddItemToObject(o, "message", string_or_null(b->message));
@@ -120,11 +204,24 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 		o = NULL;
 		goto out;
 	}
+	if (l->kind != KIND_BUG) {
+		ret = print_apart(l, b, &line);
+		goto out;
+	}
 	buf_addf(&head, "  %-12s %-10s %-9s %-8s %7lld  %-24.24s ", esc_str(b->bug_id), esc_str(b->frontend),
 		 esc_str(b->outcome), esc_str(b->stage ? b->stage : "-"), b->members, esc_str(b->ops));
 	fputs(head.data, l->out);
 	summary_print_cut(l->out, esc_str(line.data), head.len, l->width);
 	fputc('\n', l->out);
+	/* What triggers it, by contrast with its one-change neighbours (trigger.h), under its line. */
+	buf_reset(&head);
+	if (trigger_describe(l->db, b->frontend, b->bug_id, &head, e) < 0)
+		goto out;
+	if (head.len) {
+		fprintf(l->out, "  %-12s ", "");
+		summary_print_cut(l->out, esc_str(head.data), 15, l->width);
+		fputc('\n', l->out);
+	}
 	ret = db_reductions(l->db, b->frontend, b->representative, print_reduction, l, e) < 0 ? -1 : 0;
 out:
 	cJSON_Delete(o);
@@ -140,7 +237,7 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 {
 	struct db db = DB_INIT;
 	struct listing l;
-	size_t nbugs = 0, nfail = 0;
+	size_t nbugs = 0, nfail = 0, apart, shown_apart = 0;
 	int ret = -1;
 
 	memset(&l, 0, sizeof(l));
@@ -171,10 +268,23 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 		ret = 0;
 		goto out;
 	}
-	fprintf(out, "%zu unique bugs from %zu failures in %s\n", nbugs, nfail, esc_str(store));
+	if (db_bugs(&db, o->frontend, count_kind, &l, e) < 0)
+		goto out;
+	apart = nbugs - l.counts[KIND_BUG];
+	for (int k = 1; k < KIND_COUNT; k++)
+		shown_apart += l.counts[k];
+	/* The disputed references' entries were counted once each: a line names all their frontends. */
+	for (size_t i = 0; i < l.seen.cap; i++)
+		if (l.seen.slots[i].key)
+			l.seen.slots[i].count = 0;
+	fprintf(out, "%zu unique bugs from %zu failures in %s", nbugs - apart, nfail, esc_str(store));
+	if (apart)
+		fprintf(out, " (and %zu entr%s that %s not frontend bugs, listed after them)", shown_apart,
+			shown_apart == 1 ? "y" : "ies", shown_apart == 1 ? "is" : "are");
+	fputc('\n', out);
 	if (o->glob)
 		fprintf(out, "those with a test of an operator matching '%s':\n", esc_str(o->glob));
-	if (nbugs)
+	if (l.counts[KIND_BUG])
 		fprintf(out, "\n  %-12s %-10s %-9s %-8s %7s  %-24s %s\n",
 			"bug", "frontend", "symptom", "stage", "tests",
 			"operators", "what failed in the simplest test");
@@ -182,8 +292,22 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 		goto out;
 	if (o->glob && !l.shown)
 		fprintf(out, "  none\n");
+	for (int k = 1; k < KIND_COUNT; k++) {
+		if (!l.counts[k])
+			continue;
+		fprintf(out, "\nNot a frontend bug: %s: %zu\n  %-12s %-10s %7s  %-24s %s\n",
+			kinds_heading((enum kind)k), l.counts[k], "entry", "frontend", "tests", "operators",
+			"why, then what failed in the simplest test");
+		l.kind = (enum kind)k;
+		if (db_bugs(&db, o->frontend, print_bug, &l, e) < 0)
+			goto out;
+	}
 	ret = 0;
 out:
+	for (size_t i = 0; i < l.seen.cap; i++)
+		if (l.seen.slots[i].key)
+			free(l.seen.slots[i].ptr);
+	strmap_release(&l.seen);
 	db_close(&db);
 	return ret;
 }

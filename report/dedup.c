@@ -1,10 +1,17 @@
 /* dedup.c: grouping failures into unique bugs. */
 #include "dedup.h"
+#include "environment.h"
+#include "classify.h"
+#include "frontend.h"
+#include "kinds.h"
 #include "record.h"
 #include "strmap.h"
+#include "template.h"
 #include "xalloc.h"
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -224,12 +231,23 @@ static void add_without_locations(struct buf *out, const char *l)
 	}
 }
 
-void dedup_decisive(const char *msg, struct buf *out)
-{
-	struct buf clean = BUF_INIT, line = BUF_INIT, fallback = BUF_INIT;
-	const char *p = msg ? msg : "";
-	bool banner = false, frame = false, found = false;
+/* The lines of a crash message as dedup_decisive reads them, in order, each with its status prefixes
+ * and locations taken off, and whether it is one of the generic lines it passes over; ANSI escapes,
+ * traceback frames with their source lines and native backtraces are not lines at all. fallback
+ * receives a generic check's condition and file, for a message with nothing else. */
+struct msg_line {
+	char *text;
+	bool generic;
+};
 
+static size_t message_lines(const char *msg, struct msg_line **lines, struct buf *fallback)
+{
+	struct buf clean = BUF_INIT, line = BUF_INIT, text = BUF_INIT;
+	const char *p = msg ? msg : "";
+	bool banner = false, frame = false;
+	size_t n = 0, cap = 0;
+
+	*lines = NULL;
 	/* ANSI escapes (torch.onnx colours its banners) say nothing. */
 	while (*p) {
 		if (*p == '\x1b' && p[1] == '[') {
@@ -241,26 +259,29 @@ void dedup_decisive(const char *msg, struct buf *out)
 			buf_addc(&clean, *p++);
 		}
 	}
-	for (p = clean.data ? clean.data : ""; *p && !found;) {
-		size_t n = strcspn(p, "\n");
+	for (p = clean.data ? clean.data : ""; *p;) {
+		size_t len, cut = strcspn(p, "\n");
 		const char *raw = p, *l = p;
-		bool indented = n && isspace((unsigned char)*raw);
-		size_t len;
+		bool indented = cut && isspace((unsigned char)*raw), generic;
 
-		p += n + (p[n] == '\n');
+		p += cut + (p[cut] == '\n');
 		/* The source line under a traceback frame, and a native backtrace's "  12: tvm::..." */
 		if (frame && indented) {
 			frame = false;
 			continue;
 		}
-		while (l < raw + n && isspace((unsigned char)*l))
+		while (l < raw + cut && isspace((unsigned char)*l))
 			l++;
-		len = (size_t)(raw + n - l);
+		len = (size_t)(raw + cut - l);
 		while (len && isspace((unsigned char)l[len - 1]))
 			len--;
 		frame = starts(l, "File \"");
+		if (frame)
+			continue;
 		if (indented && len && isdigit((unsigned char)*l) && memchr(l, ':', len) &&
 		    strspn(l, "0123456789") == (size_t)((const char *)memchr(l, ':', len) - l))
+			continue;
+		if (!len)
 			continue;
 		if (strstr(l, " of exporting the model to ONNX") && strstr(l, "This is step "))
 			banner = true;
@@ -282,44 +303,81 @@ void dedup_decisive(const char *msg, struct buf *out)
 			l += 33;
 		l = skip_cpp_location(l);
 		len = strlen(l);
-		if (generic_line(l, len, banner)) {
-			if (starts(l, "Check '") && strstr(l, "' failed at ")) {
-				/* Kept in case nothing follows it: the condition and the file, unquoted. */
-				const char *at = strstr(l, "' failed at ") + 12, *file = at + strcspn(at, ":");
+		generic = generic_line(l, len, banner);
+		if (generic && starts(l, "Check '") && strstr(l, "' failed at ")) {
+			/* Kept in case nothing follows it: the condition and the file, unquoted. */
+			const char *at = strstr(l, "' failed at ") + 12, *file = at + strcspn(at, ":");
 
-				while (file > at && file[-1] != '/')
-					file--;
-				buf_reset(&fallback);
-				buf_addf(&fallback, "check %.*s failed in %.*s", (int)(at - 12 - (l + 7)), l + 7,
-					 (int)strcspn(file, ":"), file);
-			}
-			continue;
+			while (file > at && file[-1] != '/')
+				file--;
+			buf_reset(fallback);
+			buf_addf(fallback, "check %.*s failed in %.*s", (int)(at - 12 - (l + 7)), l + 7,
+				 (int)strcspn(file, ":"), file);
 		}
 		if (starts(l, "-- "))
 			l += 3;
 		/* ONNX Runtime's checker prints the whole node before its error. */
 		if (starts(l, "This is an invalid model. In Node, ") && strstr(l, " , Error "))
 			l = strstr(l, " , Error ") + 3;
+		buf_reset(&text);
 		/* torch.onnx's chain names each exception as "<class 'pkg.Error'>: ": keep the type's name. */
 		if (starts(l, "<class '") && strstr(l, "'>")) {
 			const char *end = strstr(l, "'>"), *name = end;
 
 			while (name > l + 8 && name[-1] != '.' && name[-1] != '\'')
 				name--;
-			buf_add(out, name, (size_t)(end - name));
+			buf_add(&text, name, (size_t)(end - name));
 			l = end + 2;
 		}
-		add_without_locations(out, l);
-		found = true;
-	}
-	if (!found) {
-		if (fallback.len)
-			buf_add(out, fallback.data, fallback.len);
-		else
-			buf_add(out, clean.data ? clean.data : "", strcspn(clean.data ? clean.data : "", "\n"));
+		add_without_locations(&text, l);
+		XGROW(*lines, cap, n + 1);
+		(*lines)[n++] = (struct msg_line){ buf_detach(&text), generic };
 	}
 	buf_release(&clean);
 	buf_release(&line);
+	buf_release(&text);
+	return n;
+}
+
+static void message_lines_free(struct msg_line *lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lines[i].text);
+	free(lines);
+}
+
+void dedup_decisive(const char *msg, struct buf *out)
+{
+	struct buf fallback = BUF_INIT;
+	struct msg_line *lines;
+	size_t n = message_lines(msg, &lines, &fallback), i;
+	const char *m = msg ? msg : "";
+
+	for (i = 0; i < n && lines[i].generic; i++)
+		;
+	if (i < n) {
+		buf_adds(out, lines[i].text);
+	} else if (fallback.len) {
+		buf_add(out, fallback.data, fallback.len);
+	} else {
+		/* The first line of the message, its escapes aside. */
+		struct buf first = BUF_INIT;
+
+		for (const char *p = m; *p && *p != '\n'; p++) {
+			if (*p == '\x1b' && p[1] == '[') {
+				for (p += 2; *p && !isalpha((unsigned char)*p); p++)
+					;
+				if (!*p)
+					break;
+				continue;
+			}
+			buf_addc(&first, *p);
+		}
+		if (first.len)
+			buf_add(out, first.data, first.len);
+		buf_release(&first);
+	}
+	message_lines_free(lines, n);
 	buf_release(&fallback);
 }
 
@@ -423,17 +481,35 @@ void dedup_signature(const struct failure *f, struct buf *out)
 }
 
 /* How simple an instance is: fewer parameters first, then fewer input elements. */
-static void simplicity(const char *record, long long *nparams, long long *elements)
+static void simplicity(const char *record, long long *nparams, long long *elements, char **out_dtype,
+		       char **in_dtype, bool *derived, bool *empty, bool *scalar)
 {
 	struct instance in;
 	struct err e = ERR_INIT;
 
 	*nparams = 1LL << 40;
 	*elements = 1LL << 60;
+	*out_dtype = NULL;
+	if (in_dtype)
+		*in_dtype = NULL;
+	if (derived)
+		*derived = false;
+	if (empty)
+		*empty = false;
+	if (scalar)
+		*scalar = false;
 	if (record_parse(&in, record, strlen(record), &e) < 0) {
 		err_release(&e);
 		return;
 	}
+	/* ferry made it (kinds.h): a variant of a library's test, or a generated graph. */
+	if (derived)
+		*derived = in.graph || cJSON_GetObjectItemCaseSensitive(in.extra, "variant");
+	if (in.noutputs && in.outputs[0].type == V_TENSOR && in.outputs[0].u.t.dtype)
+		*out_dtype = xstrdup(in.outputs[0].u.t.dtype);
+	for (size_t i = 0; in_dtype && !*in_dtype && i < in.ninputs; i++)
+		if (in.inputs[i].type == V_TENSOR && in.inputs[i].u.t.dtype)
+			*in_dtype = xstrdup(in.inputs[i].u.t.dtype);
 	*nparams = (long long)in.nparams;
 	*elements = 0;
 	for (size_t i = 0; i < in.ninputs; i++) {
@@ -441,8 +517,13 @@ static void simplicity(const char *record, long long *nparams, long long *elemen
 
 		if (in.inputs[i].type != V_TENSOR)
 			continue;
-		for (int k = 0; k < in.inputs[i].u.t.rank; k++)
+		if (scalar && in.inputs[i].u.t.rank == 0)
+			*scalar = true;
+		for (int k = 0; k < in.inputs[i].u.t.rank; k++) {
 			n *= in.inputs[i].u.t.shape[k] > 0 ? in.inputs[i].u.t.shape[k] : 1;
+			if (empty && in.inputs[i].u.t.shape[k] == 0)
+				*empty = true;
+		}
 		*elements += n;
 	}
 	record_release(&in);
@@ -473,60 +554,544 @@ static void bug_free(struct bug *b)
 	free(b);
 }
 
-struct rebuild {
-	struct strmap bugs;   /* signature -> struct bug */
-	struct buf sig;
-	size_t failures;
+/* A failure as the rebuild keeps it until every failure of its frontend is read: the decisive line
+ * of a crash is decided by what the other failures say. */
+struct fail {
+	char *id, *frontend, *op, *outcome, *stage, *exc_type, *frame, *message;
+	char *out_dtype;          /* its first output's dtype, or NULL */
+	char *in_dtype;           /* its first tensor input's dtype, or NULL */
+	bool derived;             /* a variant or a generated graph */
+	bool empty;               /* an input tensor has no elements (a dimension of size 0) */
+	bool scalar;              /* an input tensor has rank 0 (the canary's form: environment.h) */
+	long long np, ne;
+	struct msg_line *lines;   /* a crash's lines (message_lines), else NULL */
+	size_t nlines;
 };
 
-/* One failing result joins its bug, and may become its representative. */
+struct rebuild {
+	struct strmap bugs;   /* frontend, \x1f, signature -> struct bug */
+	struct buf sig, key;
+	size_t failures;
+	struct fail *fails;
+	size_t nfails, cap;
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* A crash that ended in an exception, whose message has lines to weigh (not a signal's death). */
+static bool weighed(const struct fail *f)
+{
+	return outcome_from_name(f->outcome) == OUTCOME_CRASH && !(f->exc_type && !strncmp(f->exc_type, "signal ", 7));
+}
+
+/* Each failing result is kept, with how simple its instance is. */
 static int add_failure(void *ctx, const struct db_row *row, struct err *e)
 {
 	struct rebuild *rb = ctx;
-	struct failure f = { row->frontend, row->op ? row->op : "", row->outcome, row->stage, row->exc_type,
-			     row->frame, row->message };
-	struct strmap_entry *ent;
-	struct bug *b;
-	long long np, ne;
-	int created;
+	struct fail *f;
+	struct buf fallback = BUF_INIT;
 
 	(void)e;
-	rb->failures++;
-	buf_reset(&rb->sig);
-	dedup_signature(&f, &rb->sig);
-	ent = strmap_get(&rb->bugs, rb->sig.data, &created);
+	XGROW(rb->fails, rb->cap, rb->nfails + 1);
+	f = &rb->fails[rb->nfails++];
+	*f = (struct fail){ xstrdup(row->id), xstrdup(row->frontend), xstrdup(row->op ? row->op : ""),
+			    xstrdup(row->outcome), dup_or_null(row->stage), dup_or_null(row->exc_type),
+			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, false, false, false, 0, 0,
+			    NULL, 0 };
+	simplicity(row->record ? row->record : "", &f->np, &f->ne, &f->out_dtype, &f->in_dtype, &f->derived,
+		   &f->empty, &f->scalar);
+	if (weighed(f))
+		f->nlines = message_lines(f->message, &f->lines, &fallback);
+	buf_release(&fallback);
+	return 0;
+}
+
+static void fail_release(struct fail *f)
+{
+	free(f->id);
+	free(f->frontend);
+	free(f->op);
+	free(f->outcome);
+	free(f->stage);
+	free(f->exc_type);
+	free(f->frame);
+	free(f->message);
+	free(f->out_dtype);
+	free(f->in_dtype);
+	message_lines_free(f->lines, f->nlines);
+}
+
+/* A message weighs at most this many of its lines: what decides is near its top. */
+#define WEIGHED_LINES 32
+
+/* The templates of f's lines (at most WEIGHED_LINES, each once), into tpls (owned strings). */
+static size_t line_templates(const struct template_set *t, const struct fail *f, char **tpls)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nlines && n < WEIGHED_LINES; i++) {
+		struct buf out = BUF_INIT;
+		size_t k;
+
+		template_match(t, f->lines[i].text, &out);
+		for (k = 0; k < n && strcmp(tpls[k], out.data ? out.data : ""); k++)
+			;
+		if (k < n) {
+			buf_release(&out);
+			continue;
+		}
+		tpls[n++] = out.data ? buf_detach(&out) : xstrdup("");
+	}
+	return n;
+}
+
+static size_t partners_of(const struct strmap *partners, const char *tpl)
+{
+	const struct strmap_entry *e = strmap_find(partners, tpl);
+
+	return e ? e->count : 0;
+}
+
+/* The crashes of one frontend, fails[0..n): their lines' templates learnt together, and for each
+ * template how many others it is seen with. A line seen with many different lines (a generic header,
+ * a banner, "Check 'false' failed at core.cpp") says where a failure was reported, not what failed;
+ * the decisive line of a message is its template seen with the fewest others (the first, on a tie).
+ * decisive[i] receives fails[i]'s (owned; NULL for a failure that is not weighed). */
+static void decide(struct fail *fails, size_t n, char **decisive)
+{
+	struct template_set *t = template_new();
+	struct strmap pairs = STRMAP_INIT, partners = STRMAP_INIT;
+	const char **texts = NULL;
+	size_t ntexts = 0, cap = 0;
+	char *tpls[WEIGHED_LINES];
+	struct buf key = BUF_INIT;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < fails[i].nlines; k++) {
+			XGROW(texts, cap, ntexts + 1);
+			texts[ntexts++] = fails[i].lines[k].text;
+		}
+	template_learn_all(t, texts, ntexts);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			size_t m = weighed(&fails[i]) ? line_templates(t, &fails[i], tpls) : 0, best = 0;
+
+			for (size_t a = 0; a < m; a++) {
+				size_t seen;
+
+				for (size_t b = 0; pass == 0 && b < m; b++) {
+					int created;
+
+					if (a == b)
+						continue;
+					buf_reset(&key);
+					buf_addf(&key, "%s\x1f%s", tpls[a], tpls[b]);
+					strmap_get(&pairs, key.data, &created);
+					if (created)
+						strmap_get(&partners, tpls[a], NULL)->count++;
+				}
+				seen = partners_of(&partners, tpls[a]);
+				if (pass == 1 && a && seen < partners_of(&partners, tpls[best]))
+					best = a;
+			}
+			if (pass == 1)
+				decisive[i] = weighed(&fails[i]) ? xstrdup(m ? tpls[best] : "") : NULL;
+			for (size_t a = 0; a < m; a++)
+				free(tpls[a]);
+		}
+	buf_release(&key);
+	strmap_release(&pairs);
+	strmap_release(&partners);
+	free(texts);
+	template_free(t);
+}
+
+/* The signature of a weighed crash: stage, exception type, the frame where it arose and the
+ * template of its decisive line (decide); the operator is not in it: a line that holds one varies
+ * with it and is learnt so. */
+static void crash_signature(const struct fail *f, const char *decisive, struct buf *out)
+{
+	buf_addf(out, "%s|%s|%s|%s|%s|", f->frontend, f->outcome, f->stage ? f->stage : "-",
+		 f->exc_type ? f->exc_type : "-", f->frame ? f->frame : "-");
+	buf_adds(out, decisive);
+}
+
+/* What the first NaN or Inf that differs was given instead: the largest float16, float32 or float64
+ * (a frontend that clamps infinities), NaN, an infinity, or another number. */
+static const char *given_instead(const char *message)
+{
+	const char *at = strstr(message, "Inf mismatch"), *got;
+	double v;
+
+	if (!at)
+		at = strstr(message, "NaN mismatch");
+	if (!at || !(got = strstr(at, "got ")))
+		return "?";
+	got += 4;
+	if (!strncmp(got, "nan", 3) || !strncmp(got, "-nan", 4))
+		return "nan";
+	v = fabs(strtod(got, NULL));
+	if (isinf(v))
+		return "inf";
+	if (v == 65504.0)
+		return "float16 max";
+	if (v > 3.4e38 && v < 3.41e38)
+		return "float32 max";
+	if (v > 1.79e308)
+		return "float64 max";
+	return "a number";
+}
+
+/* The signature of a mismatch by what differs, not by operator alone: an infinity or NaN given
+ * as something else is one cause whatever operator shows it (a frontend that clamps infinities),
+ * and so is a wrong shape from an input with no elements; values that differ are the operator's and
+ * its output dtype's, another shape or a dtype the operator's. */
+static void mismatch_signature(const struct fail *f, struct buf *out)
+{
+	const char *kind = mismatch_kind(f->message);
+
+	buf_addf(out, "%s|%s|%s|", f->frontend, f->outcome, kind);
+	if (!strcmp(kind, "nan/inf") && f->message)
+		buf_adds(out, given_instead(f->message));
+	else if (!strcmp(kind, "shape") && f->empty)
+		buf_adds(out, "an empty input");  /* one path for empty tensors, whatever the operator */
+	else
+		canonical_op(f->op, out);
+	if (!strcmp(kind, "values"))
+		buf_addf(out, "|%s", f->out_dtype ? f->out_dtype : "-");
+	/* Frontends against each other (the differential oracle): which agrees with the reference. */
+	if (f->exc_type)
+		buf_addf(out, "|%s", f->exc_type);
+}
+
+/* f joins the bug of its signature, and may become its representative. */
+static void join(struct rebuild *rb, const struct fail *f)
+{
+	struct strmap_entry *ent;
+	struct bug *b;
+	int created;
+
+	/* By frontend and signature: an entry of a test's own (a disputed reference, a suspected invalid
+	 * test: kinds.h) has a signature without a frontend, and one id for all the frontends that show
+	 * it, but each frontend's members are its own. */
+	buf_reset(&rb->key);
+	buf_addf(&rb->key, "%s\x1f%s", f->frontend, rb->sig.data);
+	ent = strmap_get(&rb->bugs, rb->key.data, &created);
 	if (created) {
 		XXH64_hash_t h = XXH3_64bits(rb->sig.data, rb->sig.len);
 
 		b = xcalloc(1, sizeof(*b));
 		snprintf(b->id, sizeof(b->id), "%012llx", (unsigned long long)(h >> 16));
-		b->frontend = xstrdup(f.frontend);
-		b->outcome = xstrdup(f.outcome);
-		b->stage = f.stage ? xstrdup(f.stage) : NULL;
-		b->message = f.message ? xstrdup(f.message) : NULL;
+		b->frontend = xstrdup(f->frontend);
+		b->outcome = xstrdup(f->outcome);
+		b->stage = dup_or_null(f->stage);
+		b->message = dup_or_null(f->message);
 		b->signature = xstrdup(rb->sig.data);
 		b->rep_params = b->rep_elements = -1;
 		ent->ptr = b;
 	}
 	b = ent->ptr;
 	XGROW(b->members, b->cap, b->nmembers + 1);
-	b->members[b->nmembers++] = xstrdup(row->id);
-	strmap_get(&b->ops, f.op, NULL)->count++;
-	simplicity(row->record ? row->record : "", &np, &ne);
-	if (!b->rep || np < b->rep_params || (np == b->rep_params && ne < b->rep_elements)) {
+	b->members[b->nmembers++] = xstrdup(f->id);
+	strmap_get(&b->ops, f->op, NULL)->count++;
+	if (!b->rep || f->np < b->rep_params || (f->np == b->rep_params && f->ne < b->rep_elements)) {
 		free(b->rep);
-		b->rep = xstrdup(row->id);
-		b->rep_params = np;
-		b->rep_elements = ne;
+		b->rep = xstrdup(f->id);
+		b->rep_params = f->np;
+		b->rep_elements = f->ne;
 		free(b->message);
-		b->message = f.message ? xstrdup(f.message) : NULL;
+		b->message = dup_or_null(f->message);
 	}
+}
+
+/* A test's groups as a frontend may lack them: its operator with its first input's dtype, and, for
+ * an operator that converts, with its output's ("Cast to int4" lacks what its float input cannot
+ * say): "in|op|dtype", "out|op|dtype". */
+static void op_dtype(int side, const char *op, const char *dtype, struct buf *out)
+{
+	buf_reset(out);
+	buf_addf(out, "%s|%s|%s", side ? "out" : "in", op ? op : "?", dtype ? dtype : "-");
+}
+
+/* The fewest tests of a group that can show a frontend lacks it: one or two forms that fail alike are
+ * as likely one bug as a missing operator. */
+#ifndef LACKS_MIN_TESTS
+#define LACKS_MIN_TESTS 5
+#endif
+
+struct tally {
+	struct strmap tests;   /* a group (op_dtype) -> how many tests of the frontend's it has */
+	struct buf key;
+};
+
+static int count_test(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct tally *t = ctx;
+	long long np, ne;
+	char *out = NULL, *in = NULL;
+
+	(void)e;
+	simplicity(row->record ? row->record : "", &np, &ne, &out, &in, NULL, NULL, NULL);
+	for (int side = 0; side < 2; side++) {
+		op_dtype(side, row->op, side ? out : in, &t->key);
+		strmap_get(&t->tests, t->key.data, NULL)->count++;
+	}
+	free(out);
+	free(in);
+	return 0;
+}
+
+/* The dtype of f that a group of side takes; NULL when side is the output and its dtype is the
+ * input's (that group is the input's). */
+static const char *side_dtype(const struct fail *f, int side)
+{
+	if (!side)
+		return f->in_dtype;
+	return f->out_dtype && f->in_dtype && strcmp(f->out_dtype, f->in_dtype) ? f->out_dtype : NULL;
+}
+
+/* Whether the comma-separated list holds item. */
+static bool list_has(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, item, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* The comma-separated list with item put in its place (sorted). */
+static char *sorted_add(const char *list, const char *item)
+{
+	struct buf out = BUF_INIT;
+	bool put = false;
+
+	for (const char *p = list; p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (!put && (strncmp(item, p, len) < 0 || (!strncmp(item, p, len) && strlen(item) < len))) {
+			buf_addf(&out, "%s%s", out.len ? "," : "", item);
+			put = true;
+		}
+		buf_addf(&out, "%s%.*s", out.len ? "," : "", (int)len, p);
+		p = end ? end + 1 : NULL;
+	}
+	if (!put)
+		buf_addf(&out, "%s%s", out.len ? "," : "", item);
+	return buf_detach(&out);
+}
+
+/* What a frontend lacks alike for several dtypes is one entry: "lacks|FE|OP|DTYPE|SIG" of one
+ * operator and signature become "lacks|FE|OP|D1,D2,...|SIG", the dtypes in order. */
+static void merge_lacking(char **sigs, size_t n)
+{
+	struct strmap dtypes = STRMAP_INIT;   /* "FE|OP" "\x1f" SIG -> the dtypes, comma-separated */
+	struct buf key = BUF_INIT;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			const char *fe, *op, *dt, *rest;
+			struct strmap_entry *d;
+
+			if (kinds_of_signature(sigs[i]) != KIND_LACKS || !(fe = strchr(sigs[i], '|')) ||
+			    !(op = strchr(fe + 1, '|')) || !(dt = strchr(op + 1, '|')) || !(rest = strchr(dt + 1, '|')))
+				continue;
+			buf_reset(&key);
+			buf_addf(&key, "%.*s\x1f%s", (int)(dt - fe - 1), fe + 1, rest + 1);
+			d = strmap_get(&dtypes, key.data, NULL);
+			if (pass == 0) {
+				char *one = xstrndup(dt + 1, (size_t)(rest - dt - 1)), *both;
+
+				if (!d->ptr || !list_has(d->ptr, one)) {
+					both = d->ptr ? sorted_add(d->ptr, one) : xstrdup(one);
+					free(d->ptr);
+					d->ptr = both;
+				}
+				free(one);
+			} else {
+				char *merged = xasprintf("lacks|%.*s|%s|%s", (int)(dt - fe - 1), fe + 1, (char *)d->ptr,
+							 rest + 1);
+
+				free(sigs[i]);
+				sigs[i] = merged;
+			}
+		}
+	for (size_t i = 0; i < dtypes.cap; i++)
+		if (dtypes.slots[i].key)
+			free(dtypes.slots[i].ptr);
+	strmap_release(&dtypes);
+	buf_release(&key);
+}
+
+/* A frontend lacks an operator for a dtype when every one of its tests of that group crashed with
+ * one signature (its simplest form among them): the group is one entry, "lacks OP (dtype)", listed
+ * apart from the bugs, whatever its message says. A crash that only some forms hit stays a bug.
+ * The group is by the input's dtype first, then by the output's. sigs[i] is fails[i]'s signature;
+ * lacking ones are rewritten "lacks|FRONTEND|OP|DTYPE|...". */
+static int mark_lacking(struct db *d, struct fail *fails, size_t n, char **sigs, struct err *e)
+{
+	struct tally t = { STRMAP_INIT, BUF_INIT };
+	int r = -1;
+
+	if (!n || db_results_with(d, fails[0].frontend, NULL, count_test, &t, e) < 0)
+		goto out;
+	for (int side = 0; side < 2; side++) {
+		struct strmap crashed = STRMAP_INIT, one = STRMAP_INIT;
+
+		for (size_t i = 0; i < n; i++) {
+			struct strmap_entry *s;
+
+			if (!weighed(&fails[i]) || kinds_of_signature(sigs[i]) != KIND_BUG ||
+			    (side && !side_dtype(&fails[i], side)))
+				continue;
+			op_dtype(side, fails[i].op, side_dtype(&fails[i], side), &t.key);
+			strmap_get(&crashed, t.key.data, NULL)->count++;
+			s = strmap_get(&one, t.key.data, NULL);
+			if (!s->ptr)
+				s->ptr = sigs[i];
+			else if (strcmp(s->ptr, sigs[i]))
+				s->count = 1;  /* two signatures: not one thing lacking */
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct strmap_entry *c, *s, *all;
+			char *lack;
+
+			if (!weighed(&fails[i]) || kinds_of_signature(sigs[i]) != KIND_BUG ||
+			    (side && !side_dtype(&fails[i], side)))
+				continue;
+			op_dtype(side, fails[i].op, side_dtype(&fails[i], side), &t.key);
+			c = strmap_find(&crashed, t.key.data);
+			s = strmap_find(&one, t.key.data);
+			all = strmap_find(&t.tests, t.key.data);
+			if (!c || !s || s->count || !all || all->count != c->count || all->count < LACKS_MIN_TESTS)
+				continue;
+			lack = xasprintf("lacks|%s|%s|%s|%s", fails[i].frontend, fails[i].op ? fails[i].op : "?",
+					 side_dtype(&fails[i], side) ? side_dtype(&fails[i], side) : "-", sigs[i]);
+			s->ptr = NULL;  /* its members' signatures change under it: no longer compared */
+			free(sigs[i]);
+			sigs[i] = lack;
+		}
+		strmap_release(&crashed);
+		strmap_release(&one);
+	}
+	merge_lacking(sigs, n);
+	r = 0;
+out:
+	strmap_release(&t.tests);
+	buf_release(&t.key);
+	return r;
+}
+
+/* The crashes of one frontend, fails[0..n), whose message says the frontend does not support what
+ * the test asks by ferry's patterns of today (oracle/unsupported/, which may have grown since the run
+ * recorded them crashes): their decisive[i] becomes "unsupported|FRONTEND|PATTERN" (kinds.h). */
+static void says_unsupported(const struct fail *fails, size_t n, char **decisive)
+{
+	struct classify patterns = CLASSIFY_INIT;
+	struct err ignored = ERR_INIT;
+	char *adapter = n ? session_adapter_name(fails[0].frontend) : NULL;
+	struct buf both = BUF_INIT;
+
+	/* Patterns that do not load (a frontend gone, a user's file moved) only cost the kind. */
+	if (!adapter || classify_load_frontend(&patterns, adapter, &ignored) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct classify_pattern *which;
+
+		if (!weighed(&fails[i]))
+			continue;
+		buf_reset(&both);
+		buf_addf(&both, "%s: %s", fails[i].exc_type ? fails[i].exc_type : "",
+			 fails[i].message ? fails[i].message : "");
+		if (!classify_match(&patterns, both.data, &which) || !which)
+			continue;
+		free(decisive[i]);
+		decisive[i] = xasprintf("unsupported|%s|%s", fails[i].frontend, which->text);
+	}
+out:
+	err_release(&ignored);
+	classify_release(&patterns);
+	buf_release(&both);
+	free(adapter);
+}
+
+/* Every kept failure into its bug, a frontend at a time (the failures come by frontend, then id). */
+static int group_all(struct db *d, struct rebuild *rb, const struct kinds_evidence *ev, struct err *e)
+{
+	struct buf env = BUF_INIT;
+	int broken;
+
+	for (size_t lo = 0, hi; lo < rb->nfails; lo = hi) {
+		char **decisive;
+
+		for (hi = lo; hi < rb->nfails && !strcmp(rb->fails[hi].frontend, rb->fails[lo].frontend); hi++)
+			;
+		decisive = xcalloc(hi - lo, sizeof(*decisive));
+		decide(rb->fails + lo, hi - lo, decisive);
+		says_unsupported(rb->fails + lo, hi - lo, decisive);
+		buf_reset(&env);
+		broken = environment_broken(d, rb->fails[lo].frontend, &env, e);
+		if (broken < 0) {
+			for (size_t i = lo; i < hi; i++)
+				free(decisive[i - lo]);
+			free(decisive);
+			buf_release(&env);
+			return -1;
+		}
+		for (size_t i = lo; i < hi; i++) {
+			const struct fail *f = &rb->fails[i];
+			struct failure old = { f->frontend, f->op, f->outcome, f->stage, f->exc_type, f->frame,
+					       f->message };
+			struct kinds_case kc = { f->frontend, f->id, f->op, f->outcome, f->stage, f->message,
+						 f->derived };
+
+			buf_reset(&rb->sig);
+			/* The canary's form (a 0-d input) on a frontend whose canary failed: nothing it answers
+			 * there tells a bug from its environment (environment.h). */
+			if (broken && f->scalar)
+				buf_addf(&rb->sig, "environment|%s|%s", f->frontend, env.data ? env.data : "");
+			else if (decisive[i - lo] && kinds_of_signature(decisive[i - lo]) == KIND_UNSUPPORTED)
+				buf_adds(&rb->sig, decisive[i - lo]);
+			else if (kinds_judge(ev, &kc, &rb->sig) != KIND_BUG)
+				;  /* not a frontend bug: grouped by its kind's evidence (kinds.h) */
+			else if (decisive[i - lo])
+				crash_signature(f, decisive[i - lo], &rb->sig);
+			else if (outcome_from_name(f->outcome) == OUTCOME_MISMATCH)
+				mismatch_signature(f, &rb->sig);
+			else
+				dedup_signature(&old, &rb->sig);
+			free(decisive[i - lo]);
+			decisive[i - lo] = buf_detach(&rb->sig);
+		}
+		if (mark_lacking(d, rb->fails + lo, hi - lo, decisive, e) < 0) {
+			for (size_t i = lo; i < hi; i++)
+				free(decisive[i - lo]);
+			free(decisive);
+			buf_release(&env);
+			return -1;
+		}
+		for (size_t i = lo; i < hi; i++) {
+			rb->failures++;
+			buf_reset(&rb->sig);
+			buf_adds(&rb->sig, decisive[i - lo]);
+			join(rb, &rb->fails[i]);
+			free(decisive[i - lo]);
+		}
+		free(decisive);
+	}
+	buf_release(&env);
 	return 0;
 }
 
 int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfailures, struct err *e)
 {
-	struct rebuild rb = { STRMAP_INIT, BUF_INIT, 0 };
+	struct rebuild rb = { STRMAP_INIT, BUF_INIT, BUF_INIT, 0, NULL, 0, 0 };
+	struct kinds_evidence *ev = NULL;
 	struct db_bug *rows = NULL;
 	struct buf *oplists = NULL;
 	size_t n = 0;
@@ -534,6 +1099,8 @@ int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfa
 
 	/* By id within a frontend: the representative's last tie-break is the smallest id. */
 	if (db_bug_failures(d, frontend, DB_BY_ID, add_failure, &rb, e) < 0)
+		goto out;
+	if (kinds_load(d, &ev, e) < 0 || group_all(d, &rb, ev, e) < 0)
 		goto out;
 	rows = xcalloc(rb.bugs.len + 1, sizeof(*rows));
 	oplists = xcalloc(rb.bugs.len + 1, sizeof(*oplists));
@@ -569,5 +1136,10 @@ out:
 			bug_free(rb.bugs.slots[i].ptr);
 	strmap_release(&rb.bugs);
 	buf_release(&rb.sig);
+	buf_release(&rb.key);
+	for (size_t i = 0; i < rb.nfails; i++)
+		fail_release(&rb.fails[i]);
+	free(rb.fails);
+	kinds_free(ev);
 	return r;
 }

@@ -14,6 +14,8 @@
 #include "esc.h"
 #include "fsutil.h"
 #include "htmlreport.h"
+#include "kinds.h"
+#include "trigger.h"
 #include "outcome.h"
 #include "strmap.h"
 #include "xalloc.h"
@@ -434,12 +436,27 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 
 	if (db_bugs(h->db, h->frontend, keep_bug, &l, e) < 0)
 		goto out;
-	/* First the list, one line a bug linking to its entry below. */
-	if (l.n) {
+	/* First the list, one line a bug linking to its entry below; then, apart, the entries that are
+	 * not frontend bugs (kinds.h), each with its kind and why. */
+	for (int apart = 0; apart < 2; apart++) {
+		size_t listed = 0;
+
+		for (size_t i = 0; i < l.n; i++)
+			listed += (kinds_of_signature(l.v[i].signature) != KIND_BUG) == apart &&
+				  !(h->glob && !bug_matches(h, &l.v[i]));
+		if (!listed)
+			continue;
+		if (apart)
+			buf_adds(b, "<h3>Not frontend bugs</h3>\n<p>ferry keeps these failures, and lists them apart: "
+				 "the frontend lacks or says it does not support what the test asks, the difference is "
+				 "within the dtype's precision, the reference is disputed, ferry's test is suspected "
+				 "invalid, or the frontend's environment is broken.</p>\n");
 		buf_adds(b, "<table><tr><th>bug</th><th>frontend</th><th>symptom</th><th>stage</th><th>tests</th>"
 			 "<th>operators</th><th>what failed</th></tr>\n");
 		for (size_t i = 0; i < l.n; i++) {
 			if (h->glob && !bug_matches(h, &l.v[i]))
+				continue;
+			if ((kinds_of_signature(l.v[i].signature) != KIND_BUG) != apart)
 				continue;
 			buf_adds(b, "<tr><td><a href=\"#bug-");
 			text(b, l.v[i].id);
@@ -454,6 +471,17 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 			buf_addf(b, "</td><td class=\"n\">%lld</td><td><code>", l.v[i].members);
 			text(b, l.v[i].ops);
 			buf_adds(b, "</code></td><td class=\"line\">");
+			if (apart) {
+				struct buf why = BUF_INIT;
+
+				kinds_reason(l.v[i].signature, &why);
+				buf_adds(b, "<b>");
+				text(b, kinds_name(kinds_of_signature(l.v[i].signature)));
+				buf_adds(b, "</b>: ");
+				text(b, why.data ? why.data : "");
+				buf_adds(b, "<br>");
+				buf_release(&why);
+			}
 			text(b, l.v[i].line);
 			buf_adds(b, "</td></tr>\n");
 		}
@@ -487,7 +515,24 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 		}
 		buf_addf(b, ", %lld test%s, operators <code>", x->members, x->members == 1 ? "" : "s");
 		text(b, x->ops);
-		buf_adds(b, "</code></h3>\n<p class=\"muted\">signature <code>");
+		buf_adds(b, "</code></h3>\n");
+		{
+			struct buf trigger = BUF_INIT;
+
+			/* What triggers it (trigger.h), above what it said. */
+			if (trigger_describe(h->db, x->frontend, x->id, &trigger, e) < 0) {
+				buf_release(&trigger);
+				buf_release(&m.list);
+				goto out;
+			}
+			if (trigger.len) {
+				buf_adds(b, "<p class=\"trigger\">");
+				text(b, trigger.data);
+				buf_adds(b, "</p>\n");
+			}
+			buf_release(&trigger);
+		}
+		buf_adds(b, "<p class=\"muted\">signature <code>");
 		text(b, x->signature);
 		buf_adds(b, "</code>; simplest test <code>");
 		text(b, x->rep);

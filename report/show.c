@@ -25,7 +25,9 @@
 #include "esc.h"
 #include "fsutil.h"
 #include "locations.h"
+#include "kinds.h"
 #include "probe.h"
+#include "trigger.h"
 #include "session.h"
 #include "summary.h"
 #include "tolerance.h"
@@ -177,7 +179,7 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 	snprintf(s->atol, sizeof(s->atol), "%.17g", isnan(rep->atol) ? TOLERANCE_DEFAULT_ATOL : rep->atol);
 	snprintf(s->rtol, sizeof(s->rtol), "%.17g", isnan(rep->rtol) ? TOLERANCE_DEFAULT_RTOL : rep->rtol);
 	if (s->doc) {
-		struct buf line = BUF_INIT;
+		struct buf line = BUF_INIT, more = BUF_INIT;
 		cJSON *record = cJSON_Parse(s->record);
 
 		summary_failure_line(b->outcome, rep->exc_type, rep->message, 0, &line);
@@ -189,6 +191,20 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		cJSON_AddNumberToObject(s->doc, "tests", (double)b->members);
 		cJSON_AddStringToObject(s->doc, "operators", b->ops ? b->ops : "");
 		cJSON_AddStringToObject(s->doc, "signature", b->signature ? b->signature : "");
+		cJSON_AddStringToObject(s->doc, "kind", kinds_name(kinds_of_signature(b->signature)));
+		if (kinds_of_signature(b->signature) != KIND_BUG) {
+			kinds_reason(b->signature, &more);
+			cJSON_AddStringToObject(s->doc, "reason", more.data);
+			buf_reset(&more);
+		}
+		if (trigger_describe(s->db, s->frontend, s->bug, &more, e) < 0) {
+			buf_release(&line);
+			buf_release(&more);
+			cJSON_Delete(record);
+			return -1;
+		}
+		cJSON_AddItemToObject(s->doc, "trigger", more.len ? cJSON_CreateString(more.data) : cJSON_CreateNull());
+		buf_release(&more);
 		cJSON_AddStringToObject(s->doc, "representative", s->rep);
 		cJSON_AddItemToObject(s->doc, "release", string_or_null(rep->frontend_version));
 		cJSON_AddStringToObject(s->doc, "line", line.data);
@@ -203,6 +219,27 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		return db_reductions(s->db, s->frontend, s->rep, print_reduction, s, e) < 0 ? -1 : 0;
 	fprintf(s->out, "bug %s: %s %s in stage %s, %lld tests, operators %s\n", esc_str(s->bug), esc_str(s->frontend),
 	       esc_str(b->outcome), esc_str(b->stage ? b->stage : "-"), b->members, esc_str(b->ops));
+	/* An entry that is not a frontend bug says so first (kinds.h). */
+	if (kinds_of_signature(b->signature) != KIND_BUG) {
+		struct buf why = BUF_INIT;
+
+		kinds_reason(b->signature, &why);
+		fprintf(s->out, "not a frontend bug: %s: %s\n", kinds_name(kinds_of_signature(b->signature)),
+			esc_str(why.data));
+		buf_release(&why);
+	}
+	{
+		struct buf trigger = BUF_INIT;
+
+		/* What triggers it, by contrast with its one-change neighbours (trigger.h). */
+		if (trigger_describe(s->db, s->frontend, s->bug, &trigger, e) < 0) {
+			buf_release(&trigger);
+			return -1;
+		}
+		if (trigger.len)
+			fprintf(s->out, "trigger: %s\n", esc_str(trigger.data));
+		buf_release(&trigger);
+	}
 	fprintf(s->out, "signature: %s\n", esc_str(b->signature));
 	fprintf(s->out, "simplest test: %s\n", esc_str(s->rep));
 	/* The frontend's own word for its release, as its worker said when it gave this result. */

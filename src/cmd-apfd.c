@@ -15,7 +15,8 @@
 #include "cmd.h"
 #include "esc.h"
 #include "db.h"
-#include "dedup.h"
+#include "kinds.h"
+#include "strmap.h"
 #include "fsutil.h"
 #include "xalloc.h"
 
@@ -149,26 +150,40 @@ static void add_curve(struct buf *b, const char *label, const struct apfd_result
 	}
 }
 
+/* The bugs of a store as the members tell them, without what is not a frontend bug (kinds.h). */
+struct store_bugs {
+	struct apfd_bugs *bugs;
+	struct strmap apart;   /* kinds_tests */
+};
+
 static int add_member(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
 		      struct err *e)
 {
-	char *bug = xasprintf("%s:%s", frontend, bug_id);
+	struct store_bugs *s = ctx;
+	char *bug = xasprintf("%s\x1f%s", frontend, id);
 
 	(void)op;
 	(void)e;
-	apfd_bugs_add(ctx, id, bug);
+	if (!strmap_find(&s->apart, bug)) {
+		free(bug);
+		bug = xasprintf("%s:%s", frontend, bug_id);
+		apfd_bugs_add(s->bugs, id, bug);
+	}
 	free(bug);
 	return 0;
 }
 
-/* The unique bugs of a store: each failing test reveals its bug (frontend:bug_id). */
+/* The unique bugs of a store: each failing test reveals its bug (frontend:bug_id); a failure that is
+ * not a frontend bug (a lacking operator, a disputed reference, ...) reveals none. */
 static int load_store_bugs(struct apfd_bugs *bugs, const char *path, const char *frontend, struct err *e)
 {
 	struct db d = DB_INIT;
+	struct store_bugs s = { bugs, STRMAP_INIT };
 	int r = -1;
 
-	if (db_open(&d, path, DB_WRITE, e) == 0 && dedup_rebuild(&d, frontend, NULL, NULL, e) == 0)
-		r = db_bug_members(&d, frontend, NULL, -1, add_member, bugs, e);
+	if (db_open(&d, path, DB_WRITE, e) == 0 && kinds_tests(&d, &s.apart, e) == 0)
+		r = db_bug_members(&d, frontend, NULL, -1, add_member, &s, e);
+	kinds_tests_release(&s.apart);
 	db_close(&d);
 	return r;
 }

@@ -19,6 +19,7 @@
 #include "cmd.h"
 #include "esc.h"
 #include "fsutil.h"
+#include "kinds.h"
 #include "protocol.h"
 #include "runargs.h"
 #include "xalloc.h"
@@ -51,12 +52,15 @@ struct verdict {
 	char *op, *id, *name, *outcome, *stage, *message, *detail;
 	double seconds;
 	int failing, known, fixed, ferrys, unbuilt;
+	int apart;                  /* a new failure that is not a frontend bug: its kind (kinds.h) */
+	char *why;                  /* then why (owned) */
 };
 
 struct check {
 	struct session *s;
 	const struct frontend *fe;
 	struct strmap *baseline;
+	struct strmap kinds;        /* the failures that are not frontend bugs (kinds_tests) */
 	const struct wrapped *t;    /* the test being judged */
 	struct err *e;              /* where a store that cannot be read says so */
 	struct verdict *v;
@@ -111,6 +115,15 @@ static int judge_result(void *ctx, const struct db_row *row, struct err *e)
 		v->failing = v->ferrys = 0;
 	v->known = v->failing && known && !v->ferrys;
 	v->fixed = !v->failing && known;
+	if (v->failing && !v->known && !v->ferrys) {
+		key = xasprintf("%s\x1f%s", c->fe->label, t->in.id);
+		known = strmap_find(&c->kinds, key);
+		free(key);
+		if (known) {
+			v->apart = (int)known->count;
+			v->why = xstrdup(known->ptr ? known->ptr : "");
+		}
+	}
 	return 0;
 }
 
@@ -141,6 +154,7 @@ static void verdicts_free(struct check *c)
 		free(v->stage);
 		free(v->message);
 		free(v->detail);
+		free(v->why);
 	}
 	free(c->v);
 	c->v = NULL;
@@ -168,7 +182,7 @@ static void xml_escape(FILE *fp, const char *s)
 /* JUnit's "skipped": a known failure, or neither a pass nor a failure (unsupported, undefined). */
 static int skipped_test(const struct verdict *v)
 {
-	return v->known || (!v->failing && outcome_from_name(v->outcome) != OUTCOME_PASS);
+	return v->known || v->apart || (!v->failing && outcome_from_name(v->outcome) != OUTCOME_PASS);
 }
 
 static int by_op(const void *a, const void *b)
@@ -187,7 +201,7 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 		double time = 0;
 
 		while (j < n && !strcmp(v[j].op, v[i].op)) {
-			failures += v[j].failing && !v[j].known;
+			failures += v[j].failing && !v[j].known && !v[j].apart;
 			skipped += skipped_test(&v[j]);
 			time += v[j].seconds;
 			j++;
@@ -206,7 +220,7 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 			fputs("\" name=\"", fp);
 			xml_escape(fp, v[k].name);
 			fprintf(fp, "\" time=\"%.3f\"", v[k].seconds);
-			if (v[k].failing && !v[k].known) {
+			if (v[k].failing && !v[k].known && !v[k].apart) {
 				fputs(">\n      <failure type=\"", fp);
 				xml_escape(fp, v[k].outcome);
 				fputs("\" message=\"", fp);
@@ -221,6 +235,13 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 			} else if (skipped_test(&v[k])) {
 				fputs(">\n      <skipped message=\"", fp);
 				fputs(v[k].known ? "known failure (baseline): " : "", fp);
+				if (v[k].apart) {
+					fputs("not a frontend bug (", fp);
+					xml_escape(fp, kinds_name((enum kind)v[k].apart));
+					fputs(": ", fp);
+					xml_escape(fp, v[k].why);
+					fputs("): ", fp);
+				}
 				xml_escape(fp, v[k].outcome);
 				fputs(": ", fp);
 				xml_escape(fp, v[k].message);
@@ -237,18 +258,21 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 static void print_verdicts(const char *fe, const struct verdict *v, size_t n, size_t not_run,
 			   size_t *new_failures, size_t *ferry_errors)
 {
-	size_t fails = 0, known = 0, fixed = 0, news = 0, ferrys = 0, unbuilt = 0;
+	size_t fails = 0, known = 0, fixed = 0, news = 0, ferrys = 0, unbuilt = 0, apart = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		fails += v[i].failing;
 		known += v[i].known;
+		apart += v[i].apart != 0;
 		fixed += v[i].fixed;
 		ferrys += v[i].ferrys;
 		unbuilt += v[i].unbuilt;
 	}
-	news = fails - known;
-	printf("check %s: %zu tests judged, %zu failing (%zu known, %zu new), %zu newly fixed", esc_str(fe), n, fails,
-	       known, news, fixed);
+	news = fails - known - apart;
+	printf("check %s: %zu tests judged, %zu failing (%zu known, %zu new", esc_str(fe), n, fails, known, news);
+	if (apart)
+		printf(", %zu not %s", apart, apart == 1 ? "a frontend bug" : "frontend bugs");
+	printf("), %zu newly fixed", fixed);
 	if (not_run)
 		printf(", %zu not run (limit or budget)", not_run);
 	if (ferrys)
@@ -257,10 +281,15 @@ static void print_verdicts(const char *fe, const struct verdict *v, size_t n, si
 		printf(", %zu not built in its format (see 'ferry report')", unbuilt);
 	putchar('\n');
 	for (size_t i = 0; i < n; i++)
-		if (v[i].failing && !v[i].known)
+		if (v[i].failing && !v[i].known && !v[i].apart)
 			printf("  %-6s %-9s %-20s %s  %s%s%.120s\n", v[i].ferrys ? "FERRY" : "NEW",
 			       v[i].ferrys ? "error" : esc_str(v[i].outcome), esc_str(v[i].op),
 			       esc_str(v[i].name), esc_str(v[i].stage), v[i].stage ? ": " : "", esc_str(v[i].message));
+	/* Not the frontend's to fix: the test, the reference or the environment (kinds.h). */
+	for (size_t i = 0; i < n; i++)
+		if (v[i].apart)
+			printf("  APART  %-9s %-20s %s  %s: %.120s\n", esc_str(kinds_name((enum kind)v[i].apart)),
+			       esc_str(v[i].op), esc_str(v[i].name), esc_str(v[i].outcome), esc_str(v[i].why));
 	for (size_t i = 0; i < n; i++)
 		if (v[i].fixed)
 			printf("  FIXED  %-9s %-20s %s\n", esc_str(v[i].outcome), esc_str(v[i].op), esc_str(v[i].name));
@@ -318,6 +347,10 @@ static int cmd_check(int argc, char **argv)
 	}
 	c.baseline = a->baseline_path ? &baseline : NULL;
 	c.e = &e;
+	/* What is not a frontend bug (a suspected invalid test, a disputed reference, an environment
+	 * that fails the canary, ...) is said, and does not fail the check. */
+	if (kinds_tests(session_db(c.s), &c.kinds, &e) < 0)
+		goto fail;
 	/* A check that judged nothing must not pass: a frontend that could not start, or a limit or
 	 * budget that left every test out, is a misconfigured CI job, not a clean one. (A wrong library,
 	 * shard or queue was refused before the run, by session_open.) */
@@ -373,6 +406,7 @@ out:
 			session_result_release(&res[i]);
 	session_close(c.s);
 	baseline_release(&baseline);
+	kinds_tests_release(&c.kinds);
 	runopts_release(ro);
 	err_release(&e);
 	return code;

@@ -33,6 +33,9 @@ static const char more[] =
 	"vary-parents.jsonl (the samples' tests), variants.jsonl and queue-variants*.jsonl; with\n"
 	"--generate, generated.jsonl and queue-generated*.jsonl. The variants and graphs run after the\n"
 	"sample, in their queues' order: -n and --per-op bound the harvested tests only.\n"
+	"Then, unless --no-triggers, each bug's simplest test's one-change neighbours (another dtype,\n"
+	"rank or shape, a parameter at its default or the corpus's common value) run on its frontend:\n"
+	"trigger-parents.jsonl, triggers.jsonl (and .log), the store's neighbours table.\n"
 	"The frontends' counts: ort onnxruntime-cpu, tvm-onnx tvm-relax-onnx, iree-onnx iree-onnx,\n"
 	"tvm-pytorch tvm-relax-torch (corpora/counts/); the others rank without counts.\n";
 
@@ -66,6 +69,11 @@ static const struct opt options[] = {
 		AT(vary_k), 0, 1000),
 	OPT_INT(0, "generate", "N", "onnx: also run N generated graphs (ferry generate --seed 1; default 0)",
 		AT(generate_n), 0, 1000000),
+	OPT_INT(0, "triggers", "K", "run up to K one-change neighbours of each bug's simplest test on its\n"
+		"frontend, to tell what triggers it (default 6)", AT(triggers), 1, 100),
+	OPT_INT(0, "trigger-bugs", "N", "the neighbours of at most N bugs of a library (default 100)",
+		AT(trigger_bugs), 1, 1 << 30),
+	OPT_FLAG(0, "no-triggers", "run no neighbours of the bugs", AT(no_triggers)),
 	OPT_SECONDS(0, "budget", "SECS", "start no test after SECS seconds from the start of the command", AT(budget)),
 	OPT_STRING(0, "counts", "FILE", "rank every queue against these counts (default: each frontend's own)",
 		   AT(counts_opt)),

@@ -287,8 +287,9 @@ def wrap(record_json, outdir):
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     _write(outdir, record, plan, model, feeds, refs, random)
     result = {"status": "ok", "random": random, "ninputs": len(plan.graph_inputs), "noutputs": len(refs)}
-    undefined = _guard(plan, feeds) or _nan.variant_undefined(record, refs, _nan_everywhere)
-    _mark(result, undefined)
+    cast = _cast_undefined(plan, feeds, refs) or _overflow(plan, model, feeds, refs)
+    undefined = _guard(plan, feeds) or cast or _nan.variant_undefined(record, refs, _nan_everywhere)
+    _mark(result, undefined, values_only=True if cast and undefined == cast else None)
     return result
 
 
@@ -300,6 +301,50 @@ def _without_options(record_json):
     record = json.loads(record_json)
     record.pop("wrap_options", None)
     return json.dumps(record, separators=(",", ":"))
+
+
+def _cast_undefined(plan, feeds, refs):
+    """Why a node test's Cast or CastLike from floating point to an integer type is undefined on its
+    inputs (_out_of_range), or None: the values a frontend gives there are no bug, its crash still is."""
+    if plan.domain not in ("", "ai.onnx") or not plan.graph_inputs or not refs:
+        return None
+    return _out_of_range(plan.op_type, feeds[plan.graph_inputs[0][0]], refs[0])
+
+
+# The operators whose integer result is their inputs' arithmetic, so that the same inputs in int64
+# give the exact result: where it differs from the narrow type's, the narrow result overflowed.
+_ARITHMETIC = {"Add", "Sub", "Mul", "Sum", "Mean", "Neg", "Abs", "Pow", "MatMul", "Gemm", "Einsum", "CumSum",
+               "ReduceSum", "ReduceProd", "ReduceSumSquare", "ReduceL1"}
+_NARROW = {onnx.TensorProto.INT8, onnx.TensorProto.INT16, onnx.TensorProto.INT32, onnx.TensorProto.UINT8,
+           onnx.TensorProto.UINT16, onnx.TensorProto.UINT32}
+
+
+def _overflow(plan, model, feeds, refs):
+    """Why a node test's integer arithmetic is undefined on its inputs (its exact result, computed in
+    int64 by the same reference, does not fit the narrow type: C++ leaves signed overflow undefined,
+    and frontends wrap, saturate or widen), or None."""
+    if plan.domain not in ("", "ai.onnx") or plan.op_type not in _ARITHMETIC:
+        return None
+    narrow = [np.asarray(r) for r in refs if r is not None]
+    if not any(r.dtype.kind in "iu" and r.dtype.itemsize < 8 for r in narrow):
+        return None
+    wide = onnx.ModelProto()
+    wide.CopyFrom(model)
+    for v in list(wide.graph.input) + list(wide.graph.output):
+        if v.type.tensor_type.elem_type in _NARROW:
+            v.type.tensor_type.elem_type = onnx.TensorProto.INT64
+    widened = {k: v.astype(np.int64) if isinstance(v, np.ndarray) and v.dtype.kind in "iu" and v.dtype.itemsize < 8
+               else v for k, v in feeds.items()}
+    try:
+        exact = ReferenceEvaluator(wide).run(None, widened)
+    except Exception:  # the operator takes no int64 here (or mixes types): nothing to compare with
+        return None
+    for r, x in zip(refs, exact):
+        r, x = np.asarray(r), np.asarray(x)
+        if r.dtype.kind in "iu" and r.dtype.itemsize < 8 and r.shape == x.shape and \
+                not np.array_equal(r.astype(np.int64), x.astype(np.int64)):
+            return f"the exact result does not fit {r.dtype.name}: the result overflows there"
+    return None
 
 
 def _guard(plan, feeds):
@@ -337,13 +382,14 @@ def validate(record_json):
             outputs = [v if "none" in v else _harvested(next(present)) for v in record["outputs"]]
             # the model wrap() makes of the kept variant: its declared outputs must pass the checker
             onnx.checker.check_model(_model(_Plan(dict(record, outputs=outputs))), full_check=True)
-            undefined = _guard(plan, feeds) or _nan_everywhere(refs)
+            cast = _cast_undefined(plan, feeds, refs) or _overflow(plan, model, feeds, refs)
+            undefined = _guard(plan, feeds) or cast or _nan_everywhere(refs)
     except Exception as e:  # a bad record or a rejection by onnx: either way the candidate is invalid
         if environment(e):  # the machine failed, not the instance: nothing to record
             raise
         return {"status": "invalid", "reason": f"{type(e).__name__}: {e}".strip()[:8000]}
     result = {"status": "ok", "outputs": json.dumps(outputs, separators=(",", ":"))}
-    _mark(result, undefined)
+    _mark(result, undefined, values_only=True if cast and undefined == cast else None)
     return result
 
 

@@ -1173,6 +1173,196 @@ void rules_all(const struct instance *p, const struct rules_pools *pools, uint64
 		free(dims[d].v);
 }
 
+/* --- one change at a time: a failure's neighbours ---------------------------------------------- */
+
+/* The dtypes a trigger contrasts with, most telling first: a failure of int16 that float32 and
+ * int32 pass is a dtype's, and the common dtypes are those a maintainer reads at once. */
+static const char *const neighbour_dtypes[] = {
+	"float32", "int32", "float64", "int64", "float16", "bfloat16", "int16", "int8", "uint8", "bool",
+	"complex64", "complex128", NULL,
+};
+
+static size_t dtype_rank(const char *label)
+{
+	const char *d = label + strlen("dtype:");
+	size_t n = strcspn(d, "+"), i;
+
+	for (i = 0; neighbour_dtypes[i]; i++)
+		if (strlen(neighbour_dtypes[i]) == n && !strncmp(neighbour_dtypes[i], d, n))
+			return i;
+	return i;
+}
+
+/* Move c to the end of out. */
+static void cand_push(struct rules_cands *out, struct rules_cand *c)
+{
+	if (out->n == out->cap) {
+		out->cap = out->cap ? 2 * out->cap : 16;
+		out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
+	}
+	out->v[out->n++] = *c;
+	memset(c, 0, sizeof(*c));
+}
+
+static void cand_drop(struct rules_cand *c)
+{
+	free(c->label);
+	record_release(&c->in);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The first group's other dtypes (labels "dtype:T"), NEIGHBOUR_DTYPES of them in neighbour_dtypes'
+ * order; a PyTorch module's with its weights in the dtype where vary makes that (a real model's). */
+#define NEIGHBOUR_DTYPES 3
+static void neighbour_dtype(const struct instance *p, struct rules_cands *out)
+{
+	struct rules_cands all = { NULL, 0, 0 };
+	size_t taken = 0;
+
+	rules_dtype(p, 0, &all);
+	for (size_t rank = 0; rank <= sizeof(neighbour_dtypes) / sizeof(neighbour_dtypes[0]); rank++) {
+		for (size_t pass = 0; pass < 2; pass++)
+			for (size_t i = 0; i < all.n && taken < NEIGHBOUR_DTYPES; i++) {
+				struct rules_cand *c = &all.v[i];
+				int weights;
+
+				if (!c->label || strncmp(c->label, "dtype:", 6) || !strncmp(c->label, "dtype:in:", 9) ||
+				    dtype_rank(c->label) != rank)
+					continue;
+				weights = strstr(c->label, "+weights") != NULL;
+				/* The weights' form first; the plain one only when there is none. */
+				if (pass == 0 && !weights)
+					continue;
+				cand_push(out, c);
+				taken++;
+				for (size_t k = 0; k < all.n; k++) {
+					const char *l = all.v[k].label;
+
+					if (l && !strncmp(l, "dtype:", 6) && strncmp(l, "dtype:in:", 9) &&
+					    dtype_rank(l) == rank)
+						cand_drop(&all.v[k]);
+				}
+			}
+	}
+	for (size_t i = 0; i < all.n; i++)
+		cand_drop(&all.v[i]);
+	free(all.v);
+}
+
+/* A smaller shape: the first input one rank less, one of its dimensions 1, then one rank more. */
+static void neighbour_shape(const struct instance *p, struct rules_cands *out)
+{
+	static const char *const wanted[] = { "rank:-1", "dim:", "rank:+1" };
+	struct rules_cands all = { NULL, 0, 0 };
+
+	rules_shape(p, 0, &all);
+	for (size_t w = 0; w < sizeof(wanted) / sizeof(wanted[0]); w++)
+		for (size_t i = 0; i < all.n; i++) {
+			const char *l = all.v[i].label;
+
+			if (l && !strncmp(l, wanted[w], strlen(wanted[w])) &&
+			    (w != 1 || (strlen(l) > 2 && !strcmp(l + strlen(l) - 2, "=1"))))
+				cand_push(out, &all.v[i]);
+		}
+	for (size_t i = 0; i < all.n; i++)
+		cand_drop(&all.v[i]);
+	free(all.v);
+}
+
+/* A value's text for a label: a scalar, or a sequence of ints as "(2,2)" or "[2,2]". */
+static void short_text(const cJSON *v, struct buf *out)
+{
+	const cJSON *b = v ? v->child : NULL, *c;
+	int first = 1;
+
+	if (!b || (strcmp(b->string, "tuple") && strcmp(b->string, "list")) || !cJSON_IsArray(b)) {
+		value_text(v, out);
+		return;
+	}
+	buf_addc(out, !strcmp(b->string, "tuple") ? '(' : '[');
+	cJSON_ArrayForEach(c, b) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "int");
+
+		if (!cJSON_IsNumber(n)) {
+			buf_reset(out);
+			value_text(v, out);
+			return;
+		}
+		buf_addf(out, "%s%lld", first ? "" : ",", (long long)n->valuedouble);
+		first = 0;
+	}
+	buf_addc(out, !strcmp(b->string, "tuple") ? ')' : ']');
+}
+
+/* Each parameter at its default (left out: "param:-NAME") and at the value the corpus shows most
+ * often for it ("param:NAME=V"), when that is not the parent's. */
+static void neighbour_param(const struct instance *p, const struct rules_pools *pools, struct rules_cands *out)
+{
+	struct buf cur = BUF_INIT, text = BUF_INIT;
+	char label[512];
+
+	for (size_t i = 0; i < p->nparams; i++) {
+		const char *name = p->params[i].name;
+		char *ko = pool_key(p->op, name);
+		struct strmap_entry *e = pools ? strmap_find(&pools->op_param, ko) : NULL;
+		struct rules_list *l = e ? e->ptr : NULL;
+		size_t best = 0;
+		cJSON *j = parent_json(p);
+
+		cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"), name);
+		snprintf(label, sizeof(label), "param:-%s", name);
+		emit(out, j, RULES_PARAM, label);
+		buf_reset(&cur);
+		value_canonical(p->params[i].value, &cur);
+		for (size_t k = 1; l && k < l->n; k++)
+			if (l->counts[k] > l->counts[best])
+				best = k;
+		if (l && l->n && strcmp(l->items[best], cur.data)) {
+			cJSON *v = cJSON_Parse(l->items[best]);
+
+			if (v) {
+				j = parent_json(p);
+				cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"),
+								       name, v);
+				buf_reset(&text);
+				short_text(v, &text);
+				snprintf(label, sizeof(label), "param:%s=%s", name, text.data ? text.data : "");
+				emit(out, j, RULES_PARAM, label);
+			}
+		}
+		free(ko);
+	}
+	buf_release(&cur);
+	buf_release(&text);
+}
+
+void rules_neighbours(const struct instance *p, const struct rules_pools *pools, struct rules_cands *out)
+{
+	struct rules_cands dims[3];
+	size_t at[3] = { 0 };
+	int more = 1;
+
+	memset(dims, 0, sizeof(dims));
+	buf_reset(&parent_text);
+	record_write(p, &parent_text);
+	text_of = p;
+	neighbour_dtype(p, &dims[0]);
+	neighbour_param(p, pools, &dims[1]);
+	neighbour_shape(p, &dims[2]);
+	text_of = NULL;
+	buf_release(&parent_text);
+	while (more) {
+		more = 0;
+		for (int d = 0; d < 3; d++)
+			if (at[d] < dims[d].n) {
+				cand_push(out, &dims[d].v[at[d]++]);
+				more = 1;
+			}
+	}
+	for (int d = 0; d < 3; d++)
+		free(dims[d].v);
+}
+
 /* --- pools -------------------------------------------------------------------------------------- */
 
 void rules_pools_init(struct rules_pools *p)
@@ -1187,12 +1377,16 @@ static void list_add(struct strmap *m, const char *key, const char *item)
 
 	if (!l)
 		l = e->ptr = xcalloc(1, sizeof(*l));
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->items[i], item)) {
+			l->counts[i]++;
+			return;
+		}
 	if (l->n >= POOL_CAP)
 		return;
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->items[i], item))
-			return;
 	l->items = xrealloc(l->items, (l->n + 1) * sizeof(*l->items));
+	l->counts = xrealloc(l->counts, (l->n + 1) * sizeof(*l->counts));
+	l->counts[l->n] = 1;
 	l->items[l->n++] = xstrdup(item);
 }
 
@@ -1232,6 +1426,7 @@ static void lists_release(struct strmap *m)
 		for (size_t k = 0; k < l->n; k++)
 			free(l->items[k]);
 		free(l->items);
+		free(l->counts);
 		free(l);
 	}
 	strmap_release(m);

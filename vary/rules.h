@@ -32,6 +32,7 @@ struct rules_pools {
 
 struct rules_list {
 	char **items;
+	size_t *counts;   /* how many instances showed each item */
 	size_t n;
 };
 
@@ -73,5 +74,15 @@ void rules_stop_when(int (*stop)(void));
 /* Every dimension's candidates, interleaved round-robin (dtype, shape, param, scalar, dtype, ...). */
 void rules_all(const struct instance *parent, const struct rules_pools *pools, uint64_t seed,
 	       struct rules_cands *out);
+
+/* A failure's neighbours (ferry go's trigger stage, pipeline/triggers.h): candidates one change
+ * away from the parent, each telling what triggers a failure when it passes: the first input's
+ * group in up to three other dtypes ("dtype:float32", most common first), each parameter left out
+ * so that the library's default applies ("param:-ceil_mode") or set to the value the corpus shows
+ * most often for it ("param:ceil_mode=0"), and the first input one rank less ("rank:-1"), with a
+ * dimension of 1 ("dim:2=1") or one rank more ("rank:+1"). In no random order: dtype, parameter
+ * and shape candidates interleaved, the most telling of each first, so that a quota of a few
+ * neighbours per parent covers the three. */
+void rules_neighbours(const struct instance *p, const struct rules_pools *pools, struct rules_cands *out);
 
 #endif

@@ -112,7 +112,8 @@ static int pass1(struct vary *v, struct strmap *ops, struct op_parents **per, si
 			record_release(&in);
 			continue;
 		}
-		rules_pools_add(&v->pools, &in);
+		if (!v->o->pools_corpus)
+			rules_pools_add(&v->pools, &in);
 		vary_pre_id(&in, pre);
 		strmap_get(&v->pre, pre, NULL);
 		/* A line repeated in the corpus is one parent. */
@@ -135,6 +136,35 @@ static int pass1(struct vary *v, struct strmap *ops, struct op_parents **per, si
 out:
 	jsonl_close(&r);
 	return ret;
+}
+
+/* The pools of another corpus than the parents' (vary_opts.pools_corpus): its bad lines are its
+ * own business, passed over unsaid. */
+static int pools_of(struct vary *v, const char *path, struct err *e)
+{
+	struct jsonl_reader r = JSONL_READER_INIT;
+	enum jsonl_status st;
+	struct instance in;
+	struct err bad = ERR_INIT;
+
+	if (jsonl_open(&r, path, e) < 0)
+		return -1;
+	while ((st = jsonl_next(&r, &in, &bad)) != JSONL_END) {
+		if (st == JSONL_FAIL) {
+			*e = bad;
+			jsonl_close(&r);
+			return -1;
+		}
+		if (st == JSONL_BAD) {
+			err_release(&bad);
+			continue;
+		}
+		if (strcmp(in.kind, "graph"))
+			rules_pools_add(&v->pools, &in);
+		record_release(&in);
+	}
+	jsonl_close(&r);
+	return 0;
 }
 
 /* The parents round-robin across operators: the first of each operator, then the second, ... */
@@ -268,7 +298,7 @@ int vary_open(struct vary *v, const struct vary_opts *o, struct err *e)
 	    (fs_exists(o->output) && open_appender(v, &v->out, o->output, e) < 0) ||
 	    (fs_exists(v->log_path) && open_appender(v, &v->log, v->log_path, e) < 0))
 		goto out;
-	if (pass1(v, &ops, &per, &nops, e) < 0)
+	if (pass1(v, &ops, &per, &nops, e) < 0 || (o->pools_corpus && pools_of(v, o->pools_corpus, e) < 0))
 		goto out;
 	if (!v->records) {
 		err_set(e, EXIT_INPUT, "'%s' holds no instance records%s", o->corpus,
@@ -330,7 +360,10 @@ static struct vary_active *open_parent(struct vary *v)
 		a->op = xstrdup(in.op);
 		/* A parent of very many inputs takes seconds: told to stop meanwhile, it stops. */
 		rules_stop_when(runner_interrupted);
-		rules_all(&in, &v->pools, v->o->seed, &a->cands);
+		if (v->o->one_change)
+			rules_neighbours(&in, &v->pools, &a->cands);
+		else
+			rules_all(&in, &v->pools, v->o->seed, &a->cands);
 		rules_stop_when(NULL);
 		a->pre = xcalloc(a->cands.n ? a->cands.n : 1, sizeof(*a->pre));
 		k = strmap_find(&v->parent_kept, in.id);

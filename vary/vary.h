@@ -28,6 +28,9 @@
  * validation failed because the machine did (the worker answers "error", or was killed from outside
  * ferry) is not logged, and the run stops (EXIT_ENV) so that the same command tries it again.
  *
+ * In its one-change mode (vary_opts.one_change, ferry go's trigger stage) the candidates are
+ * rules_neighbours', a bug's representative's neighbours, decided the same way.
+ *
  * The engine prints nothing: it reports through the hooks of struct vary_opts, and the counts in
  * struct vary are the caller's to print. */
 #ifndef FERRY_VARY_H
@@ -53,6 +56,12 @@ struct vary_opts {
 	double timeout;         /* seconds one candidate may take */
 	unsigned long long mem_limit;
 	const char *python;     /* the interpreter that reads the libraries' dtypes (libraries.h) */
+	/* A failure's neighbours rather than variants (ferry go's trigger stage): each parent's
+	 * candidates are rules_neighbours', one change at a time, in their order, not rules_all's. */
+	int one_change;
+	/* The corpus whose values the pools hold (the corpus's common value of a parameter), read
+	 * for them alone; NULL: corpus's own. */
+	const char *pools_corpus;
 
 	void *ctx;
 	/* A bad corpus line, skipped ("FILE:LINE: why"); a torn last line cut off. */

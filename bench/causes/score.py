@@ -9,6 +9,9 @@ table) and compares the listed bugs with labels.jsonl:
   recall         share of the labelled frontend-bug causes that appear in some listed bug
   kept out       share of the labelled failures of other kinds that are in no listed bug
 
+The copies also hold what the other frontends made of each labelled test (evidence a grouping may
+weigh); a listed bug with no labelled member is no bug of the labels' and is not scored.
+
 A cause is counted per store and frontend (the same defect seen by two frontends is two causes).
 
 usage: score.py --ferry FERRY [--labels LABELS] [--json] [--detail] STORE.db...
@@ -43,6 +46,9 @@ def score(labels, bugs, detail=None):
     pure = precise = 0
     per_cause = collections.Counter()
     listed = set()
+    bugs = [b for b in bugs if any((b["frontend"], m["id"]) in labels for m in b["members"])]
+    # What ferry lists apart from the bugs (a frontend lacking an operator) is not in the bug list.
+    bugs = [b for b in bugs if b.get("kind", "bug") == "bug"]
     for b in bugs:
         members = [labels.get((b["frontend"], m["id"])) for m in b["members"]]
         known = [m for m in members if m]

@@ -2,8 +2,8 @@
 only (it is not part of ferry). It reads the same JSON Lines corpus, computes the same subspaces
 (prioritize/subspace.h) as tuples instead of hashes, and runs the same greedy (prioritize/opera.h):
 per-operator counts of unseen single and pair features, lowered through postings as features become
-seen, a lazy heap per operator, and a merge by (score, seeded position). Ties follow the seeded
-order, which it takes from `bench-rank --order` (the seeded order at the command's default seed, as
+seen, a lazy heap per operator, and a merge in turns by (turn, score, seeded position). Ties follow the
+seeded order, which it takes from `bench-rank --order` (the seeded order at the command's default seed, as
 queue lines; the random strategy's queue is not it, since its seed is derived apart), so that its
 queue can be compared line by line with ferry's.
 
@@ -170,8 +170,11 @@ def rank(records, positions, counts):
         for op, rows in by_tier_op[tier].items():
             s = (per_op[op] + 1) / (counts.get(op, 0) + 1) if counts is not None else 1.0
             seqs.append(op_sequence(rows, s, positions))
-        merged = heapq.merge(*[[(-sc, pos, i) for sc, pos, i in s] for s in seqs])
-        out.extend(i for _, _, i in merged)
+        # Operators take turns (the k-th instance of each before any's (k+1)-th), the better score first
+        # within a turn; then the instances with nothing new, in the seeded order.
+        keys = [(0, k, -sc, pos, i) if sc else (1, 0, 0, pos, i)
+                for s in seqs for k, (sc, pos, i) in enumerate(s)]
+        out.extend(key[-1] for key in sorted(keys))
     return out
 
 

@@ -2,6 +2,7 @@
  * a test, within the limit, the budget and --maxfail), and a job's outcome judged into the store. */
 #include "private.h"
 #include "buf.h"
+#include "canary.h"
 #include "probe.h"
 #include "protocol.h"
 #include "xalloc.h"
@@ -33,6 +34,12 @@ int session_next_job(void *ctx, struct runner_job *job, struct err *e)
 
 	if (session_reduce_job(s, job))
 		return 1;
+	if (s->canary) {
+		int c = session_canary_job(s, job, e);
+
+		if (c != 0)
+			return c;
+	}
 	while (s->cursor < s->norder) {
 		struct wrapped *t = &s->tests[s->order[s->cursor++]];
 		int has, probe, existed;
@@ -269,6 +276,11 @@ int session_job_done(void *ctx, const struct runner_job *job, const struct runne
 		if (!s->format_why)
 			s->format_why = xstrdup(session_json_str(o->reply, PROTO_KEY_UNAVAILABLE));
 		return err_set(e, EXIT_ENV, "frontend '%s' is unavailable for %s", s->fe->label, s->format_why);
+	}
+	if (!strncmp(job->key, CANARY_KEY, strlen(CANARY_KEY))) {
+		ret = session_canary_done(s, job->key, o, e);
+		session_tick(s);
+		return ret;
 	}
 	session_outcome(o, &res, &msg, &sig, &mutated);
 	/* A failure on an input in the operator's undefined domain is flagged, never reported as a bug:

@@ -33,6 +33,7 @@ static void lane_swap(struct session *s, struct lane *l)
 	LANE_SWAP(reduce);
 	LANE_SWAP(nreduce);
 	LANE_SWAP(reduce_cap);
+	LANE_SWAP(canary);
 	s->cur = s->cur == l ? NULL : l;
 }
 
@@ -70,9 +71,13 @@ static int lane_begin(struct session *s, struct lane *l, struct session_result *
 		return -1;
 	{
 		size_t probes, tests = session_remaining(s, &probes);
+		int canary = 0;
 
-		/* Probes are chosen by the release: the workers say it before the first job. */
-		if (!s->o->no_probe && tests)
+		/* The canary runs where tests do: a run with nothing to do starts no worker for it. */
+		if (tests && session_canary_begin(s, &canary, e) < 0)
+			return -1;
+		/* Probes and the canary are chosen by the release: the workers say it before the first job. */
+		if ((!s->o->no_probe || canary) && tests)
 			cb->ready = session_ready;
 		l->total = tests + probes;
 	}
@@ -88,6 +93,7 @@ static int lane_end(struct session *s, struct lane *l, int ret, struct err *e)
 
 	session_forget_groups(s);
 	session_forget_reductions(s);
+	session_forget_canary(s);
 	if (ret < 0 && s->format_why && e->code == EXIT_ENV) {
 		/* Recorded for report, and no test of it counted as run. */
 		err_release(e);
@@ -245,6 +251,7 @@ static int run_shared(struct session *s, const struct frontend *fes, size_t nfes
 			lane_swap(s, l);
 			session_forget_groups(s);
 			session_forget_reductions(s);
+			session_forget_canary(s);
 			free(s->format_why);
 			s->format_why = NULL;
 			lane_swap(s, l);
@@ -326,5 +333,6 @@ void session_result_release(struct session_result *r)
 {
 	free(r->version);
 	free(r->why);
+	free(r->canary_skipped);
 	memset(r, 0, sizeof(*r));
 }

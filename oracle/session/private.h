@@ -7,6 +7,7 @@
  *   request.c      the worker requests that run a test
  *   pairs.c        the differential oracle: kept outputs and the verdicts of pairs of frontends
  *   probes.c       probes: each (operator, dtype) group's simplest test, run first
+ *   canary.c       the canary (oracle/canary.h): trivial tests with known answers, run before the tests
  *   metamorphic.c  the metamorphic oracle: mutations, and the reductions of inconsistencies
  *   jobs.c         the runner's callbacks: the next job, and a job's outcome into the store
  *   lanes.c        running the frontends, in turn or side by side on one pool
@@ -21,6 +22,7 @@
 #include <cjson/cJSON.h>
 
 struct reduction;
+struct canary;
 
 struct session {
 	const struct session_opts *o;
@@ -54,6 +56,8 @@ struct session {
 	/* The metamorphic oracle: inconsistencies waiting for their reduction (handed out first). */
 	struct reduction *reduce;
 	size_t nreduce, reduce_cap;
+	/* The frontend's canary while it runs (NULL: none to run, or settled). */
+	struct canary *canary;
 	/* The selection: queue ids, those not wrapped, those --op and --test leave out. */
 	size_t queued, unknown, left_out;
 	/* Tests of the frontend's library reached down the queue (the limit counts them), and the
@@ -84,6 +88,7 @@ struct lane {
 	size_t npeers;
 	struct reduction *reduce;
 	size_t nreduce, reduce_cap;
+	struct canary *canary;
 
 	const struct frontend *frontend;  /* whose lane it is (fe above is swapped with s's) */
 	const char *wargv[5];
@@ -131,6 +136,15 @@ int session_probe_job(struct session *s, const struct wrapped *t, struct runner_
 int session_probe_done(struct session *s, const struct wrapped *test, const struct db_result *res, struct err *e);
 void session_ready(void *ctx, const char *version);
 size_t session_remaining(struct session *s, size_t *probes);
+
+/* canary.c: the frontend's canary wrapped at the start of its run, unless the store has its verdict
+ * for the release the store saw last (0, or -1 on error; *wanted: the workers must say their release
+ * first); its next job (1 with job filled, 0 for none, -1 on error), before any test; its answers
+ * into the environment table; and forgotten (its directory removed). */
+int session_canary_begin(struct session *s, int *wanted, struct err *e);
+int session_canary_job(struct session *s, struct runner_job *job, struct err *e);
+int session_canary_done(struct session *s, const char *key, const struct runner_outcome *o, struct err *e);
+void session_forget_canary(struct session *s);
 
 /* metamorphic.c: the reductions waiting (forgotten; one more from the store's pending rows, as
  * db_mutations' callback); the next one's job (1, or 0 for none); a reduction's outcome and a

@@ -6,7 +6,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 33
+plan 37
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 xml_ok() { "$py" -c 'import sys, xml.etree.ElementTree as ET; ET.parse(sys.argv[1])' "$1"; }
 
@@ -25,6 +25,14 @@ contains "nothing new" "$out" "0 new"
 check "the JUnit XML parses" -- xml_ok b.xml
 check "a known failure is a skipped testcase" -- grep -q 'skipped message="known failure (baseline): mismatch' b.xml
 expect_exit 0 "a previous store serves as the baseline too" -- "$FERRY" check wrapped -F ort -o a.db -b a.db -q
+
+# ORT and OpenVINO give the same answer to that Resize, both against the reference: the reference is
+# disputed, not a bug of each (report/kinds.h), and the check says so without failing.
+expect_exit 0 "a reference two frontends dispute alike does not fail the check" -- \
+	"$FERRY" check wrapped -F ort,openvino-onnx -o dispute.db -q --op Resize --junit dispute.xml
+contains "it is said apart, with why" "$out" "APART  disputed  Resize"
+contains "and counted apart" "$out" "0 new, 1 not a frontend bug)"
+check "JUnit skips it with the reason" -- grep -q 'skipped message="not a frontend bug (disputed: Resize' dispute.xml
 
 # A regression: the fault-injecting frontend answers Ceil wrong. Its baseline knows only the Relu crash.
 export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"

@@ -97,6 +97,38 @@ ok("undefined" not in wrap(add), "wrap of a record that is no variant: no undefi
 is_(wrap(dict(div, variant={"parent": PARENT, "vary": "in:1=0", "undefined": "else"})).get("undefined"),
     "integer division by zero", "the guard's own reason comes first")
 
+# --- a Cast from floating point to an integer type, of a value NaN or beyond the type's range
+big = record("Cast", [tensor("float32", [3], [1.5, 300.0, 2.0])], [tensor("uint8", [3])],
+             params={"to": {"int": 2}})
+r = validate(big)
+is_((r.get("status"), r.get("undefined"), r.get("undefined_values")),
+    ("ok", "a value NaN or beyond the range of uint8: the cast is undefined there", True),
+    "Cast of 300.0 to uint8: valid, undefined in its values only (a crash there is still a crash)")
+nan_like = record("CastLike", [tensor("float32", [2], ["nan", 1.0]), tensor("int32", [0], [])],
+                  [tensor("int32", [2])], opset=15)
+is_(wrap(nan_like).get("undefined"), "a value NaN or beyond the range of int32: the cast is undefined there",
+    "wrap of CastLike of NaN to int32: undefined, though it is no variant")
+fits = record("Cast", [tensor("float32", [2], [1.5, 255.0])], [tensor("uint8", [2])], params={"to": {"int": 2}})
+ok("undefined" not in wrap(fits), "Cast of values within uint8's range: defined")
+
+# --- integer arithmetic whose exact result does not fit its type
+I32 = tensor("int32", [2], [2 ** 30, 2 ** 30])
+over = record("ReduceSum", [I32, tensor("int64", [1], [0])], [tensor("int32", [1])],
+              params={"keepdims": {"int": 1}})
+r = validate(over)
+is_((r.get("status"), r.get("undefined"), r.get("undefined_values")),
+    ("ok", "the exact result does not fit int32: the result overflows there", True),
+    "ReduceSum of 2^30 and 2^30 in int32: valid, undefined in its values only")
+sub8 = record("Sub", [tensor("uint8", [2], [1, 5]), tensor("uint8", [2], [2, 1])], [tensor("uint8", [2])], opset=14)
+is_(wrap(sub8).get("undefined"), "the exact result does not fit uint8: the result overflows there",
+    "uint8 1 - 2 underflows: undefined, though it is no variant")
+fine = record("Mul", [tensor("int16", [2], [100, 3]), tensor("int16", [2], [300, 2])], [tensor("int16", [2])],
+              opset=14)
+is_(wrap(fine).get("status"), "ok", "int16 Mul wraps")
+ok("undefined" not in wrap(fine), "int16 100 * 300 fits: defined")
+bits = record("BitwiseNot", [tensor("uint8", [2], [5, 0])], [tensor("uint8", [2])], opset=18)
+ok("undefined" not in wrap(bits), "BitwiseNot of uint8 is no arithmetic: defined whatever int64 would say")
+
 # --- a variant's reproducer names its parent
 try:
     from ferry.oracle import reproducer

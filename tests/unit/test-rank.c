@@ -115,17 +115,19 @@ static void test_hand(void)
 	 * A has P = 2 (x, y), F = 3; B has P = 1, F = 1.
 	 * B alone: b3 (4), then b2 (4, z=q is new), b1 (0). A alone: a2 (2x3/3), a3 (all new: 2),
 	 * then a4, a1, a5 each have one new pair: a4 (2/3) first in seeded order, which makes a5's
-	 * pair seen, then a1 (2/3), a5 (0). Merged: the zeros in seeded order (b1 before a5), then the
-	 * invalid tier (c1), then the unmigratable (u1). */
+	 * pair seen, then a1 (2/3), a5 (0). Merged, the operators take turns, the better score first
+	 * within a turn: b3 a2, then b2 a3, then A alone (a4, a1); then the zeros in seeded order (b1
+	 * before a5), the invalid tier (c1), the unmigratable (u1). By score alone B's two would both
+	 * go before A's first. */
 	counts_init(&c);
 	counts_add(&c, "A", 3);
 	counts_add(&c, "B", 0);
 	counts_add(&c, "Nope", 9);
 	o.counts = &c;
 	ok(rank_run(&s, &o, &q, &st, &e) == 0, "rank with counts");
-	is(order_str(&s, &q), "b3 b2 a2 a3 a4 a1 b1 a5 c1 u1", "the hand-computed order with counts");
+	is(order_str(&s, &q), "b3 a2 b2 a3 a4 a1 b1 a5 c1 u1", "the hand-computed order with counts: turns");
 	is_dbl(q.score[0], 4, 1e-12, "b3 scores 4 x 1");
-	is_dbl(q.score[2], 2, 1e-12, "a2 scores 2 x 3/3");
+	is_dbl(q.score[1], 2, 1e-12, "a2 scores 2 x 3/3");
 	is_dbl(q.score[4], 2.0 / 3, 1e-12, "a4 scores 2 x 1/3 (one new pair)");
 	is_dbl(q.score[6], 0, 0, "b1 has nothing new");
 	is_int((long long)st.tier[RANK_TIER_OK], 8, "eight instances can run");
@@ -142,11 +144,11 @@ static void test_hand(void)
 	is_int((long long)st.cover.singles, 6, "coverage: 4 + 2 singles, the other tiers left out");
 	is_int((long long)st.cover.pairs, 4, "coverage: 4 pairs, all of A");
 
-	/* Without counts every operator scores 1: the ties at 1 (a2, a3, b3, b2) and at 1/3 (a4, a1)
-	 * go by the seeded order. */
+	/* Without counts every operator scores 1: within a turn the ties (a2 and b3, then a3 and b2) go
+	 * by the seeded order. */
 	o.counts = NULL;
 	ok(rank_run(&s, &o, &q, &st, &e) == 0, "rank without counts");
-	is(order_str(&s, &q), "a2 a3 b3 b2 a4 a1 b1 a5 c1 u1", "the hand-computed order without counts");
+	is(order_str(&s, &q), "a2 b3 a3 b2 a4 a1 b1 a5 c1 u1", "the hand-computed order without counts: turns");
 
 	/* Random is a seeded order of its own (seed rank_random_seed(1)), tier by tier. */
 	is(seeded_str(&s, rank_random_seed(1)), "a3 u1 b2 a2 a1 b3 c1 a4 b1 a5", "the random order for seed 1");
@@ -289,11 +291,14 @@ static void random_corpus(struct rank_set *s, size_t n, uint32_t nops, uint64_t 
 	free(perm);
 }
 
-/* The greedy exactly as the design states it, recounting every remaining instance each step. */
+/* The greedy exactly as the design states it, recounting every remaining instance each step: of the
+ * instances with something new, those whose operator has had the fewest turns, the best score first;
+ * then those with nothing new, in the seeded order. */
 static void brute_force(const struct rank_set *s, const double *opscore, uint64_t seed, uint32_t *out, double *sc)
 {
 	size_t n = s->n;
 	uint32_t *pos = malloc(n * sizeof(*pos));
+	uint32_t *turns = calloc(s->ops.n + 1, sizeof(*turns));
 	unsigned char *done = calloc(n, 1);
 	/* seen singles and pairs, as (op and parameters, code a, code b) in a flat list */
 	uint64_t (*seen)[3] = malloc(n * 64 * sizeof(*seen));
@@ -302,6 +307,7 @@ static void brute_force(const struct rank_set *s, const double *opscore, uint64_
 	rank_seeded_order(s, seed, NULL, pos);
 	for (int tier = 0; tier < RANK_TIERS; tier++) {
 		nseen = 0;
+		memset(turns, 0, (s->ops.n + 1) * sizeof(*turns));
 		for (;;) {
 			int64_t best = -1;
 			double bs = -1;
@@ -311,6 +317,7 @@ static void brute_force(const struct rank_set *s, const double *opscore, uint64_
 				uint32_t o = s->op[i], P, Fi, fresh = 0;
 				uint64_t sub[8];
 				double score;
+				int better;
 
 				if (done[i] || s->tier[i] != tier)
 					continue;
@@ -330,7 +337,11 @@ static void brute_force(const struct rank_set *s, const double *opscore, uint64_
 						fresh += !found;
 					}
 				score = fresh ? opscore[o] * ((double)fresh / Fi) : 0;
-				if (score > bs || (score == bs && pos[i] < pos[best])) {
+				if (best >= 0 && score > 0 && bs > 0 && turns[o] != turns[s->op[best]])
+					better = turns[o] < turns[s->op[best]];
+				else
+					better = score > bs || (best >= 0 && score == bs && pos[i] < pos[best]);
+				if (better) {
 					bs = score;
 					best = (int64_t)i;
 					bf = fresh;
@@ -343,6 +354,7 @@ static void brute_force(const struct rank_set *s, const double *opscore, uint64_
 			out[nout] = (uint32_t)best;
 			sc[nout++] = bs;
 			done[best] = 1;
+			turns[s->op[best]]++;
 			if (bf) {
 				uint32_t o = s->op[best], P, Fi;
 				uint64_t sub[8];
@@ -363,6 +375,7 @@ static void brute_force(const struct rank_set *s, const double *opscore, uint64_
 		}
 	}
 	free(pos);
+	free(turns);
 	free(done);
 	free(seen);
 }
