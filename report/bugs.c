@@ -279,8 +279,8 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 			l.seen.slots[i].count = 0;
 	fprintf(out, "%zu unique bugs from %zu failures in %s", nbugs - apart, nfail, esc_str(store));
 	if (apart)
-		fprintf(out, " (and %zu entr%s that %s not frontend bugs, listed after them)", shown_apart,
-			shown_apart == 1 ? "y" : "ies", shown_apart == 1 ? "is" : "are");
+		fprintf(out, " (and %zu %s, listed after them)", shown_apart,
+			shown_apart == 1 ? "entry that is not a frontend bug" : "entries that are not frontend bugs");
 	fputc('\n', out);
 	if (o->glob)
 		fprintf(out, "those with a test of an operator matching '%s':\n", esc_str(o->glob));
