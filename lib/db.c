@@ -1229,6 +1229,19 @@ static int merge_oracle(struct db *d, const char *shard, const char **sql, struc
 	return r;
 }
 
+/* Whether the attached shard has a table: 1, 0, or -1 with e. */
+static int shard_has(struct db *d, const char *table, struct err *e)
+{
+	struct query q;
+	int has = 0;
+
+	query_start(&q, d, "SELECT count(*) FROM shard.sqlite_master WHERE type = 'table' AND name = ?1",
+		    ARGS(TEXT(table)), e);
+	if (query_row(&q, NULL, 0, NULL))
+		has = sqlite3_column_int(q.st, 0) > 0;
+	return query_end(&q, 0, NULL, e) < 0 ? -1 : has;
+}
+
 int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 {
 	static const char *const steps[] = {
@@ -1249,8 +1262,9 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 	};
 	struct query q;
 	char *results_sql = NULL;
-	const char *support_sql = "SELECT 1", *mutations_sql = "SELECT 1";
-	int version, r = -1;
+	const char *support_sql = "SELECT 1", *mutations_sql = "SELECT 1", *extra[2];
+	size_t nextra = 0;
+	int version, has, r = -1;
 
 	if (run(d, "ATTACH DATABASE ?1 AS shard", ARGS(TEXT(shard)), "cannot attach a shard to the store", e) < 0)
 		return -1;
@@ -1279,11 +1293,31 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 			      " message FROM shard.support";
 	if (query_end(&q, 0, NULL, e) < 0)
 		goto detach;
+	/* The trigger stage's neighbours and the canary's verdicts, where the shard has them (a shard of
+	 * before them has not): kept, the store's own first. */
+	if ((has = shard_has(d, "neighbours", e)) < 0)
+		goto detach;
+	if (has)
+		extra[nextra++] = "INSERT OR IGNORE INTO main.neighbours(parent, id, change)"
+				  " SELECT parent, id, change FROM shard.neighbours";
+	if ((has = shard_has(d, "environment", e)) < 0)
+		goto detach;
+	if (has)
+		extra[nextra++] = "INSERT OR IGNORE INTO main.environment(frontend, version, python, ok, detail,"
+				  " seconds) SELECT frontend, version, python, ok, detail, seconds"
+				  " FROM shard.environment";
 	/* The shard's oracle must be the store's (db_check_oracle), its mutations come with its results. */
 	if (merge_oracle(d, shard, &mutations_sql, e) < 0)
 		goto detach;
 	if (db_begin(d, e) < 0)
 		goto detach;
+	for (size_t i = 0; i < nextra; i++)
+		if (sqlite3_exec(d->h, extra[i], NULL, NULL, NULL) != SQLITE_OK) {
+			db_error(d, e, "cannot merge into the store");
+			err_prefix(e, "'%s'", shard);
+			sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+			goto detach;
+		}
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		const char *sql = steps[i] ? steps[i] : i == 3 ? results_sql : i == 5 ? support_sql : mutations_sql;
 

@@ -8,7 +8,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 35
+plan 36
 sqlw() { "$py" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()' "$@"; }
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 # The groups of the valid instances: operator and dtype (the first output's, else the first input's).
@@ -62,6 +62,10 @@ expect_exit 0 "shard 1/2" -- "$FERRY" run wrapped -F ort -o sh1.db -j 1 -q --sha
 expect_exit 0 "merge the shards" -- "$FERRY" merge -o merged.db sh0.db sh1.db
 want=$( (sql sh0.db "$probed"; sql sh1.db "$probed") | sort -u)
 check "the merge keeps both shards' probes ($(echo "$want" | wc -l) groups)" -- [ "$(sql merged.db "$probed")" = "$want" ]
+# ... and the canary's verdict each shard recorded (db.c's environment table).
+canary="SELECT frontend || ' ' || ok FROM environment ORDER BY 1"
+check "the merge keeps the shards' canary verdict ($(sql merged.db "$canary"))" -- \
+	[ "$(sql merged.db "$canary")" = "$(sql sh0.db "$canary")" -a -n "$(sql sh0.db "$canary")" ]
 
 # What the probes say, on a frontend that lacks things (adapter_probe.py).
 export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"
