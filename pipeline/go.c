@@ -939,7 +939,7 @@ static int say_titles(struct go *g, const struct triggers_run *runs, size_t nrun
 		for (char *id = rc < 0 || !ids.data ? NULL : strtok_r(ids.data, "\n", &save); id && rc == 0;
 		     id = strtok_r(NULL, "\n", &save)) {
 			buf_reset(&title);
-			if ((rc = trigger_describe(&d, runs[k].frontend, id, &title, e)) == 0 && title.len) {
+			if ((rc = trigger_describe(&d, runs[k].frontend, id, NULL, &title, e)) == 0 && title.len) {
 				(*titled)++;
 				say(g, "  %s %.12s: %s\n", esc_str(runs[k].frontend), id, esc_str(title.data));
 			}

@@ -11,6 +11,7 @@
 #include "jsonl.h"
 #include "record.h"
 #include "triggers.h"
+#include "trigger.h"
 #include "kinds.h"
 #include "xalloc.h"
 
@@ -87,42 +88,24 @@ static int read_ids(const char *path, struct strmap *m, struct buf *text, struct
 	return st == JSONL_FAIL ? -1 : 0;
 }
 
-static int add_parent(void *ctx, const struct db_neighbour *n, struct err *e)
-{
-	(void)e;
-	strmap_get(ctx, n->parent, NULL);
-	return 0;
-}
-
-static int add_member(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
-		      struct err *e)
-{
-	(void)frontend, (void)bug_id, (void)op, (void)e;
-	strmap_get(ctx, id, NULL);
-	return 0;
-}
-
 /* A representative that is a neighbour of a member of its bug (a neighbour that failed alike, and
  * is simpler) stands for that member, whose neighbours ran already: varying it again would take
  * the next simpler one, run after run. *found: the member it stands for, or NULL (caller frees).
  * 0, or -1 with e. */
 static int stands_for(struct db *d, const struct triggers_bug *b, char **found, struct err *e)
 {
-	struct strmap parents = STRMAP_INIT, members = STRMAP_INIT;
+	struct strmap parents = STRMAP_INIT;
 	int r = -1;
 
 	*found = NULL;
-	if (db_neighbours(d, b->frontend, NULL, b->representative, add_parent, &parents, e) < 0)
-		goto out;
-	if (parents.len && db_bug_members(d, b->frontend, b->bug_id, -1, add_member, &members, e) < 0)
+	if (trigger_parents_in_bug(d, b->frontend, b->bug_id, b->representative, &parents, e) < 0)
 		goto out;
 	for (size_t i = 0; i < parents.cap && !*found; i++)
-		if (parents.slots[i].key && strmap_find(&members, parents.slots[i].key))
+		if (parents.slots[i].key)
 			*found = xstrdup(parents.slots[i].key);
 	r = 0;
 out:
 	strmap_release(&parents);
-	strmap_release(&members);
 	return r;
 }
 

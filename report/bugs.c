@@ -191,7 +191,7 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 			cJSON_AddStringToObject(o, "reason", head.data ? head.data : "");
 			buf_reset(&head);
 		}
-		if (trigger_describe(l->db, b->frontend, b->bug_id, &head, e) < 0)
+		if (trigger_describe(l->db, b->frontend, b->bug_id, b->representative, &head, e) < 0)
 			goto out;
 		cJSON_AddItemToObject(o, "trigger", head.len ? cJSON_CreateString(head.data) : cJSON_CreateNull());
 		buf_reset(&head);
@@ -215,7 +215,7 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 	fputc('\n', l->out);
 	/* What triggers it, by contrast with its one-change neighbours (trigger.h), under its line. */
 	buf_reset(&head);
-	if (trigger_describe(l->db, b->frontend, b->bug_id, &head, e) < 0)
+	if (trigger_describe(l->db, b->frontend, b->bug_id, b->representative, &head, e) < 0)
 		goto out;
 	if (head.len) {
 		fprintf(l->out, "  %-12s ", "");

@@ -520,7 +520,7 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 			struct buf trigger = BUF_INIT;
 
 			/* What triggers it (trigger.h), above what it said. */
-			if (trigger_describe(h->db, x->frontend, x->id, &trigger, e) < 0) {
+			if (trigger_describe(h->db, x->frontend, x->id, x->rep, &trigger, e) < 0) {
 				buf_release(&trigger);
 				buf_release(&m.list);
 				goto out;

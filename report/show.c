@@ -197,7 +197,7 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 			cJSON_AddStringToObject(s->doc, "reason", more.data);
 			buf_reset(&more);
 		}
-		if (trigger_describe(s->db, s->frontend, s->bug, &more, e) < 0) {
+		if (trigger_describe(s->db, s->frontend, s->bug, s->rep, &more, e) < 0) {
 			buf_release(&line);
 			buf_release(&more);
 			cJSON_Delete(record);
@@ -232,7 +232,7 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 		struct buf trigger = BUF_INIT;
 
 		/* What triggers it, by contrast with its one-change neighbours (trigger.h). */
-		if (trigger_describe(s->db, s->frontend, s->bug, &trigger, e) < 0) {
+		if (trigger_describe(s->db, s->frontend, s->bug, s->rep, &trigger, e) < 0) {
 			buf_release(&trigger);
 			return -1;
 		}

@@ -355,17 +355,40 @@ static void clauses_join(const struct words *w, struct buf *out)
 
 /* --- the entry point ---------------------------------------------------------------------------- */
 
-int trigger_describe(struct db *d, const char *frontend, const char *bug_id, struct buf *title, struct err *e)
+int trigger_parents_in_bug(struct db *d, const char *frontend, const char *bug_id, const char *test,
+			   struct strmap *out, struct err *e)
+{
+	struct strmap parents = STRMAP_INIT, members = STRMAP_INIT;
+	int r = -1;
+
+	if (db_neighbours(d, frontend, NULL, test, add_parent, &parents, e) < 0)
+		goto out;
+	if (parents.len && db_bug_members(d, frontend, bug_id, -1, add_member, &members, e) < 0)
+		goto out;
+	for (size_t i = 0; i < parents.cap; i++)
+		if (parents.slots[i].key && strmap_find(&members, parents.slots[i].key))
+			strmap_get(out, parents.slots[i].key, NULL);
+	r = 0;
+out:
+	strmap_release(&parents);
+	strmap_release(&members);
+	return r;
+}
+
+int trigger_describe(struct db *d, const char *frontend, const char *bug_id, const char *representative,
+		     struct buf *title, struct err *e)
 {
 	struct find_bug f = { bug_id, NULL };
 	struct nbs s = { NULL, 0, 0, bug_id, 0 };
-	struct strmap parents = STRMAP_INIT, members = STRMAP_INIT;
+	struct strmap parents = STRMAP_INIT;
 	struct words fails = { NULL, 0, 0 }, passes = { NULL, 0, 0 }, alike = { NULL, 0, 0 };
 	struct instance in = INSTANCE_INIT;
 	char *subject = NULL, *record = NULL;
 	int passed = 0, parsed = 0, r = -1;
 
-	if (db_bugs(d, frontend, find_bug, &f, e) < 0)
+	if (representative)
+		f.representative = xstrdup(representative);
+	else if (db_bugs(d, frontend, find_bug, &f, e) < 0)
 		goto out;
 	if (!f.representative) {
 		r = 0;
@@ -377,14 +400,12 @@ int trigger_describe(struct db *d, const char *frontend, const char *bug_id, str
 	/* A representative with none of its own that is a neighbour of a member (the bug's simplest
 	 * test was found by the trigger stage): that member's neighbours tell. */
 	if (!s.ran) {
-		if (db_neighbours(d, frontend, NULL, subject, add_parent, &parents, e) < 0)
-			goto out;
-		if (parents.len && db_bug_members(d, frontend, bug_id, -1, add_member, &members, e) < 0)
+		if (trigger_parents_in_bug(d, frontend, bug_id, subject, &parents, e) < 0)
 			goto out;
 		for (size_t i = 0; i < parents.cap && !s.ran; i++) {
 			const char *p = parents.slots[i].key;
 
-			if (!p || !strmap_find(&members, p))
+			if (!p)
 				continue;
 			nbs_release(&s);
 			if (db_neighbours(d, frontend, p, NULL, add_neighbour, &s, e) < 0)
@@ -435,7 +456,6 @@ out:
 	words_release(&alike);
 	nbs_release(&s);
 	strmap_release(&parents);
-	strmap_release(&members);
 	free(f.representative);
 	free(subject);
 	free(record);

@@ -13,8 +13,10 @@
 #include "buf.h"
 #include "db.h"
 #include "err.h"
+#include "strmap.h"
 
-/* Append to title a short text that a compiler maintainer reads as what triggers the bug bug_id of
+/* representative: the bug's simplest test, as the caller read it with the bug (NULL: looked up).
+ * Append to title a short text that a compiler maintainer reads as what triggers the bug bug_id of
  * frontend, from the neighbours of its representative that ran on frontend:
  *   "fails for int16 inputs; passes for float32 and int32"
  *   "fails for int16 and complex64 inputs, with ceil_mode=True; passes for float32, with ceil_mode
@@ -24,6 +26,13 @@
  * representative has none, or none that passed or failed alike). A representative that is itself a
  * neighbour of a member of the bug (a neighbour that failed alike and was simpler) is described by
  * that member's neighbours. 0, or -1 with e filled (the store could not be read). */
-int trigger_describe(struct db *d, const char *frontend, const char *bug_id, struct buf *title, struct err *e);
+int trigger_describe(struct db *d, const char *frontend, const char *bug_id, const char *representative,
+		     struct buf *title, struct err *e);
+
+/* The members of bug bug_id of frontend that test is a one-change neighbour of (a neighbour that
+ * failed alike and, simpler, became the bug's representative stands for them), into out as keys.
+ * 0, or -1 with e. */
+int trigger_parents_in_bug(struct db *d, const char *frontend, const char *bug_id, const char *test,
+			   struct strmap *out, struct err *e);
 
 #endif

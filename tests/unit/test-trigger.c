@@ -94,7 +94,7 @@ static char *title_of(const char *frontend, const char *bug)
 	struct buf t = BUF_INIT;
 	struct err e = ERR_INIT;
 
-	if (!bug || trigger_describe(&d, frontend, bug, &t, &e) < 0) {
+	if (!bug || trigger_describe(&d, frontend, bug, NULL, &t, &e) < 0) {
 		diag("%s", bug ? e.msg : "no such bug");
 		return xstrdup("(error)");
 	}
