@@ -31,7 +31,7 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from ferry.extract import values as ferry_values
-from ferry.templates import _files, _nan, _reproducer, environment
+from ferry.templates import _files, _limits, _nan, _reproducer, environment
 from ferry.templates._nan import NAN_EVERYWHERE
 from ferry.templates.runtime_onnx import ferry_dtype, ferry_graph_model, ferry_input, ferry_model
 
@@ -268,7 +268,8 @@ def _input_value(plan, k, value):
 def wrap(record_json, outdir):
     """Write the test directory of one instance. Returns {"status": "ok", "random": bool, "ninputs",
     "noutputs"}, or {"status": "invalid", "reason": "<Type>: <message>"} when the instance cannot be
-    built or onnx itself rejects it (checker, shape inference, reference evaluator). A record of kind
+    built, onnx itself rejects it (checker, shape inference, reference evaluator) or it is beyond a
+    limit of its operator's specification that onnx leaves unchecked (_limits.py). A record of kind
     "graph" (ferry generate) is a model of its nodes; its result may say "undefined" where its
     outputs are NaN or Inf whatever range its inputs are drawn from (FINITE_TRIES)."""
     record_json = _without_options(record_json)
@@ -376,6 +377,7 @@ def validate(record_json):
                 output.ClearField("type")  # inferred below, not declared
             onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
             feeds = _feeds(plan)
+            _limits.check(model, feeds)
             refs = ReferenceEvaluator(model).run(None, feeds)
             _agree(model, plan, feeds, refs)
             present = iter(refs)
@@ -489,12 +491,13 @@ def _undefined_domain(op_type, domain, opset, inputs):
 
 def _build(record_json):
     """The record, its plan, model, inputs, reference outputs and randomness; raises where the record
-    is bad or onnx rejects the instance."""
+    is bad, onnx rejects the instance or it is beyond its operator's specification (_limits.py)."""
     record = json.loads(record_json)
     plan = _Plan(record)
     model = _model(plan)
     feeds = _feeds(plan)
     onnx.checker.check_model(model, full_check=True)
+    _limits.check(model, feeds)
     reference = ReferenceEvaluator(model)
     refs = reference.run(None, feeds)
     # Two more runs, not one: a random operator on a few elements (Bernoulli on ten probabilities)

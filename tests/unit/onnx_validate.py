@@ -129,6 +129,61 @@ ok("undefined" not in wrap(fine), "int16 100 * 300 fits: defined")
 bits = record("BitwiseNot", [tensor("uint8", [2], [5, 0])], [tensor("uint8", [2])], opset=18)
 ok("undefined" not in wrap(bits), "BitwiseNot of uint8 is no arithmetic: defined whatever int64 would say")
 
+# --- beyond a limit of the operator's specification that onnx leaves unchecked (templates/_limits.py)
+def outside(rec):
+    r = validate(rec)
+    return r.get("status"), r.get("reason", "").split(":", 1)[0]
+
+
+X = tensor("float32", [3, 4])
+scale4 = tensor("float32", [4], [1.0] * 4)
+is_(validate(record("LayerNormalization", [X, scale4, scale4], [X], {"axis": {"int": -1}}, opset=17)).get("status"),
+    "ok", "LayerNormalization with axis -1 and Scale [4]: valid")
+is_(validate(record("LayerNormalization", [X, scale4, scale4], [X], {"axis": {"int": 0}}, opset=17)).get("status"),
+    "ok", "... with axis 0, a Scale [4] that broadcasts to X: valid, as the spec says")
+is_(outside(record("LayerNormalization", [X, scale4, scale4], [X], {"axis": {"int": 1024}}, opset=17)),
+    ("invalid", "OutsideSpec"), "... with axis 1024 on rank 2: beyond the spec")
+is_(outside(record("LayerNormalization", [X, tensor("float32", [3], [1.0] * 3)], [X], {"axis": {"int": 0}},
+                   opset=17)), ("invalid", "OutsideSpec"), "... with a Scale [3] that does not broadcast to X [3, 4]")
+fmod0 = record("Mod", [tensor("float32", [3]), tensor("float32", [3])], [tensor("float32", [3])],
+               {"fmod": {"int": 0}}, opset=13)
+is_(outside(fmod0), ("invalid", "OutsideSpec"), "Mod-13 on floats with fmod 0: beyond the spec")
+bf16 = dict(fmod0, inputs=[tensor("bfloat16", [3]), tensor("bfloat16", [3])], outputs=[tensor("bfloat16", [3])])
+is_(outside(bf16), ("invalid", "OutsideSpec"), "... on bfloat16 too")
+fmod0["context"] = {"opset": {"int": 28}}
+is_(validate(fmod0).get("status"), "ok", "... Mod-28, which defines it: valid")
+rs = [tensor("float32", [2, 4]), tensor("int64", [2], [4, 3])]
+is_(validate(record("ReverseSequence", rs, [tensor("float32", [2, 4])],
+                    {"batch_axis": {"int": 0}, "time_axis": {"int": 1}}, opset=10)).get("status"),
+    "ok", "ReverseSequence with batch_axis 0 and time_axis 1: valid")
+is_(outside(record("ReverseSequence", rs, [tensor("float32", [2, 4])],
+                   {"batch_axis": {"int": 0}, "time_axis": {"int": 0}}, opset=10)),
+    ("invalid", "OutsideSpec"), "... with both axes 0: beyond the spec")
+d2s = tensor("float32", [1, 8, 2, 3])
+is_(outside(record("DepthToSpace", [d2s], [tensor("float32", [1, 2, 4, 6])],
+                   {"blocksize": {"int": 2}, "mode": {"str": "nearest"}})),
+    ("invalid", "OutsideSpec"), "DepthToSpace with mode 'nearest': beyond the spec")
+nll_in, nll_w = tensor("float32", [3, 5]), tensor("float32", [5], [1.0] * 5)
+nll = record("NegativeLogLikelihoodLoss", [nll_in, tensor("int64", [3], [0, -1, 4]), nll_w], [tensor("float32", [])],
+             {"ignore_index": {"int": -1}})
+is_(validate(nll).get("status"), "ok", "NegativeLogLikelihoodLoss with a target -1 that is ignore_index: valid")
+nll["params"] = {"ignore_index": {"int": -2}}
+is_(outside(nll), ("invalid", "OutsideSpec"), "... with ignore_index -2: the target -1 is beyond the spec")
+nms = [tensor("float32", [1, 6, 4]), tensor("float32", [2, 1, 6]), tensor("int64", [1], [3]),
+       tensor("float32", [1], [0.5]), tensor("float32", [1], [0.0])]
+is_(outside(record("NonMaxSuppression", nms, [tensor("int64", [3, 3])], opset=11)),
+    ("invalid", "OutsideSpec"), "NonMaxSuppression whose boxes and scores disagree on the batches: beyond the spec")
+pool = record("AveragePool", [tensor("float32", [1, 1, 2, 2])], [tensor("float32", [1, 1, 1, 1])],
+              {"kernel_shape": {"list": [{"int": 2}, {"int": 2}]}}, opset=11)
+is_(validate(pool).get("status"), "ok", "AveragePool with a 2x2 kernel on a 2x2 input: valid")
+pool["params"]["kernel_shape"] = {"list": [{"int": 3}, {"int": 3}]}
+is_(outside(pool), ("invalid", "OutsideSpec"), "... with a 3x3 kernel and no padding: beyond the spec")
+pool["params"]["pads"] = {"list": [{"int": 1}] * 4}
+is_(validate(pool).get("status"), "ok", "... padded by 1 on each side: valid")
+is_(wrap(record("DepthToSpace", [d2s], [tensor("float32", [1, 2, 4, 6])],
+                {"blocksize": {"int": 2}, "mode": {"str": "nearest"}})).get("status"),
+    "invalid", "wrap refuses an instance beyond the spec too")
+
 # --- a variant's reproducer names its parent
 try:
     from ferry.oracle import reproducer
