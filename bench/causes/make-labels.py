@@ -92,13 +92,25 @@ def cast_to_int(d):
         (src.startswith("float") or src.startswith("bfloat"))
 
 
+def ln_axis_outside(d):
+    """LayerNormalization whose axis is outside [-r, r)."""
+    x = shapes(d)[0]
+    return x is not None and not -len(x) <= param(d, "axis", -1) < len(x)
+
+
 def ln_scale_mismatch(d):
-    """LayerNormalization: the spec wants Scale's shape to be X.shape[axis:]."""
+    """LayerNormalization whose Scale's shape is not X.shape[axis:], though it broadcasts to X in one
+    direction, which is all the spec asks ("tensors Scale and B should be unidirectional broadcastable to
+    tensor X"), with axis in [-r, r)."""
     s = shapes(d)
     if len(s) < 2 or s[0] is None or s[1] is None:
         return False
     axis = param(d, "axis", -1)
-    return s[1] != s[0][axis:]
+    x, scale = s[0], s[1]
+    if not -len(x) <= axis < len(x) or len(scale) > len(x):
+        return False
+    fits = all(a in (1, b) for a, b in zip(reversed(scale), reversed(x)))
+    return fits and scale != x[axis:]
 
 
 def ulps(d, limit):
@@ -138,23 +150,34 @@ ANY = ("crash", "mismatch", "timeout", "error", "unsupported", "undefined")
 
 RULES = [
     # ---------------- invalid tests: the operator's specification forbids the variant or graph ----------------
+    # Mod-28 defines fmod=0 on floats ("If fmod is 0 ... For floating-point inputs, the following special cases
+    # apply"); Mod-10 and Mod-13 want fmod=1 for them.
     R("onnx-*", "ovany", CRASH, r"If the input type is floating point, then `fmod` attribute must be set to 1",
       "onnx-mod-float-fmod0", "invalid-test",
-      "Mod on a float input with fmod=0: the Mod spec requires fmod=1 for floating-point inputs; OpenVINO says so"),
+      "Mod before opset 28 on a float input with fmod=0: Mod-13 requires fmod=1 for floating-point inputs",
+      pred=lambda d: (d.get("opset") or 0) < 28),
     R("onnx-main", "ort", CRASH, r"mod_internal::CallModImpl.*is_floating_point", "onnx-mod-float-fmod0",
-      "invalid-test", "Mod on a float input with fmod=0 (a dtype variant of an integer Mod): the spec requires fmod=1 for floats",
-      op="Mod"),
+      "invalid-test", "Mod before opset 28 on a float input with fmod=0: Mod-13 requires fmod=1 for floats",
+      op="Mod", pred=lambda d: (d.get("opset") or 0) < 28),
+    R("onnx-main", "ov", CRASH, r"If the input type is floating point, then `fmod` attribute must be set to 1",
+      "ov-onnx-mod28-float-fmod0", "frontend-bug",
+      "Mod-28 on a float input with fmod=0, which Mod-28 defines: OpenVINO applies Mod-13's rule (fmod must be 1)"),
+    R("onnx-old", "ov23", CRASH, r"If the input type is floating point, then `fmod` attribute must be set to 1",
+      "ov2023-mod28-float-fmod0", "unsupported",
+      "Mod-28 on a float input with fmod=0: OpenVINO 2023.0 predates opset 28 and says its Mod wants fmod=1"),
+    R("onnx-main", "ort", CRASH, r"mod_internal::CallModImpl.*is_floating_point", "ort-mod28-float-fmod0",
+      "frontend-bug", "Mod-28 on a float input with fmod=0, which Mod-28 defines: ORT's kernel refuses it", op="Mod"),
     R("onnx-*", r"^(openvino-onnx(@2023[^~]*)?|ort|tvm-onnx(@0\.25[^~]*)?)$", CRASH, r".", "onnx-layernorm-axis-out-of-range",
       "invalid-test",
-      "LayerNormalization param variant with axis=1024 on a rank-4 input: the spec wants axis in [-r, r)",
-      op="LayerNormalization", pred=lambda d: shapes(d)[0] is not None and abs(param(d, "axis", -1)) > len(shapes(d)[0])),
+      "LayerNormalization variant with an axis outside [-r, r) (axis=1024, or 1 on a rank-1 input): the spec wants axis in [-r, r)",
+      op="LayerNormalization", pred=ln_axis_outside),
     R("onnx-*", "ovany", CRASH, r"(reshape_shape_inference|broadcast_merge_into\(output_shape).*",
-      "onnx-layernorm-scale-shape-vs-axis", "invalid-test",
-      "LayerNormalization variant whose Scale shape is not X.shape[axis:] (axis or rank varied, Scale left as it was): "
-      "the spec forbids it", pred=ln_scale_mismatch, op="LayerNormalization"),
-    R("onnx-*", "tvmany", CRASH, r"relax\.nn\.layer_norm", "onnx-layernorm-scale-shape-vs-axis", "invalid-test",
-      "LayerNormalization variant whose Scale shape is not X.shape[axis:] (axis or rank varied, Scale left as it was): "
-      "TVM derives the axes from Scale and finds them out of range", pred=ln_scale_mismatch, op="LayerNormalization"),
+      "ov-onnx-layernorm-scale-broadcast", "frontend-bug",
+      "LayerNormalization whose Scale broadcasts to X but is not X.shape[axis:], which the spec allows: OpenVINO "
+      "reshapes Scale to the normalized shape and fails", pred=ln_scale_mismatch, op="LayerNormalization"),
+    R("onnx-*", "tvmany", CRASH, r"relax\.nn\.layer_norm", "tvm-onnx-layernorm-scale-broadcast", "frontend-bug",
+      "LayerNormalization whose Scale broadcasts to X but is not X.shape[axis:], which the spec allows: TVM derives "
+      "the axes from Scale or wants its size to equal X's on them", pred=ln_scale_mismatch, op="LayerNormalization"),
     R("onnx-main", "ort", CRASH, r"LayerNormalization.*(Unexpected axis value|Size of X.shape\[axis:\])",
       "onnx-layernorm-scale-shape-vs-axis", "invalid-test",
       "LayerNormalization variant whose axis does not fit X or Scale: the spec forbids it", op="LayerNormalization"),
@@ -548,6 +571,13 @@ TITLES = {
         " symbolic_shapes.issue_guard (max_pool, diagonal, glu, MHA)",
     "ov-onnx-attention-causal-with-past": "OpenVINO ONNX: Attention with is_causal=1 and past key/value gives wrong output",
     "ov-onnx-attention-window": "OpenVINO ONNX: Attention ignores left/right_window_size",
+    "ov-onnx-layernorm-scale-broadcast":
+        "OpenVINO ONNX: LayerNormalization refuses a Scale that broadcasts to X but is not X.shape[axis:]",
+    "ov-onnx-mod28-float-fmod0": "OpenVINO ONNX: Mod-28 refuses fmod=0 on floats (Mod-13's rule)",
+    "ov2023-mod28-float-fmod0": "OpenVINO 2023.0 (before opset 28) refuses Mod-28's fmod=0 on floats",
+    "ort-mod28-float-fmod0": "ORT: Mod-28's kernel refuses fmod=0 on floats",
+    "tvm-onnx-layernorm-scale-broadcast":
+        "TVM ONNX: LayerNormalization refuses a Scale that broadcasts to X but is not X.shape[axis:]",
     "ov-onnx-bernoulli-body-attr":
         "OpenVINO ONNX: Bernoulli fails on its body's RandomUniformLike"
         " (attribute reference read as UNDEFINED)",
@@ -690,7 +720,8 @@ def load(path, name):
             elif isinstance(v, dict) and v:
                 ins.append(list(v)[0])
         rows.append(dict(store=name, fe=fe, id=id_, outcome=outc, stage=stage, exc=exc, msg=msg or "", frame=frame,
-                         op=op or "?", ins=ins, params=rec.get("params"), variant=rec.get("variant")))
+                         op=op or "?", ins=ins, params=rec.get("params"), variant=rec.get("variant"),
+                         opset=((rec.get("context") or {}).get("opset") or {}).get("int")))
     return rows
 
 
