@@ -93,9 +93,9 @@ static int is_number(const char *s, size_t len)
 }
 
 /* Where a bracketed list that opens at p ends (past its closer), or NULL: a shape or an argument
- * list, "(2, 3, 4)", "[1, 0]", "(in_0, in_1)", whose length varies with the test and would make
- * lines of one template differ in their count of tokens. Only names, numbers, commas, spaces and
- * nested brackets; at most 120 characters. */
+ * list, "(2, 3, 4)", "[1, 0]", "(in_0, in_1)", "(T.int64(3), T.int64(4))", whose length varies
+ * with the test and would make lines of one template differ in their count of tokens. Only names
+ * (dotted too), numbers, commas, spaces and nested brackets; at most 120 characters. */
 static const char *list_end(const char *p)
 {
 	int depth = 0;
@@ -106,7 +106,7 @@ static const char *list_end(const char *p)
 		else if (*q == ')' || *q == ']') {
 			if (--depth == 0)
 				return q + 1;
-		} else if (!isalnum((unsigned char)*q) && !strchr("_,- ?", *q))
+		} else if (!isalnum((unsigned char)*q) && !strchr("_,- ?.", *q))
 			return NULL;
 	}
 	return NULL;

@@ -39,6 +39,10 @@ int main(void)
 		"uses T.float32 on the LHS (Type of R.Tensor((3,), dtype=\"float32\"))",
 		"uses T.float32 on the LHS (Type of R.Tensor((), dtype=\"float32\"))",
 	};
+	static const char *const tuples[] = {
+		"there exists (T.int64(3),) and (T.int64(4),) that are unequal.",
+		"there exists (T.int64(2),) and (T.int64(5),) that are unequal.",
+	};
 	static const char *const llvm[] = { "%10 = fcmp oeq i1 %6, %9, !dbg !39", "%9 = fcmp oeq i1 %5, %8, !dbg !40" };
 	static const char *const checks[] = {
 		"Check 'a == b' failed at src/x.cpp:12:", "Check 'c < d' failed at src/y.cpp:40:",
@@ -52,7 +56,7 @@ int main(void)
 	static const char *const back[] = { "a b y d x", "a b c d x", "a b c d e" };
 	struct template_set *t = template_new();
 
-	plan(14);
+	plan(15);
 	check(zero, 3, "out_0 has zero dimension which is not allowed", "<*> has zero dimension which is not allowed",
 	      "a node's name that varies among otherwise equal lines becomes <*>");
 	check(zero, 3, "weights has zero dimension which is not allowed", "<*> has zero dimension which is not allowed",
@@ -63,6 +67,9 @@ int main(void)
 	check(ranks, 2, "uses T.float32 on the LHS (Type of R.Tensor((2, 3, 4), dtype=\"float32\"))",
 	      "uses T.float32 on the LHS (Type of <*> dtype=\"float32\"))",
 	      "a shape is one token, whatever its rank: lines of one cause keep one length");
+	check(tuples, 2, "there exists (T.int64(3), T.int64(4)) and (T.int64(4), T.int64(5)) that are unequal.",
+	      "there exists <*> and <*> that are unequal.",
+	      "a tuple of dotted names is one token too, whatever its length (TVM's shapes)");
 	check(llvm, 2, "%17 = fcmp oeq i1 %13, %16, !dbg !42", "<#> = fcmp oeq i1 <#> <#> !dbg <#>",
 	      "LLVM's numbered values and metadata are numbers");
 	check(checks, 2, "Check 'a == b' failed at src/x.cpp:12:", "Check 'a == b' failed at src/x.cpp:12:",
