@@ -745,6 +745,27 @@ static const char *given_instead(const char *message)
 	return "a number";
 }
 
+/* Whether a mismatch of values is wrong in (nearly) every element of an output of several: a wrong
+ * formula (an ignored parameter, a swapped operand) shows wherever it computes, whatever the dtype,
+ * where precision, overflow or rounding show in some elements and differ from one dtype to the next.
+ * From the comparison's "N of M elements differ" or "N of M elements beyond ...". */
+static bool everywhere(const char *message)
+{
+	const char *p = message;
+	long long n, m;
+
+	while (p && (p = strstr(p, " of ")) != NULL) {
+		const char *q = p;
+
+		while (q > message && isdigit((unsigned char)q[-1]))
+			q--;
+		if (q < p && sscanf(q, "%lld of %lld elements", &n, &m) == 2 && m >= 4)
+			return 10 * n >= 9 * m;
+		p += 4;
+	}
+	return false;
+}
+
 /* The signature of a mismatch by what differs, not by operator alone: an infinity or NaN given
  * as something else is one cause whatever operator shows it (a frontend that clamps infinities),
  * and so is a wrong shape from an input with no elements; values that differ are the operator's and
@@ -761,7 +782,7 @@ static void mismatch_signature(const struct fail *f, struct buf *out)
 	else
 		canonical_op(f->op, out);
 	if (!strcmp(kind, "values"))
-		buf_addf(out, "|%s", f->out_dtype ? f->out_dtype : "-");
+		buf_addf(out, "|%s", everywhere(f->message) ? "every element" : f->out_dtype ? f->out_dtype : "-");
 	/* Frontends against each other (the differential oracle): which agrees with the reference. */
 	if (f->exc_type)
 		buf_addf(out, "|%s", f->exc_type);

@@ -7,12 +7,13 @@
 # a 0-d input on a frontend whose canary failed. The same failures one change
 # away stay bugs: a harvested test that every frontend refuses, a mismatch no other frontend shares, a
 # lacking group where one form passes, a half-precision difference of many ulp. And wrong shapes from
-# inputs with no elements are one bug whatever the operator. The store is an old
+# inputs with no elements are one bug whatever the operator, values wrong in every element one bug
+# whatever the dtype. The store is an old
 # one's copy with results written in, the messages real ones (tests/data/messages).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 "$py" -c 'import sqlite3' 2>/dev/null || skip_all "no python sqlite3"
-plan 24
+plan 25
 cp "$top_srcdir/tests/data/stores/schema1.db" s.db
 chmod u+w s.db
 "$py" - s.db <<'PY'
@@ -83,13 +84,21 @@ put("openvino-onnx@2023.0.0", test("Gather", shape=(2, 2)), "crash", "compile", 
 put("ort", test("ReduceMax", shape=(2, 0)), "mismatch", msg="output 0: shape mismatch: got [2, 0], want [2, 1]")
 put("ort", test("ReduceSum", shape=(0, 2, 2)), "mismatch", msg="output 0: shape mismatch: got [0, 2, 2], want [0, 1, 2]")
 put("ort", test("ReduceMax", shape=(2, 3)), "mismatch", msg="output 0: shape mismatch: got [2, 3], want [2, 1]")
+# Values wrong in every element (a wrong formula) are one cause whatever the dtype; a few wrong
+# elements of another dtype are another.
+put("openvino-onnx", test("Sub", "int32"), "mismatch",
+    msg="output 0: max |got - want| = 7 at [1, 0] (got -1, want -8), 12 of 12 elements differ")
+put("openvino-onnx", test("Sub", "int64"), "mismatch",
+    msg="output 0: max |got - want| = 28 at [0, 1] (got 13, want -15), 12 of 12 elements differ")
+put("openvino-onnx", test("Sub", "int16"), "mismatch",
+    msg="output 0: max |got - want| = 1 at [2, 1] (got 32767, want -32768), 1 of 12 elements differ")
 c.commit()
 PY
 expect_exit 0 "bugs" -- "$FERRY" bugs s.db
 bugs=$(printf '%s\n' "$out" | sed '/^Not a frontend bug/,$d')
 apart=$(printf '%s\n' "$out" | sed -n '/^Not a frontend bug/,$p')
 contains "the head counts the bugs and the entries apart" "$out" \
-	"11 unique bugs from 33 failures in s.db (and 6 entries that are not frontend bugs, listed after them)"
+	"13 unique bugs from 36 failures in s.db (and 6 entries that are not frontend bugs, listed after them)"
 contains "a mismatch only one frontend makes is a bug" "$bugs" "got [1, 1, 7, 8], want [1, 1, 7, 14]"
 contains "a harvested test every frontend refuses is a bug" "$bugs" "fmod must be 1"
 contains "a half-precision difference of many ulp is a bug" "$bugs" "500 of 500 elements"
@@ -111,6 +120,11 @@ case $(printf '%s\n' "$bugs" | grep -c " ort .*shape mismatch") in
 2) ok 0 "empty inputs' wrong shapes are one bug, another wrong shape another" ;;
 *) ok 1 "empty inputs' wrong shapes are one bug, another wrong shape another"; printf '%s\n' "$bugs" | sed 's/^/#   /' ;;
 esac
+case $(printf '%s\n' "$bugs" | grep -c " openvino-onnx .*Sub ") in
+2) ok 0 "values wrong everywhere are one bug across dtypes, a few wrong elements another" ;;
+*) ok 1 "values wrong everywhere are one bug across dtypes, a few wrong elements another"
+   printf '%s\n' "$bugs" | sed 's/^/#   /' ;;
+esac
 expect_exit 0 "bugs --json" -- "$FERRY" bugs --json s.db
 kinds=$(printf '%s\n' "$out" | "$py" -c 'import json, sys
 d = json.load(sys.stdin)
@@ -119,11 +133,11 @@ print(all(b.get("reason") for b in d["bugs"] if b["kind"] != "bug"))')
 contains "each entry's kind in JSON" "$(printf '%s\n' "$kinds" | head -1)" \
 	"disputed:openvino-onnx disputed:ort environment:openvino-onnx@2023.0.0 invalid:openvino-onnx invalid:ort lacks:tvm-onnx undefined:tvm-onnx unsupported:tvm-onnx"
 contains "each with its reason" "$(printf '%s\n' "$kinds" | tail -1)" "True"
-# What is listed apart reveals no bug to ferry apfd either: every test in one queue finds the 11 bugs.
+# What is listed apart reveals no bug to ferry apfd either: every test in one queue finds the 13 bugs.
 "$py" -c 'import sqlite3, sys; print("\n".join(r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT id FROM instances")))' \
 	s.db > all.ids
 expect_exit 0 "apfd" -- "$FERRY" apfd --bugs s.db --format csv all=all.ids
-contains "ferry apfd counts the frontend bugs only" "$out" "\"all\",$("$py" -c 'import sqlite3, sys; print(len(sqlite3.connect(sys.argv[1]).execute("SELECT id FROM instances").fetchall()))' s.db),11,"
+contains "ferry apfd counts the frontend bugs only" "$out" "\"all\",$("$py" -c 'import sqlite3, sys; print(len(sqlite3.connect(sys.argv[1]).execute("SELECT id FROM instances").fetchall()))' s.db),13,"
 id=$(printf '%s\n' "$apart" | awk '/lacks Reshape/ { print $1; exit }')
 expect_exit 0 "show the lacking entry" -- "$FERRY" show s.db "$id"
 contains "show says it is not a frontend bug, and why" "$out" "not a frontend bug: lacks: lacks Reshape for float32, int64"
