@@ -748,7 +748,8 @@ static const char *given_instead(const char *message)
 /* Whether a mismatch of values is wrong in (nearly) every element of an output of several: a wrong
  * formula (an ignored parameter, a swapped operand) shows wherever it computes, whatever the dtype,
  * where precision, overflow or rounding show in some elements and differ from one dtype to the next.
- * From the comparison's "N of M elements differ" or "N of M elements beyond ...". */
+ * From the comparison's "N of M elements differ" or "N of M elements beyond ...", of three elements
+ * or more. */
 static bool everywhere(const char *message)
 {
 	const char *p = message;
@@ -759,7 +760,7 @@ static bool everywhere(const char *message)
 
 		while (q > message && isdigit((unsigned char)q[-1]))
 			q--;
-		if (q < p && sscanf(q, "%lld of %lld elements", &n, &m) == 2 && m >= 4)
+		if (q < p && sscanf(q, "%lld of %lld elements", &n, &m) == 2 && m >= 3)
 			return 10 * n >= 9 * m;
 		p += 4;
 	}

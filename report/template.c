@@ -160,8 +160,36 @@ static bool label(const char *tok)
 	return n > 1 && tok[n - 1] == ':' && isalpha((unsigned char)tok[0]);
 }
 
+/* The length of the callee when tok is a call, a dotted name and its bracketed arguments to the
+ * token's end ("R.power(in_0, in_1)", or a template's "R.power(<*>)"), else 0. */
+static size_t callee(const char *tok)
+{
+	size_t n = 0, len = strlen(tok);
+
+	while (isalnum((unsigned char)tok[n]) || tok[n] == '_' || tok[n] == '.')
+		n++;
+	return n && tok[n] == '(' && len > n + 1 && tok[len - 1] == ')' && isalpha((unsigned char)tok[0]) ? n : 0;
+}
+
+/* How a template's token and a line's agree: 0 they do, 1 they differ as values do, -1 they are
+ * calls of two operations. What a message says was called decides (TVM's "R.power(in_0, in_1) uses
+ * datatype ..." and "R.multiply(lv1, in_0) uses ..." are two converters' mistakes), its arguments
+ * vary with the model. */
+static int differ(const char *have, const char *tok)
+{
+	size_t a, b;
+
+	if (have == wild || !strcmp(have, tok))
+		return 0;
+	a = callee(have);
+	b = callee(tok);
+	if (a && b)
+		return a == b && !strncmp(have, tok, a) ? (strcmp(have + a, "(<*>)") ? 1 : 0) : -1;
+	return 1;
+}
+
 /* The template of t's that tok (n tokens) belongs to, or NULL: the one that disagrees at the
- * fewest places, when at least TPL_AGREE of the places agree. */
+ * fewest places, when at least TPL_AGREE of the places agree, and calls no other operation. */
 static struct tpl *closest(const struct template_set *t, char *const *tok, size_t n)
 {
 	struct tpl *best = NULL;
@@ -170,9 +198,16 @@ static struct tpl *closest(const struct template_set *t, char *const *tok, size_
 	for (size_t i = 0; i < t->len[n]; i++) {
 		struct tpl *c = &t->by_len[n][i];
 		size_t d = 0;
+		bool other = false;
 
-		for (size_t k = 0; k < n; k++)
-			d += c->tok[k] != wild && strcmp(c->tok[k], tok[k]) != 0;
+		for (size_t k = 0; k < n && !other; k++) {
+			int w = differ(c->tok[k], tok[k]);
+
+			other = w < 0;
+			d += w > 0;
+		}
+		if (other)
+			continue;
 		/* A value alone (a KeyError's message is its key: 'torch.int16'), or a heading and one
 		 * value ("dtype: torch.int16"): what varies is the value. */
 		if ((n == 1 && d == 1) || (n == 2 && d == 1 && label(tok[0]) && !strcmp(c->tok[0], tok[0])))
@@ -199,11 +234,16 @@ static void learn(struct template_set *t, const char *line)
 		t->count++;
 		return;
 	}
-	for (size_t k = 0; k < n; k++)
-		if (c->tok[k] != wild && strcmp(c->tok[k], tok[k]) != 0) {
-			tok_free(c->tok[k]);
-			c->tok[k] = (char *)wild;
-		}
+	for (size_t k = 0; k < n; k++) {
+		size_t a;
+
+		if (!differ(c->tok[k], tok[k]))
+			continue;
+		/* A call keeps its operation; only its arguments vary. */
+		a = callee(tok[k]);
+		tok_free(c->tok[k]);
+		c->tok[k] = a ? xasprintf("%.*s(<*>)", (int)a, tok[k]) : (char *)wild;
+	}
 	tokens_free(tok, n);
 }
 

@@ -43,6 +43,11 @@ int main(void)
 		"there exists (T.int64(3),) and (T.int64(4),) that are unequal.",
 		"there exists (T.int64(2),) and (T.int64(5),) that are unequal.",
 	};
+	static const char *const calls[] = {
+		"However, R.power(in_0, in_1) uses datatype T.int32 on the LHS",
+		"However, R.power(x1, x2) uses datatype T.int64 on the LHS",
+		"However, R.multiply(lv1, in_0) uses datatype T.float32 on the LHS",
+	};
 	static const char *const llvm[] = { "%10 = fcmp oeq i1 %6, %9, !dbg !39", "%9 = fcmp oeq i1 %5, %8, !dbg !40" };
 	static const char *const checks[] = {
 		"Check 'a == b' failed at src/x.cpp:12:", "Check 'c < d' failed at src/y.cpp:40:",
@@ -56,7 +61,7 @@ int main(void)
 	static const char *const back[] = { "a b y d x", "a b c d x", "a b c d e" };
 	struct template_set *t = template_new();
 
-	plan(15);
+	plan(17);
 	check(zero, 3, "out_0 has zero dimension which is not allowed", "<*> has zero dimension which is not allowed",
 	      "a node's name that varies among otherwise equal lines becomes <*>");
 	check(zero, 3, "weights has zero dimension which is not allowed", "<*> has zero dimension which is not allowed",
@@ -70,6 +75,12 @@ int main(void)
 	check(tuples, 2, "there exists (T.int64(3), T.int64(4)) and (T.int64(4), T.int64(5)) that are unequal.",
 	      "there exists <*> and <*> that are unequal.",
 	      "a tuple of dotted names is one token too, whatever its length (TVM's shapes)");
+	check(calls, 3, "However, R.power(x2, x3) uses datatype T.float64 on the LHS",
+	      "However, R.power(<*>) uses datatype <*> on the LHS",
+	      "a call keeps its operation, its arguments vary");
+	check(calls, 3, "However, R.multiply(lv2, in_1) uses datatype T.float16 on the LHS",
+	      "However, R.multiply(lv1, in_0) uses datatype T.float32 on the LHS",
+	      "... and a call of another operation is another template");
 	check(llvm, 2, "%17 = fcmp oeq i1 %13, %16, !dbg !42", "<#> = fcmp oeq i1 <#> <#> !dbg <#>",
 	      "LLVM's numbered values and metadata are numbers");
 	check(checks, 2, "Check 'a == b' failed at src/x.cpp:12:", "Check 'a == b' failed at src/x.cpp:12:",
