@@ -1006,8 +1006,8 @@ static int stage_triggers(struct go *g, struct err *e)
 		o.one_change = 1;
 		o.pools_corpus = g->corpus;
 		o.what = "triggers";
-		say(g, "triggers %s: up to %d one-change neighbours of the simplest test of %zu bugs (%zu new) -> %s\n",
-		    g->library, k, plan.nbugs, added, esc_str(g->triggers));
+		say(g, "triggers %s: up to %d one-change neighbours of the simplest test of %zu bug%s (%zu new) "
+		    "-> %s\n", g->library, k, plan.nbugs, plan.nbugs == 1 ? "" : "s", added, esc_str(g->triggers));
 		unlink(stamp);
 		if ((code = variants_make(&o, &g->io)) != EXIT_OK) {
 			err_set(e, code, "the trigger stage stopped (see above); the neighbours kept so far are "
@@ -1048,8 +1048,9 @@ static int stage_triggers(struct go *g, struct err *e)
 	}
 	if (say_titles(g, runs, nfes, &titled, e) < 0)
 		goto out;
-	say(g, "triggers %s: %zu neighbours of %zu bugs, %zu ran now; %zu bugs have a trigger; %.1fs, %.2fs per bug\n",
-	    g->library, every.len, plan.nbugs, g->ran - ran_before, titled, progress_now() - start,
+	say(g, "triggers %s: %zu neighbours of %zu bug%s, %zu ran now; %zu %s a trigger; %.1fs, %.2fs per bug\n",
+	    g->library, every.len, plan.nbugs, plan.nbugs == 1 ? "" : "s", g->ran - ran_before, titled,
+	    titled == 1 ? "bug has" : "bugs have", progress_now() - start,
 	    (progress_now() - start) / (double)plan.nbugs);
 	ret = 0;
 out:

@@ -676,7 +676,7 @@ static void print_column(FILE *out, const struct column *c, const struct release
 	int on = (int)strspn(o, SESSION_RELEASE_CHARS), nn = (int)strspn(n, SESSION_RELEASE_CHARS);
 	char *ov = xasprintf("%.*s", on ? on : (int)strlen(o), o), *nv = xasprintf("%.*s", nn ? nn : (int)strlen(n), n);
 
-	fprintf(out, "    %-14s %5zu tests, %zu bugs  (", c->name, c->tests, c->bugs.len);
+	fprintf(out, "    %-14s %5zu tests, %zu bug%s  (", c->name, c->tests, c->bugs.len, c->bugs.len == 1 ? "" : "s");
 	if (c->says)
 		fprintf(out, "%s %s, %s %s)\n", c->says, esc_str(ov),
 			strcmp(c->says, "failing in") ? "failing in" : "passing in", esc_str(nv));
