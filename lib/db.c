@@ -845,6 +845,26 @@ int db_support_rows(struct db *d, const char *frontend, const char *version, con
 	return query_end(&q, r, "cannot read the support table", e) < 0 ? -1 : q.rows;
 }
 
+int db_support_passed(struct db *d, const char *frontend,
+		      int (*fn)(void *ctx, const struct db_support *s, struct err *e), void *ctx, struct err *e)
+{
+	static const struct col cols[] = {
+		COL(db_support, frontend), COL(db_support, version), COL(db_support, op), COL(db_support, dtype),
+		COL(db_support, probe_id), COL(db_support, outcome), COL(db_support, stage), COL(db_support, message),
+	};
+	struct db_support s;
+	struct query q;
+	int has, r = 0;
+
+	if ((has = has_table(d, "support", e)) <= 0)
+		return has;
+	query_start(&q, d, "SELECT frontend, version, op, dtype, probe_id, outcome, stage, message FROM support"
+		    " WHERE frontend = ?1 AND outcome = 'pass' ORDER BY op, dtype", ARGS(TEXT(frontend)), e);
+	while (r == 0 && query_row(&q, COLS(cols), &s))
+		r = fn ? fn(ctx, &s, e) : 0;
+	return query_end(&q, r, "cannot read the support table", e) < 0 ? -1 : q.rows;
+}
+
 /* --- neighbours: the trigger stage's one-change tests ------------------------------------------ */
 
 int db_put_neighbour(struct db *d, const char *parent, const char *id, const char *change, struct err *e)

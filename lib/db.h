@@ -170,6 +170,10 @@ int db_put_support(struct db *d, const struct db_support *s, struct err *e);
  * A store made before probes, opened read-only, has none. */
 int db_support_rows(struct db *d, const char *frontend, const char *version, const char *op, const char *dtype,
 		    int (*fn)(void *ctx, const struct db_support *s, struct err *e), void *ctx, struct err *e);
+/* The probes of a frontend, any release, that passed: what it was seen to support. Returns the number
+ * of rows, or -1. */
+int db_support_passed(struct db *d, const char *frontend,
+		      int (*fn)(void *ctx, const struct db_support *s, struct err *e), void *ctx, struct err *e);
 
 /* The canary of a release of a frontend under an interpreter (oracle/canary.h): whether trivial tests
  * with known answers came out right. frontend is the store's name for it; version "" (or NULL) when
