@@ -1006,6 +1006,7 @@ static int mark_lacking(struct db *d, struct fail *fails, size_t n, char **sigs,
 		for (int round = 0; round < 2; round++)
 			for (size_t i = 0; i < n; i++) {
 				struct strmap_entry *c, *s, *all, *skip;
+				const char *dtype;
 				size_t tests;
 				char *lack;
 
@@ -1026,8 +1027,9 @@ static int mark_lacking(struct db *d, struct fail *fails, size_t n, char **sigs,
 				if (round ? !strmap_find(&lacking, what.data) : tests < LACKS_MIN_TESTS)
 					continue;
 				strmap_get(&lacking, what.data, NULL);
-				lack = xasprintf("lacks|%s|%s|%s|%s", fails[i].frontend, fails[i].op ? fails[i].op : "?",
-						 side_dtype(&fails[i], side) ? side_dtype(&fails[i], side) : "-", sigs[i]);
+				dtype = side_dtype(&fails[i], side);
+				lack = xasprintf("lacks|%s|%s|%s|%s", fails[i].frontend,
+						 fails[i].op ? fails[i].op : "?", dtype ? dtype : "-", sigs[i]);
 				s->ptr = NULL;  /* its members' signatures change under it: no longer compared */
 				free(sigs[i]);
 				sigs[i] = lack;
