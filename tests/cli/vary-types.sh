@@ -7,7 +7,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module torch
 py="${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}"
-plan 7
+plan 8
 
 for shape in '2,3' '4,5' '3,2,2'; do
 	printf '{"library":"torch","op":"torch.nn.functional.normalize","kind":"function","context":{},"params":{"dim":{"int":1},"eps":{"float":1e-12},"p":{"float":2}},"inputs":[{"tensor":{"dtype":"float32","shape":[%s],"range":[-1,1]}}],"outputs":[{"tensor":{"dtype":"float32","shape":[%s]}}],"source":{"suite":"t"}}\n' \
@@ -33,6 +33,17 @@ v = [json.loads(l) for l in open("v.jsonl")]
 sys.exit(not any(r["variant"]["vary"] == "param:eps=1" and r["params"]["eps"] == {"int": 1} for r in v))'
 got=$(verdict 'param:p=1e30')
 check "p=1e30 is tried alone (got $got)" -- sh -c "[ '$got' != none ]"
+firsts=$("$py" - v.jsonl.log <<'PY'
+import json, sys
+first = {}
+for r in map(json.loads, open(sys.argv[1])):
+    if r["vary"].startswith(("param:", "pair:")):
+        first.setdefault(r["parent"], r["vary"])
+print(" ".join(sorted(first.values())))
+PY
+)
+check "each parent's first parameter change is another parameter's extreme alone (got $firsts)" -- \
+	[ "$firsts" = "param:dim=1024 param:eps=1e30 param:p=1e30" ]
 check "... before any pair that holds it" -- "$py" -c '
 import json, sys
 labels = [json.loads(l)["vary"] for l in open("v.jsonl.log")]
