@@ -1,7 +1,7 @@
 /* variants.c: ferry vary's stage (variants.h), which ferry vary and ferry go call:
  *
- * Grows every instance of a corpus along dtype, rank and shape, parameter values, and scalar vs
- * tensor, and keeps the variants that the source library accepts (the engine: vary/vary.h).
+ * Grows every instance of a corpus along dtype, rank and shape, parameter values, scalar vs tensor
+ * and a value's Python type, and keeps the variants that the source library accepts (the engine: vary/vary.h).
  * VARIANTS is a corpus like any other, each line naming its parent and what changed; VARIANTS.log
  * holds every candidate tried, so running the same command again goes on where an interrupted run
  * stopped. The same corpus, seed and options make the same VARIANTS whatever -j; one vary at a time

@@ -1,7 +1,7 @@
 /* cmd-vary.c: ferry vary CORPUS -o VARIANTS
  *
- * Grows every instance of a corpus along dtype, rank and shape, parameter values, and scalar vs
- * tensor, and keeps the variants that the source library accepts, resuming where an interrupted run
+ * Grows every instance of a corpus along dtype, rank and shape, parameter values, scalar vs tensor
+ * and a value's Python type, and keeps the variants that the source library accepts, resuming where an interrupted run
  * stopped (pipeline/variants.h). */
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,8 @@ static const char usage[] =
 	"usage: ferry vary CORPUS -o VARIANTS [options]\n"
 	"\n"
 	"Derive variants of every instance of CORPUS (other dtypes, ranks, shapes, parameter values,\n"
-	"scalars for tensors and back) and keep those the source library accepts, in VARIANTS.\n"
+	"scalars for tensors and back, values in other Python types) and keep those the source library\n"
+	"accepts, in VARIANTS.\n"
 	"Every candidate tried is logged in VARIANTS.log; an interrupted vary resumes when run again.\n";
 
 #define AT(f) offsetof(struct variants_opts, f)

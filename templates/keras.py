@@ -70,7 +70,10 @@ from ferry.templates.runtime_keras import (  # noqa: E402, F401
 
 # The library's declarations (ferry/templates/registry.py reads them without importing this module).
 LIBRARY = "keras"
-DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
+# uint16 and uint32 too: Keras layers take them (a layer's dtype policy among them), and frontends
+# that only ever saw the signed types and uint8 mishandle them.
+DTYPES = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+          "uint32", "bool")
 TOLERANCES = "keras.txt"
 VERSIONS = ("keras", "tensorflow")
 # tf.keras.layers.Dense and tf_keras.layers.Dense count as keras.layers.Dense (OpenVINO's

@@ -89,8 +89,11 @@ from ferry.templates.runtime_torch import (  # noqa: E402, F401
 
 # The library's declarations (ferry/templates/registry.py reads them without importing this module).
 LIBRARY = "torch"
-DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "int8", "int16", "int32", "int64", "uint8",
-          "bool")
+# complex128 too, which PyTorch's kernels take wherever they take complex64. Not uint16, uint32 nor
+# uint64: PyTorch 2 stores them but few kernels take them (not add, abs, max nor relu), so their
+# candidates would be dropped nearly all, each a validation spent.
+DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128", "int8", "int16", "int32",
+          "int64", "uint8", "bool")
 TOLERANCES = "torch.txt"
 VERSIONS = ("torch",)
 COUNT_ROOTS = ("torch",)

@@ -720,9 +720,11 @@ void rules_shape(const struct instance *p, uint64_t seed, struct rules_cands *ou
 
 /* --- parameter values --------------------------------------------------------------------------- */
 
-static const int64_t int_points[] = { -2, -1, 0, 1, 2, 1024 };
-static const double float_points[] = { 0, -1.5, 1e-30, 1e30, INFINITY, NAN };
-static const char *const float_texts[] = { "0", "-1.5", "1e-30", "1e30", "inf", "nan" };
+/* The extremes vary knows, the most extreme first: a parameter's alternatives are tried in this
+ * order (see schedule), so that its boundary values come alone before anything else of it. */
+static const int64_t int_points[] = { 1024, 0, -1, -2, 1, 2 };
+static const double float_points[] = { 1e30, INFINITY, NAN, 1e-30, 0, -1.5 };
+static const char *const float_texts[] = { "1e30", "inf", "nan", "1e-30", "0", "-1.5" };
 
 /* The ranker's integer subspaces, with "large" apart: <-1, -1, 0, 1, >1, large. */
 static int int_subspace(int64_t v)
@@ -732,11 +734,15 @@ static int int_subspace(int64_t v)
 	return v < 1024 ? 4 : 5;
 }
 
-/* One parameter changed: its name, the new tagged value (owned), and its text for a label. */
+/* One parameter changed: its name, the new tagged value (owned), and its text for a label; k its
+ * place among the alternatives of its parameter (0: the first made), input the positional input it
+ * replaces (-1: a parameter), added whether the parent lacks the parameter. */
 struct single {
 	char *name;
 	cJSON *value;
 	char *text;
+	size_t k;
+	int input, added;
 };
 
 struct singles {
@@ -753,6 +759,10 @@ static void singles_add(struct singles *s, const char *name, cJSON *value, const
 	s->v[s->n].name = xstrdup(name);
 	s->v[s->n].value = value;
 	s->v[s->n].text = xstrdup(text);
+	/* A parameter's alternatives are made one after another. */
+	s->v[s->n].k = s->n && !strcmp(s->v[s->n - 1].name, name) ? s->v[s->n - 1].k + 1 : 0;
+	s->v[s->n].input = -1;
+	s->v[s->n].added = 0;
 	s->n++;
 }
 
@@ -960,13 +970,130 @@ static char *pool_key(const char *a, const char *b)
 	return xasprintf("%s\x1f%s", a, b);
 }
 
-void rules_param(const struct instance *p, const struct rules_pools *pools, uint64_t seed,
+/* The order of a parameter's alternatives, the same for every parent of op under seed whatever
+ * else the parent sets: drawn from the seed, the operator and the parameter's name. */
+static uint64_t group_key(uint64_t seed, const char *op, const char *name)
+{
+	uint64_t h = seed * 0x100000001b3ULL ^ 0xcbf29ce484222325ULL;
+
+	for (const char *c = op; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	h = (h ^ 0x1f) * 0x100000001b3ULL;
+	for (const char *c = name; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	return splitmix(&h);
+}
+
+struct slot {
+	size_t k;
+	uint64_t key;
+	size_t i;
+};
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The order singles are tried in (order[n], indices into s): the first alternative of every
+ * parameter (its most extreme value), then the second of each, and so on, the parameters in an
+ * order drawn per operator (group_key); rotated by nth, the parent's place among its operator's
+ * parents, so that the parents of one operator start each at another parameter's extreme, and a
+ * parent's quota, which takes a few of them, reaches each extreme alone within a few parents. */
+static void schedule(const struct singles *s, const char *op, uint64_t seed, size_t nth, size_t *order)
+{
+	struct slot *v = xcalloc(s->n ? s->n : 1, sizeof(*v));
+
+	for (size_t i = 0; i < s->n; i++) {
+		v[i].k = s->v[i].k;
+		v[i].key = group_key(seed, op, s->v[i].name);
+		v[i].i = i;
+	}
+	qsort(v, s->n, sizeof(*v), slot_cmp);
+	for (size_t i = 0; i < s->n; i++)
+		order[i] = v[(i + nth) % s->n].i;
+	free(v);
+}
+
+/* The parent with single x applied, as JSON. */
+static cJSON *with_single(const struct instance *p, const struct single *x)
+{
+	cJSON *j = parent_json(p), *pj;
+
+	if (x->input >= 0) {
+		cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(j, "inputs"), x->input,
+					 cJSON_Duplicate(x->value, 1));
+		return j;
+	}
+	pj = cJSON_GetObjectItemCaseSensitive(j, "params");
+	if (!pj)
+		pj = cJSON_AddObjectToObject(j, "params");
+	set_member(pj, x->name, cJSON_Duplicate(x->value, 1));
+	return j;
+}
+
+static void single_label(const struct single *x, char *label, size_t size)
+{
+	if (x->input >= 0)
+		snprintf(label, size, "in:%d=%s", x->input, x->text);
+	else
+		snprintf(label, size, "param:%s%s=%s", x->added ? "+" : "", x->name, x->text);
+}
+
+/* A pair of singles a < b (indices), drawn. */
+struct pair {
+	size_t a, b;
+};
+
+/* Emit s's singles in schedule's order, and each pair of pairs right after the later of its two
+ * singles: a parameter's value is tried alone before any pair that holds it. */
+static void emit_scheduled(const struct instance *p, const struct singles *s, const struct pair *pairs,
+			   size_t npairs, uint64_t seed, size_t nth, enum rules_dim dim, struct rules_cands *out)
+{
+	size_t *order = xcalloc(s->n ? s->n : 1, sizeof(*order)), *pos = xcalloc(s->n ? s->n : 1, sizeof(*pos));
+	char label[512];
+
+	schedule(s, p->op, seed, nth, order);
+	for (size_t q = 0; q < s->n; q++)
+		pos[order[q]] = q;
+	for (size_t q = 0; q < s->n; q++) {
+		const struct single *x = &s->v[order[q]];
+
+		single_label(x, label, sizeof(label));
+		emit(out, with_single(p, x), dim, label);
+		for (size_t k = 0; k < npairs; k++) {
+			const struct single *a = &s->v[pairs[k].a], *b = &s->v[pairs[k].b];
+			size_t last = pos[pairs[k].a] > pos[pairs[k].b] ? pos[pairs[k].a] : pos[pairs[k].b];
+			cJSON *j, *pj;
+
+			if (last != q)
+				continue;
+			snprintf(label, sizeof(label), "pair:%s=%s,%s=%s", a->name, a->text, b->name, b->text);
+			j = parent_json(p);
+			pj = cJSON_GetObjectItemCaseSensitive(j, "params");
+			cJSON_ReplaceItemInObjectCaseSensitive(pj, a->name, cJSON_Duplicate(a->value, 1));
+			cJSON_ReplaceItemInObjectCaseSensitive(pj, b->name, cJSON_Duplicate(b->value, 1));
+			emit(out, j, dim, label);
+		}
+	}
+	free(order);
+	free(pos);
+}
+
+void rules_param(const struct instance *p, const struct rules_pools *pools, uint64_t seed, size_t nth,
 		 struct rules_cands *out)
 {
-	struct rules_cands mine = { NULL, 0, 0 };
 	struct singles params = { NULL, 0, 0 };
+	struct pair pairs[PAIRS];
+	size_t npairs = 0, own;
 	uint64_t s = rng_for(seed, p, "param");
-	char label[512];
+	char name[32];
 
 	for (size_t i = 0; i < p->nparams; i++) {
 		char *ko = pool_key(p->op, p->params[i].name), *kl = pool_key(p->library, p->params[i].name);
@@ -976,21 +1103,12 @@ void rules_param(const struct instance *p, const struct rules_pools *pools, uint
 		free(ko);
 		free(kl);
 	}
-	for (size_t i = 0; i < params.n; i++) {
-		cJSON *j = parent_json(p);
-
-		cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "params"), params.v[i].name,
-						       cJSON_Duplicate(params.v[i].value, 1));
-		snprintf(label, sizeof(label), "param:%s=%s", params.v[i].name, params.v[i].text);
-		emit(&mine, j, RULES_PARAM, label);
-	}
+	own = params.n;
 	/* Pairs: two parameters changed together, drawn from the single changes. */
-	if (params.n >= 2) {
-		size_t made = 0;
-
-		for (size_t tries = 0; tries < 8 * PAIRS && made < PAIRS; tries++) {
-			size_t a = draw(&s, params.n), b = draw(&s, params.n);
-			cJSON *j, *pj;
+	if (own >= 2) {
+		for (size_t tries = 0; tries < 8 * PAIRS && npairs < PAIRS; tries++) {
+			size_t a = draw(&s, own), b = draw(&s, own);
+			int dup = 0;
 
 			if (!strcmp(params.v[a].name, params.v[b].name))
 				continue;
@@ -1000,23 +1118,12 @@ void rules_param(const struct instance *p, const struct rules_pools *pools, uint
 				a = b;
 				b = t;
 			}
-			snprintf(label, sizeof(label), "pair:%s=%s,%s=%s", params.v[a].name, params.v[a].text,
-				 params.v[b].name, params.v[b].text);
-			j = parent_json(p);
-			pj = cJSON_GetObjectItemCaseSensitive(j, "params");
-			cJSON_ReplaceItemInObjectCaseSensitive(pj, params.v[a].name,
-							       cJSON_Duplicate(params.v[a].value, 1));
-			cJSON_ReplaceItemInObjectCaseSensitive(pj, params.v[b].name,
-							       cJSON_Duplicate(params.v[b].value, 1));
 			/* The same pair drawn twice is one candidate. */
-			for (size_t k = 0; k < mine.n && j; k++)
-				if (!strcmp(mine.v[k].label, label)) {
-					cJSON_Delete(j);
-					j = NULL;
-				}
-			if (j) {
-				emit(&mine, j, RULES_PARAM, label);
-				made++;
+			for (size_t k = 0; k < npairs; k++)
+				dup |= pairs[k].a == a && pairs[k].b == b;
+			if (!dup) {
+				pairs[npairs].a = a;
+				pairs[npairs++].b = b;
 			}
 		}
 	}
@@ -1035,41 +1142,131 @@ void rules_param(const struct instance *p, const struct rules_pools *pools, uint
 			e = strmap_find(&pools->op_param, ko);
 			vals = e ? e->ptr : NULL;
 			for (size_t k = 0; vals && k < vals->n && k < ADDED_VALUES; k++) {
-				cJSON *j = parent_json(p), *v = cJSON_Parse(vals->items[k]), *pj;
+				cJSON *v = cJSON_Parse(vals->items[k]);
 				struct buf text = BUF_INIT;
 
-				pj = cJSON_GetObjectItemCaseSensitive(j, "params");
-				if (!pj)
-					pj = cJSON_AddObjectToObject(j, "params");
-				cJSON_AddItemToObject(pj, names->items[i], v);
+				if (!v)
+					continue;
 				value_text(v, &text);
-				snprintf(label, sizeof(label), "param:+%s=%s", names->items[i], text.data);
+				singles_add(&params, names->items[i], v, text.data);
+				params.v[params.n - 1].added = 1;
 				buf_release(&text);
-				emit(&mine, j, RULES_PARAM, label);
 			}
 			free(ko);
 		}
 	}
 	/* Positional inputs that are not tensors (the first VARIED_INPUTS of them). */
 	for (size_t i = 0, varied = 0; i < p->ninputs && varied < VARIED_INPUTS; i++) {
-		struct singles ins = { NULL, 0, 0 };
+		size_t from = params.n;
 
 		if (p->inputs[i].type == V_TENSOR || p->inputs[i].type == V_STR || p->inputs[i].type == V_DTYPE)
 			continue;
 		varied++;
-		alternatives(&p->inputs[i], "", NULL, "", "", 0, &s, &ins);
-		for (size_t k = 0; k < ins.n; k++) {
-			cJSON *j = parent_json(p);
-
-			cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(j, "inputs"), (int)i,
-						 cJSON_Duplicate(ins.v[k].value, 1));
-			snprintf(label, sizeof(label), "in:%zu=%s", i, ins.v[k].text);
-			emit(&mine, j, RULES_PARAM, label);
-		}
-		singles_release(&ins);
+		snprintf(name, sizeof(name), "in:%zu", i);
+		alternatives(&p->inputs[i], name, NULL, "", "", 0, &s, &params);
+		for (size_t k = from; k < params.n; k++)
+			params.v[k].input = (int)i;
 	}
+	emit_scheduled(p, &params, pairs, npairs, seed, nth, RULES_PARAM, out);
 	singles_release(&params);
-	shuffle_into(out, &mine, rng_for(seed, p, "params"));
+}
+
+/* --- the type of a value ------------------------------------------------------------------------ */
+
+/* A float's text that says it is one: "2.0", "1e-12", "inf". */
+static void float_text(double d, struct buf *out)
+{
+	char t[40];
+
+	if (isnan(d) || isinf(d)) {
+		buf_adds(out, isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
+		return;
+	}
+	snprintf(t, sizeof(t), "%.15g", d);
+	if (strtod(t, NULL) != d)
+		snprintf(t, sizeof(t), "%.17g", d);
+	buf_adds(out, t);
+	if (!strpbrk(t, ".e"))
+		buf_adds(out, ".0");
+}
+
+/* The same value in other Python types the library may take for it (each appended to s under
+ * name), most telling first: a float as an int (the nearest, but 0 made +-1, so that a parameter
+ * that must be positive stays so: normalize's eps=1e-12 as eps=1), an int as a float and, when 0 or
+ * 1, as a bool, a bool as an int; then a scalar as a one-element list and as a one-element tuple. */
+static void retyped(const struct value *v, const char *name, struct singles *s)
+{
+	struct buf text = BUF_INIT, elem = BUF_INIT;
+	cJSON *body;
+
+	switch (v->type) {
+	case V_FLOAT: {
+		double r = nearbyint(v->u.f);
+
+		if (!isfinite(v->u.f) || fabs(r) > EXACT)
+			break;
+		if (r == 0)
+			r = signbit(v->u.f) ? -1 : 1;
+		buf_addf(&text, "%lld", (long long)r);
+		singles_add(s, name, tagged("int", cJSON_CreateNumber(r)), text.data);
+		float_text(v->u.f, &elem);
+		break;
+	}
+	case V_INT:
+		if (fabs((double)v->u.i) > EXACT)
+			break;
+		float_text((double)v->u.i, &text);
+		singles_add(s, name, tagged("float", cJSON_CreateNumber((double)v->u.i)), text.data);
+		if (v->u.i == 0 || v->u.i == 1)
+			singles_add(s, name, tagged("bool", cJSON_CreateBool(v->u.i)), v->u.i ? "true" : "false");
+		buf_addf(&elem, "%lld", (long long)v->u.i);
+		break;
+	case V_BOOL:
+		singles_add(s, name, tagged("int", cJSON_CreateNumber(v->u.b)), v->u.b ? "1" : "0");
+		break;
+	default:
+		break;
+	}
+	if (elem.len) {
+		for (int tuple = 0; tuple < 2; tuple++) {
+			cJSON *a = cJSON_CreateArray();
+
+			body = v->type == V_FLOAT ? tagged("float", float_json(v->u.f))
+				: tagged("int", cJSON_CreateNumber((double)v->u.i));
+			cJSON_AddItemToArray(a, body);
+			buf_reset(&text);
+			buf_addf(&text, tuple ? "(%s,)" : "[%s]", elem.data);
+			singles_add(s, name, tagged(tuple ? "tuple" : "list", a), text.data);
+		}
+	}
+	buf_release(&text);
+	buf_release(&elem);
+}
+
+void rules_type(const struct instance *p, uint64_t seed, size_t nth, struct rules_cands *out)
+{
+	struct singles all = { NULL, 0, 0 };
+	char name[32];
+
+	/* ONNX's attributes and inputs are typed by the operator's schema: an int attribute given
+	 * as a float is another attribute type, which the checker refuses, not another spelling. */
+	if (!strcmp(p->library, "onnx"))
+		return;
+	for (size_t i = 0; i < p->nparams; i++)
+		retyped(p->params[i].value, p->params[i].name, &all);
+	for (size_t i = 0, varied = 0; i < p->ninputs && varied < VARIED_INPUTS; i++) {
+		size_t from = all.n;
+
+		if (p->inputs[i].type != V_INT && p->inputs[i].type != V_FLOAT && p->inputs[i].type != V_BOOL)
+			continue;
+		varied++;
+		snprintf(name, sizeof(name), "in:%zu", i);
+		retyped(&p->inputs[i], name, &all);
+		for (size_t k = from; k < all.n; k++)
+			all.v[k].input = (int)i;
+	}
+	emit_scheduled(p, &all, NULL, 0, seed, nth, RULES_TYPE, out);
+	singles_release(&all);
 }
 
 /* --- scalar vs tensor --------------------------------------------------------------------------- */
@@ -1141,7 +1338,8 @@ void rules_scalar(const struct instance *p, uint64_t seed, struct rules_cands *o
 
 /* --- all of them -------------------------------------------------------------------------------- */
 
-void rules_all(const struct instance *p, const struct rules_pools *pools, uint64_t seed, struct rules_cands *out)
+void rules_all(const struct instance *p, const struct rules_pools *pools, uint64_t seed, size_t nth,
+	       struct rules_cands *out)
 {
 	struct rules_cands dims[RULES_NDIMS];
 	size_t at[RULES_NDIMS] = { 0 };
@@ -1153,8 +1351,9 @@ void rules_all(const struct instance *p, const struct rules_pools *pools, uint64
 	text_of = p;
 	rules_dtype(p, seed, &dims[RULES_DTYPE]);
 	rules_shape(p, seed, &dims[RULES_SHAPE]);
-	rules_param(p, pools, seed, &dims[RULES_PARAM]);
+	rules_param(p, pools, seed, nth, &dims[RULES_PARAM]);
 	rules_scalar(p, seed, &dims[RULES_SCALAR]);
+	rules_type(p, seed, nth, &dims[RULES_TYPE]);
 	text_of = NULL;
 	buf_release(&parent_text);
 	while (more) {

@@ -42,7 +42,7 @@ struct vary_asked {
 	char *why;              /* dropped: the library's reason */
 };
 
-static const char *const dim_names[RULES_NDIMS] = { "dtype", "shape", "param", "scalar" };
+static const char *const dim_names[RULES_NDIMS] = { "dtype", "shape", "param", "scalar", "type" };
 
 const char *vary_dim_name(enum rules_dim d)
 {
@@ -176,10 +176,12 @@ static void order_parents(struct vary *v, struct op_parents *per, size_t nops)
 		total += per[i].n;
 	v->order = xcalloc(total ? total : 1, sizeof(*v->order));
 	v->order_line = xcalloc(total ? total : 1, sizeof(*v->order_line));
+	v->order_nth = xcalloc(total ? total : 1, sizeof(*v->order_nth));
 	while (v->norder < total) {
 		for (size_t i = 0; i < nops; i++)
 			if (round < per[i].n) {
 				v->order[v->norder] = per[i].off[round];
+				v->order_nth[v->norder] = round;
 				v->order_line[v->norder++] = per[i].line[round];
 			}
 		round++;
@@ -336,6 +338,7 @@ static int budget_spent(const struct vary *v)
 static struct vary_active *open_parent(struct vary *v)
 {
 	while (v->next_parent < v->norder) {
+		size_t nth = v->order_nth[v->next_parent];
 		long off = v->order[v->next_parent++];
 		struct instance in;
 		struct err ignored = ERR_INIT;
@@ -363,7 +366,7 @@ static struct vary_active *open_parent(struct vary *v)
 		if (v->o->one_change)
 			rules_neighbours(&in, &v->pools, &a->cands);
 		else
-			rules_all(&in, &v->pools, v->o->seed, &a->cands);
+			rules_all(&in, &v->pools, v->o->seed, nth, &a->cands);
 		rules_stop_when(NULL);
 		a->pre = xcalloc(a->cands.n ? a->cands.n : 1, sizeof(*a->pre));
 		k = strmap_find(&v->parent_kept, in.id);
@@ -810,6 +813,7 @@ void vary_release(struct vary *v)
 	rules_pools_release(&v->pools);
 	free(v->order);
 	free(v->order_line);
+	free(v->order_nth);
 	free(v->log_path);
 	if (v->corpus)
 		fclose(v->corpus);

@@ -1,8 +1,8 @@
 /* vary.h: the vary engine, what ferry vary (src/cmd-vary.c) drives. It grows every instance of a
- * corpus along dtype, rank and shape, parameter values, and scalar vs tensor (the rules of
- * vary/rules.h), and keeps the variants that the source library accepts: each candidate runs in
- * the library's reference run (the template's validate(), in ferry's watched workers, task
- * PROTO_TASK_VALIDATE), and a rejected one is dropped, counted by the library's reason.
+ * corpus along dtype, rank and shape, parameter values, scalar vs tensor, and a value's Python
+ * type (the rules of vary/rules.h), and keeps the variants that the source library accepts: each
+ * candidate runs in the library's reference run (the template's validate(), in ferry's watched
+ * workers, task PROTO_TASK_VALIDATE), and a rejected one is dropped, counted by the library's reason.
  *
  * The corpus is read twice: pass 1 gathers the pools (the values each (op, param) and each
  * (library, param) is seen with) and the ids of every instance, with and without outputs; pass 2
@@ -98,6 +98,7 @@ struct vary {
 	struct strmap asked;         /* pre-id -> struct vary_asked *: validated, or being validated */
 	long *order;                 /* the parents' offsets in the corpus, in the order taken */
 	size_t *order_line;
+	size_t *order_nth;           /* each parent's place among its operator's (rules_all's nth) */
 	size_t norder, next_parent, log_tried;
 	struct vary_active **active; /* the parents open, in the order: the first is the one tried */
 	size_t nactive;
@@ -119,7 +120,7 @@ void vary_release(struct vary *v);
 /* The identity of in without its outputs (32 hex digits and a NUL into out). */
 void vary_pre_id(const struct instance *in, char out[33]);
 
-/* The dimension names, "dtype", "shape", "param", "scalar". */
+/* The dimension names, "dtype", "shape", "param", "scalar", "type". */
 const char *vary_dim_name(enum rules_dim d);
 
 #endif

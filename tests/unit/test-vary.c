@@ -53,8 +53,8 @@ static const struct expect { int rec; const char *label, *json; } expects[] = {
 	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-1,1],\"shape\":[1,3,8,9]}}],\"kind\":\"module\",\"library\":\"torch\",\"op\":\"torch.nn.MaxPool2d\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,3,3]}}],\"params\":{\"kernel_size\":{\"int\":3},\"stride\":{\"tuple\":[{\"int\":2},{\"int\":2}]}}}" },
 	{ 1, "param:stride=(2,3)",
 	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-1,1],\"shape\":[1,3,8,8]}}],\"kind\":\"module\",\"library\":\"torch\",\"op\":\"torch.nn.MaxPool2d\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,3,3]}}],\"params\":{\"kernel_size\":{\"int\":3},\"stride\":{\"tuple\":[{\"int\":2},{\"int\":3}]}}}" },
-	{ 1, "pair:kernel_size=0,stride=(1,1)",
-	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-1,1],\"shape\":[1,3,8,8]}}],\"kind\":\"module\",\"library\":\"torch\",\"op\":\"torch.nn.MaxPool2d\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,3,3]}}],\"params\":{\"kernel_size\":{\"int\":0},\"stride\":{\"tuple\":[{\"int\":1},{\"int\":1}]}}}" },
+	{ 1, "pair:kernel_size=-1,stride=(1,1)",
+	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-1,1],\"shape\":[1,3,8,8]}}],\"kind\":\"module\",\"library\":\"torch\",\"op\":\"torch.nn.MaxPool2d\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,3,3]}}],\"params\":{\"kernel_size\":{\"int\":-1},\"stride\":{\"tuple\":[{\"int\":1},{\"int\":1}]}}}" },
 	{ 2, "dtype:int32",
 	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"int32\",\"shape\":[null,3]}}],\"kind\":\"layer\",\"library\":\"keras\",\"op\":\"keras.layers.Dense\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[null,4]}}],\"params\":{\"dtype\":{\"str\":\"int32\"},\"units\":{\"int\":4}}}" },
 	{ 2, "rank:+1",
@@ -87,11 +87,11 @@ static const struct expect { int rec; const char *label, *json; } expects[] = {
 
 /* Every label of each record, sorted. */
 static const char *const all_labels[] = {
-	"dim:0=1 dim:1=0 dtype:bfloat16 dtype:bool dtype:complex64 dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint8 param:alpha=-1 param:alpha=-2 param:alpha=0 param:alpha=1 param:alpha=1024 rank:+1 rank:-1",
-	"dim:1=1 dim:3=0 dtype:bfloat16 dtype:bfloat16+weights dtype:bool dtype:complex64 dtype:complex64+weights dtype:float16 dtype:float16+weights dtype:float64 dtype:float64+weights dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint8 pair:kernel_size=0,stride=(1,1) pair:kernel_size=0,stride=(1024,1024) pair:kernel_size=1024,stride=(-1,-1) param:kernel_size=-1 param:kernel_size=-2 param:kernel_size=0 param:kernel_size=1 param:kernel_size=1024 param:stride=(-1,-1) param:stride=(-2,-2) param:stride=(0,0) param:stride=(1,1) param:stride=(1024,1024) param:stride=(2,3) rank:+1 rank:-1 spatial:kernel spatial:kernel+stride-1 spatial:kernel-1 spatial:nonsquare",
-	"dim:1=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint8 param:units=-1 param:units=-2 param:units=0 param:units=1 param:units=1024 rank:+1",
+	"dim:0=1 dim:1=0 dtype:bfloat16 dtype:bool dtype:complex128 dtype:complex64 dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint8 param:alpha=(2,) param:alpha=-1 param:alpha=-2 param:alpha=0 param:alpha=1 param:alpha=1024 param:alpha=2.0 param:alpha=[2] rank:+1 rank:-1",
+	"dim:1=1 dim:3=0 dtype:bfloat16 dtype:bfloat16+weights dtype:bool dtype:complex128 dtype:complex128+weights dtype:complex64 dtype:complex64+weights dtype:float16 dtype:float16+weights dtype:float64 dtype:float64+weights dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint8 pair:kernel_size=-1,stride=(-2,-2) pair:kernel_size=-1,stride=(1,1) pair:kernel_size=1,stride=(0,0) param:kernel_size=(3,) param:kernel_size=-1 param:kernel_size=-2 param:kernel_size=0 param:kernel_size=1 param:kernel_size=1024 param:kernel_size=3.0 param:kernel_size=[3] param:stride=(-1,-1) param:stride=(-2,-2) param:stride=(0,0) param:stride=(1,1) param:stride=(1024,1024) param:stride=(2,3) rank:+1 rank:-1 spatial:kernel spatial:kernel+stride-1 spatial:kernel-1 spatial:nonsquare",
+	"dim:1=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint8 param:units=(4,) param:units=-1 param:units=-2 param:units=0 param:units=1 param:units=1024 param:units=4.0 param:units=[4] rank:+1",
 	"dim:2=0 dim:2=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:kernel_shape=[-1,-1] param:kernel_shape=[-2,-2] param:kernel_shape=[0,0] param:kernel_shape=[1,1] param:kernel_shape=[1024,1024] param:kernel_shape=[4,3] rank:+1 rank:-1 spatial:kernel spatial:kernel-1 spatial:nonsquare",
-	"dim:0=0 dtype:bfloat16 dtype:bool dtype:complex64 dtype:float16 dtype:float32 dtype:float64 dtype:int16 dtype:int32 dtype:int8 dtype:uint8 in:1=-1.5 in:1=0 in:1=1e-30 in:1=1e30 in:1=inf in:1=nan rank:+1 rank:-1 scalar:in:0=0-d scalar:in:1=tensor tensor:in:0=number",
+	"dim:0=0 dtype:bfloat16 dtype:bool dtype:complex128 dtype:complex64 dtype:float16 dtype:float32 dtype:float64 dtype:int16 dtype:int32 dtype:int8 dtype:uint8 in:1=(0.5,) in:1=-1.5 in:1=0 in:1=1 in:1=1e-30 in:1=1e30 in:1=[0.5] in:1=inf in:1=nan rank:+1 rank:-1 scalar:in:0=0-d scalar:in:1=tensor tensor:in:0=number",
 	"dim:0=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 rank:+1 rank:-1",
 	"dim:1=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:in:1:bfloat16 dtype:in:1:bool dtype:in:1:float16 dtype:in:1:float32 dtype:in:1:float64 dtype:in:1:int16 dtype:in:1:int32 dtype:in:1:int8 dtype:in:1:uint16 dtype:in:1:uint32 dtype:in:1:uint64 dtype:in:1:uint8 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:keepdims=0 rank:+1 rank:-1",
 	"dim:0=0 dim:0=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float32 dtype:float64 dtype:int16 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:to=-1 param:to=-2 param:to=0 param:to=1024 param:to=2 param:to=7 rank:+1 rank:-1",
@@ -103,6 +103,14 @@ static const char *const all_labels[] = {
 
 static struct rules_pools pools;
 static struct instance ins[NRECORDS];
+
+/* torch.nn.functional.normalize as OpInfo has it: two float parameters and an int. */
+static const char normalize[] =
+	"{\"library\":\"torch\",\"op\":\"torch.nn.functional.normalize\",\"kind\":\"function\",\"context\":{},"
+	"\"params\":{\"dim\":{\"int\":1},\"eps\":{\"float\":1e-12},\"p\":{\"float\":2}},"
+	"\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,3],\"range\":[-1,1]}}],"
+	"\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,3]}}]}";
+static struct instance norm;
 
 static int label_cmp(const void *a, const void *b)
 {
@@ -143,7 +151,7 @@ static char *sequence(const struct instance *in, uint64_t seed)
 	struct rules_cands c = { NULL, 0, 0 };
 	struct buf b = BUF_INIT;
 
-	rules_all(in, &pools, seed, &c);
+	rules_all(in, &pools, seed, 0, &c);
 	for (size_t i = 0; i < c.n; i++)
 		buf_addf(&b, "%s ", c.v[i].label);
 	rules_cands_release(&c);
@@ -155,13 +163,17 @@ int main(void)
 	struct rules_cands all[NRECORDS];
 	struct err e = ERR_INIT;
 
-	plan((int)(NRECORDS * 2 + NEXPECTS + 10));
+	plan((int)(NRECORDS * 2 + NEXPECTS + 16));
 	/* the dtypes tried are the templates' declarations (ferry/templates/registry.py) */
 	if (libraries_load(getenv("FERRY_PYTHON") ? getenv("FERRY_PYTHON") : "", &e) < 0) {
 		printf("Bail out! %s\n", e.msg);
 		return 1;
 	}
 	rules_pools_init(&pools);
+	if (record_parse(&norm, normalize, strlen(normalize), &e) < 0) {
+		printf("Bail out! normalize: %s\n", e.msg);
+		return 1;
+	}
 	for (size_t i = 0; i < NRECORDS; i++) {
 		if (record_parse(&ins[i], records[i], strlen(records[i]), &e) < 0) {
 			printf("Bail out! record %zu: %s\n", i, e.msg);
@@ -174,7 +186,7 @@ int main(void)
 		int valid = 1;
 
 		memset(&all[i], 0, sizeof(all[i]));
-		rules_all(&ins[i], &pools, 1, &all[i]);
+		rules_all(&ins[i], &pools, 1, 0, &all[i]);
 		l = labels(&all[i]);
 		is(l, all_labels[i], "%s: the labels", ins[i].op);
 		free(l);
@@ -222,7 +234,8 @@ int main(void)
 		record_parse(&in, t, strlen(t), &e);
 		rules_dtype(&in, 1, &c);
 		l = labels(&c);
-		is(l, "dtype:bfloat16 dtype:bool dtype:complex64 dtype:float16 dtype:float64", "nan: no integer dtype");
+		is(l, "dtype:bfloat16 dtype:bool dtype:complex128 dtype:complex64 dtype:float16 dtype:float64",
+		   "nan: no integer dtype");
 		free(l);
 		rules_cands_release(&c);
 		record_release(&in);
@@ -243,7 +256,7 @@ int main(void)
 		ly = labels(&y);
 		is(lx, ly, "the same dtypes under another seed");
 		rules_cands_release(&x);
-		rules_all(&ins[1], &pools, 7, &x);
+		rules_all(&ins[1], &pools, 7, 0, &x);
 		/* Round-robin across dimensions: the first four are one of each. */
 		ok(x.n > 4 && x.v[0].dim == RULES_DTYPE && x.v[1].dim == RULES_SHAPE && x.v[2].dim == RULES_PARAM,
 		   "candidates alternate dtype, shape, param");
@@ -312,7 +325,7 @@ int main(void)
 		record_parse(&b, t[1], strlen(t[1]), &e);
 		rules_pools_add(&p, &a);
 		rules_pools_add(&p, &b);
-		rules_param(&a, &p, 1, &c);
+		rules_param(&a, &p, 1, 0, &c);
 		l = labels(&c);
 		is(l, "param:+value=0.5 param:mode=reflect", "a str param's other values; a param the parent lacks");
 		free(l);
@@ -322,6 +335,63 @@ int main(void)
 		rules_pools_release(&p);
 	}
 
+	/* A value in another Python type: normalize's eps=1e-12 as the int 1 (not 0: eps must stay
+	 * positive), its int dim as a float and, being 1, as a bool, each scalar as a one-element list
+	 * and tuple; ONNX's attributes, typed by the schema, have none. */
+	{
+		struct rules_cands c = { NULL, 0, 0 };
+		char *l, *eps;
+
+		rules_type(&norm, 1, 0, &c);
+		l = labels(&c);
+		is(l, "param:dim=(1,) param:dim=1.0 param:dim=[1] param:dim=true param:eps=(1e-12,) param:eps=1 "
+		   "param:eps=[1e-12] param:p=(2.0,) param:p=2 param:p=[2.0]", "normalize: its values in other types");
+		eps = find(&c, "param:eps=1");
+		ok(eps && strstr(eps, "\"eps\":{\"int\":1}") && strstr(eps, "\"p\":{\"float\":2}"),
+		   "... eps=1 is the int 1, the rest the parent's");
+		ok(c.n && c.v[0].dim == RULES_TYPE, "... in the type dimension");
+		free(eps);
+		free(l);
+		rules_cands_release(&c);
+		rules_type(&ins[6], 1, 0, &c);
+		ok(c.n == 0, "ReduceSum (ONNX): no type variant");
+		rules_cands_release(&c);
+	}
+
+	/* Extremes alone before pairs: each parent of an operator starts at another parameter's most
+	 * extreme value (its nth rotates the schedule), and no pair comes before its two values alone. */
+	{
+		struct buf firsts = BUF_INIT;
+		int after = 1;
+
+		for (size_t nth = 0; nth < 6; nth++) {
+			struct rules_cands c = { NULL, 0, 0 };
+
+			rules_param(&norm, NULL, 1, nth, &c);
+			if (nth < 3)
+				buf_addf(&firsts, "%s ", c.n ? c.v[0].label : "-");
+			for (size_t k = 0; k < c.n; k++) {
+				char one[256], two[256], *comma;
+				int seen = 0;
+
+				if (strncmp(c.v[k].label, "pair:", 5) || !(comma = strchr(c.v[k].label, ',')))
+					continue;
+				snprintf(one, sizeof(one), "param:%.*s", (int)(comma - c.v[k].label - 5), c.v[k].label + 5);
+				snprintf(two, sizeof(two), "param:%s", comma + 1);
+				for (size_t m = 0; m < k; m++)
+					seen += !strcmp(c.v[m].label, one) + !strcmp(c.v[m].label, two);
+				after &= seen == 2;
+			}
+			rules_cands_release(&c);
+		}
+		ok(firsts.data && strstr(firsts.data, "param:p=1e30 ") && strstr(firsts.data, "param:eps=1e30 ") &&
+		   strstr(firsts.data, "param:dim=1024 "), "the first three parents start at each parameter's extreme (%s)",
+		   firsts.data ? firsts.data : "");
+		ok(after, "every pair comes after its two values alone");
+		buf_release(&firsts);
+	}
+
+	record_release(&norm);
 	for (size_t i = 0; i < NRECORDS; i++) {
 		rules_cands_release(&all[i]);
 		record_release(&ins[i]);
