@@ -63,7 +63,7 @@ is keras.layers.MaxPooling2D dtype:int16 kept
 is keras.ops.add dtype:int8 kept
 is Relu dtype:int8 kept
 is Relu dtype:uint8 "dropped: InferenceError: [ShapeInferenceError] (op_type:Relu): X typestr: T, has unsupported type: tensor(uint8)"
-is MaxPool spatial:kernel-1 "dropped: Inconsistent: onnx's shape inference gives out_0 the shape [1, 1, 1, 1], its reference evaluator [1, 1, 0, 0]"
+is MaxPool spatial:kernel-1 "dropped: OutsideSpec: MaxPool: spatial dimension 0 of 1 (padded 1) is smaller than the kernel's window of 2: the output's size would be below 1"
 is ReduceSum param:keepdims=0 kept
 is ReduceSum param:keepdims=1024 "0 candidates"
 
