@@ -277,7 +277,8 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 	for (size_t i = 0; i < l.seen.cap; i++)
 		if (l.seen.slots[i].key)
 			l.seen.slots[i].count = 0;
-	fprintf(out, "%zu unique bugs from %zu failures in %s", nbugs - apart, nfail, esc_str(store));
+	fprintf(out, "%zu unique bug%s from %zu failure%s in %s", nbugs - apart, nbugs - apart == 1 ? "" : "s", nfail,
+		nfail == 1 ? "" : "s", esc_str(store));
 	if (apart)
 		fprintf(out, " (and %zu %s, listed after them)", shown_apart,
 			shown_apart == 1 ? "entry that is not a frontend bug" : "entries that are not frontend bugs");

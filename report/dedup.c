@@ -7,6 +7,7 @@
 #include "record.h"
 #include "strmap.h"
 #include "template.h"
+#include "trigger.h"
 #include "xalloc.h"
 
 #include <cjson/cJSON.h>
@@ -1150,14 +1151,133 @@ static int group_all(struct db *d, struct rebuild *rb, const struct kinds_eviden
 	return 0;
 }
 
+/* --- one cause by its trigger ------------------------------------------------------------------ */
+
+/* What of a bug's signature is its template: a crash's decisive line, a mismatch's kind (with what a
+ * NaN or infinity was given as); the frontend and outcome go first. Into out. */
+static void template_key(const char *signature, struct buf *out)
+{
+	const char *p = signature;
+	int field = strstr(signature, "|crash|") || strstr(signature, "|timeout|") ? 5 : 2;
+
+	for (int k = 0; k < 2 && p; k++)
+		p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL;
+	buf_reset(out);
+	buf_addf(out, "%.*s", p ? (int)(p - signature) : (int)strlen(signature), signature);
+	for (int k = 2; k < field && p; k++)
+		p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL;
+	if (!p)
+		return;
+	if (field == 5)
+		buf_adds(out, p);
+	else if (!strncmp(p, "nan/inf|", 8))
+		buf_addf(out, "%.*s", strchr(p + 8, '|') ? (int)(strchr(p + 8, '|') - p) : (int)strlen(p), p);
+	else
+		buf_addf(out, "%.*s", strchr(p, '|') ? (int)(strchr(p, '|') - p) : (int)strlen(p), p);
+}
+
+/* Whether a before b as the bug that the other joins: more members, then the smaller id. */
+static bool leads(const struct db_bug *a, const struct db_bug *b)
+{
+	return a->nmember_ids != b->nmember_ids ? a->nmember_ids > b->nmember_ids : strcmp(a->bug_id, b->bug_id) < 0;
+}
+
+/* Two bugs of a frontend with one template whose failures go away by one change of a parameter (their
+ * trigger titles say "passes with alpha at its default" alike) are one cause: tvm-pytorch's add and
+ * sub that ignore alpha fail with different operators and values, and are one defect. Only a
+ * parameter's change joins them: that a dtype or a rank makes two operators' failures pass is true
+ * of many causes. rows[0..*n) are rewritten in place (the joined ones leave) when the store has the
+ * trigger stage's neighbours; their member and operator lists into the caller's bufs. */
+static int join_by_trigger(struct db *d, struct db_bug *rows, size_t *n, char ***joined, struct buf *oplists,
+			   struct err *e)
+{
+	struct strmap lead = STRMAP_INIT;   /* template key, \x1f, trigger -> the leading row + 1 */
+	size_t *into = xcalloc(*n + 1, sizeof(*into)), m = 0;
+	struct buf key = BUF_INIT, title = BUF_INIT;
+	bool any = false;
+	int r = -1, has = db_neighbours(d, NULL, NULL, NULL, NULL, NULL, e);
+
+	if (has <= 0) {
+		r = has < 0 ? -1 : 0;
+		goto out;
+	}
+	for (size_t i = 0; i < *n; i++)
+		into[i] = i;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < *n; i++) {
+			const char *passes;
+			struct strmap_entry *ent;
+
+			if (kinds_of_signature(rows[i].signature) != KIND_BUG)
+				continue;
+			buf_reset(&title);
+			if (trigger_describe(d, rows[i].frontend, rows[i].bug_id, rows[i].representative, &title,
+					     e) < 0)
+				goto out;
+			passes = title.data ? strstr(title.data, "passes ") : NULL;
+			if (!passes || strncmp(passes, "passes with ", 12))
+				continue;
+			template_key(rows[i].signature, &key);
+			buf_addf(&key, "\x1f%s", passes);
+			ent = strmap_get(&lead, key.data, NULL);
+			if (pass == 0) {
+				if (!ent->ptr || leads(&rows[i], &rows[(size_t)ent->ptr - 1]))
+					ent->ptr = (void *)(i + 1);
+			} else if ((size_t)ent->ptr - 1 != i) {
+				into[i] = (size_t)ent->ptr - 1;
+				any = true;
+			}
+		}
+	for (size_t i = 0; any && i < *n; i++) {
+		struct db_bug *to = &rows[into[i]];
+		size_t have = to->nmember_ids;
+		char **v;
+
+		if (into[i] == i)
+			continue;
+		/* Its members and operators join the leading bug's (the ids stay the groups'). */
+		v = xcalloc(have + rows[i].nmember_ids, sizeof(*v));
+		memcpy(v, to->member_ids, have * sizeof(*v));
+		memcpy(v + have, rows[i].member_ids, rows[i].nmember_ids * sizeof(*v));
+		free(joined[into[i]]);
+		joined[into[i]] = v;
+		to->member_ids = v;
+		to->nmember_ids = have + rows[i].nmember_ids;
+		to->members += rows[i].members;
+		for (const char *p = rows[i].ops; p && *p;) {
+			const char *end = strchr(p, ',');
+			char *op = xstrndup(p, end ? (size_t)(end - p) : strlen(p));
+
+			if (!list_has(oplists[into[i]].data ? oplists[into[i]].data : "", op))
+				buf_addf(&oplists[into[i]], "%s%s", oplists[into[i]].len ? "," : "", op);
+			free(op);
+			p = end ? end + 1 : NULL;
+		}
+		to->ops = oplists[into[i]].data;
+	}
+	for (size_t i = 0; any && i < *n; i++)
+		if (into[i] == i)
+			rows[m++] = rows[i];
+	if (any)
+		*n = m;
+	r = any;
+out:
+	strmap_release(&lead);
+	free(into);
+	buf_release(&key);
+	buf_release(&title);
+	return r;
+}
+
 int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfailures, struct err *e)
 {
 	struct rebuild rb = { STRMAP_INIT, BUF_INIT, BUF_INIT, 0, NULL, 0, 0 };
 	struct kinds_evidence *ev = NULL;
 	struct db_bug *rows = NULL;
 	struct buf *oplists = NULL;
-	size_t n = 0;
-	int r = -1;
+	char ***joined = NULL;    /* per row, the member list a trigger joined (else NULL) */
+	size_t n = 0, made = 0;
+	int r = -1, changed;
 
 	/* By id within a frontend: the representative's last tie-break is the smallest id. */
 	if (db_bug_failures(d, frontend, DB_BY_ID, add_failure, &rb, e) < 0)
@@ -1181,16 +1301,27 @@ int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfa
 					   b->nmembers };
 		n++;
 	}
+	made = n;
 	if (db_bugs_replace(d, frontend, rows, n, e) < 0)
 		goto out;
+	/* The trigger titles read the members just written; bugs that one trigger joins are written
+	 * again, joined. */
+	joined = xcalloc(n + 1, sizeof(*joined));
+	if ((changed = join_by_trigger(d, rows, &n, joined, oplists, e)) < 0 ||
+	    (changed && db_bugs_replace(d, frontend, rows, n, e) < 0))
+		goto out;
 	if (nbugs)
-		*nbugs = rb.bugs.len;
+		*nbugs = n;
 	if (nfailures)
 		*nfailures = rb.failures;
 	r = 0;
 out:
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < made; i++) {
 		buf_release(&oplists[i]);
+		if (joined)
+			free(joined[i]);
+	}
+	free(joined);
 	free(oplists);
 	free(rows);
 	for (size_t i = 0; i < rb.bugs.cap; i++)

@@ -49,7 +49,7 @@ contains "ferry bugs prints the title under the bug" "$out" "fails for int16 inp
 
 expect_exit 0 "the same command again" -- "$FERRY" go onnx -F noint16,ort --op Add -o proj -j 2 -q
 contains "skips the neighbours' vary" "$out" "triggers onnx: current"
-contains "and runs none" "$out" "bugs, 0 ran now"
+contains "and runs none" "$out" "bug, 0 ran now"
 
 expect_exit 0 "--triggers 2" -- "$FERRY" go onnx -F noint16 --op Add --triggers 2 -o two -j 2 -q
 most=$("$py" -c 'import collections, json, sys; print(max(collections.Counter(json.loads(l)["variant"]["parent"] for l in open(sys.argv[1])).values()))' two/onnx/triggers.jsonl)

@@ -65,7 +65,7 @@ export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"
 expect_exit 0 "a faulty frontend crashes on them" -- \
 	"$FERRY" run wrapped -F fault:onnx -o faults.db --queue relu.jsonl -j 1 --no-probe -q
 expect_exit 0 "their failures group into bugs" -- "$FERRY" bugs faults.db
-contains "... one bug of three failures" "$out" "1 unique bugs from 3 failures"
+contains "... one bug of three failures" "$out" "1 unique bug from 3 failures"
 # A graph whose reference is not finite has its values in question, not its conversion: the
 # frontend raising on it (its first node is an Exp) is still a crash.
 "$py" -c 'import json, sys

@@ -59,6 +59,26 @@ static void result(const char *frontend, const char *id, const char *msg)
 	}
 }
 
+/* Its wrong values on frontend, described by msg. */
+static void wrong(const char *frontend, const char *id, const char *msg)
+{
+	struct db_result r;
+	struct err e = ERR_INIT;
+
+	memset(&r, 0, sizeof(r));
+	r.frontend = frontend;
+	r.id = id;
+	r.run_id = run_id;
+	r.outcome = OUTCOME_MISMATCH;
+	r.message = msg;
+	r.max_abs = 7;
+	r.atol = r.rtol = NAN;
+	if (db_put_result(&d, &r, &e) < 0) {
+		diag("%s", e.msg);
+		exit(1);
+	}
+}
+
 static void neighbour(const char *parent, const char *id, const char *change)
 {
 	struct err e = ERR_INIT;
@@ -89,6 +109,23 @@ static char *bug_of(const char *frontend, const char *rep, const char *also)
 	return pair[1];
 }
 
+/* The bug that test id is a member of, on frontend. */
+static char *bug_having(const char *frontend, const char *id)
+{
+	sqlite3_stmt *st = NULL;
+	char *bug = NULL;
+
+	if (sqlite3_prepare_v2(d.h, "SELECT bug_id FROM bug_members WHERE frontend = ?1 AND id = ?2", -1, &st,
+			       NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, frontend, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		bug = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return bug;
+}
+
 static char *title_of(const char *frontend, const char *bug)
 {
 	struct buf t = BUF_INIT;
@@ -105,11 +142,11 @@ int main(void)
 {
 	char dir[] = "/tmp/ferry-trigger-XXXXXX", *path, *bug, *t;
 	char r16[33], f32[33], i32[33], c64[33], r1[33], mp[33], mpd[33], mpc[33], mpk[33], lone[33], lone32[33];
-	char al[33], al32[33];
+	char al[33], al32[33], ad[33], ad0[33], sb[33], sb0[33], ml[33], ml32[33], dv[33], dv32[33];
 	struct err e = ERR_INIT;
 	const char *boom = "noint16: int16 inputs are not handled";
 
-	plan(10);
+	plan(13);
 	if (!mkdtemp(dir))
 		return 1;
 	path = xasprintf("%s/results.db", dir);
@@ -163,7 +200,44 @@ int main(void)
 	result("fe", al32, "Mul breaks whatever");
 	neighbour(al, al32, "dtype:float32");
 
+	/* Two operators' wrong values that one parameter's default makes right: one cause. */
+	instance("Add", "int32", "2", "\"alpha\":{\"int\":2}", ad);
+	instance("Add", "int32", "2", "", ad0);
+	instance("Sub", "int32", "2", "\"alpha\":{\"int\":2}", sb);
+	instance("Sub", "int32", "2", "", sb0);
+	wrong("fe", ad, "output 0: max |got - want| = 7 at [1] (got -1, want -8), 1 of 2 elements differ");
+	wrong("fe", sb, "output 0: max |got - want| = 3 at [0] (got 5, want 2), 1 of 2 elements differ");
+	result("fe", ad0, NULL);
+	result("fe", sb0, NULL);
+	neighbour(ad, ad0, "param:-alpha");
+	neighbour(sb, sb0, "param:-alpha");
+	/* Two operators' wrong values that another dtype makes right: that is true of many causes. */
+	instance("Mul", "int8", "2", "", ml);
+	instance("Mul", "float32", "2", "", ml32);
+	instance("Div", "int8", "2", "", dv);
+	instance("Div", "float32", "2", "", dv32);
+	wrong("fe", ml, "output 0: max |got - want| = 7 at [1] (got -1, want -8), 1 of 2 elements differ");
+	wrong("fe", dv, "output 0: max |got - want| = 3 at [0] (got 5, want 2), 1 of 2 elements differ");
+	result("fe", ml32, NULL);
+	result("fe", dv32, NULL);
+	neighbour(ml, ml32, "dtype:float32");
+	neighbour(dv, dv32, "dtype:float32");
+
 	ok(dedup_rebuild(&d, NULL, NULL, NULL, &e) == 0, "the failures grouped into bugs");
+
+	bug = bug_having("fe", ad);
+	t = bug_having("fe", sb);
+	ok(bug && t && !strcmp(bug, t), "Add's and Sub's wrong values that alpha's default rights are one bug");
+	free(t);
+	t = bug ? title_of("fe", bug) : xstrdup("");
+	is(t, "fails with alpha=2; passes with alpha at its default", "... whose trigger is alpha");
+	free(t);
+	free(bug);
+	bug = bug_having("fe", ml);
+	t = bug_having("fe", dv);
+	ok(bug && t && strcmp(bug, t), "Mul's and Div's that float32 rights stay two bugs");
+	free(t);
+	free(bug);
 
 	bug = bug_of("fe", r1, NULL);
 	ok(bug != NULL, "the rank-1 form represents the int16 bug (a neighbour of a member)");
