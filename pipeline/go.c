@@ -187,7 +187,8 @@ static int stage_harvest(struct go *g)
 	if (has_suites)
 		o.suites = g->a->suites;
 	o.sel = g->a->r.select;
-	o.timeout = HARVEST_DEFAULT_TIMEOUT;
+	o.timeout = g->a->harvest_timeout > 0 ? g->a->harvest_timeout : HARVEST_DEFAULT_TIMEOUT;
+	o.timeout_option = "--harvest-timeout";
 	o.quiet = g->a->quiet;
 	say(g, "harvest %s -> %s\n", g->library, esc_str(g->corpus));
 	if ((code = corpus_harvest(&o, &g->io)) != EXIT_OK)
