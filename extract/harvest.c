@@ -188,6 +188,8 @@ struct child {
 	struct buf in;          /* what the channel said that is not yet a whole line */
 	long open;              /* the test that has started and not finished, or -1 */
 	char *open_name;
+	long sample;            /* of it, the sample that started last in this child, or -1 */
+	char *sample_name;
 	long started;           /* tests it started */
 	long next;              /* the test after its last finished one */
 	int fail_code;          /* from "fail N": the harvest itself failed; -1 before */
@@ -271,7 +273,18 @@ static int on_line(const struct session *s, struct child *c, char *line, size_t 
 			c->open = (long)a->valuedouble;
 			free(c->open_name);
 			c->open_name = xstrdup(b->valuestring);
+			c->sample = -1;
 			c->started++;
+			c->deadline = now() + s->o->timeout;
+			r = 0;
+		}
+	} else if (is_word(line, wlen, PROTO_CH_SAMPLE)) {
+		/* Each sample has the whole timeout: a test of many is as slow as all of them. */
+		if (cJSON_IsNumber(a) && a->valuedouble >= 0 && cJSON_IsString(b) && c->open >= 0 &&
+		    take_counts(c, d) == 0) {
+			c->sample = (long)a->valuedouble;
+			free(c->sample_name);
+			c->sample_name = xstrdup(b->valuestring);
 			c->deadline = now() + s->o->timeout;
 			r = 0;
 		}
@@ -314,24 +327,30 @@ static int on_input(const struct session *s, struct child *c, struct err *e)
 	return r;
 }
 
-static int child_start(const struct session *s, struct child *c, long resume, struct err *e)
+static int child_start(const struct session *s, struct child *c, long resume, long resume_sample,
+		       struct err *e)
 {
 	const char **argv = NULL;
 	char **full = NULL;
-	char *env[4] = { NULL, NULL, NULL, NULL }, resume_text[32];
+	char *env[4] = { NULL, NULL, NULL, NULL }, resume_text[32], sample_text[32];
 	const char **keep = sandbox_env_keep(s->o->env, s->o->nenv);
 	size_t n = 0;
 	int r = -1;
 
 	if (!(c->scratch = sandbox_scratch_new(&c->lock, e)))
 		goto out;
-	argv = xcalloc(6 + 2 * (s->o->npatterns + s->o->nsuites + s->o->npytest), sizeof(*argv));
+	argv = xcalloc(8 + 2 * (s->o->npatterns + s->o->nsuites + s->o->npytest), sizeof(*argv));
 	snprintf(resume_text, sizeof(resume_text), "%ld", resume);
+	snprintf(sample_text, sizeof(sample_text), "%ld", resume_sample);
 	argv[n++] = s->self;
 	argv[n++] = "harvest-child";
 	argv[n++] = s->o->source;
 	argv[n++] = "--resume";
 	argv[n++] = resume_text;
+	if (resume_sample > 0) {
+		argv[n++] = "--resume-sample";
+		argv[n++] = sample_text;
+	}
 	for (size_t i = 0; i < s->o->npatterns; i++) {
 		argv[n++] = "--filter";
 		argv[n++] = s->o->patterns[i];
@@ -489,6 +508,7 @@ static void child_release(const struct session *s, struct child *c)
 		close(c->lock);
 	free(c->scratch);
 	free(c->open_name);
+	free(c->sample_name);
 	buf_release(&c->in);
 	buf_release(&c->err);
 	counts_release(&c->counts);
@@ -514,17 +534,17 @@ enum child_end {
 	CHILD_LOST,     /* the child ended, or was ended, before it could finish: why is in c and *why */
 };
 
-/* Run one child from test number resume until it ends. Returns the end, or -1 when this side fails
- * or is interrupted (e filled). */
-static int child_run(const struct session *s, struct child *c, long resume, struct buf *why,
-		     struct err *e)
+/* Run one child from test number resume (its sample resume_sample) until it ends. Returns the end,
+ * or -1 when this side fails or is interrupted (e filled); *timed_out says whether ferry ended it. */
+static int child_run(const struct session *s, struct child *c, long resume, long resume_sample,
+		     struct buf *why, bool *timed_out, struct err *e)
 {
 	struct proc_status st;
-	bool timed_out = false;
 	int r;
 
+	*timed_out = false;
 	c->next = resume;
-	if (child_start(s, c, resume, e) < 0)
+	if (child_start(s, c, resume, resume_sample, e) < 0)
 		return -1;
 	for (;;) {
 		struct pollfd pfd[2] = { { c->cp.fd_out, POLLIN, 0 }, { c->cp.fd_err, POLLIN, 0 } };
@@ -536,7 +556,7 @@ static int child_run(const struct session *s, struct child *c, long resume, stru
 			return err_set(e, EXIT_INTERRUPTED, "interrupted");
 		}
 		if (left <= 0) {
-			timed_out = true;
+			*timed_out = true;
 			break;
 		}
 		/* poll passes over a negative descriptor: a closed stderr is no longer watched */
@@ -568,12 +588,12 @@ static int child_run(const struct session *s, struct child *c, long resume, stru
 			break;
 		}
 	}
-	if (timed_out || c->corrupt) {
+	if (*timed_out || c->corrupt) {
 		struct err ignored = ERR_INIT;
 
 		proc_kill(&c->cp, KILL_GRACE_MS, &st, &ignored);
 		err_release(&ignored);
-		if (timed_out)
+		if (*timed_out)
 			buf_addf(why, "timed out after %g s", c->open >= 0 ? s->o->timeout : outside_timeout(s));
 		else
 			buf_adds(why, "wrote to ferry's channel");
@@ -589,14 +609,69 @@ static int child_run(const struct session *s, struct child *c, long resume, stru
 	return CHILD_LOST;
 }
 
+/* After a test's timeout: how to give tests more time (the caller's option), and whether the machine
+ * is busier than it has processors for, which makes a test slow that is not (said once). */
+static void timeout_hint(const struct session *s, struct buf *out)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	double load = 0;
+	bool loaded = getloadavg(&load, 1) == 1 && cpus > 0 && load > (double)cpus;
+
+	if (!s->o->timeout_option && !loaded)
+		return;
+	buf_adds(out, " (");
+	if (s->o->timeout_option)
+		buf_addf(out, "%s SECS gives each test more than %g s%s", s->o->timeout_option, s->o->timeout,
+			 loaded ? "; " : "");
+	if (loaded)
+		buf_addf(out, "the machine is loaded: load average %.1f on %ld processors", load, cpus);
+	buf_addc(out, ')');
+}
+
+/* A test that took its child down: said, counted with what it cost, and where the next child starts
+ * (*next, *next_sample): the sample after the one that was running in a test that numbers its
+ * samples, else the next test. A timeout says how to give tests more time, the first time. */
+static void lose_test(const struct session *s, const struct child *c, const char *why, bool timed_out,
+		      bool *hinted, long *next, long *next_sample)
+{
+	struct harvest *h = s->h;
+	struct buf hint = BUF_INIT;
+	char *reason;
+
+	if (timed_out && !*hinted) {
+		timeout_hint(s, &hint);
+		*hinted = true;
+	}
+	if (c->sample >= 0) {
+		reason = xasprintf("%s during test '%s', sample %ld ('%s')", why, c->open_name, c->sample,
+				   c->sample_name);
+		warn(s, "%s: going on from the next sample%s", reason, hint.data ? hint.data : "");
+		strmap_get(&h->lost_samples, c->open_name, NULL)->count++;
+		*next = c->open;
+		*next_sample = c->sample + 1;
+	} else {
+		/* No sample of it started in this child (a test that numbers none, or one whose samples
+		 * are made before the first that had not run): it is given up, what it had not yet
+		 * recorded lost with it. */
+		reason = xasprintf("%s during test '%s'", why, c->open_name);
+		warn(s, "%s: going on from the next test%s", reason, hint.data ? hint.data : "");
+		strmap_get(&h->lost_tests, c->open_name, NULL)->count++;
+		*next = c->open + 1;
+		*next_sample = 0;
+	}
+	XGROW(h->crashed, h->crashed_cap, h->ncrashed + 1);
+	h->crashed[h->ncrashed++] = reason;
+	buf_release(&hint);
+}
+
 /* Run children until the harvest is complete. Returns 0, or -1 with e filled (an empty message when
  * the child has printed the error itself). */
 static int run_children(const struct session *s, struct err *e)
 {
 	struct harvest *h = s->h;
 	struct err ignored = ERR_INIT;
-	long next = 0;
-	bool was_subreaper = false;
+	long next = 0, next_sample = 0;
+	bool was_subreaper = false, hinted = false;
 	/* A test's process that left its group (setsid) and lost its parent comes here, not to init,
 	 * and is ended with the child that started it: outside bwrap's process namespace nothing
 	 * else would end it. */
@@ -606,6 +681,7 @@ static int run_children(const struct session *s, struct err *e)
 	for (;;) {
 		struct child c;
 		struct buf why = BUF_INIT;
+		bool timed_out;
 		int end;
 
 		memset(&c, 0, sizeof(c));
@@ -613,24 +689,23 @@ static int run_children(const struct session *s, struct err *e)
 		buf_init(&c.in);
 		buf_init(&c.err);
 		c.open = -1;
+		c.sample = -1;
 		c.fail_code = -1;
 		c.lock = -1;
-		end = child_run(s, &c, next, &why, e);
+		end = child_run(s, &c, next, next_sample, &why, &timed_out, e);
 		/* What the tests said comes before what ferry says about how they ended. */
 		drain_output(s, &c);
 		/* What the child counted up to its last finished test stays counted. */
 		for (size_t i = 0; i < c.counts.n; i++)
 			counts_add(&h->counts, c.counts.keys[i], c.counts.vals[i]);
 		if (end == CHILD_LOST && c.open >= 0) {
-			char *reason = xasprintf("%s during test '%s'", why.data, c.open_name);
-
-			warn(s, "%s: going on from the next test", reason);
-			XGROW(h->crashed, h->crashed_cap, h->ncrashed + 1);
-			h->crashed[h->ncrashed++] = reason;
-			next = c.open + 1;
+			lose_test(s, &c, why.data, timed_out, &hinted, &next, &next_sample);
 			startup_deaths = 0;
 		} else if (end == CHILD_LOST) {
-			/* Between tests or before the first: the next child starts after the last finished one. */
+			/* Between tests or before the first: the next child starts after the last finished one
+			 * (or where this one started, when it finished none). */
+			if (c.next != next)
+				next_sample = 0;
 			next = c.next;
 			if (c.started)
 				startup_deaths = 0;
@@ -768,6 +843,8 @@ void harvest_init(struct harvest *h)
 	strmap_init(&h->skipped);
 	strmap_init(&h->suites);
 	strmap_init(&h->ids);
+	strmap_init(&h->lost_samples);
+	strmap_init(&h->lost_tests);
 	buf_init(&h->line);
 }
 
@@ -786,6 +863,8 @@ void harvest_release(struct harvest *h)
 	for (size_t i = 0; i < h->ncrashed; i++)
 		free(h->crashed[i]);
 	free(h->crashed);
+	strmap_release(&h->lost_samples);
+	strmap_release(&h->lost_tests);
 	counts_release(&h->counts);
 	buf_release(&h->line);
 	strmap_release(&h->ids);
@@ -955,7 +1034,7 @@ static PyObject *str_list(const char *const *v, size_t n) /* new reference, NULL
 
 int harvest_child_run(int fd, const char *source, const char *const *patterns, size_t npatterns,
 		      const char *const *suites, size_t nsuites, const char *const *pytest, size_t npytest,
-		      long resume, struct err *e)
+		      long resume, long resume_sample, struct err *e)
 {
 	PyObject *mod = NULL, *res = NULL, *pats = NULL, *sui = NULL, *pyt = NULL;
 	int r = -1;
@@ -965,8 +1044,9 @@ int harvest_child_run(int fd, const char *source, const char *const *patterns, s
 	if (!(pats = str_list(patterns, npatterns)) || !(sui = str_list(suites, nsuites)) ||
 	    !(pyt = str_list(pytest, npytest))) /* new */
 		goto pyfail;
-	/* ferry.extract.channel.run(fd, source, patterns, suites, pytest, resume) */
-	if (!(res = PyObject_CallMethod(mod, "run", "isOOOl", fd, source, pats, sui, pyt, resume))) /* new */
+	/* ferry.extract.channel.run(fd, source, patterns, suites, pytest, resume, resume_sample) */
+	if (!(res = PyObject_CallMethod(mod, "run", "isOOOll", fd, source, pats, sui, pyt, resume,
+					resume_sample))) /* new */
 		goto pyfail;
 	r = 0;
 	goto out;

@@ -7,8 +7,10 @@
  * canonical form) into the first one seen, writes the others to the corpus and counts them per suite
  * (each record's source.suite). A test that exits, crashes, hangs past the timeout or scribbles on
  * the channel ends that child: the test is counted as crashed, with the reason, and a new child goes
- * on from the next test (tests come in the same order each time). A child that ends outside any test
- * twice running ends the harvest.
+ * on from the next test (tests come in the same order each time), or, in a test that numbers its
+ * samples (an OpInfo or ModuleInfo entry), from the sample after the one that ended it: each sample
+ * then has the timeout, and costs only itself. A child that ends outside any test twice running ends
+ * the harvest.
  *
  * The engine prints nothing: it reports through the hooks in struct harvest_opts. The struct harvest
  * it fills is the caller's to print. */
@@ -50,7 +52,8 @@ struct harvest_opts {
 	size_t nsuites;
 	const char *const *pytest;      /* --pytest paths, as given (borrowed) */
 	size_t npytest;
-	double timeout;                 /* seconds a test may take */
+	double timeout;                 /* seconds a test (or a sample of one) may take */
+	const char *timeout_option;     /* the option that sets it, said when a test times out, or NULL */
 	int no_sandbox;                 /* run the children without bubblewrap */
 	const char *const *env;         /* --env names the tests also see (borrowed) */
 	size_t nenv;
@@ -80,6 +83,10 @@ struct harvest {
 	struct harvest_counts counts;  /* of the children that have ended */
 	char **crashed;         /* one reason per test that took its process down (owned) */
 	size_t ncrashed, crashed_cap;
+	/* What they cost, by test name: a test that numbers its samples loses the one that took its
+	 * process down (lost_samples: test -> samples lost); another loses what it had not yet
+	 * recorded, and its samples not yet made with it (lost_tests: test -> times). */
+	struct strmap lost_samples, lost_tests;
 
 	/* The engine's own. */
 	struct strmap ids;      /* id -> times seen */
@@ -129,9 +136,10 @@ void harvest_release(struct harvest *h);
 int harvest_run(struct harvest *h, const struct harvest_opts *o, struct err *e);
 
 /* The child's side (ferry harvest-child): run extract/harvest_SOURCE.py through ferry.extract.channel.run,
- * writing the channel to fd and skipping the first resume tests. 0, or -1 with e filled. */
+ * writing the channel to fd and skipping the first resume tests and the first resume_sample samples
+ * of the next. 0, or -1 with e filled. */
 int harvest_child_run(int fd, const char *source, const char *const *patterns, size_t npatterns,
 		      const char *const *suites, size_t nsuites, const char *const *pytest, size_t npytest,
-		      long resume, struct err *e);
+		      long resume, long resume_sample, struct err *e);
 
 #endif

@@ -92,6 +92,14 @@ class Harvest:
     def finish(self):
         channel.finish(self.ferry, self.counts())
 
+    def sample(self, k, name):
+        """Whether to run sample k (named name) of the test that began last (channel.sample)."""
+        return channel.sample(self.ferry, k, name, self.counts())
+
+    def done_before(self, k):
+        """Whether an earlier process did sample k of the test that began last."""
+        return channel.done_before(self.ferry, k)
+
     def wanted(self, *names):
         return not self.patterns or any(fnmatch.fnmatchcase(n, p) for n in names for p in self.patterns)
 

@@ -19,7 +19,9 @@ them. The random generator is seeded before each case, so a harvest is the same 
 The C side calls harvest() (through channel); records go back through ferry.emit as JSON text,
 problems through ferry.skip(reason, where), progress through ferry.progress(done, total, label), and
 each test (an OpInfo entry, a ModuleInfo entry, a common_nn test, a pytest item) is numbered, and
-skipped when an earlier process did it, through channel.begin and finish.
+skipped when an earlier process did it, through channel.begin and finish; the samples of an OpInfo
+or ModuleInfo entry are numbered within it (every dtype's in turn, as enumerated), so that one that
+hangs or crashes costs itself only: the next process runs the entry again from the sample after it.
 """
 
 import contextlib
@@ -135,10 +137,18 @@ def _opinfo_names(op):
     return {full, "torch." + base, "torch.Tensor." + base.split(".")[-1], "torch.Tensor." + base.split(".")[-1] + "_"}
 
 
+def _extra_op_db():
+    """The OpInfo entries of the modules $FERRY_TORCH_OPINFO names (comma-separated, importable):
+    each module's op_db, after PyTorch's (an extension's operators, or a test's own)."""
+    import importlib
+    return [op for name in os.environ.get("FERRY_TORCH_OPINFO", "").split(",") if name.strip()
+            for op in importlib.import_module(name.strip()).op_db]
+
+
 def _opinfo(h):
     from torch.testing._internal.common_methods_invocations import op_db
 
-    ops = [op for op in op_db if h.wanted_case(*_opinfo_names(op))]
+    ops = [op for op in [*op_db, *_extra_op_db()] if h.wanted_case(*_opinfo_names(op))]
     h.recorder.allow_tensorless = True  # creation operators (zeros, arange, ...) are operators here
     try:
         for done, op in enumerate(ops, 1):
@@ -154,15 +164,20 @@ def _opinfo_op(h, op):
     full = f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
     where = _where(op.sample_inputs_func)
     variants = [("", op.op), ("method", op.method_variant), ("inplace", op.inplace_variant)]
+    n = 0  # the entry's samples so far, every dtype's
     for dtype in sorted(op.supported_dtypes("cpu"), key=str):
         torch.manual_seed(0)
         name = f"{full}:{_dtype_name(dtype)}"
         try:
             samples = list(op.sample_inputs("cpu", dtype, requires_grad=False))
         except Exception as e:  # a generator that fails on this build: the rest goes on
-            h.ferry.skip(f"OpInfo samples failed: {type(e).__name__}", name)
+            if not h.done_before(n):
+                h.ferry.skip(f"OpInfo samples failed: {type(e).__name__}", name)
             continue
         for k, sample in enumerate(samples):
+            n += 1
+            if not h.sample(n - 1, f"{name}:{k}"):
+                continue
             h.tests += 1
             for variant, fn in variants:
                 if fn is None:
@@ -195,6 +210,7 @@ def _modules(h):
 
 def _module_info(h, info):
     where = _where(info.module_inputs_func)
+    n = 0  # the entry's samples so far, every dtype's and mode's
     for dtype in sorted(info.supported_dtypes("cpu"), key=str):
         for training in (True, False):
             torch.manual_seed(0)
@@ -203,10 +219,12 @@ def _module_info(h, info):
                 inputs = info.module_inputs_func(info, device="cpu", dtype=dtype, requires_grad=False,
                                                  training=training)
             except Exception as e:
-                h.ferry.skip(f"ModuleInfo inputs failed: {type(e).__name__}", name)
+                if not h.done_before(n):
+                    h.ferry.skip(f"ModuleInfo inputs failed: {type(e).__name__}", name)
                 continue
             for k, module_input in enumerate(inputs):
-                if module_input.forward_input is None:
+                n += 1
+                if module_input.forward_input is None or not h.sample(n - 1, f"{name}:{k}"):
                     continue
                 h.tests += 1
                 c, f = module_input.constructor_input, module_input.forward_input

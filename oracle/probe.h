@@ -7,6 +7,7 @@
 #ifndef FERRY_PROBE_H
 #define FERRY_PROBE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "buf.h"
@@ -29,9 +30,13 @@ enum probe_class {
 const char *probe_dtype(const struct instance *in);
 /* The elements of the test's tensor inputs (a dimension of unknown size counts as 1). */
 uint64_t probe_elements(const struct instance *in);
+/* Whether the test is degenerate: an output, its first tensor input or an input of its group's
+ * dtype has a dimension of size 0 (an empty batch; an empty axes or index tensor is not). */
+bool probe_degenerate(const struct instance *in);
 /* <0 when a is the simpler probe, >0 when b is: a test on an input in the operator's undefined
- * domain last (whatever the frontend answers there means nothing), then the fewest input
- * elements, the fewest parameters, the smaller id. Deterministic, so every run picks the same. */
+ * domain last (whatever the frontend answers there means nothing), then a degenerate test, then the
+ * fewest input elements, the fewest parameters, the smaller id. Deterministic, so every run picks
+ * the same; a group of degenerate tests only still has its probe. */
 int probe_cmp(const struct instance *a, int a_undefined, const struct instance *b, int b_undefined);
 /* The class of a probe's outcome (by name); a name that is no outcome is failing. */
 enum probe_class probe_class(const char *outcome);

@@ -106,6 +106,28 @@ static void on_progress(void *ctx, long done, long total, const char *label)
 	progress_update(&sh->progress, (size_t)done, 0);
 }
 
+/* What the tests that crashed or timed out cost, by test: samples of a test that numbers them (the
+ * one running; the next child went on from the sample after it), or a test whole (what it had not
+ * yet recorded, its samples not yet made with it: how many, no one knows). */
+static void print_lost(FILE *fp, const struct harvest *h, int w)
+{
+	struct strmap_entry **v = strmap_sorted(&h->lost_samples), **t = strmap_sorted(&h->lost_tests);
+	size_t samples = 0;
+
+	for (size_t i = 0; v[i]; i++)
+		samples += v[i]->count;
+	fprintf(fp, "  %-*s %zu sample%s, %zu test%s whole\n", w, "lost to them", samples, samples == 1 ? "" : "s",
+		h->lost_tests.len, h->lost_tests.len == 1 ? "" : "s");
+	for (size_t i = 0; v[i] && i < 15; i++)
+		fprintf(fp, "    %6zu  %s (sample%s)\n", v[i]->count, esc_str(v[i]->key), v[i]->count == 1 ? "" : "s");
+	for (size_t i = 0; t[i] && i < 15; i++)
+		fprintf(fp, "    %6s  %s (the rest of the test)\n", "whole", esc_str(t[i]->key));
+	if (h->lost_samples.len > 15 || h->lost_tests.len > 15)
+		fprintf(fp, "    (and more)\n");
+	free(v);
+	free(t);
+}
+
 /* The counts: "tests" first as "tests read", then the others under their own names, the calls not
  * recorded last with their reasons, most frequent first; then the tests that took their process
  * down, each with its reason. */
@@ -132,6 +154,7 @@ static void print_counts(FILE *fp, const struct harvest *h, const struct harvest
 	fprintf(fp, "  %-*s %zu\n", w, "tests crashed", h->ncrashed);
 	for (size_t i = 0; i < h->ncrashed; i++)
 		fprintf(fp, "    %s\n", esc_str(h->crashed[i]));
+	print_lost(fp, h, w);
 }
 
 /* One row per suite when the source has several: instances, operators, merged, unmigratable; then
@@ -320,6 +343,7 @@ static char **harvest_options(const struct corpus_opts *a, struct harvest_opts *
 	o->pytest = a->pytest.v;
 	o->npytest = a->pytest.n;
 	o->timeout = a->timeout;
+	o->timeout_option = a->timeout_option;
 	o->no_sandbox = a->no_sandbox;
 	o->env = a->envs.v;
 	o->nenv = a->envs.n;

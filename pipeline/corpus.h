@@ -17,7 +17,8 @@ struct corpus_opts {
 	struct opts_list suites, pytest;
 	struct opts_list cpp, includes, defines;  /* --cpp: what libclang reads, and how */
 	struct opts_list envs;          /* variables the tests also see */
-	double timeout;                 /* a test's, in seconds */
+	double timeout;                 /* a test's (or a sample's of one), in seconds */
+	const char *timeout_option;     /* the caller's option that sets it, said when a test times out */
 	double parse_timeout;           /* --cpp: a file's parse, or 0: the default */
 	unsigned long long parse_memory;  /* --cpp: a file's parse, or 0: the default */
 	int no_sandbox, quiet;

@@ -87,6 +87,12 @@ struct group {
 	size_t runnable;        /* queue entries that can run (before --per-op and --limit) */
 };
 
+/* What runs added up: a chunk's "run" line is that chunk's, and a budget runs many. */
+struct tally {
+	size_t ran, already, invalid, left, chunks;
+	size_t counts[OUTCOME_COUNT];  /* by enum outcome */
+};
+
 struct go {
 	struct go_opts *a;          /* the options (borrowed) */
 	struct stage_io io;         /* what the stages say, and where */
@@ -100,6 +106,8 @@ struct go {
 	double start;
 	size_t ran, failures;
 	int out_of_time;
+	struct tally run[RUNOPTS_MAX_FRONTENDS];  /* the run stage's, by frontend (index in a->r.fes) */
+	struct tally whole;         /* every test the command ran, of every library (go_release keeps it) */
 };
 
 static void say(const struct go *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -179,7 +187,8 @@ static int stage_harvest(struct go *g)
 	if (has_suites)
 		o.suites = g->a->suites;
 	o.sel = g->a->r.select;
-	o.timeout = HARVEST_DEFAULT_TIMEOUT;
+	o.timeout = g->a->harvest_timeout > 0 ? g->a->harvest_timeout : HARVEST_DEFAULT_TIMEOUT;
+	o.timeout_option = "--harvest-timeout";
 	o.quiet = g->a->quiet;
 	say(g, "harvest %s -> %s\n", g->library, esc_str(g->corpus));
 	if ((code = corpus_harvest(&o, &g->io)) != EXIT_OK)
@@ -791,6 +800,56 @@ static void print_run(const struct go *g, const struct frontend *fe, const struc
 	say(g, "%s\n", x->maxfail ? " (--maxfail)" : "");
 }
 
+static void tally_add(struct tally *t, const struct session_result *x)
+{
+	t->ran += x->ran;
+	t->already += x->already;
+	t->invalid += x->invalid;
+	t->left += x->budget_left_out;
+	t->chunks++;
+	for (size_t k = 0; k < OUTCOME_COUNT; k++)
+		t->counts[k] += x->counts[k];
+}
+
+/* The outcomes of t, ", N OUTCOME" each. */
+static void print_outcomes(const struct go *g, const struct tally *t)
+{
+	for (size_t k = 0; k < OUTCOME_COUNT; k++)
+		if (t->counts[k])
+			fprintf(g->io.out, ", %zu %s", t->counts[k], outcome_name(k));
+}
+
+/* The run stage's account of each frontend that ran more than one chunk: the last chunk's line
+ * is not the stage's. */
+static void print_run_totals(const struct go *g)
+{
+	for (size_t i = 0; i < g->a->r.nfes; i++) {
+		const struct tally *t = &g->run[i];
+
+		if (t->chunks < 2)
+			continue;
+		fprintf(g->io.out, "run %s in all: %zu ran now in %zu chunks", esc_str(g->a->r.fes[i].label), t->ran,
+			t->chunks);
+		print_outcomes(g, t);
+		if (t->already)
+			fprintf(g->io.out, "; %zu already in the store", t->already);
+		if (t->invalid)
+			fprintf(g->io.out, "; %zu invalid", t->invalid);
+		if (t->left)
+			fprintf(g->io.out, "; %zu left for later", t->left);
+		say(g, "\n");
+	}
+}
+
+/* The index of fe in the options' frontends, by its label (unique), or -1. */
+static int fe_index(const struct go *g, const struct frontend *fe)
+{
+	for (size_t i = 0; i < g->a->r.nfes; i++)
+		if (!strcmp(g->a->r.fes[i].label, fe->label))
+			return (int)i;
+	return -1;
+}
+
 /* runopts' progress line, left out for a frontend that has nothing left to run. */
 static void on_started(void *ctx, const struct frontend *fe, size_t total)
 {
@@ -829,8 +888,13 @@ static int run_group(struct go *g, struct group *q, const char *ids, struct err 
 	}
 	r = session_run(s, q->fes, q->nfes, res, e) < 0 ? -1 : 0;
 	for (size_t i = 0; i < q->nfes; i++) {
+		int f = fe_index(g, &q->fes[i]);
+
 		if (r == 0)
 			print_run(g, &q->fes[i], &res[i]);
+		if (f >= 0 && !res[i].unavailable)
+			tally_add(&g->run[f], &res[i]);
+		tally_add(&g->whole, &res[i]);
 		g->ran += res[i].ran;
 		for (size_t k = 0; k < OUTCOME_COUNT; k++)
 			if (outcome_is_failure(k))
@@ -865,6 +929,7 @@ static int stage_run(struct go *g, struct err *e)
 			say(g, "run: the budget of %gs is spent; %zu tests of the sample are left for later\n",
 			    g->a->budget, most - from);
 			g->out_of_time = 1;
+			to = from;
 			break;
 		}
 		for (size_t k = 0; k < g->ngroups; k++)
@@ -905,6 +970,17 @@ static int stage_run(struct go *g, struct err *e)
 		to = to * 2 > most ? most : to * 2;
 		(void)want;
 	}
+	/* The chunks the budget left no time for: no session saw them, so none counted them. */
+	for (size_t k = 0; k < g->ngroups && g->out_of_time; k++)
+		for (size_t i = 0; i < g->groups[k].nfes && to < g->groups[k].nsample; i++) {
+			int f = fe_index(g, &g->groups[k].fes[i]);
+
+			if (f >= 0)
+				g->run[f].left += g->groups[k].nsample - to;
+			g->whole.left += g->groups[k].nsample - to;
+		}
+	if (r >= 0)
+		print_run_totals(g);
 	strmap_release(&only);
 	return r < 0 ? -1 : 0;
 }
@@ -1130,6 +1206,7 @@ static void go_release(struct go *g)
 {
 	struct go_opts *a = g->a;
 	struct stage_io io = g->io;
+	struct tally whole = g->whole;
 
 	for (size_t k = 0; k < g->ngroups; k++) {
 		struct group *q = &g->groups[k];
@@ -1158,6 +1235,7 @@ static void go_release(struct go *g)
 	memset(g, 0, sizeof(*g));
 	g->a = a;
 	g->io = io;
+	g->whole = whole;
 }
 
 /* The groups of the library's frontends: one per counts file. */
@@ -1273,8 +1351,14 @@ int go_run(struct go_opts *a, const char *const *libs, size_t nlibs, const char 
 	}
 	if (code == EXIT_INTERRUPTED)
 		fprintf(stderr, "ferry: what is done is kept in '%s'; run the same command to go on\n", esc_str(dir));
-	else if (code == EXIT_OK)
-		say(&g, "go: done in %.0fs\n", progress_now() - start);
+	else if (code == EXIT_OK) {
+		/* The whole command's account, whatever chunks, libraries and trigger runs it took. */
+		fprintf(g.io.out, "go: done in %.0fs; %zu ran now", progress_now() - start, g.whole.ran);
+		print_outcomes(&g, &g.whole);
+		if (g.whole.left)
+			fprintf(g.io.out, "; %zu left for later", g.whole.left);
+		say(&g, "\n");
+	}
 	go_release(&g);
 	return code;
 }

@@ -29,6 +29,7 @@ struct go_opts {
 	 * GO_TRIGGER_BUGS); no_triggers: no trigger stage. */
 	int triggers, trigger_bugs, no_triggers;
 	double budget;                  /* seconds from the start of the command, or 0 */
+	double harvest_timeout;         /* a harvested test's (or sample's), or 0: the harvest's default */
 	struct runopts r;               /* the run: frontends, --op/--test, -j, -t, -m, --rerun, --maxfail */
 };
 

@@ -26,8 +26,8 @@
  *
  * The harvest channel (extract/channel.py -> src/cmd-harvest.c): one line per message, a word
  * and a JSON value: CH_EMIT record, CH_SKIP [reason, where], CH_PROGRESS [done, total, label],
- * CH_TEST [index, name], CH_DONE counts, CH_END counts; and CH_FAIL code from ferry harvest-child
- * itself.
+ * CH_TEST [index, name], CH_SAMPLE [k, name] (sample k of that test starts), CH_DONE counts,
+ * CH_END counts; and CH_FAIL code from ferry harvest-child itself.
  *
  * The C++ parse channel (ferry harvest-cpp-child -> extract/cpp/watch.c): one line per event, a word and a
  * JSON value: CPP_EMIT record, CPP_COUNT [n, key], CPP_WARN message, CPP_OP [operator, n] (for
@@ -138,6 +138,7 @@
 #define PROTO_CH_SKIP "skip"
 #define PROTO_CH_PROGRESS "progress"
 #define PROTO_CH_TEST "test"
+#define PROTO_CH_SAMPLE "sample"
 #define PROTO_CH_DONE "done"
 #define PROTO_CH_END "end"
 #define PROTO_CH_FAIL "fail"
@@ -161,7 +162,7 @@
 	X(TASK_RUN) X(TASK_WRAP) X(TASK_VALIDATE) \
 	X(VERDICT_OK) X(VERDICT_MISMATCH) X(VERDICT_CRASH) X(VERDICT_ERROR) X(VERDICT_UNAVAILABLE) \
 	X(STAGE_LOAD) X(STAGE_COMPILE) X(STAGE_EXECUTE) X(STAGE_WRAP) \
-	X(CH_EMIT) X(CH_SKIP) X(CH_PROGRESS) X(CH_TEST) X(CH_DONE) X(CH_END) X(CH_FAIL) \
+	X(CH_EMIT) X(CH_SKIP) X(CH_PROGRESS) X(CH_TEST) X(CH_SAMPLE) X(CH_DONE) X(CH_END) X(CH_FAIL) \
 	X(STAGE_MUTATED)
 
 #endif

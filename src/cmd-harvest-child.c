@@ -1,12 +1,12 @@
-/* cmd-harvest-child.c: ferry harvest-child SOURCE --resume N [--filter GLOB]... [--suite NAME]...
- *                      [--pytest PATH]...
+/* cmd-harvest-child.c: ferry harvest-child SOURCE --resume N [--resume-sample K] [--filter GLOB]...
+ *                      [--suite NAME]... [--pytest PATH]...
  *
  * Not for people: ferry harvest (src/cmd-harvest.c) runs the harvest itself, third-party test code
  * and all, in this child process, so that a test that exits, crashes or hangs ends this process and
  * not the harvest. The child runs extract/harvest_SOURCE.py through extract/channel.py
  * (harvest_child_run, extract/harvest.h), which numbers the tests, skips the first N (those an
- * earlier child did) and sends each record, skip, progress step and test boundary to the parent as
- * one line, written as soon as it is made.
+ * earlier child did) and, of test N, its first K samples, and sends each record, skip, progress
+ * step, test and sample boundary to the parent as one line, written as soon as it is made.
  *
  * The channel is the standard output the parent gave this process. Test code prints, to sys.stdout
  * and to file descriptor 1 directly, so the channel is moved to a descriptor of its own (close-on-exec:
@@ -26,20 +26,22 @@
 #define CHANNEL_FD_MIN 64
 
 static const char usage[] =
-	"usage: ferry harvest-child SOURCE --resume N [--filter GLOB]... [--suite NAME]... [--pytest PATH]...\n"
+	"usage: ferry harvest-child SOURCE --resume N [--resume-sample K] [--filter GLOB]... [--suite NAME]...\n"
+	"                           [--pytest PATH]...\n"
 	"\n"
 	"The process in which ferry harvest runs a library's tests, speaking to it over its standard\n"
 	"output. ferry harvest starts these; there is no need to start one by hand.\n";
 
 struct harvest_child_args {
 	struct opts_list patterns, suites, pytest;
-	int resume;
+	int resume, resume_sample;
 };
 
 #define AT(f) offsetof(struct harvest_child_args, f)
 
 static const struct opt options[] = {
 	OPT_INT(0, "resume", "N", "skip the first N tests (an earlier child ran them)", AT(resume), 0, 2147483647),
+	OPT_INT(0, "resume-sample", "K", "and the first K samples of test N", AT(resume_sample), 0, 2147483647),
 	OPT_LIST(0, "filter", "GLOB", "keep only instances whose operator or test matches GLOB", AT(patterns)),
 	OPT_LIST(0, "suite", "NAME", "harvest this suite", AT(suites)),
 	OPT_LIST(0, "pytest", "PATH", "run the pytest tests of PATH", AT(pytest)),
@@ -79,7 +81,7 @@ static int cmd_harvest_child(int argc, char **argv)
 		goto out;
 	}
 	if (harvest_child_run(fd, argv[optind], a->patterns.v, a->patterns.n, a->suites.v, a->suites.n, a->pytest.v,
-			      a->pytest.n, a->resume, &e) < 0) {
+			      a->pytest.n, a->resume, a->resume_sample, &e) < 0) {
 		char line[32];
 		int n;
 

@@ -47,8 +47,10 @@ static const char more[] =
 	"network and no capabilities (a warning names any part the machine refuses). What they print\n"
 	"is shown escaped, each line marked 'test|'. A test that exits, crashes, hangs or writes\n"
 	"to ferry's channel is counted under 'tests crashed' with the reason, and the harvest goes on\n"
-	"from the next test; exit status 0. A harvest that ends early says so, keeps what it harvested\n"
-	"in CORPUS.partial and exits non-zero (130 on Ctrl-C).\n";
+	"from the next test, or, in an OpInfo or ModuleInfo entry (each of whose samples has the\n"
+	"timeout), from the next sample; 'lost to them' counts what they cost, by test; exit status 0.\n"
+	"A harvest that ends early says so, keeps what it harvested in CORPUS.partial and exits\n"
+	"non-zero (130 on Ctrl-C).\n";
 
 #define AT(f) offsetof(struct corpus_opts, f)
 
@@ -78,8 +80,8 @@ static const struct opt options[] = {
 		 "whose parse needs more is skipped", AT(parse_memory)),
 	OPT_SECONDS(0, "parse-timeout", "SECS", "--cpp: the time (CPU and wall clock) one file's parse may take\n"
 		    "(default 60); a file whose parse takes longer is skipped", AT(parse_timeout)),
-	OPT_SECONDS('t', "timeout", "SECS", "a test that runs longer is stopped and counted as crashed (default 300)",
-		    AT(timeout)),
+	OPT_SECONDS('t', "timeout", "SECS", "a test (an OpInfo or ModuleInfo entry: a sample of it) that runs\n"
+		    "longer is stopped and counted as crashed (default 300)", AT(timeout)),
 	OPT_LIST(0, "env", "NAME", "the tests also see the environment variable NAME (repeatable); they\n"
 		 "see only the locale, PATH, Python's and the libraries' own settings otherwise", AT(envs)),
 	OPT_FLAG(0, "no-sandbox", "run the tests without bubblewrap's sandbox", AT(no_sandbox)),
@@ -100,7 +102,7 @@ static bool env_name_valid(const char *name)
 
 static int cmd_harvest(int argc, char **argv)
 {
-	struct corpus_opts args = { .timeout = HARVEST_DEFAULT_TIMEOUT }, *a = &args;
+	struct corpus_opts args = { .timeout = HARVEST_DEFAULT_TIMEOUT, .timeout_option = "--timeout" }, *a = &args;
 	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python() };
 	struct err e = ERR_INIT;
 	const char *source;

@@ -1,11 +1,11 @@
 #!/bin/sh
 # ferry go end to end on a small real slice (ONNX node tests of three operators, on ONNX Runtime):
 # every stage's output, a second run that skips every stage, --per-op and --limit, a run
-# interrupted by SIGINT that the same command finishes, and --budget.
+# interrupted by SIGINT that the same command finishes, and --budget (whose chunks add up).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module onnx
 need_python_module onnxruntime
-plan 31
+plan 36
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 ops='Relu,Abs,Conv'
@@ -79,4 +79,22 @@ expect_exit 0 "--budget" -- env BROKEN_SLEEP=1 "$FERRY" go onnx -F broken --op "
 ran=$(sql bud/onnx/results.db "SELECT count(*) FROM results WHERE frontend = 'broken'")
 check "runs part of the sample ($ran of $sample)" -- test "$ran" -ge 1 -a "$ran" -lt "$sample"
 contains "and says what is left" "$out" "left for later"
+last=$(printf '%s\n' "$out" | tail -n 1)
+n=$(printf '%s\n' "$last" | sed -n 's/^go: done in [0-9]*s; \([0-9]*\) ran now.*/\1/p')
+left=$(printf '%s\n' "$last" | sed -n 's/.*; \([0-9]*\) left for later$/\1/p')
+check "and ends with what ran and what is left of the whole sample ($last)" -- \
+	test "$n" = "$ran" -a "$((n + ${left:-0}))" -eq "$sample"
+
+# With a budget that lasts, the sample runs in chunks that double (8, 16, ... with -j 1), each chunk
+# with its line; the command ends with the whole run's account, not the last chunk's.
+mkdir -p all/onnx
+cp corpus.jsonl corpus.jsonl.args all/onnx/
+expect_exit 0 "--budget that lasts" -- "$FERRY" go onnx -F ort --op "$ops" --budget 3600 -o all -j 1 -q
+ran=$(sql all/onnx/results.db "SELECT count(*) FROM results WHERE frontend = 'ort'")
+chunks=$(printf '%s\n' "$out" | grep -c '^run ort: ')
+check "runs the whole sample ($ran of $sample) in chunks ($chunks)" -- test "$ran" -eq "$sample" -a "$chunks" -ge 2
+contains "says what the chunks added up to" "$out" "run ort in all: $ran ran now in $chunks chunks, $ran pass"
+last=$(printf '%s\n' "$out" | grep 'ran now' | tail -n 1)
+n=$(printf '%s\n' "$last" | sed -n 's/^go: done in [0-9]*s; \([0-9]*\) ran now.*/\1/p')
+check "and the last count is the whole run's ($last)" -- test "$n" = "$ran"
 finish

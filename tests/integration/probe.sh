@@ -8,7 +8,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 36
+plan 37
 sqlw() { "$py" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()' "$@"; }
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 # The groups of the valid instances: operator and dtype (the first output's, else the first input's).
@@ -18,7 +18,7 @@ probed="SELECT op || ' ' || dtype FROM support ORDER BY 1"
 
 "$FERRY" harvest onnx -q -o corpus.jsonl -f test_floor -f test_floor_example -f test_ceil -f test_ceil_example \
 	-f test_exp -f test_exp_example -f test_add -f test_add_bcast -f 'test_cast_FLOAT_to_*' \
-	>/dev/null
+	-f test_reduce_sum_empty_set -f test_reduce_sum_keepdims_example >/dev/null
 "$FERRY" wrap corpus.jsonl -o wrapped -q >/dev/null
 
 expect_exit 0 "a run through ONNX Runtime probes as it goes" -- "$FERRY" run wrapped -F ort -o s.db -j 2 -q
@@ -37,6 +37,11 @@ valid=$(grep -c '"status":"ok"' wrapped/wrapped.jsonl)
 check "probes are not results ($n results of $valid tests)" -- [ "$n" -eq "$valid" ]
 bad=$(sql s.db "SELECT count(*) FROM support s JOIN results r ON r.id = s.probe_id WHERE r.outcome <> s.outcome")
 check "a probe has its test's outcome" -- [ "$bad" -eq 0 ]
+# ReduceSum's empty set (a 2x0x4 input) is its group's smallest test, but an empty tensor takes a path
+# of its own: the probe is the group's simplest test with elements.
+got=$(sql s.db "SELECT json_extract(i.record, '\$.inputs[0].tensor.shape') FROM support s
+	JOIN instances i ON i.id = s.probe_id WHERE s.op = 'ReduceSum'")
+check "a group's probe is no empty tensor while it has other tests (got $got)" -- [ "$got" = "[3,2,2]" ]
 
 # Again, the same release: nothing to probe, even with tests left to run.
 sqlw s.db "DELETE FROM results"

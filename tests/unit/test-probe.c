@@ -18,12 +18,21 @@ static const char *const records[] = {
 	"{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[]}}]}",
 	/* 2: also 4 elements, no parameter: simpler than 1 */
 	"{\"library\":\"onnx\",\"op\":\"Add\",\"inputs\":["
-	"{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,2]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[0]}}]}",
+	"{\"tensor\":{\"dtype\":\"float32\",\"shape\":[3]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[]}}]}",
 	/* 3: an output of another dtype decides the group */
 	"{\"library\":\"onnx\",\"op\":\"Cast\",\"params\":{\"to\":{\"int\":10}},\"inputs\":["
 	"{\"tensor\":{\"dtype\":\"float32\",\"shape\":[3]}}],\"outputs\":[{\"tensor\":{\"dtype\":\"float16\",\"shape\":[3]}}]}",
 	/* 4: no tensor at all */
 	"{\"library\":\"onnx\",\"op\":\"Constant\",\"params\":{\"value_int\":{\"int\":3}}}",
+	/* 5: an empty batch: no elements, no parameter, yet degenerate */
+	"{\"library\":\"onnx\",\"op\":\"Add\",\"inputs\":["
+	"{\"tensor\":{\"dtype\":\"float32\",\"shape\":[0,3]}},{\"tensor\":{\"dtype\":\"float32\",\"shape\":[]}}]}",
+	/* 6: an empty axes tensor (ReduceSum's "no axes"): a form of the operator, not degenerate */
+	"{\"library\":\"onnx\",\"op\":\"ReduceSum\",\"inputs\":["
+	"{\"tensor\":{\"dtype\":\"float32\",\"shape\":[3]}},{\"tensor\":{\"dtype\":\"int64\",\"shape\":[0]}}]}",
+	/* 7: an output with no elements */
+	"{\"library\":\"onnx\",\"op\":\"Slice\",\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[3]}}],"
+	"\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[0]}}]}",
 };
 #define N (sizeof(records) / sizeof(records[0]))
 
@@ -48,7 +57,7 @@ int main(void)
 	const struct probe_row *p;
 	int parsed = 1;
 
-	plan(24);
+	plan(29);
 	for (size_t i = 0; i < N; i++)
 		parsed &= record_parse(&in[i], records[i], strlen(records[i]), &e) == 0;
 	if (!ok(parsed, "the records parse: %s", e.msg ? e.msg : "")) {
@@ -65,21 +74,28 @@ int main(void)
 
 	is_int((long long)probe_elements(&in[0]), 12, "elements: the sum over the inputs");
 	is_int((long long)probe_elements(&in[1]), 4, "a scalar is one element");
-	is_int((long long)probe_elements(&in[2]), 4, "an empty tensor none");
+	is_int((long long)probe_elements(&in[5]), 1, "an empty tensor none");
 	ok(probe_cmp(&in[1], 0, &in[0], 0) < 0 && probe_cmp(&in[0], 0, &in[1], 0) > 0,
 	   "fewer input elements is simpler");
 	ok(probe_cmp(&in[2], 0, &in[1], 0) < 0, "at equal elements, fewer parameters");
 	ok(probe_cmp(&in[1], 1, &in[0], 0) > 0, "a test on an undefined input goes last, however small");
 	ok(probe_cmp(&in[2], 0, &in[2], 0) == 0, "a test is as simple as itself");
+	ok(probe_degenerate(&in[5]) && probe_degenerate(&in[7]) && !probe_degenerate(&in[0]) &&
+	   !probe_degenerate(&in[4]), "degenerate: an empty operand or output");
+	ok(!probe_degenerate(&in[6]), "an empty axes tensor of another dtype is a form, not an empty batch");
+	ok(probe_cmp(&in[5], 0, &in[0], 0) > 0 && probe_cmp(&in[0], 0, &in[5], 0) < 0,
+	   "a degenerate test goes after the others, however small");
+	ok(probe_cmp(&in[5], 0, &in[7], 0) < 0, "among degenerate tests, the simplest");
+	ok(probe_cmp(&in[5], 0, &in[0], 1) < 0, "and before a test on an undefined input");
 	{
 		/* The same group in every order gives the same probe. */
-		const size_t orders[3][3] = { { 0, 1, 2 }, { 2, 1, 0 }, { 1, 2, 0 } };
+		const size_t orders[3][4] = { { 0, 1, 2, 5 }, { 5, 2, 1, 0 }, { 1, 5, 2, 0 } };
 		int same = 1;
 
 		for (int o = 0; o < 3; o++) {
 			size_t best = orders[o][0];
 
-			for (int k = 1; k < 3; k++)
+			for (int k = 1; k < 4; k++)
 				if (probe_cmp(&in[orders[o][k]], 0, &in[best], 0) < 0)
 					best = orders[o][k];
 			same &= best == 2;
