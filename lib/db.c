@@ -823,8 +823,11 @@ int db_put_support(struct db *d, const struct db_support *s, struct err *e)
 		   "cannot write to the store", e);
 }
 
-int db_support_rows(struct db *d, const char *frontend, const char *version, const char *op, const char *dtype,
-		    int (*fn)(void *ctx, const struct db_support *s, struct err *e), void *ctx, struct err *e)
+#define SUPPORT_COLUMNS "SELECT frontend, version, op, dtype, probe_id, outcome, stage, message FROM support"
+
+/* The support rows that sql (SUPPORT_COLUMNS with its own WHERE) with args picks, to fn. */
+static int support_rows(struct db *d, const char *sql, const struct arg *args, size_t nargs,
+			int (*fn)(void *ctx, const struct db_support *s, struct err *e), void *ctx, struct err *e)
 {
 	static const struct col cols[] = {
 		COL(db_support, frontend), COL(db_support, version), COL(db_support, op), COL(db_support, dtype),
@@ -836,33 +839,25 @@ int db_support_rows(struct db *d, const char *frontend, const char *version, con
 
 	if ((has = has_table(d, "support", e)) <= 0)
 		return has;
-	query_start(&q, d, "SELECT frontend, version, op, dtype, probe_id, outcome, stage, message FROM support"
-		    " WHERE frontend = ?1 AND version = ?2 AND (?3 IS NULL OR op = ?3)"
-		    " AND (?4 IS NULL OR dtype = ?4) ORDER BY op, dtype",
-		    ARGS(TEXT(frontend), TEXT(version ? version : ""), TEXT(op), TEXT(dtype)), e);
+	query_start(&q, d, sql, args, nargs, e);
 	while (r == 0 && query_row(&q, COLS(cols), &s))
 		r = fn ? fn(ctx, &s, e) : 0;
 	return query_end(&q, r, "cannot read the support table", e) < 0 ? -1 : q.rows;
 }
 
+int db_support_rows(struct db *d, const char *frontend, const char *version, const char *op, const char *dtype,
+		    int (*fn)(void *ctx, const struct db_support *s, struct err *e), void *ctx, struct err *e)
+{
+	return support_rows(d, SUPPORT_COLUMNS " WHERE frontend = ?1 AND version = ?2 AND (?3 IS NULL OR op = ?3)"
+			    " AND (?4 IS NULL OR dtype = ?4) ORDER BY op, dtype",
+			    ARGS(TEXT(frontend), TEXT(version ? version : ""), TEXT(op), TEXT(dtype)), fn, ctx, e);
+}
+
 int db_support_passed(struct db *d, const char *frontend,
 		      int (*fn)(void *ctx, const struct db_support *s, struct err *e), void *ctx, struct err *e)
 {
-	static const struct col cols[] = {
-		COL(db_support, frontend), COL(db_support, version), COL(db_support, op), COL(db_support, dtype),
-		COL(db_support, probe_id), COL(db_support, outcome), COL(db_support, stage), COL(db_support, message),
-	};
-	struct db_support s;
-	struct query q;
-	int has, r = 0;
-
-	if ((has = has_table(d, "support", e)) <= 0)
-		return has;
-	query_start(&q, d, "SELECT frontend, version, op, dtype, probe_id, outcome, stage, message FROM support"
-		    " WHERE frontend = ?1 AND outcome = 'pass' ORDER BY op, dtype", ARGS(TEXT(frontend)), e);
-	while (r == 0 && query_row(&q, COLS(cols), &s))
-		r = fn ? fn(ctx, &s, e) : 0;
-	return query_end(&q, r, "cannot read the support table", e) < 0 ? -1 : q.rows;
+	return support_rows(d, SUPPORT_COLUMNS " WHERE frontend = ?1 AND outcome = 'pass' ORDER BY op, dtype",
+			    ARGS(TEXT(frontend)), fn, ctx, e);
 }
 
 /* --- neighbours: the trigger stage's one-change tests ------------------------------------------ */
