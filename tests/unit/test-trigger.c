@@ -89,6 +89,18 @@ static void neighbour(const char *parent, const char *id, const char *change)
 	}
 }
 
+/* An op of dtype with params whose values are wrong on "fe" (into id), and its neighbour by change
+ * (of ndtype, without params: into nid), which passes. */
+static void wrong_but(char id[33], char nid[33], const char *op, const char *dtype, const char *params,
+		      const char *ndtype, const char *change)
+{
+	instance(op, dtype, "2", params, id);
+	instance(op, ndtype, "2", "", nid);
+	wrong("fe", id, "output 0: max |got - want| = 7 at [1] (got -1, want -8), 1 of 2 elements differ");
+	result("fe", nid, NULL);
+	neighbour(id, nid, change);
+}
+
 static int find_rep(void *ctx, const struct db_bug *b, struct err *e)
 {
 	char **pair = ctx;
@@ -201,27 +213,11 @@ int main(void)
 	neighbour(al, al32, "dtype:float32");
 
 	/* Two operators' wrong values that one parameter's default makes right: one cause. */
-	instance("Add", "int32", "2", "\"alpha\":{\"int\":2}", ad);
-	instance("Add", "int32", "2", "", ad0);
-	instance("Sub", "int32", "2", "\"alpha\":{\"int\":2}", sb);
-	instance("Sub", "int32", "2", "", sb0);
-	wrong("fe", ad, "output 0: max |got - want| = 7 at [1] (got -1, want -8), 1 of 2 elements differ");
-	wrong("fe", sb, "output 0: max |got - want| = 3 at [0] (got 5, want 2), 1 of 2 elements differ");
-	result("fe", ad0, NULL);
-	result("fe", sb0, NULL);
-	neighbour(ad, ad0, "param:-alpha");
-	neighbour(sb, sb0, "param:-alpha");
+	wrong_but(ad, ad0, "Add", "int32", "\"alpha\":{\"int\":2}", "int32", "param:-alpha");
+	wrong_but(sb, sb0, "Sub", "int32", "\"alpha\":{\"int\":2}", "int32", "param:-alpha");
 	/* Two operators' wrong values that another dtype makes right: that is true of many causes. */
-	instance("Mul", "int8", "2", "", ml);
-	instance("Mul", "float32", "2", "", ml32);
-	instance("Div", "int8", "2", "", dv);
-	instance("Div", "float32", "2", "", dv32);
-	wrong("fe", ml, "output 0: max |got - want| = 7 at [1] (got -1, want -8), 1 of 2 elements differ");
-	wrong("fe", dv, "output 0: max |got - want| = 3 at [0] (got 5, want 2), 1 of 2 elements differ");
-	result("fe", ml32, NULL);
-	result("fe", dv32, NULL);
-	neighbour(ml, ml32, "dtype:float32");
-	neighbour(dv, dv32, "dtype:float32");
+	wrong_but(ml, ml32, "Mul", "int8", "", "float32", "dtype:float32");
+	wrong_but(dv, dv32, "Div", "int8", "", "float32", "dtype:float32");
 
 	ok(dedup_rebuild(&d, NULL, NULL, NULL, &e) == 0, "the failures grouped into bugs");
 
