@@ -37,8 +37,8 @@ static void instance(const char *op, const char *dtype, const char *shape, const
 	free(rec);
 }
 
-/* Its result on frontend: a pass, or a crash with msg. */
-static void result(const char *frontend, const char *id, const char *msg)
+/* Its result on frontend: outcome, with msg (a crash's at compile). */
+static void put_result(const char *frontend, const char *id, enum outcome outcome, const char *msg)
 {
 	struct db_result r;
 	struct err e = ERR_INIT;
@@ -47,9 +47,9 @@ static void result(const char *frontend, const char *id, const char *msg)
 	r.frontend = frontend;
 	r.id = id;
 	r.run_id = run_id;
-	r.outcome = msg ? OUTCOME_CRASH : OUTCOME_PASS;
-	r.stage = msg ? "compile" : NULL;
-	r.exc_type = msg ? "RuntimeError" : NULL;
+	r.outcome = outcome;
+	r.stage = outcome == OUTCOME_CRASH ? "compile" : NULL;
+	r.exc_type = outcome == OUTCOME_CRASH ? "RuntimeError" : NULL;
 	r.message = msg;
 	r.max_abs = NAN;
 	r.atol = r.rtol = NAN;
@@ -59,24 +59,16 @@ static void result(const char *frontend, const char *id, const char *msg)
 	}
 }
 
-/* Its wrong values on frontend, described by msg. */
+/* A pass, or a crash with msg. */
+static void result(const char *frontend, const char *id, const char *msg)
+{
+	put_result(frontend, id, msg ? OUTCOME_CRASH : OUTCOME_PASS, msg);
+}
+
+/* Wrong values, described by msg. */
 static void wrong(const char *frontend, const char *id, const char *msg)
 {
-	struct db_result r;
-	struct err e = ERR_INIT;
-
-	memset(&r, 0, sizeof(r));
-	r.frontend = frontend;
-	r.id = id;
-	r.run_id = run_id;
-	r.outcome = OUTCOME_MISMATCH;
-	r.message = msg;
-	r.max_abs = 7;
-	r.atol = r.rtol = NAN;
-	if (db_put_result(&d, &r, &e) < 0) {
-		diag("%s", e.msg);
-		exit(1);
-	}
+	put_result(frontend, id, OUTCOME_MISMATCH, msg);
 }
 
 static void neighbour(const char *parent, const char *id, const char *change)
