@@ -103,7 +103,7 @@ def _class_loss(node, shapes, values, opset):
 
 
 # Where a convolution's weight is among its inputs: its kernel is the weight's spatial shape.
-_WEIGHT = {"Conv": 1, "ConvInteger": 1, "QLinearConv": 3}
+_WEIGHT = {"Conv": 1, "ConvInteger": 1, "QLinearConv": 3, "ConvTranspose": 1}
 
 
 def _pool(node, shapes, values, opset):
@@ -131,6 +131,18 @@ def _pool(node, shapes, values, opset):
     return None
 
 
+def _kernel_of_weight(node, shapes, values, opset):
+    """A convolution's kernel_shape that is not its weight's spatial shape ("If not present, should be
+    inferred from input W"), then what _pool checks of one that is not transposed."""
+    w = _WEIGHT[node.op_type]
+    kernel = _attr(node, "kernel_shape")
+    weight = shapes[w] if len(shapes) > w else None
+    if kernel and weight is not None and list(kernel) != list(weight[2:]):
+        return (f"kernel_shape {list(kernel)} is not the weight's spatial shape {list(weight[2:])} (\"If not "
+                "present, should be inferred from input W\")")
+    return None if node.op_type == "ConvTranspose" else _pool(node, shapes, values, opset)
+
+
 _LIMITS = {
     "Mod": _mod,
     "LayerNormalization": _layer_norm,
@@ -142,9 +154,10 @@ _LIMITS = {
     "AveragePool": _pool,
     "MaxPool": _pool,
     "LpPool": _pool,
-    "Conv": _pool,
-    "ConvInteger": _pool,
-    "QLinearConv": _pool,
+    "Conv": _kernel_of_weight,
+    "ConvInteger": _kernel_of_weight,
+    "QLinearConv": _kernel_of_weight,
+    "ConvTranspose": _kernel_of_weight,
 }
 
 

@@ -180,6 +180,11 @@ pool["params"]["kernel_shape"] = {"list": [{"int": 3}, {"int": 3}]}
 is_(outside(pool), ("invalid", "OutsideSpec"), "... with a 3x3 kernel and no padding: beyond the spec")
 pool["params"]["pads"] = {"list": [{"int": 1}] * 4}
 is_(validate(pool).get("status"), "ok", "... padded by 1 on each side: valid")
+ct = record("ConvTranspose", [tensor("float32", [1, 1, 3, 3]), tensor("float32", [1, 2, 3, 3])],
+            [tensor("float32", [1, 2, 5, 5])], {"kernel_shape": {"list": [{"int": 3}, {"int": 3}]}}, opset=11)
+is_(validate(ct).get("status"), "ok", "ConvTranspose with the weight's kernel_shape: valid")
+ct["params"]["kernel_shape"] = {"list": [{"int": 1024}, {"int": 1024}]}
+is_(outside(ct), ("invalid", "OutsideSpec"), "... with a kernel_shape of 1024 and a 3x3 weight: beyond the spec")
 is_(wrap(record("DepthToSpace", [d2s], [tensor("float32", [1, 2, 4, 6])],
                 {"blocksize": {"int": 2}, "mode": {"str": "nearest"}})).get("status"),
     "invalid", "wrap refuses an instance beyond the spec too")
