@@ -1193,6 +1193,8 @@ static int join_by_trigger(struct db *d, struct db_bug *rows, size_t *n, char **
 {
 	struct strmap lead = STRMAP_INIT;   /* template key, \x1f, trigger -> the leading row + 1 */
 	size_t *into = xcalloc(*n + 1, sizeof(*into)), m = 0;
+	size_t count = *n;                                /* the rows, before any leaves */
+	char **keys = xcalloc(count + 1, sizeof(*keys));  /* per row, its key in lead, or NULL */
 	struct buf key = BUF_INIT, title = BUF_INIT;
 	bool any = false;
 	int r = -1, has = db_neighbours(d, NULL, NULL, NULL, NULL, NULL, e);
@@ -1201,33 +1203,35 @@ static int join_by_trigger(struct db *d, struct db_bug *rows, size_t *n, char **
 		r = has < 0 ? -1 : 0;
 		goto out;
 	}
-	for (size_t i = 0; i < *n; i++)
-		into[i] = i;
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < *n; i++) {
-			const char *passes;
-			struct strmap_entry *ent;
+	/* Each bug's key, once (a trigger title reads the store): its leader is the one of its key
+	 * with the most members. */
+	for (size_t i = 0; i < *n; i++) {
+		const char *passes;
+		struct strmap_entry *ent;
 
-			if (kinds_of_signature(rows[i].signature) != KIND_BUG)
-				continue;
-			buf_reset(&title);
-			if (trigger_describe(d, rows[i].frontend, rows[i].bug_id, rows[i].representative, &title,
-					     e) < 0)
-				goto out;
-			passes = title.data ? strstr(title.data, "passes ") : NULL;
-			if (!passes || strncmp(passes, "passes with ", 12))
-				continue;
-			template_key(rows[i].signature, &key);
-			buf_addf(&key, "\x1f%s", passes);
-			ent = strmap_get(&lead, key.data, NULL);
-			if (pass == 0) {
-				if (!ent->ptr || leads(&rows[i], &rows[(size_t)ent->ptr - 1]))
-					ent->ptr = (void *)(i + 1);
-			} else if ((size_t)ent->ptr - 1 != i) {
-				into[i] = (size_t)ent->ptr - 1;
-				any = true;
-			}
-		}
+		into[i] = i;
+		if (kinds_of_signature(rows[i].signature) != KIND_BUG)
+			continue;
+		buf_reset(&title);
+		if (trigger_describe(d, rows[i].frontend, rows[i].bug_id, rows[i].representative, &title, e) < 0)
+			goto out;
+		passes = title.data ? strstr(title.data, "passes ") : NULL;
+		if (!passes || strncmp(passes, "passes with ", 12))
+			continue;
+		template_key(rows[i].signature, &key);
+		buf_addf(&key, "\x1f%s", passes);
+		ent = strmap_get(&lead, key.data, NULL);
+		if (!ent->ptr || leads(&rows[i], &rows[(size_t)ent->ptr - 1]))
+			ent->ptr = (void *)(i + 1);
+		keys[i] = xstrdup(key.data);
+	}
+	/* Each keyed bug joins its key's leader. */
+	for (size_t i = 0; i < *n; i++) {
+		const struct strmap_entry *ent = keys[i] ? strmap_find(&lead, keys[i]) : NULL;
+
+		into[i] = ent ? (size_t)ent->ptr - 1 : i;
+		any |= into[i] != i;
+	}
 	for (size_t i = 0; any && i < *n; i++) {
 		struct db_bug *to = &rows[into[i]];
 		size_t have = to->nmember_ids;
@@ -1263,6 +1267,9 @@ static int join_by_trigger(struct db *d, struct db_bug *rows, size_t *n, char **
 	r = any;
 out:
 	strmap_release(&lead);
+	for (size_t i = 0; i < count; i++)
+		free(keys[i]);
+	free(keys);
 	free(into);
 	buf_release(&key);
 	buf_release(&title);
