@@ -535,6 +535,7 @@ struct bug {
 	char *frontend, *outcome, *stage, *message, *signature;
 	char *rep;                 /* the representative's id */
 	long long rep_params, rep_elements;
+	bool rep_empty;            /* the representative has an empty input tensor */
 	struct strmap ops;
 	char **members;
 	size_t nmembers, cap;
@@ -820,11 +821,17 @@ static void join(struct rebuild *rb, const struct fail *f)
 	XGROW(b->members, b->cap, b->nmembers + 1);
 	b->members[b->nmembers++] = xstrdup(f->id);
 	strmap_get(&b->ops, f->op, NULL)->count++;
-	if (!b->rep || f->np < b->rep_params || (f->np == b->rep_params && f->ne < b->rep_elements)) {
+	/* An empty tensor takes a path of its own in most frontends: a maintainer handed one as the
+	 * bug's reproducer may take it for an edge case, so it stands for the bug only when every
+	 * member is one. */
+	if (!b->rep || (b->rep_empty && !f->empty) ||
+	    (b->rep_empty == f->empty &&
+	     (f->np < b->rep_params || (f->np == b->rep_params && f->ne < b->rep_elements)))) {
 		free(b->rep);
 		b->rep = xstrdup(f->id);
 		b->rep_params = f->np;
 		b->rep_elements = f->ne;
+		b->rep_empty = f->empty;
 		free(b->message);
 		b->message = dup_or_null(f->message);
 	}

@@ -8,7 +8,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 37
+plan 39
 sqlw() { "$py" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()' "$@"; }
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 # The groups of the valid instances: operator and dtype (the first output's, else the first input's).
@@ -109,4 +109,18 @@ sqlw q.db "INSERT INTO support SELECT frontend, 'later', op, dtype, probe_id, 'u
 	FROM support; INSERT INTO runs(frontend, frontend_version, started) VALUES('probe', 'later', 1e12)"
 expect_exit 0 "ferry show after a later release's run" -- "$FERRY" show q.db "$bug"
 contains "still cites its result's release's probe" "$out" "the bug is in a path the frontend supports"
+
+# A bug's representative, like a group's probe, is no empty tensor while the bug has other tests:
+# ReduceSum fails in every form, and its smallest test is the empty set.
+"$py" -c 'import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["op"] == "ReduceSum":
+        print(json.dumps({"id": r["id"]}))' wrapped/wrapped.jsonl > rs.jsonl
+expect_exit 0 "a run of ReduceSum's tests through a frontend where every form fails" -- \
+	"$FERRY" run wrapped -F probe:onnx -o rs.db -j 2 -q --queue rs.jsonl
+"$FERRY" bugs rs.db >/dev/null
+got=$(sql rs.db "SELECT json_extract(i.record, '\$.inputs[0].tensor.shape') FROM bugs b
+	JOIN instances i ON i.id = b.representative")
+check "the bug's representative is the test with elements (got $got)" -- [ "$got" = "[3,2,2]" ]
 finish

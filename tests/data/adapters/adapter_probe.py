@@ -7,6 +7,7 @@ probe shows deterministically. Never a stand-in for a real frontend's results.
     Exp      raises in every form: the group is failing
     Add      raises when its two inputs have the same shape: the broadcasting form (the simplest)
              passes, so the crash is in a path the frontend supports
+    ReduceSum raises in every form, its empty set (a 2x0x4 input, its smallest test) included
 
 Its release is FERRY_TEST_PROBE_RELEASE (default "1"), so that a test can make a new one.
 """
@@ -46,6 +47,8 @@ def execute(compiled, inputs):
         raise NotImplementedError("injected: Ceil of rank 3 is not supported by this frontend")
     if op == "Exp":
         raise RuntimeError("injected fault in Exp")
+    if op == "ReduceSum":
+        raise RuntimeError("injected fault in ReduceSum")
     if op == "Add" and len(shapes) == 2 and shapes[0] == shapes[1]:
         raise RuntimeError("injected fault in Add of equal shapes")
     return ort.execute(session, inputs)
