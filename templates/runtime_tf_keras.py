@@ -65,11 +65,15 @@ def ferry_check_config(value, where="the configuration"):
             ferry_check_config(v, f"{where}[{k}]")
 
 
-def ferry_input(seed, key, dtype, shape, bounds):
+def ferry_input(seed, key, dtype, shape, bounds, whole=False):
     """Deterministic data for a tensor whose values the record did not keep: uniform in bounds
-    ([lo, hi]) when given, else standard normal floats, small integers, random bools. seed comes from
-    the instance id; key tells the tensors apart. Strings are short ones ("s3")."""
+    ([lo, hi]) when given, else standard normal floats, small integers, random bools; whole numbers
+    in bounds when whole (indices a layer casts, in a float tensor). seed comes from the instance id;
+    key tells the tensors apart. Strings are short ones ("s3")."""
     rng = np.random.default_rng([seed, *key])
+    if whole and bounds and dtype != "bool" and dtype != "string":
+        array = rng.integers(int(bounds[0]), int(bounds[1]), endpoint=True, size=shape, dtype=np.int64)
+        return array.astype(dtype if dtype != "bfloat16" else tf.bfloat16.as_numpy_dtype)
     if dtype == "bool":
         return rng.integers(0, 2, size=shape).astype(bool)
     if dtype == "string":

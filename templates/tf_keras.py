@@ -66,6 +66,13 @@ RTOL = 1e-3
 BATCH = 2     # an unknown first dimension
 UNKNOWN = 8   # any other unknown dimension
 WEIGHTS = "weights.h5"
+# The configuration keys that give the size of the index space of a layer's first input, as Keras 2
+# documents them: Embedding's input_dim ("maximum integer index + 1") and CategoryEncoding's
+# num_tokens ("all input values must be in the range 0 <= value < num_tokens"). A symbolic call (a
+# Sequential model being built, model.predict's traced function) records no values, and Keras 2 casts
+# a float input of these layers to indices: its values are drawn as whole numbers in that space, as a
+# user's would be, not as normal floats, whose negatives are no index.
+INDEX_SPACE = ("input_dim", "num_tokens")
 
 
 class NotSerialized(Exception):
@@ -97,6 +104,10 @@ class _Plan:
         self.kwargs = {k: self._lift(kwargs[k]) for k in sorted(kwargs)}
         self.specs = [([(BATCH if i == 0 else UNKNOWN) if d is None else d for i, d in enumerate(body["shape"])],
                        body["dtype"]) for body in self.tensors]
+        self.bounds = [(body.get("range"), False) for body in self.tensors]
+        space = next((self.config[k] for k in INDEX_SPACE if type(self.config.get(k)) is int), None)
+        if space and space > 0 and self.tensors and not self.tensors[0].get("range"):
+            self.bounds[0] = ([0, space - 1], True)
 
     def _lift(self, tagged):
         tag, body = next(iter(tagged.items()))
@@ -115,7 +126,7 @@ class _Plan:
             if "values" in body and None not in body["shape"]:
                 out.append(ferry_values.tensor_array(body))
             else:
-                out.append(ferry_input(self.seed, [k], dtype, shape, body.get("range")))
+                out.append(ferry_input(self.seed, [k], dtype, shape, *self.bounds[k]))
         return out
 
     def model(self):
@@ -266,11 +277,12 @@ def _slots_lit(value):
     return _lit(value)
 
 
-def _input_lit(body, k, shape, dtype):
+def _input_lit(body, k, shape, dtype, bounds):
     if "values" in body and None not in body["shape"]:
         array = ferry_values.tensor_array(body)
         return f"np.array({_lit(array.tolist())}, dtype={array.dtype.name!r})"
-    return f"ferry_input(SEED, {[k]!r}, {dtype!r}, {list(shape)!r}, {body.get('range')!r})"
+    drawn, whole = bounds
+    return f"ferry_input(SEED, {[k]!r}, {dtype!r}, {list(shape)!r}, {drawn!r}{', whole=True' if whole else ''})"
 
 
 def reproducer_test(record_json, testdir):
@@ -284,8 +296,8 @@ def reproducer_test(record_json, testdir):
     if os.path.exists(meta_path):
         with open(meta_path) as f:
             random = json.load(f).get("random", False)
-    inputs = "\n".join(f"    {_input_lit(body, k, shape, dtype)},"
-                       for k, (body, (shape, dtype)) in enumerate(zip(plan.tensors, plan.specs)))
+    inputs = "\n".join(f"    {_input_lit(body, k, shape, dtype, bounds)},"
+                       for k, (body, (shape, dtype), bounds) in enumerate(zip(plan.tensors, plan.specs, plan.bounds)))
     source = record.get("source", {})
     test = f'''SEED = {plan.seed}
 RANDOM = {random!r}  # True for a random layer: then only dtypes and shapes are compared
