@@ -20,8 +20,14 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
 
-def load():
-    """The tensorflow module, imported as the module's comment says."""
+def load(keras2=False):
+    """The tensorflow module, imported as the module's comment says. keras2: tf.keras is Keras 2
+    (tf_keras), as its users make it (TF_USE_LEGACY_KERAS=1, which TensorFlow reads at its import,
+    2.15 onward): a frontend's converter that takes a Keras model object tells it by tf.keras.Model
+    (OpenVINO's before 2023.1 asks a model of any other class for input shapes), so the frontends
+    that take a Keras 2 model object import TensorFlow so, first in their process."""
+    if keras2:
+        os.environ["TF_USE_LEGACY_KERAS"] = "1"
     if "tensorflow" in sys.modules:
         return sys.modules["tensorflow"]
     import tensorflow

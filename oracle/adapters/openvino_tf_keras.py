@@ -11,7 +11,7 @@ ov_compile() and ov_run() live in _run_openvino_tf_keras.py, the frontend module
 
 from ferry.extract import tfload
 
-tfload.load()  # first: TensorFlow as ferry imports it, before openvino
+tfload.load(keras2=True)  # first: with tf.keras Keras 2, before openvino
 
 
 from ferry.oracle.adapters import _openvino as ferry_openvino  # noqa: E402

@@ -9,7 +9,7 @@ unsupported, not a bug.
 
 from ferry.extract import tfload
 
-tf = tfload.load()  # first: TensorFlow as ferry imports it (the frontend module imports it too)
+tf = tfload.load(keras2=True)  # first: tf.keras is Keras 2 (the frontend module imports it too)
 
 from ferry.oracle.adapters._run_tflite_tf_keras import tflite_convert, tflite_reproduce, tflite_run  # noqa: E402
 from ferry.templates import tf_keras as template_tf_keras  # noqa: E402
