@@ -29,39 +29,22 @@ take 1.5 min and the layer tests a few minutes (README.md has the numbers), so a
 `ferry harvest keras` stays within minutes; a subset is for a quicker look.
 """
 
-import fnmatch
-import hashlib
 import json
 import os
 import re
-import shutil
-import tarfile
-import tempfile
 import urllib.error
 import urllib.request
+
+from ferry.extract import source_tests
+from ferry.extract.source_tests import TIMEOUT, Unavailable, cache_dir  # noqa: F401 (this module's API)
 
 SUITES = {"layer-tests": re.compile(r"keras/src/layers/(?:[A-Za-z0-9_]+/)*[A-Za-z0-9_]+_test\.py"),
           "ops-tests": re.compile(r"keras/src/ops/[A-Za-z0-9_]+_test\.py")}
 INDEX = "https://pypi.org/pypi"
-TIMEOUT = 30  # seconds per request
 # The files run by default (globs under keras/src): see the module's comment and README.md.
 DEFAULT = ("*",)
 # What the test files need besides the files themselves (ferry's own, not Keras's).
 _CONFTEST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras_conftest.py")
-_PYTEST_INI = "[pytest]\n# written by ferry: this directory is the rootdir of Keras's tests\n"
-
-
-class Unavailable(Exception):
-    """Keras's tests cannot be had; the message says why, in one line."""
-
-
-def cache_dir():
-    """The cache's directory (see the module's comment); not created."""
-    given = os.environ.get("FERRY_CACHE")
-    if given:
-        return os.path.abspath(given)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.abspath(os.path.join(base, "ferry"))
 
 
 def installed_version():
@@ -101,16 +84,14 @@ def fetch(version=None, index=None):
     target = tests_dir(version)
     if os.path.isfile(os.path.join(target, "pytest.ini")):
         return target
-    cache = cache_dir()
-    try:
-        os.makedirs(cache, exist_ok=True)
-    except OSError as e:
-        raise Unavailable(f"cannot create the cache '{cache}': {e.strerror}") from None
+    cache = source_tests.make_cache()
     sdist = os.path.join(cache, f"keras-{version}.tar.gz")
     url, sha256 = sdist_url(version, index or os.environ.get("FERRY_PYPI") or INDEX)
-    if not (os.path.isfile(sdist) and _sha256(sdist) == sha256):
-        _download(url, sdist, sha256)
-    _extract(sdist, version, target)
+    if not (os.path.isfile(sdist) and source_tests.sha256(sdist) == sha256):
+        source_tests.download(url, sdist, sha256)
+    source_tests.extract(sdist, f"keras-{version}/", SUITES, target, "Keras",
+                         f"the source distribution of keras {version} holds no test files",
+                         [("conftest.py", _CONFTEST)])
     return target
 
 
@@ -127,7 +108,7 @@ def sdist_url(version, index):
             if e.code != 404:
                 raise Unavailable(f"the package index at {base} answered {e.code} {e.reason}") from None
         except (urllib.error.URLError, OSError, ValueError) as e:
-            raise Unavailable(f"cannot reach the package index at {base} ({_why(e)}); offline?") from None
+            raise Unavailable(f"cannot reach the package index at {base} ({source_tests.why(e)}); offline?") from None
     if data is None:
         raise Unavailable(f"the package index at {base} has no keras {version}")
     urls = data.get("urls") if data.get("info", {}).get("version") == version else None
@@ -139,91 +120,8 @@ def sdist_url(version, index):
     raise Unavailable(f"the package index at {base} has no source distribution of keras {version}")
 
 
-def _why(e):
-    reason = getattr(e, "reason", None)
-    return str(reason if reason is not None else e) or type(e).__name__
-
-
-def _sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _download(url, dest, sha256):
-    """Download url to dest, kept only when its sha256 is the index's."""
-    part = dest + ".part"
-    h = hashlib.sha256()
-    try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT) as r, open(part, "wb") as f:
-            for block in iter(lambda: r.read(1 << 20), b""):
-                h.update(block)
-                f.write(block)
-    except (urllib.error.URLError, OSError, ValueError) as e:
-        _remove(part)
-        raise Unavailable(f"cannot download {url} ({_why(e)}); offline?") from None
-    if h.hexdigest() != sha256:
-        _remove(part)
-        raise Unavailable(f"{url} does not have the sha256 the index gives ({h.hexdigest()}, "
-                          f"not {sha256}): not used")
-    os.replace(part, dest)
-
-
-def _remove(path):
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def _extract(sdist, version, target):
-    """Write the test files of the sdist (and only them: regular files whose names SUITES take)
-    into target, with ferry's conftest.py and pytest.ini; whole or not at all."""
-    prefix = f"keras-{version}/"
-    tmp = tempfile.mkdtemp(prefix=".keras-tests-", dir=os.path.dirname(target))
-    n = 0
-    try:
-        with tarfile.open(sdist, "r:gz") as tar:
-            for member in tar:
-                name = member.name[len(prefix):] if member.name.startswith(prefix) else None
-                if not member.isfile() or name is None or not any(p.fullmatch(name) for p in SUITES.values()):
-                    continue
-                out = os.path.join(tmp, *name.split("/"))
-                os.makedirs(os.path.dirname(out), exist_ok=True)
-                with tar.extractfile(member) as src, open(out, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-                n += 1
-        if not n:
-            raise Unavailable(f"the source distribution of keras {version} holds no test files")
-        shutil.copyfile(_CONFTEST, os.path.join(tmp, "conftest.py"))
-        with open(os.path.join(tmp, "pytest.ini"), "w", encoding="utf-8") as f:
-            f.write(_PYTEST_INI)
-        if os.path.isdir(target):  # a half-made one from a run that was killed
-            shutil.rmtree(target)
-        os.rename(tmp, target)
-    except (tarfile.TarError, EOFError, OSError) as e:
-        raise Unavailable(f"cannot extract the tests from '{sdist}': {e}") from None
-    finally:
-        if os.path.isdir(tmp):
-            shutil.rmtree(tmp, ignore_errors=True)
-
-
 def files(suite, selection=None):
     """The test files of a suite to run in a child, sorted (absolute paths), from the cache; []
     when they are not there (prepare() has said why)."""
-    root = tests_dir()
     selection = selection if selection is not None else os.environ.get("FERRY_KERAS_TESTS", "default")
-    globs = DEFAULT if selection in ("", "default") else \
-        ("*",) if selection == "all" else tuple(g.strip() for g in selection.split(",") if g.strip())
-    out = []
-    for here, dirs, names in os.walk(os.path.join(root, "keras", "src")):
-        dirs.sort()
-        for name in names:
-            path = os.path.join(here, name)
-            rel = os.path.relpath(path, root).replace(os.sep, "/")
-            under = rel[len("keras/src/"):]
-            if SUITES[suite].fullmatch(rel) and any(fnmatch.fnmatchcase(under, g) for g in globs):
-                out.append(path)
-    return sorted(out)
+    return source_tests.files(tests_dir(), "keras", SUITES[suite], selection, DEFAULT)

@@ -31,13 +31,18 @@
 #include "progress.h"
 #include "xalloc.h"
 
-/* keras: Keras's own tests come from its source distribution, fetched here (extract/keras_tests.py),
- * in this process, before any child runs: the sandboxed children have no business reaching the
- * network. Where they cannot be had, one line says why and the rest is harvested. */
-static int fetch_keras_tests(const struct corpus_opts *a, const struct stage_io *io, struct err *e)
+/* keras, tf_keras: the library's own tests come from an archive (Keras 3's sdist, Keras 2's source
+ * tree: extract/keras_tests.py, extract/tf_keras_tests.py), fetched here through the library's
+ * registry entry, in this process, before any child runs: the sandboxed children have no business
+ * reaching the network. Where they cannot be had, one line says why and the rest is harvested. */
+static int fetch_own_tests(const struct corpus_opts *a, const struct stage_io *io, struct err *e)
 {
-	struct buf names = BUF_INIT;
-	const char *args[2];
+	/* what the options say, for the children (the environment) and for this process's Python, whose
+	 * os.environ was read when it started */
+	const char *set[][2] = { { "FERRY_KERAS_TESTS", a->keras_tests },
+				 { "FERRY_TF_KERAS_ARCHIVE", a->tf_keras_archive } };
+	struct buf names = BUF_INIT, env = BUF_INIT;
+	const char *args[4];
 	char *msg = NULL;
 	int r = -1;
 
@@ -47,15 +52,25 @@ static int fetch_keras_tests(const struct corpus_opts *a, const struct stage_io 
 		if (!strpbrk(a->suites.v[i], "\"\\"))
 			buf_addf(&names, "%s\"%s\"", names.len > 1 ? "," : "", a->suites.v[i]);
 	buf_addc(&names, ']');
-	args[0] = names.data;
-	args[1] = a->pytest.n ? "1" : "0";
-	if (a->keras_tests && setenv("FERRY_KERAS_TESTS", a->keras_tests, 1) < 0) {
-		err_errno(e, EXIT_ENV, "setenv");
-		goto out;
+	buf_addc(&env, '{');
+	for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
+		if (!set[i][1])
+			continue;
+		if (setenv(set[i][0], set[i][1], 1) < 0) {
+			err_errno(e, EXIT_ENV, "setenv");
+			goto out;
+		}
+		buf_addf(&env, "%s\"%s\":", env.len > 1 ? "," : "", set[i][0]);
+		buf_add_json_string(&env, set[i][1]);
 	}
+	buf_addc(&env, '}');
+	args[0] = a->source;
+	args[1] = names.data;
+	args[2] = a->pytest.n ? "1" : "0";
+	args[3] = env.data;
 	if (py_start(io->python, 0, e) < 0 ||
-	    !(msg = py_call_strings("ferry.extract.keras_tests", "prepare", args, 2,
-				    "cannot prepare Keras's tests", e)))
+	    !(msg = py_call_strings("ferry.templates.registry", "prepare_tests", args, 4,
+				    "cannot prepare the library's own tests", e)))
 		goto out;
 	if (*msg)
 		stage_warn(io, "%s", msg);
@@ -63,6 +78,7 @@ static int fetch_keras_tests(const struct corpus_opts *a, const struct stage_io 
 out:
 	free(msg);
 	buf_release(&names);
+	buf_release(&env);
 	return r;
 }
 
@@ -379,7 +395,7 @@ int corpus_harvest(const struct corpus_opts *a, const struct stage_io *io)
 		code = io->error(&e);
 		goto out;
 	}
-	if (!strcmp(source, "keras") && fetch_keras_tests(a, io, &e) < 0) {
+	if (!a->cpp.n && fetch_own_tests(a, io, &e) < 0) {
 		code = io->error(&e);
 		goto out;
 	}

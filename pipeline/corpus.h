@@ -11,7 +11,8 @@
 struct corpus_opts {
 	const char *source;             /* onnx, torch, keras (harvest_source knows it) */
 	const char *output;             /* the corpus, or "-": standard output */
-	const char *keras_tests;        /* keras: which of Keras's own test files run, or NULL */
+	const char *keras_tests;        /* keras, tf_keras: which of the library's own test files run, or NULL */
+	const char *tf_keras_archive;   /* tf_keras: the archive of its source tree (URL or file), or NULL */
 	const char *compile_commands;   /* --cpp: DIR/compile_commands.json, or NULL */
 	struct opts_list patterns;      /* --filter */
 	struct opts_list suites, pytest;

@@ -18,7 +18,7 @@
 
 static const char usage[] =
 	"usage: ferry harvest SOURCE [--filter GLOB]... -o CORPUS\n"
-	"       ferry harvest torch|keras [--suite NAME]... [--pytest PATH]... [--filter GLOB]... -o CORPUS\n"
+	"       ferry harvest torch|keras|tf_keras [--suite NAME]... [--pytest PATH]... [--filter GLOB]... -o CORPUS\n"
 	"       ferry harvest onnx|torch --cpp PATH... [-I DIR]... [-D NAME]... [--compile-commands DIR] -o CORPUS\n"
 	"\n"
 	"Record every operator instance that a library's tests create, as a corpus (JSON Lines).\n"
@@ -37,6 +37,12 @@ static const char usage[] =
 	"                 ~/.cache/ferry, and checked by hash; offline, the rest is harvested); and\n"
 	"                 pytest files or directories (a checkout of Keras's tests), run under the\n"
 	"                 instrumentation\n"
+	"  tf_keras       Keras 2's layer instances: the suites docstrings, applications (every\n"
+	"                 tf_keras.applications architecture, weights=None, at the smallest input it\n"
+	"                 takes) and layer-tests (tf-keras's own layer tests, from an archive of its\n"
+	"                 source tree at the installed version's tag, by default GitHub's, which\n"
+	"                 publishes no hash: its sha256 is recorded when it is downloaded into\n"
+	"                 $FERRY_CACHE, and a cached archive that changes is refused); and pytest paths\n"
 	"  --cpp          onnx: ONNX Runtime's OpTester tests (onnxruntime/test/providers/), torch:\n"
 	"                 libtorch's C++ API tests (test/cpp/api/), read with libclang, not run\n";
 
@@ -62,14 +68,17 @@ static const struct opt options[] = {
 		 "dotted part; comma-separated, repeatable)", AT(sel), runopts_parse_op),
 	OPT_CALL(0, "test", "GLOB", "keep only instances whose source test matches GLOB (comma-separated,\n"
 		 "repeatable)", AT(sel), runopts_parse_test),
-	OPT_LIST('s', "suite", "NAME", "torch, keras: harvest this suite (repeatable; default: all of the\n"
+	OPT_LIST('s', "suite", "NAME", "torch, keras, tf_keras: harvest this suite (repeatable; default: all of the\n"
 		 "source's suites, unless --pytest is given)", AT(suites)),
 	OPT_LIST('p', "pytest", "PATH",
-		 "torch, keras: run the pytest tests of PATH, a file or a directory, and record\n"
-		 "what they call (repeatable); a test that fails does not stop the harvest", AT(pytest)),
-	OPT_STRING(0, "keras-tests", "SET", "keras: which of Keras's own test files layer-tests and ops-tests\n"
-		   "run: default, all, or comma-separated globs under keras/src ('layers/core/*')",
-		   AT(keras_tests)),
+		 "torch, keras, tf_keras: run the pytest tests of PATH, a file or a directory, and\n"
+		 "record what they call (repeatable); a test that fails does not stop the harvest", AT(pytest)),
+	OPT_STRING(0, "keras-tests", "SET", "keras, tf_keras: which of the library's own test files (layer-tests,\n"
+		   "ops-tests) run: default, all, or comma-separated globs under keras/src or\n"
+		   "tf_keras/src ('layers/core/*')", AT(keras_tests)),
+	OPT_STRING(0, "tf-keras-archive", "URL", "tf_keras: take layer-tests from this .tar.gz of tf-keras's source\n"
+		   "tree (a URL, or a file) instead of GitHub's of the installed version's tag\n"
+		   "(also $FERRY_TF_KERAS_ARCHIVE)", AT(tf_keras_archive)),
 	OPT_LIST(0, "cpp", "PATH", "onnx, torch: read the C++ tests of PATH, a file or a directory, with\n"
 		 "libclang (Debian package libclang1-14) instead of running Python's (repeatable)", AT(cpp)),
 	OPT_LIST('I', "include", "DIR", "--cpp: an include directory of the checkout (repeatable)", AT(includes)),
@@ -129,8 +138,12 @@ static int cmd_harvest(int argc, char **argv)
 		buf_release(&known);
 		goto out;
 	}
-	if (a->keras_tests && strcmp(source, "keras")) {
-		code = cmd_usage_error(&cmd_harvest_entry, "--keras-tests is for source 'keras'");
+	if (a->keras_tests && strcmp(source, "keras") && strcmp(source, "tf_keras")) {
+		code = cmd_usage_error(&cmd_harvest_entry, "--keras-tests is for sources 'keras' and 'tf_keras'");
+		goto out;
+	}
+	if (a->tf_keras_archive && strcmp(source, "tf_keras")) {
+		code = cmd_usage_error(&cmd_harvest_entry, "--tf-keras-archive is for source 'tf_keras'");
 		goto out;
 	}
 	if (a->cpp.n && strcmp(source, "onnx") && strcmp(source, "torch")) {

@@ -22,8 +22,9 @@ and its harvester, ferry/extract/harvest_<LIBRARY>.py (whose harvest() the harve
                  --suite and no --pytest
     FILTER_OPS   whether it passes over the tests that no --filter glob can match, by operator or
                  test name (ferry harvest then turns --op and --test into such globs; default False)
-    SANDBOX_READS  optional: a module of ferry.extract whose tests_dir() names a directory the
-                 harvest's sandbox shows (the library's own tests, fetched before the harvest)
+    SANDBOX_READS  optional: a module of ferry.extract whose prepare() fetches the library's own
+                 tests before the harvest (in ferry harvest's process) and whose tests_dir() names
+                 the directory the harvest's sandbox shows them in
 
 table() gives the C side (lib/libraries.c) what it needs, without importing any template: the
 declarations are read with ast, so that listing the libraries never imports torch or keras.
@@ -32,6 +33,7 @@ declarations are read with ast, so that listing the libraries never imports torc
 import ast
 import functools
 import importlib
+import json
 import os
 
 DECLARED = {"LIBRARY": str, "DTYPES": tuple, "TOLERANCES": str, "VERSIONS": tuple, "COUNT_ROOTS": tuple,
@@ -154,12 +156,27 @@ def table():
                    f"{d['TOLERANCES']}\n" for d in libraries())
 
 
-def sandbox_reads(name):
-    """The directory the harvest's sandbox shows for library name besides the interpreter's (its own
-    tests, fetched before the harvest), or None."""
+def _tests_module(name):
     module = get(name)["SANDBOX_READS"]
     if not module:
         return None
     if not module.isidentifier():
         raise LibraryError(f"library {name!r} declares SANDBOX_READS = {module!r}, not a module name")
-    return importlib.import_module(f"ferry.extract.{module}").tests_dir()
+    return importlib.import_module(f"ferry.extract.{module}")
+
+
+def sandbox_reads(name):
+    """The directory the harvest's sandbox shows for library name besides the interpreter's (its own
+    tests, fetched before the harvest), or None."""
+    module = _tests_module(name)
+    return module.tests_dir() if module else None
+
+
+def prepare_tests(name, suites_json, has_pytest, env_json="{}"):
+    """Before a harvest of library name with the suites given (a JSON list) and pytest paths or
+    not ("1", "0"): fetch its own tests where it declares where they come from. env_json holds the
+    variables ferry harvest's options set (this interpreter read its environment before). "" or a
+    line to say (why they are not harvested)."""
+    os.environ.update(json.loads(env_json))
+    module = _tests_module(name)
+    return module.prepare(suites_json, has_pytest) if module else ""

@@ -64,8 +64,10 @@ contains "... and says the frontend agrees with Keras 2" "$out" "no bug: tflite-
 
 expect_exit 0 "--version names Keras 2 as a library" -- "$FERRY" --version
 contains "... with its release" "$out" "library tf_keras: tf_keras 2."
-# ferry go with the default frontends of the library: every adapter that declares LIBRARY tf_keras
-expect_exit 0 "ferry go tf_keras, one layer, end to end" -- "$FERRY" go tf_keras --op ReLU -o proj -j 2
+# ferry go with the default frontends of the library: every adapter that declares LIBRARY tf_keras;
+# tf-keras's own layer tests are left out (an archive that cannot be had: nothing reaches the network)
+expect_exit 0 "ferry go tf_keras, one layer, end to end" -- env FERRY_CACHE="$work/cache" \
+	FERRY_TF_KERAS_ARCHIVE=http://127.0.0.1:9/tf-keras.tar.gz "$FERRY" go tf_keras --op ReLU -o proj -j 2
 contains "... harvested, wrapped and run" "$out" "run tflite-tf-keras:"
 check "... with a report and a bug list" -- test -s proj/tf_keras/report.txt -a -f proj/tf_keras/bugs.txt
 
