@@ -19,6 +19,8 @@ import urllib.error
 import urllib.request
 
 TIMEOUT = 30  # seconds per request
+# A test file is source code: one larger than this is no test file but an archive built to fill the disk.
+MAX_TEST_FILE = 16 << 20
 # What makes the extracted directory the rootdir of the tests' pytest run.
 PYTEST_INI = "[pytest]\n# written by ferry: this directory is the rootdir of {what}'s tests\n"
 
@@ -88,12 +90,14 @@ def remove(path):
         pass
 
 
-def extract(archive, prefix, suites, target, what, empty, extras=()):
+def extract(archive, prefix, suites, target, what, empty, extras=(), place=None):
     """Write the test files of a .tar.gz archive (and only them: regular files whose names, less
     the prefix, a pattern of suites takes) into target, with extras ((name, path to copy) pairs)
     and a pytest.ini naming what; whole or not at all; empty is the line to say when it holds none
     of them. prefix None strips the first component, whatever it is
-    (an archive of a tagged source tree, named by whoever made it). Raises Unavailable."""
+    (an archive of a tagged source tree, named by whoever made it). place(name, data) -> (name,
+    data), when given, says where a file goes and what it holds there (a source tree's file as its
+    package's build lays it out). Raises Unavailable."""
     tmp = tempfile.mkdtemp(prefix=".tests-", dir=os.path.dirname(target))
     n = 0
     try:
@@ -102,10 +106,16 @@ def extract(archive, prefix, suites, target, what, empty, extras=()):
                 name = _strip(member.name, prefix)
                 if not member.isfile() or name is None or not any(p.fullmatch(name) for p in suites.values()):
                     continue
+                with tar.extractfile(member) as src:
+                    data = src.read(MAX_TEST_FILE + 1)
+                if len(data) > MAX_TEST_FILE:
+                    raise Unavailable(f"'{archive}' holds a test file of over {MAX_TEST_FILE >> 20} MB: {name}")
+                if place is not None:
+                    name, data = place(name, data)
                 out = os.path.join(tmp, *name.split("/"))
                 os.makedirs(os.path.dirname(out), exist_ok=True)
-                with tar.extractfile(member) as src, open(out, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
+                with open(out, "wb") as dst:
+                    dst.write(data)
                 n += 1
         if not n:
             raise Unavailable(empty)

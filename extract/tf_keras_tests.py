@@ -4,11 +4,12 @@ tree of the installed version.
     message = tf_keras_tests.prepare(suites_json, has_pytest)    # ferry harvest, before any child runs
     files = tf_keras_tests.files("layer-tests")                  # a harvest child: the files to run
 
-The tests (tf_keras/src/layers/**/*_test.py, which build each layer through
-tf_keras.src.testing_infra.test_utils.layer_test) are in neither the wheel nor the source
+The tests (tf_keras/layers/**/*_test.py in the repository, which build each layer through
+tf_keras.testing_infra.test_utils.layer_test) are in neither the wheel nor the source
 distribution on the package index: only in the repository, keras-team/tf-keras, at the tag
-v<VERSION>. What they import besides (tf_keras.src.testing_infra, the preprocessing tests' helpers)
-the wheel has. The archive comes from
+v<VERSION>. The build that makes the wheel moves the package under tf_keras/src and points its imports
+there; each test file is moved and pointed the same way (_place), and then what it imports besides
+(tf_keras.src.testing_infra, the preprocessing tests' helpers) the wheel has. The archive comes from
 
     $FERRY_TF_KERAS_ARCHIVE (ferry harvest --tf-keras-archive): a URL (https, file) or a file,
     else https://codeload.github.com/keras-team/tf-keras/tar.gz/refs/tags/v<VERSION>
@@ -38,7 +39,9 @@ import urllib.request
 from ferry.extract import source_tests
 from ferry.extract.source_tests import Unavailable, cache_dir
 
-SUITES = {"layer-tests": re.compile(r"tf_keras/src/layers/(?:[A-Za-z0-9_]+/)*[A-Za-z0-9_]+_test\.py")}
+# The built layout (tf_keras/src/layers/..., as the wheel has it) or the repository's (tf_keras/layers/...,
+# which the tf-keras build moves under src/ and whose imports it rewrites: _place).
+SUITES = {"layer-tests": re.compile(r"tf_keras/(?:src/)?layers/(?:[A-Za-z0-9_]+/)*[A-Za-z0-9_]+_test\.py")}
 URL = "https://codeload.github.com/keras-team/tf-keras/tar.gz/refs/tags/v{version}"
 # The files run by default (globs under tf_keras/src).
 DEFAULT = ("*",)
@@ -115,7 +118,8 @@ def fetch(version=None):
     if not (os.path.isfile(mark) and _read(mark) == digest):
         try:
             source_tests.extract(archive, None, SUITES, target, "tf_keras",
-                                 f"'{origin}' holds no tf_keras/src/layers/**/*_test.py: no tf-keras source tree?")
+                                 f"'{origin}' holds no tf_keras/layers/**/*_test.py: no tf-keras source tree?",
+                                 place=_place)
         except Unavailable:  # not the archive wanted: the next harvest downloads it again
             source_tests.remove(archive + ".sha256")
             source_tests.remove(archive)
@@ -123,6 +127,28 @@ def fetch(version=None):
         with open(mark, "w", encoding="utf-8") as f:
             f.write(digest)
     return target, said
+
+
+# The tf-keras build (its pip_build.py) moves the package's modules under tf_keras/src and points
+# their imports of tf_keras's modules there; the wheel holds only the result, so a test file from the
+# repository must be moved and pointed the same way to import what the wheel has. Its imports of
+# tf_keras's generated protobuf modules stay (the wheel keeps them at tf_keras/protobuf).
+_IMPORTS = [
+    (re.compile(rb"^(\s*)import tf_keras\s*$", re.M), rb"\1import tf_keras.src as tf_keras"),
+    (re.compile(rb"^(\s*)(import|from) tf_keras\.(?!src\.|protobuf\b)", re.M), rb"\1\2 tf_keras.src."),
+    (re.compile(rb"^(\s*)from tf_keras import ", re.M), rb"\1from tf_keras.src import "),
+    (re.compile(rb"^(\s*)import tf_keras as ", re.M), rb"\1import tf_keras.src as "),
+]
+
+
+def _place(name, data):
+    """A test file where the built package has it, importing what the built package has (see _IMPORTS);
+    a file of the built layout as it is."""
+    if name.startswith("tf_keras/src/"):
+        return name, data
+    for pattern, replacement in _IMPORTS:
+        data = pattern.sub(replacement, data)
+    return "tf_keras/src/" + name[len("tf_keras/"):], data
 
 
 def _read(path):

@@ -11,19 +11,20 @@ need_python_module tf_keras
 need_python_module tensorflow
 need_python_module pytest
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 36
+plan 37
 v=$("$py" -c 'from importlib import metadata; print(metadata.version("tf_keras"))')
 
-# The source tree: a layer test in tf-keras's own form (a TestCase run in every Keras mode, calling
-# test_utils.layer_test), a module beside it and a test outside tf_keras/src/layers.
-tree="tf-keras-$v/tf_keras/src"
+# The source tree as the repository lays it out (the wheel's build moves it under tf_keras/src and
+# points its imports there): a layer test in tf-keras's own form (a TestCase run in every Keras mode,
+# calling test_utils.layer_test), a module beside it and a test outside tf_keras/layers.
+tree="tf-keras-$v/tf_keras"
 mkdir -p "$tree/layers/activation" "$tree/engine"
 cat >"$tree/layers/activation/relu_tiny_test.py" <<'EOF'
 import tensorflow.compat.v2 as tf
 
 import tf_keras as keras
-from tf_keras.src.testing_infra import test_combinations
-from tf_keras.src.testing_infra import test_utils
+from tf_keras.testing_infra import test_combinations
+from tf_keras.testing_infra import test_utils
 
 
 @test_combinations.run_all_keras_modes
@@ -50,9 +51,11 @@ check "... each named by its pytest node (a Keras mode the test runs in)" -- \
 	grep -q '"test":"tf_keras/src/layers/activation/relu_tiny_test.py::ReLUTinyTest::test_relu_v2_eager"' own.jsonl
 check "... the docstrings were harvested too" -- grep -q '"suite":"docstrings"' own.jsonl
 contains "the summary has a row for the layer tests" "$out" "layer-tests "
-check "only tf_keras/src/layers/**/*_test.py is extracted" -- \
+check "only tf_keras/layers/**/*_test.py is extracted, where the wheel's build puts it" -- \
 	test -f "$tests/tf_keras/src/layers/activation/relu_tiny_test.py" -a ! -e "$tests/tf_keras/src/layers/activation/relu_tiny.py" \
 	-a ! -e "$tests/tf_keras/src/engine"
+check "... importing what the wheel has, as its build points them" -- \
+	grep -q '^from tf_keras.src.testing_infra import test_utils$' "$tests/tf_keras/src/layers/activation/relu_tiny_test.py"
 check "a file the user gave is not said to lack a published hash" -- sh -c '! grep -q "no published hash" "$1"' - "$work/.err"
 
 # the cached archive changes behind ferry's back: refused, and its extracted tests are not run
