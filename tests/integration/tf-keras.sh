@@ -16,10 +16,11 @@ if has openvino; then fes="openvino-tf-keras openvino-tf-keras-savedmodel $fes";
 if has tvm && has tflite; then fes="$fes tvm-tflite-tf-keras"; fi
 # the frontends added after the first two, each with a reproducer run below
 new=$(echo $fes | tr ' ' '\n' | grep -v -x -e openvino-tf-keras -e tflite-tf-keras)
-ops="Dense Conv2D ReLU Concatenate"
+# MultiHeadAttention: one example returns the attention scores too, a second output
+ops="Dense Conv2D ReLU Concatenate MultiHeadAttention"
 nfe=$(echo $fes | wc -w)
 nnew=$(echo $new | wc -w)
-plan $((19 + 6 * nfe + 2 * nnew))
+plan $((20 + 6 * nfe + 2 * nnew + $(echo " $fes " | grep -c ' tvm-tflite-tf-keras ')))
 
 filters=
 for op in $ops; do filters="$filters -f tf_keras.layers.$op"; done
@@ -55,6 +56,12 @@ for fe in $fes; do
 		check "$fe: $op passes (got '$outcomes')" -- [ "$outcomes" = "pass" ]
 	done
 done
+# The TFLite graph of MultiHeadAttention with its scores lists its two outputs the other way round
+# from the model; TVM's outputs are put in the model's order through the converter's signature names.
+if echo " $fes " | grep -q ' tvm-tflite-tf-keras '; then
+	two=$(sql results.db "SELECT count(*) FROM results r JOIN instances i USING(id) WHERE r.frontend = 'tvm-tflite-tf-keras' AND i.op = 'tf_keras.layers.MultiHeadAttention' AND r.outcome = 'pass' AND i.record LIKE '%return_attention_scores%true%'")
+	check "tvm-tflite-tf-keras: MultiHeadAttention with its scores, two outputs, passes ($two)" -- [ "$two" -eq 1 ]
+fi
 
 # A reproducer carries the runtime its template declares (RUNTIME: runtime_tf_keras.py) and runs
 # with plain python; every test passed, so it shows no bug.
