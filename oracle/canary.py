@@ -10,7 +10,8 @@ is an ordinary instance record, wrapped by its library's template and run by the
 test; EXPECTED holds the answer ferry knows, which the template's reference must agree with too.
 
 Keras 2 (tf_keras) has none: its template wraps layers, whose inputs carry a batch dimension, so no
-0-d input reaches its frontends (openvino-tf-keras, tflite-tf-keras); they run without a canary.
+0-d input reaches its frontends (openvino-tf-keras and the others of LIBRARY tf_keras); they run
+without a canary.
 
 corpus(library) gives the canary's records for a library, one JSON line each (their ids are the C
 side's to fill), or "" for a library without a canary; describe() says, for a warning, what a

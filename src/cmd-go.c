@@ -21,10 +21,10 @@
 static const char usage[] =
 	"usage: ferry go [LIBRARY...] -F LIST [-o DIR] [options]\n"
 	"\n"
-	"From the tests of LIBRARY (onnx, torch, keras; default: the libraries of the frontends) to a\n"
-	"bug list, in the project directory DIR: harvest, rank, (vary, generate,) wrap what will run,\n"
-	"run each frontend, bugs, report. Each library's files go to DIR/LIBRARY/. A stage whose output\n"
-	"is current is skipped; the same command run again goes on where it stopped.\n";
+	"From the tests of LIBRARY (onnx, torch, keras, tf_keras; default: the libraries of the\n"
+	"frontends) to a bug list, in the project directory DIR: harvest, rank, (vary, generate,) wrap\n"
+	"what will run, run each frontend, bugs, report. Each library's files go to DIR/LIBRARY/. A stage\n"
+	"whose output is current is skipped; the same command run again goes on where it stopped.\n";
 
 static const char more[] =
 	"Files, in DIR/LIBRARY/: corpus.jsonl (harvest), queue.jsonl and queue-COUNTS.jsonl (one per\n"
@@ -61,7 +61,8 @@ static const struct opt options[] = {
 		 "part; comma-separated, repeatable)", AT(r.select), runopts_parse_op),
 	OPT_CALL(0, "test", "GLOB", "only instances whose source test matches GLOB (comma-separated, repeatable)",
 		 AT(r.select), runopts_parse_test),
-	OPT_LIST('s', "suite", "NAME", "torch, keras: harvest this suite (repeatable; default: all)", AT(suites)),
+	OPT_LIST('s', "suite", "NAME", "torch, keras, tf_keras: harvest this suite (repeatable; default: all)",
+		 AT(suites)),
 	OPT_INT('n', "limit", "N", "run the top N tests of each frontend's queue (after --per-op)", AT(limit), 1,
 		1 << 30),
 	OPT_INT(0, "per-op", "K", "take at most K tests of an operator down each queue", AT(per_op), 1, 1 << 30),

@@ -19,6 +19,8 @@ before=$(git -C "$top" rev-parse --short "${BEFORE:-5460cb6}")
 after=$(git -C "$top" rev-parse --short HEAD)
 export FERRY_IREE_SAMPLE=${FERRY_IREE_SAMPLE:-100} FERRY_TORCH_SAMPLE=${FERRY_TORCH_SAMPLE:-100}
 export FERRY_KERAS_SAMPLE=${FERRY_KERAS_SAMPLE:-60}
+# the libraries both sides run: the earlier commit's main job knows no Keras 2 (tf_keras)
+export FERRY_LIBRARIES=${FERRY_LIBRARIES:-onnx torch keras}
 samples="iree $FERRY_IREE_SAMPLE, torch $FERRY_TORCH_SAMPLE, keras $FERRY_KERAS_SAMPLE"
 
 # measure SIDE REV: run REV's main job into WORKDIR/SIDE, its times into WORKDIR/SIDE.txt

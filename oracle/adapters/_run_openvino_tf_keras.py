@@ -17,22 +17,31 @@ except ImportError:
 
 def ov_compile(model):
     """The Keras 2 model object converted by openvino.convert_model (in memory, as a user hands it
-    over), compiled for the CPU in f32, one thread."""
+    over; or a SavedModel directory), compiled for the CPU in f32, one thread."""
     return Core().compile_model(convert_model(model), "CPU",
                                 {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": "1"})
 
 
+def ov_index(port, prefix, k):
+    """K of a port named PREFIX K (in_K, output_K), else its position k."""
+    for name in port.get_names():
+        name = name.split(":")[0]
+        if name.startswith(prefix) and name[len(prefix):].isdigit():
+            return int(name[len(prefix):])
+    return k
+
+
 def ov_run(compiled, inputs):
     """Run on a list of numpy arrays (input K is the model's in_K: by name, else by position); the
-    outputs as numpy arrays in the model's output order."""
+    outputs as numpy arrays in the model's output order (output_K where a SavedModel's signature
+    named them so, openvino-tf-keras-savedmodel's, else the converted model's order)."""
     feeds = {}
     for k, port in enumerate(compiled.inputs):
-        named = [int(n.split(":")[0][3:]) for n in port.get_names()
-                 if n.split(":")[0].startswith("in_") and n.split(":")[0][3:].isdigit()]
-        x = inputs[named[0] if named else k]
+        x = inputs[ov_index(port, "in_", k)]
         feeds[port] = x.astype(bytes) if x.dtype.kind in "OU" else x
     result = compiled(feeds)
-    return [np.asarray(result[port]) for port in compiled.outputs]
+    order = sorted(range(len(compiled.outputs)), key=lambda k: ov_index(compiled.outputs[k], "output_", k))
+    return [np.asarray(result[compiled.outputs[k]]) for k in order]
 
 
 def ov_reproduce(model, inputs):

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Keras 2 (tf_keras) as a source library of its own, end to end on a few layers: harvest their
 # docstring examples (tf.keras in them is Keras 2), wrap each as a Keras 2 model, run it through the
-# frontends that take a Keras 2 model object (OpenVINO's convert_model, the TFLite converter), and
-# check the outcomes. Keras 2 came in as new files only (its registry entry: templates/tf_keras.py).
+# frontends that take a Keras 2 model object the ways users hand it over (to OpenVINO's convert_model
+# as the object and as a SavedModel, to the TFLite converter then TFLite or TVM, to XLA), and check
+# the outcomes. Keras 2 came in as new files only (its registry entry: templates/tf_keras.py).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module tf_keras
 need_python_module tensorflow
@@ -10,11 +11,16 @@ py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 has() { "$py" -c "import $1" 2>/dev/null; }
 
-fes="tflite-tf-keras"
-if has openvino; then fes="openvino-tf-keras $fes"; fi
-ops="Dense Conv2D ReLU Concatenate"
+fes="tflite-tf-keras xla-tf-keras"
+if has openvino; then fes="openvino-tf-keras openvino-tf-keras-savedmodel $fes"; fi
+if has tvm && has tflite; then fes="$fes tvm-tflite-tf-keras"; fi
+# the frontends added after the first two, each with a reproducer run below
+new=$(echo $fes | tr ' ' '\n' | grep -v -x -e openvino-tf-keras -e tflite-tf-keras)
+# MultiHeadAttention: one example returns the attention scores too, a second output
+ops="Dense Conv2D ReLU Concatenate MultiHeadAttention"
 nfe=$(echo $fes | wc -w)
-plan $((22 + 6 * nfe))
+nnew=$(echo $new | wc -w)
+plan $((23 + 6 * nfe + 2 * nnew + $(echo " $fes " | grep -c ' tvm-tflite-tf-keras ')))
 
 filters=
 for op in $ops; do filters="$filters -f tf_keras.layers.$op"; done
@@ -50,6 +56,12 @@ for fe in $fes; do
 		check "$fe: $op passes (got '$outcomes')" -- [ "$outcomes" = "pass" ]
 	done
 done
+# The TFLite graph of MultiHeadAttention with its scores lists its two outputs the other way round
+# from the model; TVM's outputs are put in the model's order through the converter's signature names.
+if echo " $fes " | grep -q ' tvm-tflite-tf-keras '; then
+	two=$(sql results.db "SELECT count(*) FROM results r JOIN instances i USING(id) WHERE r.frontend = 'tvm-tflite-tf-keras' AND i.op = 'tf_keras.layers.MultiHeadAttention' AND r.outcome = 'pass' AND i.record LIKE '%return_attention_scores%true%'")
+	check "tvm-tflite-tf-keras: MultiHeadAttention with its scores, two outputs, passes ($two)" -- [ "$two" -eq 1 ]
+fi
 
 # A reproducer carries the runtime its template declares (RUNTIME: runtime_tf_keras.py) and runs
 # with plain python; every test passed, so it shows no bug.
@@ -61,6 +73,17 @@ sys.stdout.write(reproducer.reproducer("tf_keras", open(sys.argv[1]).read(), d, 
 	"$dense" tflite-tf-keras >repro.py
 expect_exit 0 "a reproducer of a Dense test runs with plain python, ferry out of reach" -- "$py" -I repro.py
 contains "... and says the frontend agrees with Keras 2" "$out" "no bug: tflite-tf-keras agrees with Keras 2"
+# The same for the frontends that came later: each carries its own frontend module and those it takes
+# names from (tvm-tflite-tf-keras: the TFLite converter's and TVM's Relax TFLite frontend's).
+for fe in $new; do
+	PYTHONPATH=$top_builddir/python "$py" -c 'import sys
+from ferry.oracle import reproducer
+d = sys.argv[1].rsplit("/", 1)[0]
+sys.stdout.write(reproducer.reproducer("tf_keras", open(sys.argv[1]).read(), d, sys.argv[2]))' \
+		"$dense" "$fe" >repro-$fe.py
+	expect_exit 0 "a reproducer of the Dense test on $fe runs with plain python" -- "$py" -I repro-$fe.py
+	contains "... and says $fe agrees with Keras 2" "$out" "no bug: $fe agrees with Keras 2"
+done
 
 expect_exit 0 "--version names Keras 2 as a library" -- "$FERRY" --version
 contains "... with its release" "$out" "library tf_keras: tf_keras 2."

@@ -1,0 +1,55 @@
+"""tvm-tflite-tf-keras: TVM's Relax frontend for TensorFlow Lite on a Keras 2 (tf_keras) model, as a
+ferry frontend (the interface is in ferry/oracle/driver.py).
+
+"load" rebuilds the test's Keras 2 model (the template's model()), "compile" converts it from memory
+with TFLiteConverter.from_keras_model (TFLite's own operators only, as tflite-tf-keras does: the way
+a Keras 2 user makes the flatbuffer TVM is handed), then converts the flatbuffer with
+tvm.relax.frontend.tflite.from_tflite, given the test's input shapes and dtypes, builds it for llvm and
+loads it on the Relax VM; "execute" runs the VM's main. A model the TFLite converter refused is
+unsupported here (the patterns of tflite-tf-keras), as is an operator Relax's frontend has none for.
+
+tvm_tf_keras_compile() lives in _run_tvm_tflite_tf_keras.py, the frontend module.
+"""
+
+import os
+
+os.environ.setdefault("TVM_NUM_THREADS", "1")  # before tvm starts its thread pool
+
+from ferry.extract import tfload  # noqa: E402
+
+tfload.load(keras2=True)  # first: with tf.keras Keras 2, before tflite and tvm
+
+import tvm  # noqa: E402
+
+from ferry.oracle import driver  # noqa: E402
+from ferry.oracle.adapters._run_tvm_tflite_tf_keras import tvm_tf_keras_compile, tvm_tf_keras_reproduce  # noqa: E402
+from ferry.oracle.adapters._tvm_tflite import tvm_run  # noqa: E402
+from ferry.templates import tf_keras as template_tf_keras  # noqa: E402
+
+NAME = "tvm-tflite-tf-keras"
+LIBRARY = "tf_keras"
+FORMAT = "h5"
+PACKAGE = "tvm"
+SUMMARY = "TVM Relax from_tflite on the TFLite converter's flatbuffer of the Keras 2 model object, llvm"
+
+
+def version():
+    return tvm.__version__
+
+
+def load(testdir):
+    """The model, and the test's inputs, whose shapes and dtypes from_tflite is given."""
+    return (template_tf_keras.model(testdir),
+            template_tf_keras.ordered_inputs(driver.test_inputs(testdir)))
+
+
+def compile(loaded):
+    model, example = loaded
+    return tvm_tf_keras_compile(model, example)
+
+
+def execute(compiled, inputs):
+    return tvm_run(compiled, template_tf_keras.ordered_inputs(inputs))
+
+
+REPRODUCE = tvm_tf_keras_reproduce
