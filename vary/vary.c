@@ -480,6 +480,9 @@ static char *variant_line(const struct vary_active *a, const struct rules_cand *
 	prov = cJSON_AddObjectToObject(j, "variant");
 	cJSON_AddStringToObject(prov, "parent", a->id);
 	cJSON_AddStringToObject(prov, "vary", c->label);
+	/* The label's words overlap across dimensions ("param:eps=1" is a value or a type): the
+	 * dimension says which kind of change reached what the variant finds. */
+	cJSON_AddStringToObject(prov, "dim", vary_dim_name(c->dim));
 	if (undefined)
 		cJSON_AddStringToObject(prov, "undefined", undefined);
 	r = record_from_json(&in, j, e);
@@ -531,6 +534,7 @@ static int decide(struct vary *v, struct vary_active *a, const struct vary_asked
 		cJSON_AddStringToObject(log, "parent", a->id);
 		cJSON_AddStringToObject(log, "op", a->op);
 		cJSON_AddStringToObject(log, "vary", c->label);
+		cJSON_AddStringToObject(log, "dim", vary_dim_name(c->dim));
 		cJSON_AddStringToObject(log, "status", status);
 		if (!line)
 			cJSON_AddStringToObject(log, "reason", why.data);

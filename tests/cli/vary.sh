@@ -7,7 +7,7 @@ need_python_module onnx
 py="${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}"
 if PYTHONPATH="$top_builddir/python" "$py" -c 'import ferry.templates.onnx as t; t.validate' 2>/dev/null; then
 	validate=1
-	plan 26
+	plan 27
 else
 	validate=0
 	plan 14
@@ -51,7 +51,9 @@ if [ "$validate" = 1 ]; then
 	kept=$(grep -c '"status":"kept"' v.jsonl.log || true)
 	lines=$(wc -l < v.jsonl)
 	check "every kept candidate is a line of the variants ($kept kept, $lines lines)" -- [ "$kept" -eq "$lines" ]
-	check "a variant names its parent and what changed" -- grep -q '"variant":{"parent":"[0-9a-f]\{32\}","vary":"' v.jsonl
+	check "a variant names its parent, what changed and the kind of change" -- \
+		grep -q '"variant":{"parent":"[0-9a-f]\{32\}","vary":"[^"]*","dim":"\(dtype\|shape\|param\|scalar\|type\)"' v.jsonl
+	check "... and so does every candidate logged" -- sh -c '! grep -v "\"dim\":\"[a-z]*\"" v.jsonl.log | grep -q .'
 	expect_exit 0 "the variants are a corpus that wrap takes" -- "$FERRY" wrap v.jsonl -o wrapped -j 1 -q
 	# A graph (ferry generate) is many operators: no rule grows it; it is counted, not tried.
 	{ sed -n 1p corpus.jsonl; sed -n 1p "$top_srcdir/tests/data/gen-graphs/graphs.jsonl"; } > graphs.jsonl
