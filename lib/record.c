@@ -921,3 +921,14 @@ const struct value *record_param(const struct instance *in, const char *name)
 	f = bsearch(&key, in->params, in->nparams, sizeof(key), field_cmp);
 	return f ? f->value : NULL;
 }
+
+const struct value *record_context(const struct instance *in, const char *name)
+{
+	struct field key = { (char *)name, NULL };
+	const struct field *f;
+
+	if (!in->ncontext)
+		return NULL;
+	f = bsearch(&key, in->context, in->ncontext, sizeof(key), field_cmp);
+	return f ? f->value : NULL;
+}

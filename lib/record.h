@@ -157,5 +157,7 @@ void json_add_double(struct buf *out, double d);
 
 /* Look up a parameter by name; NULL if absent. */
 const struct value *record_param(const struct instance *in, const char *name);
+/* Look up a member of the context by name ("dtype", "opset"); NULL if absent. */
+const struct value *record_context(const struct instance *in, const char *name);
 
 #endif

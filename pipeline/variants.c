@@ -67,6 +67,9 @@ static void print_summary(FILE *fp, const struct vary *v, const char *what, cons
 	 * parent's quota was met first. Nothing of them is written. */
 	if (v->unused)
 		fprintf(fp, "  validated, not used  %zu\n", v->unused);
+	/* Made known refused by the rules, so not tried: a weightless torch module's dtype= argument. */
+	if (v->skipped)
+		fprintf(fp, "  skipped, not tried   %zu\n", v->skipped);
 	if (v->bad_lines)
 		fprintf(fp, "  bad corpus lines     %zu\n", v->bad_lines);
 	if (v->cut)

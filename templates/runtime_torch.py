@@ -256,16 +256,141 @@ class FerryCall(torch.nn.Module):
 
 
 def ferry_script(module, inputs):
-    """(TorchScript of the module, None) or (TorchScript, why it is not frozen): traced on inputs,
-    then frozen in eval mode, as a user hands a model to a compiler: buffers and default arguments
-    (a pooling stride of None) become constants instead of attributes and empty list constructs.
-    Freezing keeps the operators as traced (no numeric folding). Where PyTorch cannot freeze the
-    traced module, the traced module is the model and the reason is given."""
-    traced = torch.jit.trace(module, tuple(inputs), check_trace=False, strict=False)
+    """(TorchScript of the module, None or why it is not frozen, how it was made: "trace" or
+    "script"). Traced on inputs, then frozen in eval mode, as a user hands a model to a compiler:
+    buffers and default arguments (a pooling stride of None) become constants instead of attributes
+    and empty list constructs. Freezing keeps the operators as traced (no numeric folding). Where
+    PyTorch cannot freeze the traced module, the traced module is the model and the reason is given.
+    Where it cannot trace the call at all (a bool Scalar, constant_pad_nd's value=True or
+    bitwise_xor's other=True, fails alias analysis in the tracer; torch.gradient's list of float
+    spacings is "a list of arbitrary type"), the call is scripted instead (ferry_script_call), and
+    only where both fail is the tracer's error raised, with the scripter's."""
     try:
-        return torch.jit.freeze(traced.eval(), optimize_numerics=False), None
-    except Exception as e:  # some traced graphs do not freeze: the unfrozen one is still a model
-        return traced, f"{type(e).__name__}: {e}".strip()[:8000]
+        model, how = torch.jit.trace(module, tuple(inputs), check_trace=False, strict=False), "trace"
+    except Exception as traced:
+        try:
+            model, how = ferry_script_call(module, inputs), "script"
+        except Exception as scripted:
+            raise RuntimeError(f"{type(traced).__name__}: {traced}\n(scripting it instead failed: "
+                               f"{type(scripted).__name__}: {scripted})".strip()) from traced
+    try:
+        return torch.jit.freeze(model.eval(), optimize_numerics=False), None, how
+    except Exception as e:  # some graphs do not freeze: the unfrozen one is still a model
+        return model, f"{type(e).__name__}: {e}".strip()[:8000], how
+
+
+class FerryScriptModule(torch.jit.ScriptModule):
+    """A FerryCall's call as a scripted module: its buffers (the weights) and a forward compiled
+    from source. ferry_op is the one name the source calls the operator by; TorchScript resolves
+    it from this frame. Each model is of a class of its own (ferry_script_call), since TorchScript
+    reuses a class's compiled methods for the next instance with the same attributes."""
+
+    def __init__(self, buffers, source, op):
+        super().__init__()
+        for name, tensor in buffers:
+            self.register_buffer(name, tensor)
+        ferry_op = op  # noqa: F841  (the source's name for the operator)
+        self.define(source)
+
+
+def ferry_script_call(call, inputs):
+    """A FerryCall of a function or Tensor method as a ScriptModule, its forward written out: the
+    operator applied to the forward inputs (in_K), the buffers (self.const_K) and the other
+    arguments as literals; it returns the result's tensors as FerryCall.forward does. Built from
+    the record's typed values only (numbers, bools, None, dtypes, plain names; a string only of
+    name characters), never from a record's text as code. Lists are spelled as written first,
+    then, where the schema wants Scalar[] or int[] (torch.gradient's spacing and dim), tuples as
+    lists and lists of floats as List[number], then also a bool argument as a 0-d tensor (TorchScript
+    makes a bool Scalar the int 1, and bitwise_xor(bool tensor, 1) is int64 where eager PyTorch
+    gives bool). The first spelling that compiles and gives the eager call's number, dtypes and
+    shapes of outputs is the model; TypeError where none does."""
+    if call.fn is None:
+        raise TypeError("a torch.nn module is traced, not scripted")
+    with torch.no_grad():
+        result = call.call(*[t.clone() for t in inputs])
+        want = ferry_flatten(result)
+    if isinstance(result, torch.Tensor):
+        outputs = "(r,)"
+    elif isinstance(result, (tuple, list)) and all(not isinstance(v, (tuple, list, dict)) for v in result):
+        outputs = "(" + "".join(f"r[{k}], " for k, v in enumerate(result) if isinstance(v, torch.Tensor)) + ")"
+    else:
+        raise TypeError(f"cannot script a call that returns {type(result).__name__} nested")
+    if not want:
+        raise TypeError("the call returns no tensor")
+    name = getattr(call.fn, "__name__", "")
+    # a Tensor method is called on its first argument: TorchScript knows methods by that syntax
+    method = getattr(torch.Tensor, name, None) is call.fn
+    if not name.isidentifier():
+        raise TypeError(f"cannot script an operator named {name!r}")
+    errors = []
+    for loose, bools in ((False, False), (True, False), (True, True)):
+        args = [ferry_script_argument(v, loose, bools) for v in call.args]
+        args += [f"{ferry_script_name(k)}={ferry_script_argument(v, loose, bools)}" for k, v in call.kwargs.items()]
+        if method and call.args:
+            head = f"{args[0]}.{name}(" + ", ".join(args[1:])
+        else:
+            head = "ferry_op(" + ", ".join(args)
+        signature = ", ".join(f"in_{k}: Tensor" for k in range(len(inputs)))
+        source = f"def forward(self{', ' if inputs else ''}{signature}):\n    r = {head})\n    return {outputs}\n"
+        try:
+            cls = type("FerryScriptModule", (FerryScriptModule,), {})
+            scripted = cls(list(call.named_buffers()), source, call.fn)
+            with torch.no_grad():
+                got = list(scripted(*[t.clone() for t in inputs]))
+        except Exception as e:
+            errors.append(f"{type(e).__name__}: {e}".strip().split("\n")[0])
+            continue
+        if [(t.dtype, t.shape) for t in got] != [(t.dtype, t.shape) for t in want]:
+            errors.append("the scripted call's outputs differ from the eager call's in dtype or shape")
+            continue
+        return scripted
+    raise TypeError("; ".join(errors))
+
+
+def ferry_script_name(name):
+    """name, where it may appear in a scripted call's source as a keyword; else TypeError."""
+    if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+        raise TypeError(f"cannot script a keyword named {name!r}")
+    return name
+
+
+def ferry_script_argument(v, loose, bools):
+    """An argument's source; with bools a bool as a 0-d tensor (a bool Scalar is the int 1 to
+    TorchScript, and True ^ a bool tensor would be int64)."""
+    return f"torch.tensor({v!r})" if bools and isinstance(v, bool) else ferry_script_literal(v, loose)
+
+
+def ferry_script_literal(v, loose=False):
+    """TorchScript source of one argument of a FerryCall: a forward input, a buffer or a constant.
+    loose: tuples as lists and lists of numbers with a float as List[number] (Scalar[])."""
+    if isinstance(v, FerrySlot):
+        return f"in_{int(v.k)}"
+    if isinstance(v, FerryConst):
+        return f"self.{ferry_script_name(v.name)}"
+    if v is None or isinstance(v, bool):
+        return repr(v)
+    if isinstance(v, int):
+        return str(int(v))
+    if isinstance(v, float):
+        return repr(v) if v == v and abs(v) != float("inf") else f'float("{v}")'
+    if isinstance(v, (torch.dtype, torch.memory_format, torch.layout)):
+        text = str(v)
+        if not (text.startswith("torch.") and text[6:].isidentifier()):
+            raise TypeError(f"cannot script {text!r}")
+        return text
+    if isinstance(v, str):
+        if not all(c.isalnum() or c in "_-. " for c in v):
+            raise TypeError("cannot script a string of other characters than letters, digits and '_-. '")
+        return f'"{v}"'
+    if isinstance(v, (list, tuple)) and v:
+        items = [ferry_script_literal(x, loose) for x in v]
+        numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)
+        if loose and numbers and any(isinstance(x, float) for x in v):
+            return "torch.jit.annotate(List[number], [" + ", ".join(items) + "])"
+        if isinstance(v, list) or loose:
+            return "[" + ", ".join(items) + "]"
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    raise TypeError(f"cannot script an argument of type {type(v).__name__} (an empty list has no type)")
 
 
 def ferry_flatten(out):

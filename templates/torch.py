@@ -13,8 +13,10 @@ wrap() writes a test directory:
     record.json     the instance, from which build() makes the same module again (the adapters that
                     start from the eager module use it: TorchInductor, the ONNX exporter)
     model.ts        the module as TorchScript (torch.jit.trace, then torch.jit.freeze: weights and
-                    default arguments are constants), where tracing works; "frozen" false in meta
-                    and "freeze_error" say why where PyTorch could not freeze it (FORMAT ts)
+                    default arguments are constants), where tracing works, else the call scripted
+                    (runtime_torch.ferry_script_call): "torchscript_by" in meta is "trace" or
+                    "script"; "frozen" false in meta and "freeze_error" say why where PyTorch
+                    could not freeze it (FORMAT ts)
     model.pt2       the module as an ExportedProgram (torch.export), where exporting works (FORMAT
                     pt2); wrap does not load it back: load_exported, which the frontends read it
                     with, marks a file that does not load as not made (the key null, the error why)
@@ -866,7 +868,8 @@ def _serialize(outdir, plan, inputs, meta, formats=None):
 
 def _make_torchscript(outdir, plan, inputs, meta):
     try:
-        traced, why = ferry_script(plan.build(), _clones(inputs))
+        traced, why, how = ferry_script(plan.build(), _clones(inputs))
+        meta["torchscript_by"] = how
         meta["frozen"] = why is None
         if why:
             meta["freeze_error"] = why

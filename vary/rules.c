@@ -142,6 +142,7 @@ static void shuffle_into(struct rules_cands *out, struct rules_cands *src, uint6
 		}
 		out->v[out->n++] = src->v[i];
 	}
+	out->skipped += src->skipped;
 	free(src->v);
 	memset(src, 0, sizeof(*src));
 }
@@ -391,11 +392,19 @@ static void torch_module_dtype(const struct instance *p, cJSON *j, const char *t
 	double lo, hi;
 	char k = dtype_class(to, &lo, &hi);
 	const struct value *had = record_param(p, "dtype");
-	cJSON *w, *params;
+	cJSON *w, *params, *context;
 	char wl[80];
 
 	if (strcmp(p->library, "torch") || strcmp(p->kind, "module") || (k != 'f' && k != 'c')) {
 		emit(out, j, RULES_DTYPE, label);
+		return;
+	}
+	if (!had && !record_context(p, "dtype")) {
+		/* The harvest records context.dtype wherever the module holds floating parameters or
+		 * buffers: without it there are no weights to make in the dtype, and the constructors
+		 * of such modules (ReLU6, the poolings) take no dtype argument. */
+		emit(out, j, RULES_DTYPE, label);
+		out->skipped++;
 		return;
 	}
 	w = cJSON_Duplicate(j, 1);
@@ -403,6 +412,11 @@ static void torch_module_dtype(const struct instance *p, cJSON *j, const char *t
 	if (!params)
 		params = cJSON_AddObjectToObject(w, "params");
 	set_member(params, "dtype", tagged("dtype", cJSON_CreateString(to)));
+	/* The template casts a module to its context.dtype once built (as the harvest saw it): that
+	 * is the weights' dtype now, else the cast undoes the constructor's dtype. */
+	context = cJSON_GetObjectItemCaseSensitive(w, "context");
+	if (cJSON_GetObjectItemCaseSensitive(context, "dtype"))
+		set_member(context, "dtype", tagged("dtype", cJSON_CreateString(to)));
 	if (had && had->type == V_DTYPE) {
 		/* The parent says its weights' dtype already: it moves with the inputs, alone. */
 		cJSON_Delete(j);
@@ -459,7 +473,7 @@ static void dtype_group(const struct instance *p, size_t first, const char *old,
  * DTYPE_GROUPS groups, in the order of their first inputs. */
 void rules_dtype(const struct instance *p, uint64_t seed, struct rules_cands *out)
 {
-	struct rules_cands mine = { NULL, 0, 0 };
+	struct rules_cands mine = { NULL, 0, 0, 0 };
 	const char *groups[DTYPE_GROUPS];
 	int ngroups = 0;
 
@@ -685,7 +699,7 @@ static void spatial(const struct instance *p, struct rules_cands *out)
 
 void rules_shape(const struct instance *p, uint64_t seed, struct rules_cands *out)
 {
-	struct rules_cands mine = { NULL, 0, 0 };
+	struct rules_cands mine = { NULL, 0, 0, 0 };
 	int f = first_tensor(p);
 	const struct tensor *t0;
 	int64_t ns[65];
@@ -1273,7 +1287,7 @@ void rules_type(const struct instance *p, uint64_t seed, size_t nth, struct rule
 
 void rules_scalar(const struct instance *p, uint64_t seed, struct rules_cands *out)
 {
-	struct rules_cands mine = { NULL, 0, 0 };
+	struct rules_cands mine = { NULL, 0, 0, 0 };
 	char label[64];
 
 	/* An ONNX node takes tensors only: a Python number is no input of it. Nor does ONNX take a
@@ -1368,8 +1382,10 @@ void rules_all(const struct instance *p, const struct rules_pools *pools, uint64
 				more = 1;
 			}
 	}
-	for (int d = 0; d < RULES_NDIMS; d++)
+	for (int d = 0; d < RULES_NDIMS; d++) {
+		out->skipped += dims[d].skipped;
 		free(dims[d].v);
+	}
 }
 
 /* --- one change at a time: a failure's neighbours ---------------------------------------------- */
@@ -1415,7 +1431,7 @@ static void cand_drop(struct rules_cand *c)
 #define NEIGHBOUR_DTYPES 3
 static void neighbour_dtype(const struct instance *p, struct rules_cands *out)
 {
-	struct rules_cands all = { NULL, 0, 0 };
+	struct rules_cands all = { NULL, 0, 0, 0 };
 	size_t taken = 0;
 
 	rules_dtype(p, 0, &all);
@@ -1452,7 +1468,7 @@ static void neighbour_dtype(const struct instance *p, struct rules_cands *out)
 static void neighbour_shape(const struct instance *p, struct rules_cands *out)
 {
 	static const char *const wanted[] = { "rank:-1", "dim:", "rank:+1" };
-	struct rules_cands all = { NULL, 0, 0 };
+	struct rules_cands all = { NULL, 0, 0, 0 };
 
 	rules_shape(p, 0, &all);
 	for (size_t w = 0; w < sizeof(wanted) / sizeof(wanted[0]); w++)

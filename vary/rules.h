@@ -46,6 +46,10 @@ struct rules_cand {
 struct rules_cands {
 	struct rules_cand *v;
 	size_t n, cap;
+	/* Candidates the rules knew the library refuses, and so did not make: a torch module that
+	 * holds no floating weights (ReLU6, a pooling) with a dtype= argument, which its constructor
+	 * does not take. Counted, never tried. */
+	size_t skipped;
 };
 
 void rules_pools_init(struct rules_pools *p);

@@ -368,6 +368,7 @@ static struct vary_active *open_parent(struct vary *v)
 		else
 			rules_all(&in, &v->pools, v->o->seed, nth, &a->cands);
 		rules_stop_when(NULL);
+		v->skipped += a->cands.skipped;
 		a->pre = xcalloc(a->cands.n ? a->cands.n : 1, sizeof(*a->pre));
 		k = strmap_find(&v->parent_kept, in.id);
 		a->kept = k ? k->count : 0;

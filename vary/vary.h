@@ -81,6 +81,8 @@ struct vary {
 	size_t tried, kept, duplicates, undefined, dropped;
 	size_t resumed;              /* candidates an earlier run tried (OUTPUT.log) */
 	size_t unused;               /* validated ahead of the order, which did not reach them */
+	size_t skipped;              /* candidates the rules did not make, knowing the library refuses
+				      * them (struct rules_cands): never tried nor logged */
 	size_t cut;                  /* bytes of torn last lines of OUTPUT and OUTPUT.log, cut off */
 	struct vary_count dims[RULES_NDIMS];
 	struct strmap reasons;       /* first line of the library's reason -> candidates dropped */

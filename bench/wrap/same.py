@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-FORMAT_KEYS = {"torchscript", "torchscript_error", "export", "export_error", "frozen", "freeze_error",
+FORMAT_KEYS = {"torchscript", "torchscript_error", "torchscript_by", "export", "export_error", "frozen", "freeze_error",
                "saved_model", "saved_model_error", "tflite", "tflite_error"}
 
 

@@ -60,9 +60,9 @@ def ov_run(compiled, inputs):
 
 
 def ov_trace_reproduce(module, inputs):
-    """openvino-pytorch: the module traced to TorchScript and frozen (as the template saved it),
-    converted, compiled and run on inputs."""
-    scripted, _ = ferry_script(module, inputs)
+    """openvino-pytorch: the module traced (or, where tracing fails, scripted) to TorchScript and
+    frozen, as the template saved it, converted, compiled and run on inputs."""
+    scripted, _, _ = ferry_script(module, inputs)
     return ov_run(ov_compile(ov_convert(scripted, inputs)), inputs)
 
 

@@ -2,7 +2,8 @@
 interface is in ferry/oracle/driver.py).
 
 The template traced the module to TorchScript and froze it (model.ts: weights and default arguments
-are constants); "load" reads it back, "compile" hands it
+are constants; a call PyTorch cannot trace is scripted, meta.json's "torchscript_by" says which);
+"load" reads it back, "compile" hands it
 to openvino.convert_model (OpenVINO's TorchScript path) and compiles the result for the CPU in f32
 (OpenVINO would otherwise pick bf16 on CPUs that have it, and a lower precision is not a
 conversion bug), one thread. A module PyTorch could not trace is unsupported here, not a bug.
@@ -23,7 +24,7 @@ NAME = "openvino-pytorch"
 LIBRARY = "torch"
 FORMAT = "ts"
 PACKAGE = "openvino"
-SUMMARY = "OpenVINO's PyTorch frontend on TorchScript (torch.jit.trace, frozen), CPU"
+SUMMARY = "OpenVINO's PyTorch frontend on TorchScript (torch.jit.trace, else script; frozen), CPU"
 
 torch.set_num_threads(1)
 

@@ -3,7 +3,8 @@
 # tried (a large --per-instance): the library decides, and this test asserts, per operator, which
 # variants it accepted and which it rejected, and why. PyTorch's softmax has no integer kernel and
 # no dimension 2 in a matrix; its relu none for bool; a Conv2d takes a float64 input only with its
-# weights made float64 too, and no kernel larger than its input. Keras's Dense refuses a
+# weights made float64 too, and no kernel larger than its input; a ReLU6, which holds no weights,
+# is given no dtype= argument (its constructor takes none): skipped, not tried. Keras's Dense refuses a
 # non-positive units and an int16 policy; its pool a zero pool size and a window larger than its
 # input. onnx's type constraints refuse a uint8 Relu; a MaxPool window larger than its input,
 # where the reference evaluator gives an empty output and shape inference a one-element one, is
@@ -15,11 +16,12 @@ need_python_module keras
 need_python_module tensorflow
 need_python_module onnx
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 29
+plan 32
 
 cp "$top_srcdir/tests/data/vary/corpus.jsonl" corpus.jsonl
-expect_exit 0 "vary every candidate of 9 instances" -- \
+expect_exit 0 "vary every candidate of 10 instances" -- \
 	"$FERRY" vary corpus.jsonl -o variants.jsonl --per-instance 100 -j 2 -q
+contains "the summary counts ReLU6's five dtype= candidates skipped, not tried" "$out" "skipped, not tried   5"
 
 # what OP LABEL: "kept", or "dropped: " and the first line of the library's reason
 what() {
@@ -54,6 +56,8 @@ is torch.nn.Conv2d dtype:float64 "dropped: RuntimeError: Input type (double) and
 is torch.nn.Conv2d dtype:float64+weights kept
 is torch.nn.Conv2d spatial:kernel-1 "dropped: RuntimeError: Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3)."
 is torch.nn.Conv2d rank:-1 kept
+is torch.nn.ReLU6 dtype:float64 kept
+is torch.nn.ReLU6 dtype:float64+weights "0 candidates"
 is keras.layers.Dense param:units=0 "dropped: ValueError: Received an invalid value for \`units\`, expected a positive integer."
 is keras.layers.Dense dtype:int16 "dropped: ValueError: Argument \`dtype\` got invalid value <dtype: 'int16'>."
 is keras.layers.Dense dtype:float16 kept

@@ -75,6 +75,32 @@ r = validate(cast)
 is_((r.get("status"), r.get("undefined")), ("ok", "a cast of non-finite or out-of-range floats to int32"),
     "a cast of NaN to int32: valid, undefined by the guard")
 
+# --- a call given training=True: validated through wrap()'s export, which runs the training path the
+# reference (training=False) skips. Attention's dropout=inf is refused there (a rate out of range), and
+# a dropout of 0.2 makes a SavedModel that does not agree with Keras: both invalid, as wrap() finds them;
+# the same call without training=True is valid, its export not made.
+q = tensor("float32", [1, 2, 4], [1.0] * 8)
+
+
+def attention(dropout, training):
+    kwargs = {"training": {"bool": True}} if training else {}
+    return record("keras.layers.Attention", [{"list": [q, q]}], [tensor("float32", [1, 2, 4])], kind="layer",
+                  params={"dropout": {"float": dropout}, "dtype": {"str": "float32"}, "seed": {"int": 1}},
+                  context={"kwargs": {"dict": kwargs}})
+
+
+for dropout, why in (("inf", "`rate` must be"), (0.2, "SavedModel disagrees")):
+    r = validate(attention(dropout, True))
+    ok(r.get("status") == "invalid" and why in r.get("reason", ""),
+       f"Attention(dropout={dropout}) called with training=True: invalid, as its export is "
+       f"({r.get('status')}: {' '.join(r.get('reason', '').split())[:100]})")
+    with tempfile.TemporaryDirectory() as d:
+        w = template.wrap(json.dumps(attention(dropout, True)), os.path.join(d, "t"))
+        meta = template.testdir_meta(os.path.join(d, "t")) if w.get("status") == "ok" else {}
+    ok(w.get("status") == "invalid" or meta.get("saved_model") is None,
+       f"... and wrap() makes no SavedModel that agrees ({w.get('status')}, {meta.get('saved_model_error', '')[:60]})")
+is_(validate(attention("inf", False)).get("status"), "ok", "Attention(dropout=inf) without training=True: valid")
+
 # --- wrap: the guard's reason, else the variant's
 nan_variant = dict(log, variant={"parent": PARENT, "vary": "in:0=-1"})
 is_(wrap(nan_variant).get("undefined"), "the reference is NaN everywhere",

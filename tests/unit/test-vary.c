@@ -79,8 +79,6 @@ static const struct expect { int rec; const char *label, *json; } expects[] = {
 	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"complex64\",\"range\":[2,2],\"shape\":[1]}},{\"float\":0.5}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.pow\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}],\"params\":{}}" },
 	{ 4, "scalar:in:0=0-d",
 	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"int64\",\"shape\":[],\"values\":[2]}},{\"float\":0.5}],\"kind\":\"function\",\"library\":\"torch\",\"op\":\"torch.pow\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1]}}],\"params\":{}}" },
-	{ 1, "dtype:float64+weights",
-	  "{\"context\":{},\"inputs\":[{\"tensor\":{\"dtype\":\"float64\",\"range\":[-1,1],\"shape\":[1,3,8,8]}}],\"kind\":\"module\",\"library\":\"torch\",\"op\":\"torch.nn.MaxPool2d\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[1,3,3,3]}}],\"params\":{\"dtype\":{\"dtype\":\"float64\"},\"kernel_size\":{\"int\":3},\"stride\":{\"tuple\":[{\"int\":2},{\"int\":2}]}}}" },
 	{ 6, "dtype:in:1:int32",
 	  "{\"context\":{\"opset\":{\"int\":13}},\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"range\":[-3,3],\"shape\":[2,3]}},{\"tensor\":{\"dtype\":\"int32\",\"shape\":[1],\"values\":[1]}}],\"kind\":\"node\",\"library\":\"onnx\",\"op\":\"ReduceSum\",\"outputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2,1]}}],\"params\":{\"keepdims\":{\"int\":1}}}" },
 };
@@ -88,7 +86,7 @@ static const struct expect { int rec; const char *label, *json; } expects[] = {
 /* Every label of each record, sorted. */
 static const char *const all_labels[] = {
 	"dim:0=1 dim:1=0 dtype:bfloat16 dtype:bool dtype:complex128 dtype:complex64 dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint8 param:alpha=(2,) param:alpha=-1 param:alpha=-2 param:alpha=0 param:alpha=1 param:alpha=1024 param:alpha=2.0 param:alpha=[2] rank:+1 rank:-1",
-	"dim:1=1 dim:3=0 dtype:bfloat16 dtype:bfloat16+weights dtype:bool dtype:complex128 dtype:complex128+weights dtype:complex64 dtype:complex64+weights dtype:float16 dtype:float16+weights dtype:float64 dtype:float64+weights dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint8 pair:kernel_size=-1,stride=(-2,-2) pair:kernel_size=-1,stride=(1,1) pair:kernel_size=1,stride=(0,0) param:kernel_size=(3,) param:kernel_size=-1 param:kernel_size=-2 param:kernel_size=0 param:kernel_size=1 param:kernel_size=1024 param:kernel_size=3.0 param:kernel_size=[3] param:stride=(-1,-1) param:stride=(-2,-2) param:stride=(0,0) param:stride=(1,1) param:stride=(1024,1024) param:stride=(2,3) rank:+1 rank:-1 spatial:kernel spatial:kernel+stride-1 spatial:kernel-1 spatial:nonsquare",
+	"dim:1=1 dim:3=0 dtype:bfloat16 dtype:bool dtype:complex128 dtype:complex64 dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint8 pair:kernel_size=-1,stride=(-2,-2) pair:kernel_size=-1,stride=(1,1) pair:kernel_size=1,stride=(0,0) param:kernel_size=(3,) param:kernel_size=-1 param:kernel_size=-2 param:kernel_size=0 param:kernel_size=1 param:kernel_size=1024 param:kernel_size=3.0 param:kernel_size=[3] param:stride=(-1,-1) param:stride=(-2,-2) param:stride=(0,0) param:stride=(1,1) param:stride=(1024,1024) param:stride=(2,3) rank:+1 rank:-1 spatial:kernel spatial:kernel+stride-1 spatial:kernel-1 spatial:nonsquare",
 	"dim:1=0 dim:1=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint8 param:units=(4,) param:units=-1 param:units=-2 param:units=0 param:units=1 param:units=1024 param:units=4.0 param:units=[4] rank:+1",
 	"dim:2=0 dim:2=1 dtype:bfloat16 dtype:bool dtype:float16 dtype:float64 dtype:int16 dtype:int32 dtype:int64 dtype:int8 dtype:uint16 dtype:uint32 dtype:uint64 dtype:uint8 param:kernel_shape=[-1,-1] param:kernel_shape=[-2,-2] param:kernel_shape=[0,0] param:kernel_shape=[1,1] param:kernel_shape=[1024,1024] param:kernel_shape=[4,3] rank:+1 rank:-1 spatial:kernel spatial:kernel-1 spatial:nonsquare",
 	"dim:0=0 dtype:bfloat16 dtype:bool dtype:complex128 dtype:complex64 dtype:float16 dtype:float32 dtype:float64 dtype:int16 dtype:int32 dtype:int8 dtype:uint8 in:1=(0.5,) in:1=-1.5 in:1=0 in:1=1 in:1=1e-30 in:1=1e30 in:1=[0.5] in:1=inf in:1=nan rank:+1 rank:-1 scalar:in:0=0-d scalar:in:1=tensor tensor:in:0=number",
@@ -148,7 +146,7 @@ static char *find(const struct rules_cands *c, const char *label)
 /* The labels in the order made, joined (caller frees). */
 static char *sequence(const struct instance *in, uint64_t seed)
 {
-	struct rules_cands c = { NULL, 0, 0 };
+	struct rules_cands c = { NULL, 0, 0, 0 };
 	struct buf b = BUF_INIT;
 
 	rules_all(in, &pools, seed, 0, &c);
@@ -163,7 +161,7 @@ int main(void)
 	struct rules_cands all[NRECORDS];
 	struct err e = ERR_INIT;
 
-	plan((int)(NRECORDS * 2 + NEXPECTS + 16));
+	plan((int)(NRECORDS * 2 + NEXPECTS + 19));
 	/* the dtypes tried are the templates' declarations (ferry/templates/registry.py) */
 	if (libraries_load(getenv("FERRY_PYTHON") ? getenv("FERRY_PYTHON") : "", &e) < 0) {
 		printf("Bail out! %s\n", e.msg);
@@ -223,12 +221,46 @@ int main(void)
 		buf_release(&b);
 	}
 
+	/* A torch module's weights in the new dtype ("+weights", its constructor's dtype=) only where
+	 * it holds weights, which the harvest records as context.dtype: a MaxPool2d has none, and its
+	 * five floating and complex targets are skipped, not made. */
+	{
+		const char *t = "{\"library\":\"torch\",\"op\":\"torch.nn.Conv2d\",\"kind\":\"module\","
+			"\"context\":{\"dtype\":{\"dtype\":\"float32\"}},\"params\":{\"in_channels\":{\"int\":3},"
+			"\"out_channels\":{\"int\":2},\"kernel_size\":{\"int\":3}},\"inputs\":[{\"tensor\":"
+			"{\"dtype\":\"float32\",\"shape\":[1,3,8,8],\"range\":[-1,1]}}]}";
+		struct instance in;
+		struct rules_cands c = { NULL, 0, 0, 0 }, pool = { NULL, 0, 0, 0 };
+		char *w, *x, *y;
+
+		record_parse(&in, t, strlen(t), &e);
+		rules_dtype(&in, 1, &c);
+		w = find(&c, "dtype:float64+weights");
+		is(w, "{\"context\":{\"dtype\":{\"dtype\":\"float64\"}},\"inputs\":[{\"tensor\":{\"dtype\":"
+		   "\"float64\",\"range\":[-1,1],\"shape\":[1,3,8,8]}}],\"kind\":\"module\",\"library\":\"torch\","
+		   "\"op\":\"torch.nn.Conv2d\",\"outputs\":[],\"params\":{\"dtype\":{\"dtype\":\"float64\"},"
+		   "\"in_channels\":{\"int\":3},\"kernel_size\":{\"int\":3},\"out_channels\":{\"int\":2}}}",
+		   "a Conv2d with weights: its weights in float64 too, in its constructor and context");
+		ok(c.skipped == 0, "... nothing skipped (%zu)", c.skipped);
+		rules_dtype(&ins[1], 1, &pool);
+		x = find(&pool, "dtype:float64+weights");
+		y = find(&pool, "dtype:float64");
+		ok(!x && y && pool.skipped == 5, "a MaxPool2d without weights: no dtype= candidate, five skipped (%zu)",
+		   pool.skipped);
+		free(w);
+		free(x);
+		free(y);
+		rules_cands_release(&c);
+		rules_cands_release(&pool);
+		record_release(&in);
+	}
+
 	/* A nan value has no integer: no integer dtype is made of it. */
 	{
 		const char *t = "{\"library\":\"torch\",\"op\":\"torch.neg\",\"kind\":\"function\","
 			"\"inputs\":[{\"tensor\":{\"dtype\":\"float32\",\"shape\":[2],\"values\":[\"nan\",1]}}]}";
 		struct instance in;
-		struct rules_cands c = { NULL, 0, 0 };
+		struct rules_cands c = { NULL, 0, 0, 0 };
 		char *l;
 
 		record_parse(&in, t, strlen(t), &e);
@@ -244,7 +276,7 @@ int main(void)
 	/* Determinism: the same seed, the same order; another seed, another order of the same set. */
 	{
 		char *a = sequence(&ins[1], 7), *b = sequence(&ins[1], 7), *c = sequence(&ins[1], 8);
-		struct rules_cands x = { NULL, 0, 0 }, y = { NULL, 0, 0 };
+		struct rules_cands x = { NULL, 0, 0, 0 }, y = { NULL, 0, 0, 0 };
 		char *lx, *ly;
 
 		is(a, b, "the same seed gives the same candidates in the same order");
@@ -288,7 +320,7 @@ int main(void)
 		ok(strcmp(p0, pc) != 0, "a candidate's pre-id is not its parent's");
 		/* rank:+1 then rank:-1 comes back to the parent: the same pre-id. */
 		{
-			struct rules_cands up = { NULL, 0, 0 }, down = { NULL, 0, 0 };
+			struct rules_cands up = { NULL, 0, 0, 0 }, down = { NULL, 0, 0, 0 };
 			struct instance *u = NULL;
 
 			rules_shape(&ins[0], 1, &up);
@@ -317,7 +349,7 @@ int main(void)
 		};
 		struct rules_pools p;
 		struct instance a, b;
-		struct rules_cands c = { NULL, 0, 0 };
+		struct rules_cands c = { NULL, 0, 0, 0 };
 		char *l;
 
 		rules_pools_init(&p);
@@ -339,7 +371,7 @@ int main(void)
 	 * positive), its int dim as a float and, being 1, as a bool, each scalar as a one-element list
 	 * and tuple; ONNX's attributes, typed by the schema, have none. */
 	{
-		struct rules_cands c = { NULL, 0, 0 };
+		struct rules_cands c = { NULL, 0, 0, 0 };
 		char *l, *eps;
 
 		rules_type(&norm, 1, 0, &c);
@@ -365,7 +397,7 @@ int main(void)
 		int after = 1;
 
 		for (size_t nth = 0; nth < 6; nth++) {
-			struct rules_cands c = { NULL, 0, 0 };
+			struct rules_cands c = { NULL, 0, 0, 0 };
 
 			rules_param(&norm, NULL, 1, nth, &c);
 			if (nth < 3)

@@ -116,6 +116,32 @@ node = next(n for n in graph.nodes() if n.kind() == "aten::max_pool2d")
 stride = list(node.inputs())[2].node()
 ok(stride.kind() == "prim::Constant", f"the saved graph's stride is a constant, not a list construct ({stride.kind()})")
 
+# Calls the tracer refuses are scripted: a bool Scalar (constant_pad_nd's value, bitwise_xor's
+# other) fails the tracer's alias analysis, torch.gradient's float spacings are "a list of arbitrary
+# type". The saved model loads, runs to the reference, and meta.json says how it was made.
+scripted = [
+    ("constant_pad_nd with value=True", record("torch.constant_pad_nd", [t("bool", [2, 3]), {"list": [
+        {"int": 1}, {"int": 2}]}, {"bool": True}])),
+    ("bitwise_xor with other=True", record("torch.bitwise_xor", [t("bool", [2, 3])], {"other": {"bool": True}})),
+    ("Tensor.bitwise_xor with True", record("torch.Tensor.bitwise_xor", [t("bool", [2, 3]), {"bool": True}])),
+    ("gradient with float spacings", record("torch.gradient", [t("float32", [4, 4, 4])], {
+        "spacing": {"list": [{"float": 2.0}, {"float": 1.0}]}, "dim": {"tuple": [{"int": 0}, {"int": 1}]},
+        "edge_order": {"int": 2}})),
+]
+for name, r in scripted:
+    got, meta, d = wrap(r)
+    same = False
+    if meta.get("torchscript"):
+        example = template_torch.testdir_example(d, meta)
+        outs = [template_torch.ferry_numpy(o) for o in torch.jit.load(os.path.join(d, "model.ts"))(*example)]
+        refs = [np.load(os.path.join(d, e["files"][0])) for e in meta["outputs"]]
+        same = len(outs) == len(refs) and all(np.array_equal(a, b) for a, b in zip(outs, refs))
+    ok(got["status"] == "ok" and meta.get("torchscript_by") == "script" and meta.get("frozen") and same,
+       f"{name}: scripted, frozen, the reference's outputs ({meta.get('torchscript_by')}, "
+       f"{meta.get('torchscript_error', '')[:200]})")
+got, meta, _ = wrap(record("torch.bitwise_xor", [t("int32", [2, 3])], {"other": {"int": 3}}))
+ok(meta.get("torchscript_by") == "trace", f"bitwise_xor with other=3 is traced, as before ({meta.get('torchscript_by')})")
+
 
 # --- undefined domains and overflow ------------------------------------------------------------------------
 def undefined(r):
