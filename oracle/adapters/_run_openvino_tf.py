@@ -16,7 +16,11 @@ try:
     from openvino import Core, convert_model
 except ImportError:
     from openvino.runtime import Core
-    from openvino.tools.mo import convert_model
+    try:
+        from openvino.tools.mo import convert_model
+    except ImportError as e:  # the openvino wheel alone: the converter is another package
+        raise ImportError(f"this OpenVINO converts models with the Model Optimizer of openvino-dev: install "
+                          f"openvino-dev of the same release beside it ({e})") from e
 
 if __name__ != "__main__":  # in ferry; a reproducer has the runtime inlined above this module
     from ferry.templates.runtime_keras import ferry_export
