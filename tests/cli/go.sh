@@ -77,7 +77,9 @@ cp corpus.jsonl corpus.jsonl.args bud/onnx/
 "$FERRY" wrap bud/onnx/corpus.jsonl -o bud/onnx/wrapped -j 1 -q >/dev/null  # the budget is the run's
 expect_exit 0 "--budget" -- env BROKEN_SLEEP=1 "$FERRY" go onnx -F broken --op "$ops" --budget 3 -o bud -j 1 -q
 ran=$(sql bud/onnx/results.db "SELECT count(*) FROM results WHERE frontend = 'broken'")
-check "runs part of the sample ($ran of $sample)" -- test "$ran" -ge 1 -a "$ran" -lt "$sample"
+# How many start within 3 s depends on the machine's load (on a busy one, none): what is checked is
+# that the budget stops the run short of the sample and the account adds up.
+check "runs less than the sample ($ran of $sample)" -- test "$ran" -lt "$sample"
 contains "and says what is left" "$out" "left for later"
 last=$(printf '%s\n' "$out" | tail -n 1)
 n=$(printf '%s\n' "$last" | sed -n 's/^go: done in [0-9]*s; \([0-9]*\) ran now.*/\1/p')
