@@ -680,7 +680,8 @@ static void batch_task(struct worker *w, const cJSON *req, cJSON *res, const cJS
 		Py_XDECREF(flag);
 		Py_XDECREF(dirs);
 		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
-		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, "the adapter takes no batch (it declares no BATCH = True)");
+		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE,
+					"the adapter takes no batch (it declares no BATCH = True)");
 		return;
 	}
 	Py_DECREF(flag);

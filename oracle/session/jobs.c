@@ -471,7 +471,8 @@ static void push_half(struct session *s, char *key)
  * without --batch: a failure is recorded only from a test run alone. */
 static int batch_done(struct session *s, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
 {
-	const cJSON *items = o->end == RUNNER_REPLY ? cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_BATCH) : NULL;
+	const cJSON *items = o->end == RUNNER_REPLY ? cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_BATCH)
+			     : NULL;
 	char *copy = xstrdup(job->key + strlen(BATCH_KEY)), **ids = NULL;
 	size_t n = 0, cap = 0, k = 0;
 	int passed, ret = 0;
