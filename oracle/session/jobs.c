@@ -464,18 +464,20 @@ static void push_half(struct session *s, char *key)
 	s->halves[s->nhalves++] = key;
 }
 
-/* A batch's outcome: every test passed (the worker answered with a pass for each, in order), and
- * each is recorded as a pass of a batch of its size, with its share of the batch's time; or the
- * batch failed in any way (a stage of the merged model, a signal, a timeout, any test's failure),
- * and its halves go first among the jobs to come, down to single tests that run as they do
- * without --batch: a failure is recorded only from a test run alone. */
+/* A batch's outcome. Where the batch's model ran through (the worker answered with a verdict for
+ * each test, in order), each test that passed is recorded as a pass of a batch of its size, with its
+ * share of the batch's time, and each other test runs again alone, first among the jobs to come: its
+ * wrong result may be the frontend's mixing of tests, and a failure is recorded only from a test run
+ * alone. Where the batch failed as a whole (a stage of the merged model, a signal, a timeout, the
+ * memory limit), no test can be told apart: its halves go first among the jobs to come, down to single
+ * tests that run as they do without --batch. */
 static int batch_done(struct session *s, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
 {
 	const cJSON *items = o->end == RUNNER_REPLY ? cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_BATCH)
 			     : NULL;
 	char *copy = xstrdup(job->key + strlen(BATCH_KEY)), **ids = NULL;
 	size_t n = 0, cap = 0, k = 0;
-	int passed, ret = 0;
+	int ran, ret = 0;
 	const cJSON *item;
 
 	for (char *p = strtok(copy, BATCH_SEP); p; p = strtok(NULL, BATCH_SEP)) {
@@ -486,17 +488,15 @@ static int batch_done(struct session *s, const struct runner_job *job, const str
 		ids[n++] = p;
 	}
 	s->batches_out--;
-	passed = n > 0 && cJSON_IsArray(items) && (size_t)cJSON_GetArraySize(items) == n;
+	ran = n > 0 && cJSON_IsArray(items) && (size_t)cJSON_GetArraySize(items) == n;
 	cJSON_ArrayForEach(item, items) {
-		const char *outcome = session_json_str(item, PROTO_KEY_OUTCOME);
 		const char *id = session_json_str(item, PROTO_KEY_ID);
 
-		if (!passed || k >= n || !outcome || strcmp(outcome, outcome_name(OUTCOME_PASS)) || !id ||
-		    strcmp(id, ids[k]))
-			passed = 0;
+		if (!ran || k >= n || !session_json_str(item, PROTO_KEY_OUTCOME) || !id || strcmp(id, ids[k]))
+			ran = 0;
 		k++;
 	}
-	if (!passed) {
+	if (!ran) {
 		if (n > 1) {
 			push_half(s, half_key(ids + n / 2, n - n / 2));
 			push_half(s, half_key(ids, n / 2));
@@ -504,11 +504,20 @@ static int batch_done(struct session *s, const struct runner_job *job, const str
 		session_tick(s);
 		goto out;
 	}
+	/* The failures first onto the stack, last first: they run in the batch's order. */
+	for (k = n; k-- > 0;) {
+		const char *outcome = session_json_str(cJSON_GetArrayItem(items, (int)k), PROTO_KEY_OUTCOME);
+
+		if (strcmp(outcome, outcome_name(OUTCOME_PASS)))
+			push_half(s, xstrdup(ids[k]));
+	}
 	k = 0;
 	cJSON_ArrayForEach(item, items) {
 		struct runner_outcome one = *o;
 		struct runner_job alone = { ids[k++], NULL };
 
+		if (strcmp(session_json_str(item, PROTO_KEY_OUTCOME), outcome_name(OUTCOME_PASS)))
+			continue;
 		one.reply = item;
 		one.seconds = o->seconds / (double)n;
 		one.queued = o->queued / (double)n;
@@ -516,6 +525,7 @@ static int batch_done(struct session *s, const struct runner_job *job, const str
 		if ((ret = job_done(s, &alone, &one, (int)n, e)) < 0)
 			break;
 	}
+	session_tick(s);
 out:
 	free(ids);
 	free(copy);
