@@ -5,13 +5,13 @@
 # adapter_batchfault.py: a segfault, a SIGKILL of the worker mid-batch, an exception, a wrong
 # result, each whenever its operator is anywhere in the model) shows that bisection records exactly
 # the tests that fail alone, each with the failure it has alone, and every other test as a pass. An
-# adapter that declares no BATCH runs every test alone whatever --batch says.
+# adapter that declares no BATCH runs every test alone whatever --batch says. ferry go takes --batch.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
-plan 20
+plan 22
 
 expect_exit 0 "harvest a few of ONNX's node tests" -- "$FERRY" harvest onnx -f 'test_relu*' -f 'test_add*' \
 	-f 'test_abs*' -f 'test_sigmoid*' -f 'test_exp*' -f 'test_neg*' -o corpus.jsonl -q
@@ -38,6 +38,10 @@ for fe in ort tvm-onnx; do
 	got=$(sql batched.db "SELECT count(*) FROM results WHERE frontend = '$fe' AND batch = 8 AND outcome = 'pass'")
 	check "$fe: passes of whole batches of 8 are recorded with the batch's size ($got)" -- test "$got" -ge 8
 done
+
+expect_exit 0 "ferry go --batch 8" -- "$FERRY" go onnx -F ort --op 'Relu,Add' --batch 8 -o proj -j 1 -q
+check "runs its tests in batches" -- \
+	test "$(sql proj/onnx/results.db "SELECT count(*) FROM results WHERE batch = 8 AND outcome = 'pass'")" -gt 0
 
 export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"
 rm -f alone.db batched.db
