@@ -32,7 +32,7 @@ static const char schema[] =
 	"  frontend TEXT NOT NULL, id TEXT NOT NULL, run_id INTEGER, outcome TEXT NOT NULL, stage TEXT,"
 	"  exc_type TEXT, message TEXT, frame TEXT, detail TEXT, max_abs REAL, seconds REAL,"
 	"  atol REAL, rtol REAL, frontend_version TEXT,"
-	"  load_seconds REAL, compile_seconds REAL, execute_seconds REAL, ferry_seconds REAL,"
+	"  load_seconds REAL, compile_seconds REAL, execute_seconds REAL, ferry_seconds REAL, batch INTEGER,"
 	"  PRIMARY KEY(frontend, id));"
 	"CREATE INDEX IF NOT EXISTS results_outcome ON results(frontend, outcome);"
 	"CREATE TABLE IF NOT EXISTS bugs("
@@ -321,23 +321,27 @@ static int inspect(struct db *d, int *tables, int *ours, struct err *e)
 	" ALTER TABLE results ADD COLUMN compile_seconds REAL; ALTER TABLE results ADD COLUMN execute_seconds REAL;" \
 	" ALTER TABLE results ADD COLUMN ferry_seconds REAL;"
 
+/* The column schema 7 added to results: the size of the batch that gave a pass (NULL: alone). */
+#define BATCH_COLUMN " ALTER TABLE results ADD COLUMN batch INTEGER;"
+
 /* Schema 1 results had no tolerance, schema 2 results no frontend version (the run's, where the run
  * recorded one, stands in for it), schema 3 stores no reductions, schema 4 no mutations, schema 5
- * no timing columns (read as absent: nothing that reads a store asks for them). Opened
+ * no timing columns, schema 6 no batch column (both read as absent: nothing that reads a store asks
+ * for them). Opened
  * for writing, the store gains the columns (and the tables, which the schema's text made); opened
  * read-only, a temporary view of the same name stands in front of the results table (SQLite looks
  * in temp before main), so that every query reads one shape of results, and the reductions and
  * mutations are read as none (has_table). */
 /* Whether the results table has the timing columns: a store that says an older schema may have
  * them (a ferry of schema 6 wrote it, and something set its schema back). */
-static int timed_results(struct db *d)
+static int results_have(struct db *d, const char *column)
 {
 	struct err scratch = ERR_INIT;
 	struct query q;
 	int has = 0;
 
 	/* Not knowing is not having them: the migration then adds them, and says why it cannot. */
-	query_start(&q, d, "SELECT count(*) FROM pragma_table_info('results') WHERE name = 'ferry_seconds'", NO_ARGS,
+	query_start(&q, d, "SELECT count(*) FROM pragma_table_info('results') WHERE name = ?1", ARGS(TEXT(column)),
 		    &scratch);
 	if (query_row(&q, NULL, 0, NULL))
 		has = sqlite3_column_int(q.st, 0) > 0;
@@ -351,17 +355,18 @@ static int migrate(struct db *d, int mode, struct err *e)
 	static const char run_version[] =
 		"(SELECT frontend_version FROM main.runs u WHERE u.run_id = results.run_id)";
 	struct buf sql = BUF_INIT;
-	const char *timing;
+	const char *timing, *batch;
 	int r = 0;
 
 	if (mode == DB_READ && d->schema >= 3) {
 		r = 0;
 		goto out;
 	}
-	timing = timed_results(d) ? "" : TIMING_COLUMNS;
+	timing = results_have(d, "ferry_seconds") ? "" : TIMING_COLUMNS;
+	batch = results_have(d, "batch") ? "" : BATCH_COLUMN;
 	if (d->schema >= 3) {
-		buf_addf(&sql, "BEGIN IMMEDIATE;%s UPDATE meta SET value = '" FERRY_STR(DB_SCHEMA) "'"
-			 " WHERE key = 'schema'; COMMIT", timing);
+		buf_addf(&sql, "BEGIN IMMEDIATE;%s%s UPDATE meta SET value = '" FERRY_STR(DB_SCHEMA) "'"
+			 " WHERE key = 'schema'; COMMIT", timing, batch);
 		r = exec(d, sql.data, e);
 		if (r == 0)
 			d->schema = DB_SCHEMA;
@@ -378,13 +383,13 @@ static int migrate(struct db *d, int mode, struct err *e)
 		}
 		goto out;
 	}
-	buf_addf(&sql, "BEGIN IMMEDIATE;%s%s%s%s%s"
+	buf_addf(&sql, "BEGIN IMMEDIATE;%s%s%s%s%s%s"
 		 " UPDATE meta SET value = '" FERRY_STR(DB_SCHEMA) "' WHERE key = 'schema'; COMMIT",
 		 d->schema == 1 ? " ALTER TABLE results ADD COLUMN atol REAL; ALTER TABLE results ADD COLUMN rtol REAL;"
 				: "",
 		 d->schema < 3 ? " ALTER TABLE results ADD COLUMN frontend_version TEXT; UPDATE results SET"
 				 " frontend_version = " : "",
-		 d->schema < 3 ? run_version : "", d->schema < 3 ? ";" : "", timing);
+		 d->schema < 3 ? run_version : "", d->schema < 3 ? ";" : "", timing, batch);
 	if ((r = exec(d, sql.data, e)) < 0) {
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 		goto out;
@@ -633,13 +638,13 @@ int db_put_result(struct db *d, const struct db_result *r, struct err *e)
 	return run_kept(d, &d->put_result,
 			"INSERT OR REPLACE INTO results(frontend, id, run_id, outcome, stage, exc_type, message, frame,"
 			" detail, max_abs, seconds, atol, rtol, frontend_version, load_seconds, compile_seconds,"
-			" execute_seconds, ferry_seconds) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			" execute_seconds, ferry_seconds, batch) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			ARGS(TEXT(r->frontend), TEXT(r->id), INT(r->run_id), TEXT(outcome_name(r->outcome)),
 			     TEXT(r->stage), TEXT(r->exc_type), TEXT(r->message), TEXT(r->frame), TEXT(r->detail),
 			     REAL(r->max_abs), REAL(r->seconds), REAL(r->atol), REAL(r->rtol),
 			     TEXT(r->frontend_version), REAL(r->timed ? r->load_seconds : NAN),
 			     REAL(r->timed ? r->compile_seconds : NAN), REAL(r->timed ? r->execute_seconds : NAN),
-			     REAL(r->timed ? r->ferry_seconds : NAN)),
+			     REAL(r->timed ? r->ferry_seconds : NAN), COUNT(r->batch > 0 ? r->batch : -1)),
 			"cannot write to the store", e);
 }
 
@@ -1288,16 +1293,16 @@ int db_merge(struct db *d, const char *shard, long long *results, struct err *e)
 	/* A shard of before schema 3: its results' release is their run's (as migrate says). */
 	results_sql = xasprintf("INSERT OR REPLACE INTO main.results(frontend, id, run_id, outcome, stage, exc_type,"
 				" message, frame, detail, max_abs, seconds, atol, rtol, frontend_version, load_seconds,"
-				" compile_seconds, execute_seconds, ferry_seconds)"
+				" compile_seconds, execute_seconds, ferry_seconds, batch)"
 				" SELECT r.frontend, r.id, m.new,"
 				" r.outcome, r.stage, r.exc_type, r.message, r.frame, r.detail, r.max_abs, r.seconds,"
-				" %s, %s, %s"
+				" %s, %s, %s, %s"
 				" FROM shard.results r LEFT JOIN run_map m ON m.old = r.run_id",
 				version >= 2 ? "r.atol, r.rtol" : "NULL, NULL",
 				version >= 3 ? "r.frontend_version"
 				: "(SELECT u.frontend_version FROM shard.runs u WHERE u.run_id = r.run_id)",
 				version >= 6 ? "r.load_seconds, r.compile_seconds, r.execute_seconds, r.ferry_seconds"
-				: "NULL, NULL, NULL, NULL");
+				: "NULL, NULL, NULL, NULL", version >= 7 ? "r.batch" : "NULL");
 	/* A shard's probes are the same release's answers: kept, the store's own first. A shard made
 	 * before probes has no such table. */
 	query_start(&q, d, "SELECT count(*) FROM shard.sqlite_master WHERE type = 'table' AND name = 'support'",

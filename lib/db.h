@@ -24,7 +24,7 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 /* The schema this ferry writes, and the oldest it reads. */
-#define DB_SCHEMA 6
+#define DB_SCHEMA 7
 #define DB_SCHEMA_OLDEST 1
 
 struct db {
@@ -67,6 +67,9 @@ struct db_result {
 	 * Untimed (0, as a zeroed struct says): NULL in the store. */
 	int timed;
 	double load_seconds, compile_seconds, execute_seconds, ferry_seconds;
+	/* Schema 7: the size of the batch (ferry run --batch) whose one model gave this pass; 0 (NULL in
+	 * the store): the test ran alone, as every failure did. */
+	int batch;
 };
 
 /* Whether the file at path is an SQLite database (by its header), e.g. a store given where a text

@@ -36,6 +36,9 @@ loaded by its path, ahead of ferry's), with:
                 (its library's runtime, ferry/templates/runtime_<LIBRARY>.py, or another frontend
                 module) in one statement 'if __name__ != "__main__":', which the reproducer leaves
                 out, having pasted those modules above it
+    BATCH       optional: True where the frontend may take several tests merged into one model
+                (ferry run --batch K; ferry/oracle/batch.py), for a frontend whose batched
+                outcomes were measured equal to its unbatched ones (bench/batch/run.sh)
 The declarations are read without importing the adapter (ferry/oracle/registry.py: the frontend
 list comes from them), and the whole interface is checked when a worker loads it.
 An adapter whose frontend release cannot take the format at all (no model of it, not this one: a
@@ -206,6 +209,13 @@ def run(adapter, testdir):
                                     directory), else of the innermost frame (file's base name)."""
     meta = _meta(testdir)
     inputs = test_inputs(testdir, meta)
+    outputs = run_stages(adapter, testdir, inputs)
+    return judge(testdir, meta, inputs, outputs) if isinstance(outputs, list) else outputs
+
+
+def run_stages(adapter, testdir, inputs):
+    """The adapter's stages on the model of testdir and inputs: the outputs (a list), or run()'s
+    verdict of a failure (unavailable, crash, error). ferry.oracle.batch runs a merged model so."""
     stage = _words.STAGE_LOAD
     try:
         _stage(stage)
@@ -231,6 +241,12 @@ def run(adapter, testdir):
         if ferrys:
             return (_words.VERDICT_ERROR,) + verdict[1:]
         return verdict
+    return list(outputs)
+
+
+def judge(testdir, meta, inputs, outputs):
+    """run()'s verdict of the frontend's outputs (a list) of the test in testdir: put beside its
+    references, or a mismatch where they cannot be."""
     refs = [_read(testdir, entry, as_input=False) for entry in meta["outputs"]]
     verdict = _pair(list(outputs), refs, meta["outputs"])
     if verdict[0] != _words.VERDICT_OK:

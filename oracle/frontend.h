@@ -17,6 +17,7 @@ struct frontend {
 			  * NAME@PYTHON (session_frontend_label) */
 	char *why;       /* NAME@PYTHON whose worker could not start: why (it is reported unavailable,
 			  * under the label NAME@PYTHON, and not started again) */
+	int batch;       /* its adapter declares BATCH = True: it takes part in --batch */
 };
 
 /* The frontends, as their adapters declare them (ferry's own and FERRY_ADAPTERS'): lines of

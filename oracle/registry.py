@@ -105,6 +105,19 @@ def format_of(name):
     return ""
 
 
+def batches(name):
+    """Whether the adapter of frontend name declares BATCH = True (a literal at module level: it
+    takes part in ferry run --batch, ferry/oracle/batch.py): "1" or "", read from its file as
+    format_of() reads FORMAT."""
+    for found, path, _ in _files():
+        if found == name:
+            try:
+                return "1" if literals(path, {"BATCH"}).get("BATCH") is True else ""
+            except (OSError, SyntaxError, ValueError):
+                return ""
+    return ""
+
+
 def valid_name(name):
     """Whether name can name a frontend: letters, digits, '-' and '_', not starting with either."""
     return (isinstance(name, str) and bool(name) and name[0] not in "_-"

@@ -102,6 +102,14 @@ struct session_opts {
 	const char *oracle;
 	int mutations;
 	long long seed;
+	/* Up to this many tests in one model (ferry/oracle/batch.py) for a frontend whose adapter
+	 * declares BATCH = True, under the reference oracle, for tests outside the differential
+	 * oracle: a batch that fails as a whole (a crash, a signal, a timeout) is split in halves and
+	 * run again, down to single tests run as without it, and a test whose outputs are wrong in a
+	 * batch that ran runs again alone, so that every failure recorded is a test's alone; the tests
+	 * of a batch that passed are recorded as passes with the batch's size (db_result.batch). 1 (or
+	 * 0): every test alone. */
+	int batch;
 
 	void *ctx;
 	void (*warn)(void *ctx, const char *msg);

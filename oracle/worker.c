@@ -27,6 +27,7 @@ struct worker {
 	PyObject *adapter;    /* run workers: the adapter module */
 	PyObject *templates;  /* wrap workers: library -> template module */
 	PyObject *metamorphic; /* ferry.oracle.metamorphic_run, once a test asks for it */
+	PyObject *batch;      /* ferry.oracle.batch, once a request brings a batch */
 	struct classify unsupported;
 	struct status status; /* where the runner reads the request taken and its stage */
 	uint64_t taken;       /* requests read */
@@ -647,14 +648,103 @@ static void verdict(struct worker *w, const cJSON *req, cJSON *res, PyObject *t,
 	Py_DECREF(t);
 }
 
+/* The stages' times so far into obj (PROTO_KEY_TIMES), each divided by share: a batch's tests
+ * each take their part of the batch's time. */
+static void add_times(struct worker *w, cJSON *obj, double share)
+{
+	cJSON *times = cJSON_AddObjectToObject(obj, PROTO_KEY_TIMES);
+
+	for (size_t i = 0; i < 3; i++)
+		cJSON_AddNumberToObject(times, timed_stages[i], w->times[i] / share);
+	/* The worker's own clock: how long it waited for this request, and how long it had the test
+	 * (the result's writing aside). */
+	cJSON_AddNumberToObject(times, PROTO_TIME_WAIT, (w->read_at - w->idle_from) / share);
+	cJSON_AddNumberToObject(times, PROTO_TIME_WORKER, (mono() - w->read_at) / share);
+}
+
+/* A batch (protocol.h): ferry.oracle.batch.run_batch runs the tests as one model. Each test's
+ * verdict, judged as a test's alone, goes into res's batch array; a batch that failed as a whole
+ * (a stage of the merged model, or the driver itself) has its failure in res as a test's would,
+ * and no array: the runner's side splits it. An adapter that does not declare BATCH = True takes
+ * no batch: its failure says so. */
+static void batch_task(struct worker *w, const cJSON *req, cJSON *res, const cJSON *items)
+{
+	int n = cJSON_GetArraySize(items), i = 0;
+	PyObject *dirs = PyList_New(0), *t = NULL, *flag; /* new */
+	const cJSON *item;
+	cJSON *out;
+
+	flag = PyObject_GetAttrString(w->adapter, "BATCH"); /* new */
+	PyErr_Clear();
+	if (flag != Py_True) {
+		Py_XDECREF(flag);
+		Py_XDECREF(dirs);
+		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
+		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE,
+					"the adapter takes no batch (it declares no BATCH = True)");
+		return;
+	}
+	Py_DECREF(flag);
+	cJSON_ArrayForEach(item, items) {
+		const cJSON *dir = cJSON_GetObjectItemCaseSensitive(item, PROTO_KEY_DIR);
+		PyObject *d = cJSON_IsString(dir) ? PyUnicode_FromString(dir->valuestring) : NULL; /* new */
+
+		if (!d || !dirs || PyList_Append(dirs, d) < 0) {
+			Py_XDECREF(d);
+			goto failed;
+		}
+		Py_DECREF(d);
+	}
+	if (!w->batch && !(w->batch = PyImport_ImportModule("ferry.oracle.batch"))) /* new */
+		goto failed;
+	t = PyObject_CallMethod(w->batch, "run_batch", "OO", w->adapter, dirs); /* new */
+	stage_end(w);
+	if (t && PyList_Check(t) && PyList_GET_SIZE(t) == n) {
+		out = cJSON_AddArrayToObject(res, PROTO_KEY_BATCH);
+		cJSON_ArrayForEach(item, items) {
+			cJSON *one = cJSON_CreateObject();
+			PyObject *v = PyList_GET_ITEM(t, i++); /* borrowed */
+			const cJSON *id = cJSON_GetObjectItemCaseSensitive(item, PROTO_KEY_ID);
+
+			if (cJSON_IsString(id))
+				cJSON_AddStringToObject(one, PROTO_KEY_ID, id->valuestring);
+			if (w->timed)
+				add_times(w, one, n);
+			Py_INCREF(v);
+			verdict(w, item, one, v, OUTCOME_MISMATCH, 0);
+			cJSON_AddItemToArray(out, one);
+		}
+		Py_DECREF(t);
+		Py_DECREF(dirs);
+		return;
+	}
+	if (t && PyList_Check(t)) {
+		Py_CLEAR(t);
+		PyErr_SetString(PyExc_RuntimeError, "ferry's batch gave another number of verdicts than it has tests");
+	}
+failed:
+	Py_XDECREF(dirs);
+	verdict(w, req, res, t, OUTCOME_MISMATCH, 0);
+}
+
 static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 {
 	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_DIR);
 	const cJSON *oracle = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_ORACLE);
 	int metamorphic = cJSON_IsString(oracle) && !strcmp(oracle->valuestring, PROTO_ORACLE_METAMORPHIC);
 	PyObject *t, *info = NULL;
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(req, PROTO_KEY_BATCH);
 	int mutated = 0;
 
+	if (cJSON_IsArray(items) && !metamorphic) {
+		buf_reset(&w->stages);
+		*w->stage = '\0';
+		memset(w->times, 0, sizeof(w->times));
+		w->explain = 0;
+		w->timed = 0;
+		batch_task(w, req, res, items);
+		return;
+	}
 	if (!cJSON_IsString(dir)) {
 		cJSON_AddStringToObject(res, PROTO_KEY_OUTCOME, outcome_name(OUTCOME_ERROR));
 		cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, "the request names no test directory");
@@ -671,16 +761,9 @@ static void run_task(struct worker *w, const cJSON *req, cJSON *res)
 		t = PyObject_CallMethod(w->driver, "run", "Os", w->adapter, dir->valuestring); /* new */
 	stage_end(w);
 	if (w->timed) {
-		cJSON *times = cJSON_AddObjectToObject(res, PROTO_KEY_TIMES);
-
 		if (w->explain)
 			cJSON_AddStringToObject(res, PROTO_KEY_STAGES, w->stages.data);
-		for (size_t i = 0; i < 3; i++)
-			cJSON_AddNumberToObject(times, timed_stages[i], w->times[i]);
-		/* The worker's own clock: how long it waited for this request, and how long it had
-		 * the test (the result's writing aside). */
-		cJSON_AddNumberToObject(times, PROTO_TIME_WAIT, w->read_at - w->idle_from);
-		cJSON_AddNumberToObject(times, PROTO_TIME_WORKER, mono() - w->read_at);
+		add_times(w, res, 1);
 	}
 	if (info)
 		mutated = mutation_fields(res, info);
@@ -960,6 +1043,7 @@ out:
 	Py_XDECREF(w.driver);
 	Py_XDECREF(w.templates);
 	Py_XDECREF(w.metamorphic);
+	Py_XDECREF(w.batch);
 	if (w.proto)
 		fclose(w.proto);
 	return r;

@@ -7,6 +7,8 @@
  *     run:  dir (the test directory), random, atol, rtol; for the differential oracle also save
  *           (a directory where the frontend's outputs are kept when it gives any) and against
  *           ([{frontend, dir}]: other frontends' outputs of the test, kept so, to compare with)
+ *           or instead of dir a batch: [{id, dir, random, atol, rtol}], tests the worker runs as one
+ *           model (ferry/oracle/batch.py; ferry run --batch)
  *     wrap: library, record, dir
  *     validate: library, record (ferry vary's candidate: the library's reference run only)
  *   worker -> runner  events: {event: ready, version} once started, or {event: fatal, message};
@@ -16,6 +18,9 @@
  *             unavailable (why) when this release of the frontend cannot take the format at all;
  *             pairs: [{frontend, outcome, message, detail, max_abs}], the outputs against each of
  *             against's, judged as against the reference
+ *             a batch's: batch, [{id, times, outcome, ...}] a run's result per test, or, where
+ *             the batch failed as a whole (any stage of the merged model), no batch and the
+ *             failure as a run's
  *       wrap: status (ok|invalid), reason, random, undefined
  *       validate: status (ok|invalid|error), reason, outputs (an array of tagged values), undefined;
  *             error: the template cannot validate at all (no validate())
@@ -67,6 +72,7 @@
 #define PROTO_KEY_AGAINST "against"
 #define PROTO_KEY_PAIRS "pairs"
 #define PROTO_KEY_FRONTEND "frontend"
+#define PROTO_KEY_BATCH "batch"
 /* What a run result says beyond what the store keeps, for ferry run --one: the stages with their
  * times, the unsupported pattern that matched (FILE:LINE: PATTERN), and, when the request asks
  * (explain: true), each output beside its reference. */

@@ -481,7 +481,7 @@ static int run_frontend(struct reduce *r, size_t first, size_t last, struct err 
 {
 	struct runner_opts ro, base;
 	struct runner_callbacks cb = { r, next_job, job_done, NULL, ready };
-	struct frontend fe = { NULL, NULL, NULL, NULL, NULL };
+	struct frontend fe = { NULL, NULL, NULL, NULL, NULL, 0 };
 	const char *wargv[5];
 	char *env[2] = { NULL, NULL };
 	char *self = NULL, *label_dir = NULL, *version = NULL;

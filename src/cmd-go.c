@@ -85,6 +85,8 @@ static const struct opt options[] = {
 	OPT_INT(0, "maxfail", "N", "start no test after N failures", AT(r.maxfail), 1, 1 << 30),
 	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", AT(r.s.runner.jobs), 1, 256),
 	OPT_SECONDS('t', "timeout", "SECS", "time one test may take (default 60)", AT(r.s.runner.timeout)),
+	OPT_INT(0, "batch", "K", "up to K tests in one model on the frontends that take batches, as ferry run\n"
+		"--batch (default 1: none)", AT(r.s.batch), 1, 1024),
 	OPT_SECONDS(0, "harvest-timeout", "SECS", "time one test of the library's, or one sample of an OpInfo or\n"
 		    "ModuleInfo entry, may take in the harvest (default 300)", AT(harvest_timeout)),
 	OPT_SIZE('m', "memory", "SIZE", "memory one worker may use, e.g. 4G (default: a share of the machine's)",

@@ -182,6 +182,10 @@ const struct opt runopts_options[] = {
 		 parse_shard),
 	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", AT(s.runner.jobs), 1, 256),
 	OPT_SECONDS('t', "timeout", "SECS", "time one test may take (default 60)", AT(s.runner.timeout)),
+	OPT_INT(0, "batch", "K", "up to K tests in one model on the frontends that take batches (tvm-onnx,\n"
+		"iree-onnx, openvino-onnx, ort); a batch that fails is split in halves down to\n"
+		"single tests, so every failure is a test's alone (default 1: none)",
+		AT(s.batch), 1, 1024),
 	OPT_SIZE('m', "memory", "SIZE", "memory one worker may use, e.g. 4G (default: a share of the machine's)",
 		 AT(memory)),
 	OPT_DOUBLE(0, "atol", "X", "absolute tolerance of the value oracle (default 1e-3)", AT(s.atol)),

@@ -16,6 +16,7 @@ LIBRARY = "onnx"
 FORMAT = "onnx"
 PACKAGE = "iree"
 SUMMARY = "IREE: the ONNX importer, iree-compile for llvm-cpu (generic CPU), the local-sync runtime"
+BATCH = True  # measured: bench/batch/run.sh
 
 
 def version():

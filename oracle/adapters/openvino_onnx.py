@@ -18,6 +18,7 @@ LIBRARY = "onnx"
 FORMAT = "onnx"
 PACKAGE = "openvino"
 SUMMARY = "OpenVINO's ONNX frontend (Core.read_model), CPU, f32, one thread"
+BATCH = True  # measured: bench/batch/run.sh
 
 
 def version():

@@ -18,6 +18,7 @@ LIBRARY = "onnx"
 FORMAT = "onnx"
 PACKAGE = "onnxruntime"
 SUMMARY = 'ONNX Runtime, CPU, all graph optimizations'
+BATCH = True  # measured: bench/batch/run.sh
 
 
 def version():

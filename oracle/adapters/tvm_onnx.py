@@ -29,6 +29,7 @@ LIBRARY = "onnx"
 FORMAT = "onnx"
 PACKAGE = "tvm"
 SUMMARY = "TVM Relax from_onnx, built for llvm, run on the Relax VM"
+BATCH = True  # measured: bench/batch/run.sh
 
 
 def version():

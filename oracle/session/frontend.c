@@ -74,6 +74,19 @@ out:
 	return r;
 }
 
+/* Whether f's adapter declares BATCH = True, read from its file (ferry/oracle/registry.py). */
+static int frontend_batches(struct frontend *f, struct err *e)
+{
+	const char *args[] = { f->name };
+	char *yes = py_call_strings("ferry.oracle.registry", "batches", args, 1, "cannot read the adapter", e);
+
+	if (!yes)
+		return -1;
+	f->batch = !strcmp(yes, "1");
+	free(yes);
+	return 0;
+}
+
 int session_frontend(const char *spec, struct frontend *f, struct err *e)
 {
 	const char *at = strchr(spec, '@');
@@ -88,6 +101,7 @@ int session_frontend(const char *spec, struct frontend *f, struct err *e)
 	f->library = NULL;
 	f->python = at ? xstrdup(at + 1) : NULL;
 	f->why = NULL;
+	f->batch = 0;
 	/* The library as given, without the @PYTHON that follows it. */
 	if (colon)
 		lib_given = at ? xstrndup(colon + 1, (size_t)(at - colon - 1)) : xstrdup(colon + 1);
@@ -113,6 +127,8 @@ int session_frontend(const char *spec, struct frontend *f, struct err *e)
 		}
 		f->library = libn ? xstrndup(lib, libn) : xstrdup(lib_given);
 		r = f->python ? check_python(spec, f->python, e) : 0;
+		if (r == 0)
+			r = frontend_batches(f, e);
 		goto out;
 	}
 	names = frontend_names(table);

@@ -27,19 +27,13 @@ const char *session_json_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-int session_next_job(void *ctx, struct runner_job *job, struct err *e)
+/* The next job down the queue (a probe or a test), as session_next_job's; *alone: the test (NULL
+ * for a probe's job) that a batch could take in. */
+static int next_test(struct session *s, struct runner_job *job, const struct wrapped **alone, struct err *e)
 {
-	struct session *s = ctx;
 	const struct session_opts *o = s->o;
 
-	if (session_reduce_job(s, job))
-		return 1;
-	if (s->canary) {
-		int c = session_canary_job(s, job, e);
-
-		if (c != 0)
-			return c;
-	}
+	*alone = NULL;
 	while (s->cursor < s->norder) {
 		struct wrapped *t = &s->tests[s->order[s->cursor++]];
 		int has, probe, existed;
@@ -83,10 +77,136 @@ int session_next_job(void *ctx, struct runner_job *job, struct err *e)
 		s->res->rerun += existed;
 		job->key = probe == 2 ? xasprintf(PROBE_TEST_KEY "%s", t->in.id) : xstrdup(t->in.id);
 		job->request = session_job_request(s, t);
+		if (probe == 0 && !session_metamorphic(o->oracle) && !session_differential(s, t))
+			*alone = t;
 		return 1;
 	}
-	/* A test in flight may still turn out inconsistent, and its reduction goes next. */
-	return session_metamorphic(o->oracle) ? 2 : 0;
+	return 0;
+}
+
+/* The request that runs the tests of ids (a batch's key after BATCH_KEY) as one model. */
+static char *batch_request(struct session *s, const char *ids)
+{
+	cJSON *req = cJSON_CreateObject(), *items;
+	char *text;
+
+	cJSON_AddStringToObject(req, PROTO_KEY_TASK, PROTO_TASK_RUN);
+	cJSON_AddStringToObject(req, PROTO_KEY_ID, BATCH_KEY);
+	items = cJSON_AddArrayToObject(req, PROTO_KEY_BATCH);
+	for (const char *p = ids; *p; p += strcspn(p, BATCH_SEP) + (p[strcspn(p, BATCH_SEP)] != '\0')) {
+		char *id = xstrndup(p, strcspn(p, BATCH_SEP));
+		struct strmap_entry *ent = strmap_find(&s->index, id);
+		const struct wrapped *t = ent ? &s->tests[ent->count] : NULL;
+
+		if (t) {
+			char *one = session_job_request(s, t);
+
+			cJSON_AddItemToArray(items, cJSON_Parse(one));
+			free(one);
+		}
+		free(id);
+	}
+	text = cJSON_PrintUnformatted(req);
+	cJSON_Delete(req);
+	return text;
+}
+
+/* The job of key (a half of a failed batch): a batch's, or a test's alone as it runs without
+ * --batch. */
+static void half_job(struct session *s, char *key, struct runner_job *job)
+{
+	struct strmap_entry *ent;
+
+	job->key = key;
+	if (!strncmp(key, BATCH_KEY, strlen(BATCH_KEY))) {
+		job->request = batch_request(s, key + strlen(BATCH_KEY));
+		s->batches_out++;
+	} else {
+		ent = strmap_find(&s->index, key);
+		job->request = session_job_request(s, &s->tests[ent->count]);
+	}
+}
+
+/* Fill a batch: the test of job (taken alone) and up to s->o->batch - 1 more after it, each a test
+ * that would run alone; the first job down the queue that is none (a probe, a test of the
+ * differential oracle) is held for the next call. One test stays job as it was. */
+static int fill_batch(struct session *s, struct runner_job *job, const struct wrapped *first, struct err *e)
+{
+	struct buf key = BUF_INIT;
+	int n = 1;
+
+	buf_addf(&key, BATCH_KEY "%s", first->in.id);
+	while (n < s->o->batch) {
+		struct runner_job more = { NULL, NULL };
+		const struct wrapped *t;
+		int r = next_test(s, &more, &t, e);
+
+		if (r < 0) {
+			buf_release(&key);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		if (!t) {
+			s->held = more;
+			break;
+		}
+		buf_addf(&key, BATCH_SEP "%s", t->in.id);
+		runner_job_release(&more);
+		n++;
+	}
+	if (n == 1) {
+		buf_release(&key);
+		return 1;
+	}
+	runner_job_release(job);
+	half_job(s, buf_detach(&key), job);
+	return 1;
+}
+
+void session_forget_batches(struct session *s)
+{
+	for (size_t i = 0; i < s->nhalves; i++)
+		free(s->halves[i]);
+	free(s->halves);
+	s->halves = NULL;
+	s->nhalves = s->halves_cap = s->batches_out = 0;
+	runner_job_release(&s->held);
+}
+
+int session_next_job(void *ctx, struct runner_job *job, struct err *e)
+{
+	struct session *s = ctx;
+	const struct session_opts *o = s->o;
+	const struct wrapped *alone;
+	int r;
+
+	if (session_reduce_job(s, job))
+		return 1;
+	if (s->canary) {
+		int c = session_canary_job(s, job, e);
+
+		if (c != 0)
+			return c;
+	}
+	if (s->held.key) {
+		*job = s->held;
+		s->held.key = s->held.request = NULL;
+		return 1;
+	}
+	/* A failed batch's halves before anything new: its tests were counted as run. */
+	if (s->nhalves) {
+		half_job(s, s->halves[--s->nhalves], job);
+		return 1;
+	}
+	r = next_test(s, job, &alone, e);
+	if (r == 1 && alone && o->batch > 1 && s->fe->batch)
+		return fill_batch(s, job, alone, e);
+	if (r != 0)
+		return r;
+	/* A test in flight may still turn out inconsistent, and its reduction goes next; a batch in
+	 * flight may fail, and its halves go next. */
+	return session_metamorphic(o->oracle) || s->batches_out ? 2 : 0;
 }
 
 static void count(struct session *s, enum outcome o)
@@ -239,9 +359,11 @@ static void add_time(struct session_result *r, const struct db_result *res, doub
 	r->ferry_seconds += res->ferry_seconds + write;
 }
 
-int session_job_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
+/* A job's outcome o into the store: a test's (batch: the size of the batch that gave it, or 0), a
+ * probe's, a canary's or a reduction's. */
+static int job_done(struct session *s, const struct runner_job *job, const struct runner_outcome *o, int batch,
+		    struct err *e)
 {
-	struct session *s = ctx;
 	struct db_result res;
 	struct buf msg = BUF_INIT, sig = BUF_INIT, undef = BUF_INIT;
 	int probe = !strncmp(job->key, PROBE_KEY, strlen(PROBE_KEY));
@@ -270,6 +392,7 @@ int session_job_done(void *ctx, const struct runner_job *job, const struct runne
 	res.frontend_version = o->version;
 	res.id = id;
 	res.run_id = s->run_id;
+	res.batch = batch;
 	/* A frontend that cannot take the format at all: no result, the run of it stops (the tests are
 	 * left to a later run, with another release), and the session says so once. */
 	if (o->end == RUNNER_REPLY && session_json_str(o->reply, PROTO_KEY_UNAVAILABLE)) {
@@ -318,4 +441,102 @@ int session_job_done(void *ctx, const struct runner_job *job, const struct runne
 	buf_release(&mutated);
 	session_tick(s);
 	return ret;
+}
+
+/* A key of ids for the tests of ids[0..n): a batch's, or one test's id. Caller frees. */
+static char *half_key(char *const *ids, size_t n)
+{
+	struct buf key = BUF_INIT;
+
+	if (n > 1)
+		buf_adds(&key, BATCH_KEY);
+	for (size_t i = 0; i < n; i++)
+		buf_addf(&key, "%s%s", i ? BATCH_SEP : "", ids[i]);
+	return buf_detach(&key);
+}
+
+static void push_half(struct session *s, char *key)
+{
+	if (s->nhalves == s->halves_cap) {
+		s->halves_cap = s->halves_cap ? 2 * s->halves_cap : 8;
+		s->halves = xrealloc(s->halves, s->halves_cap * sizeof(*s->halves));
+	}
+	s->halves[s->nhalves++] = key;
+}
+
+/* A batch's outcome. Where the batch's model ran through (the worker answered with a verdict for
+ * each test, in order), each test that passed is recorded as a pass of a batch of its size, with its
+ * share of the batch's time, and each other test runs again alone, first among the jobs to come: its
+ * wrong result may be the frontend's mixing of tests, and a failure is recorded only from a test run
+ * alone. Where the batch failed as a whole (a stage of the merged model, a signal, a timeout, the
+ * memory limit), no test can be told apart: its halves go first among the jobs to come, down to single
+ * tests that run as they do without --batch. */
+static int batch_done(struct session *s, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
+{
+	const cJSON *items = o->end == RUNNER_REPLY ? cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_BATCH)
+			     : NULL;
+	char *copy = xstrdup(job->key + strlen(BATCH_KEY)), **ids = NULL;
+	size_t n = 0, cap = 0, k = 0;
+	int ran, ret = 0;
+	const cJSON *item;
+
+	for (char *p = strtok(copy, BATCH_SEP); p; p = strtok(NULL, BATCH_SEP)) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			ids = xrealloc(ids, cap * sizeof(*ids));
+		}
+		ids[n++] = p;
+	}
+	s->batches_out--;
+	ran = n > 0 && cJSON_IsArray(items) && (size_t)cJSON_GetArraySize(items) == n;
+	cJSON_ArrayForEach(item, items) {
+		const char *id = session_json_str(item, PROTO_KEY_ID);
+
+		if (!ran || k >= n || !session_json_str(item, PROTO_KEY_OUTCOME) || !id || strcmp(id, ids[k]))
+			ran = 0;
+		k++;
+	}
+	if (!ran) {
+		if (n > 1) {
+			push_half(s, half_key(ids + n / 2, n - n / 2));
+			push_half(s, half_key(ids, n / 2));
+		}
+		session_tick(s);
+		goto out;
+	}
+	/* The failures first onto the stack, last first: they run in the batch's order. */
+	for (k = n; k-- > 0;) {
+		const char *outcome = session_json_str(cJSON_GetArrayItem(items, (int)k), PROTO_KEY_OUTCOME);
+
+		if (strcmp(outcome, outcome_name(OUTCOME_PASS)))
+			push_half(s, xstrdup(ids[k]));
+	}
+	k = 0;
+	cJSON_ArrayForEach(item, items) {
+		struct runner_outcome one = *o;
+		struct runner_job alone = { ids[k++], NULL };
+
+		if (strcmp(session_json_str(item, PROTO_KEY_OUTCOME), outcome_name(OUTCOME_PASS)))
+			continue;
+		one.reply = item;
+		one.seconds = o->seconds / (double)n;
+		one.queued = o->queued / (double)n;
+		one.stderr_text = NULL;
+		if ((ret = job_done(s, &alone, &one, (int)n, e)) < 0)
+			break;
+	}
+	session_tick(s);
+out:
+	free(ids);
+	free(copy);
+	return ret;
+}
+
+int session_job_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
+{
+	struct session *s = ctx;
+
+	if (!strncmp(job->key, BATCH_KEY, strlen(BATCH_KEY)))
+		return batch_done(s, job, o, e);
+	return job_done(s, job, o, 0, e);
 }

@@ -34,6 +34,11 @@ static void lane_swap(struct session *s, struct lane *l)
 	LANE_SWAP(nreduce);
 	LANE_SWAP(reduce_cap);
 	LANE_SWAP(canary);
+	LANE_SWAP(halves);
+	LANE_SWAP(nhalves);
+	LANE_SWAP(halves_cap);
+	LANE_SWAP(batches_out);
+	LANE_SWAP(held);
 	s->cur = s->cur == l ? NULL : l;
 }
 
@@ -94,6 +99,7 @@ static int lane_end(struct session *s, struct lane *l, int ret, struct err *e)
 	session_forget_groups(s);
 	session_forget_reductions(s);
 	session_forget_canary(s);
+	session_forget_batches(s);
 	if (ret < 0 && s->format_why && e->code == EXIT_ENV) {
 		/* Recorded for report, and no test of it counted as run. */
 		err_release(e);

@@ -58,6 +58,12 @@ struct session {
 	size_t nreduce, reduce_cap;
 	/* The frontend's canary while it runs (NULL: none to run, or settled). */
 	struct canary *canary;
+	/* Batches (session_opts.batch): halves of failed batches waiting, handed out first (each a
+	 * job key, last in first out), the batches in flight, and a job taken while a batch was being
+	 * filled that did not fit in it, handed out next. */
+	char **halves;
+	size_t nhalves, halves_cap, batches_out;
+	struct runner_job held;
 	/* The selection: queue ids, those not wrapped, those --op and --test leave out. */
 	size_t queued, unknown, left_out;
 	/* Tests of the frontend's library reached down the queue (the limit counts them), and the
@@ -89,6 +95,9 @@ struct lane {
 	struct reduction *reduce;
 	size_t nreduce, reduce_cap;
 	struct canary *canary;
+	char **halves;
+	size_t nhalves, halves_cap, batches_out;
+	struct runner_job held;
 
 	const struct frontend *frontend;  /* whose lane it is (fe above is swapped with s's) */
 	const char *wargv[5];
@@ -102,6 +111,9 @@ struct lane {
  * group's probe runs once, as both (its key after PROBE_TEST_KEY). */
 #define PROBE_KEY "probe:"
 #define PROBE_TEST_KEY "probe+test:"
+/* A batch's job key: its tests' ids after this prefix, separated by BATCH_SEP. */
+#define BATCH_KEY "batch:"
+#define BATCH_SEP ","
 /* A reduction's job key: the test's id after this prefix. */
 #define REDUCE_KEY "reduce:"
 
@@ -158,6 +170,7 @@ int session_mutation_done(struct session *s, const struct db_result *res, const 
 /* jobs.c: the monotonic clock in seconds; a string member of a JSON object (borrowed) or NULL; the
  * runner's callbacks for the frontend being run. */
 double session_now(void);
+void session_forget_batches(struct session *s);
 const char *session_json_str(const cJSON *o, const char *key);
 int session_next_job(void *ctx, struct runner_job *job, struct err *e);
 int session_job_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e);

@@ -8,7 +8,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 22
+plan 23
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"
 
@@ -36,9 +36,11 @@ check "its results have no tolerance in the merged store" -- \
 
 expect_exit 0 "bugs writes to it" -- "$FERRY" bugs old.db
 contains "three unique bugs from three failures" "$out" "3 unique bugs from 3 failures"
-check "and migrates it to schema 6" -- test "$(sql old.db "SELECT value FROM meta WHERE key = 'schema'")" = 6
+check "and migrates it to schema 7" -- test "$(sql old.db "SELECT value FROM meta WHERE key = 'schema'")" = 7
 check "its results gain the timing columns, empty: their time was never split" -- \
 	test "$(sql old.db 'SELECT count(*) FROM results WHERE ferry_seconds IS NULL AND load_seconds IS NULL')" -eq 14
+check "and the batch column, empty: every one of them ran alone" -- \
+	test "$(sql old.db 'SELECT count(*) FROM results WHERE batch IS NULL')" -eq 14
 check "its results get their run's frontend version" -- \
 	test "$(sql old.db "SELECT count(*) FROM results WHERE frontend = 'ort' AND frontend_version = '1.31.1'")" -eq 7
 # The Ceil mismatch's bug, by its operator: its id is a hash of how the checkout groups it.
@@ -48,6 +50,6 @@ contains "with the bug's reproducer" "$out" "ATOL = 0.001"
 contains "and the release that gave the result" "$out" "fault-injecting 1.31.1"
 
 cp pristine.db future.db
-"$py" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE meta SET value = 7 WHERE key = ?", ("schema",)); c.commit()' future.db
+"$py" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE meta SET value = 8 WHERE key = ?", ("schema",)); c.commit()' future.db
 expect_exit 4 "a store of a newer schema is refused as bad input" -- "$FERRY" report future.db
 finish

@@ -343,6 +343,13 @@ static void round_trip(const char *dir)
 	r.seconds = 1;
 	r.atol = r.rtol = NAN;
 	ok(db_put_result(&d, &r, &e) == 0, "and one with most of them NULL");
+	is_int(count(&d, "SELECT count(*) FROM results WHERE batch IS NULL"), 2, "both ran alone: no batch");
+	r.id = "b3";
+	r.outcome = OUTCOME_PASS;
+	r.batch = 8;
+	ok(db_put_result(&d, &r, &e) == 0 && count(&d, "SELECT batch FROM results WHERE id = 'b3'") == 8,
+	   "a pass of a batch keeps the batch's size");
+	ok(sqlite3_exec(d.h, "DELETE FROM results WHERE id = 'b3'", NULL, NULL, NULL) == SQLITE_OK, "(gone again)");
 	db_results_with(&d, NULL, NULL, row_text, &got, &e);
 	is(got.data, "ort|b1|crash|Relu|onnx|{\"b\":1}|/t/b1|load|SIGSEGV|boom|a.py:f|trace|1.2|nan|0.5|0.25|nan\n"
 	   "ort|b2|mismatch|Conv|onnx|{\"b\":2}|NULL|NULL|NULL|NULL|NULL|NULL|NULL|3.5|1|nan|nan\n",
@@ -383,7 +390,7 @@ int main(void)
 	long long run = 0;
 	const char *rec = "{\"op\":\"Relu\",\"library\":\"onnx\"}";
 
-	plan(78);
+	plan(82);
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof(path), "%s/results.db", dir);
@@ -477,7 +484,7 @@ int main(void)
 	ok(db_open(&d, path, 0, &e) == 0 && sqlite3_exec(d.h, "UPDATE meta SET value = '99' WHERE key = 'schema'",
 							     NULL, NULL, NULL) == SQLITE_OK, "pretend a future schema");
 	db_close(&d);
-	snprintf(text, sizeof(text), "the store '%s' has schema 99, newer than this ferry reads (1 to 6): it was "
+	snprintf(text, sizeof(text), "the store '%s' has schema 99, newer than this ferry reads (1 to 7): it was "
 		 "made by a newer ferry", path);
 	ok(db_open(&d, path, 0, &e) < 0 && e.code == EXIT_INPUT && !strcmp(e.msg, text),
 	   "a store of a newer schema is refused by name, as bad input");
@@ -514,11 +521,13 @@ int main(void)
 	db_close(&d);
 
 	/* Opened for writing, it is migrated. */
-	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 6, "opened for writing, it migrates to schema 6");
+	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 7, "opened for writing, it migrates to schema 7");
 	is_int(count(&d, "SELECT count(*) FROM results WHERE atol IS NULL AND rtol IS NULL"), 14,
 	       "old results get no tolerance");
 	is_int(count(&d, "SELECT count(*) FROM results WHERE frontend = 'ort' AND frontend_version = '1.31.1'"), 7,
 	       "old results get their run's frontend version");
+	is_int(count(&d, "SELECT count(*) FROM results WHERE batch IS NULL"), 14,
+	       "old results gain the batch column, empty: they ran alone");
 	{
 		double tol[2] = { 0, 0 };
 
@@ -526,8 +535,8 @@ int main(void)
 		   "and read as none");
 	}
 	db_close(&d);
-	is_int(count_schema(path), 6, "the file says schema 6");
-	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 6, "and opens as such");
+	is_int(count_schema(path), 7, "the file says schema 7");
+	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 7, "and opens as such");
 	is_int(db_mutation(&d, "ort", in.id, NULL, NULL, &e), 0, "with no mutations");
 	db_close(&d);
 	metamorphic(dir);
@@ -541,7 +550,7 @@ int main(void)
 	ok(db_open(&d, path, DB_READ, &e) == 0 && d.schema == 3 && db_reductions(&d, NULL, NULL, NULL, NULL, &e) == 0,
 	   "read-only, it stays schema 3 and has no reductions");
 	db_close(&d);
-	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 6, "opened for writing, it migrates to schema 6");
+	ok(db_open(&d, path, DB_WRITE, &e) == 0 && d.schema == 7, "opened for writing, it migrates to schema 7");
 	{
 		struct db_reduction r = { "ort", "abc", "reduced", "/x/abc", 7, 2, 9, "MaxPool,Relu", "1.0" };
 		char got[64] = "";
@@ -555,7 +564,7 @@ int main(void)
 		is_int(db_reductions(&d, "tvm-onnx", NULL, NULL, NULL, &e), 0, "none for another frontend");
 	}
 	db_close(&d);
-	is_int(count_schema(path), 6, "the file says schema 6");
+	is_int(count_schema(path), 7, "the file says schema 7");
 	test_lock(path);
 
 	unlink(path);

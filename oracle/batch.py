@@ -1,0 +1,128 @@
+"""ferry.oracle.batch: several independent ONNX tests run as one model (ferry run --batch K).
+
+A compiling frontend pays a fixed cost per model (its import and conversion set-up, pass pipelines,
+code generation, a runtime module) that dwarfs the cost of one operator. merge() puts K tests' graphs
+side by side in one model, every name of test i prefixed "b<i>_" (a prefix that ends at its first
+'_', so no two tests' names can meet), and run_batch() loads, compiles and executes it once through
+the adapter, splits the outputs back and judges each test's as driver.run() does.
+
+Only what merges without changing any test's meaning is merged: the same IR version and opset
+imports, the standard domains, no model functions and no subgraph attributes (an If's or a Loop's
+body may name the outer graph's values, and renaming inside them is not worth the risk). Any other
+test in the batch runs alone, as driver.run() runs it. A batch that fails in any way is the C side's
+to split (oracle/session/jobs.c): what is recorded as a failure is always a test run alone.
+
+An adapter takes part by declaring BATCH = True (registry.batches() reads it without importing the
+adapter): only frontends whose batched outcomes were measured equal to their unbatched ones.
+"""
+
+import os
+import shutil
+import tempfile
+
+import onnx
+
+from ferry.oracle import driver
+
+_DOMAINS = ("", "ai.onnx", "ai.onnx.ml")
+
+
+def key(model):
+    """What a model shares with those it may be merged with (IR version and opset imports), or None
+    when it runs alone."""
+    if model.functions or model.training_info or model.graph.sparse_initializer:
+        return None
+    if any(o.domain not in _DOMAINS for o in model.opset_import):
+        return None
+    for n in model.graph.node:
+        if n.domain not in _DOMAINS:
+            return None
+        for a in n.attribute:
+            if a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) or a.HasField("g") or a.graphs:
+                return None
+    return (model.ir_version, tuple(sorted((o.domain, o.version) for o in model.opset_import)))
+
+
+def _renamed(items, prefix):
+    return [prefix + s if s else s for s in items]  # "" is an omitted optional input: it stays
+
+
+def merge(models):
+    """One model holding each of models' graphs, test i's names prefixed "b<i>_"; its inputs and
+    outputs are the tests' in test order."""
+    first = models[0]
+    merged = onnx.ModelProto()
+    merged.ir_version = first.ir_version
+    merged.opset_import.extend(first.opset_import)
+    merged.producer_name = "ferry-batch"
+    g = merged.graph
+    g.name = "ferry_batch"
+    for i, model in enumerate(models):
+        prefix = f"b{i}_"
+        src = model.graph
+        for field in ("input", "output", "value_info", "initializer"):
+            for item in getattr(src, field):
+                copy = getattr(g, field).add()
+                copy.CopyFrom(item)
+                copy.name = prefix + item.name
+        for node in src.node:
+            copy = g.node.add()
+            copy.CopyFrom(node)
+            del copy.input[:]
+            copy.input.extend(_renamed(node.input, prefix))
+            del copy.output[:]
+            copy.output.extend(_renamed(node.output, prefix))
+            if copy.name:
+                copy.name = prefix + copy.name
+        for q in src.quantization_annotation:
+            copy = g.quantization_annotation.add()
+            copy.CopyFrom(q)
+            copy.tensor_name = prefix + q.tensor_name
+    return merged
+
+
+def run_batch(adapter, testdirs):
+    """Run the tests in testdirs through the adapter, those that merge as one model per group of
+    the same key(): a list of driver.run()'s verdicts, one per test, in order; or, when a merged
+    model fails in any stage (or gives another number of outputs than its tests have), that
+    failure alone, a verdict as driver.run()'s: the batch is then no test's result."""
+    models, groups = [], {}
+    for k, testdir in enumerate(testdirs):
+        model = onnx.load(os.path.join(testdir, f"model.{adapter.FORMAT}"), load_external_data=False)
+        models.append(model)
+        kk = key(model) if adapter.FORMAT == "onnx" else None
+        groups.setdefault(kk if kk is not None else ("alone", k), []).append(k)
+    verdicts = [None] * len(testdirs)
+    for members in groups.values():
+        if len(members) == 1:
+            verdicts[members[0]] = driver.run(adapter, testdirs[members[0]])
+            continue
+        got = _run_merged(adapter, [testdirs[k] for k in members], [models[k] for k in members])
+        if not isinstance(got, list):
+            return got
+        for k, v in zip(members, got):
+            verdicts[k] = v
+    return verdicts
+
+
+def _run_merged(adapter, testdirs, models):
+    metas = [driver._meta(d) for d in testdirs]
+    inputs = [driver.test_inputs(d, m) for d, m in zip(testdirs, metas)]
+    feed = {f"b{i}_{name}": value for i, each in enumerate(inputs) for name, value in each.items()}
+    scratch = tempfile.mkdtemp(prefix="ferry-batch-")
+    try:
+        with open(os.path.join(scratch, f"model.{adapter.FORMAT}"), "wb") as f:
+            f.write(merge(models).SerializeToString())
+        outputs = driver.run_stages(adapter, scratch, feed)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if not isinstance(outputs, list):
+        return outputs
+    counts = [len(m.graph.output) for m in models]
+    if len(outputs) != sum(counts):
+        return (driver._words.VERDICT_MISMATCH, f"the batch gave {len(outputs)} outputs, its tests have {sum(counts)}")
+    verdicts, at = [], 0
+    for d, meta, each, n in zip(testdirs, metas, inputs, counts):
+        verdicts.append(driver.judge(d, meta, each, outputs[at:at + n]))
+        at += n
+    return verdicts
