@@ -250,6 +250,18 @@ def model(testdir):
     return built
 
 
+def made_for(what, make, *args):
+    """make(*args), the step that makes what a frontend is handed from the Keras 2 model (saving it as a
+    SavedModel, converting it for TFLite): its failure is ferry's (the frontend was never reached),
+    "ferry: <what>: <why>", never the frontend's crash."""
+    try:
+        return make(*args)
+    except Exception as e:
+        if environment(e):
+            raise
+        raise RebuildFailed(f"ferry: {what}: {_whole(e)}") from e
+
+
 def ordered_inputs(inputs):
     """The driver's inputs (name in_K -> array) as a list in K order."""
     return [inputs[name] for name in sorted(inputs, key=lambda n: int(n.rsplit("_", 1)[1]))]

@@ -12,6 +12,7 @@ The SavedModel is written here, from the rebuilt model, not by wrap into the tes
 3's saved_model/ is, templates/keras.py): the template stays one weights file for every Keras 2
 frontend, only this frontend pays for saving, and the SavedModel is made from the very model object the
 other Keras 2 frontends are given. It lives in a temporary directory removed once OpenVINO has read it.
+A model Keras 2 cannot save is ferry's error: OpenVINO was never reached.
 
 ov_savedmodel_save() lives in _run_openvino_tf_keras_savedmodel.py, the frontend module; it compiles
 and runs with openvino-tf-keras's ov_compile() and ov_run().
@@ -50,7 +51,8 @@ def load(testdir):
     model = template_tf_keras.model(testdir)
     directory = tempfile.mkdtemp(prefix="ferry-savedmodel-")
     try:
-        return ov_savedmodel_save(model, directory)
+        return template_tf_keras.made_for("Keras 2 could not save the model as a SavedModel",
+                                          ov_savedmodel_save, model, directory)
     except BaseException:
         shutil.rmtree(directory, ignore_errors=True)
         raise

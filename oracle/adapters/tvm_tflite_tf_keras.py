@@ -1,12 +1,13 @@
 """tvm-tflite-tf-keras: TVM's Relax frontend for TensorFlow Lite on a Keras 2 (tf_keras) model, as a
 ferry frontend (the interface is in ferry/oracle/driver.py).
 
-"load" rebuilds the test's Keras 2 model (the template's model()), "compile" converts it from memory
-with TFLiteConverter.from_keras_model (TFLite's own operators only, as tflite-tf-keras does: the way
-a Keras 2 user makes the flatbuffer TVM is handed), then converts the flatbuffer with
+"load" rebuilds the test's Keras 2 model (the template's model()) and converts it from memory with
+TFLiteConverter.from_keras_model (TFLite's own operators only, as tflite-tf-keras does: the way a Keras
+2 user makes the flatbuffer TVM is handed); "compile" converts the flatbuffer with
 tvm.relax.frontend.tflite.from_tflite, given the test's input shapes and dtypes, builds it for llvm and
-loads it on the Relax VM; "execute" runs the VM's main. A model the TFLite converter refused is
-unsupported here (the patterns of tflite-tf-keras), as is an operator Relax's frontend has none for.
+loads it on the Relax VM; "execute" runs the VM's main. A model the TFLite converter cannot convert is
+ferry's error here, TVM never reached (tflite-tf-keras judges the converter); an operator Relax's
+frontend has none for is unsupported.
 
 tvm_tf_keras_compile() lives in _run_tvm_tflite_tf_keras.py, the frontend module.
 """
@@ -22,8 +23,9 @@ tfload.load(keras2=True)  # first: with tf.keras Keras 2, before tflite and tvm
 import tvm  # noqa: E402
 
 from ferry.oracle import driver  # noqa: E402
-from ferry.oracle.adapters._run_tvm_tflite_tf_keras import tvm_tf_keras_compile, tvm_tf_keras_reproduce  # noqa: E402
-from ferry.oracle.adapters._tvm_tflite import tvm_run  # noqa: E402
+from ferry.oracle.adapters._run_tflite_tf_keras import tflite_convert  # noqa: E402
+from ferry.oracle.adapters._run_tvm_tflite_tf_keras import tvm_tf_keras_reproduce  # noqa: E402
+from ferry.oracle.adapters._tvm_tflite import tvm_compile, tvm_run  # noqa: E402
 from ferry.templates import tf_keras as template_tf_keras  # noqa: E402
 
 NAME = "tvm-tflite-tf-keras"
@@ -38,14 +40,17 @@ def version():
 
 
 def load(testdir):
-    """The model, and the test's inputs, whose shapes and dtypes from_tflite is given."""
-    return (template_tf_keras.model(testdir),
-            template_tf_keras.ordered_inputs(driver.test_inputs(testdir)))
+    """The TFLite converter's flatbuffer of the model and its output names, and the test's inputs,
+    whose shapes and dtypes from_tflite is given. A model the converter cannot convert is ferry's
+    error, not TVM's crash: TVM was never reached (tflite-tf-keras judges the converter)."""
+    flatbuffer, names = template_tf_keras.made_for("the TFLite converter could not make the flatbuffer TVM is "
+                                                   "handed", tflite_convert, template_tf_keras.model(testdir))
+    return flatbuffer, names, template_tf_keras.ordered_inputs(driver.test_inputs(testdir))
 
 
 def compile(loaded):
-    model, example = loaded
-    return tvm_tf_keras_compile(model, example)
+    flatbuffer, names, example = loaded
+    return tvm_compile(flatbuffer, example, names)
 
 
 def execute(compiled, inputs):
