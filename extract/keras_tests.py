@@ -49,11 +49,7 @@ _CONFTEST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras_conf
 
 def installed_version():
     """The installed Keras's version, read from its metadata (Keras itself is not imported)."""
-    from importlib import metadata
-    try:
-        return metadata.version("keras")
-    except metadata.PackageNotFoundError:
-        raise Unavailable("Keras is not installed") from None
+    return source_tests.installed_version("keras", "Keras")
 
 
 def tests_dir(version=None):
@@ -63,16 +59,7 @@ def tests_dir(version=None):
 def prepare(suites_json="[]", has_pytest="0"):
     """For ferry harvest keras: fetch the tests when the suites to run need them (the ones given, or
     the default ones when neither --suite nor --pytest is given). Returns "" or the line to say."""
-    suites = json.loads(suites_json) or ([] if has_pytest == "1" else list(SUITES))
-    wanted = [s for s in suites if s in SUITES]
-    os.environ["FERRY_CACHE"] = cache_dir()
-    if not wanted:
-        return ""
-    try:
-        fetch()
-    except Unavailable as e:
-        return f"Keras's own tests are not harvested ({', '.join(wanted)}): {e}"
-    return ""
+    return source_tests.prepare(suites_json, has_pytest, SUITES, lambda: fetch() and "", "Keras's own tests")
 
 
 def fetch(version=None, index=None):

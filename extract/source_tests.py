@@ -11,6 +11,7 @@ sandboxed child calls on what is already extracted. Nothing here evaluates what 
 
 import fnmatch
 import hashlib
+import json
 import os
 import shutil
 import tarfile
@@ -36,6 +37,30 @@ def cache_dir():
         return os.path.abspath(given)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.abspath(os.path.join(base, "ferry"))
+
+
+def installed_version(dist, name):
+    """The installed version of distribution dist, read from its metadata (nothing is imported)."""
+    from importlib import metadata
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        raise Unavailable(f"{name} is not installed") from None
+
+
+def prepare(suites_json, has_pytest, suites, fetch, what):
+    """For ferry harvest: fetch() the library's own tests when the suites to run need them (those
+    given, or the default ones when neither --suite nor --pytest is given), with FERRY_CACHE set for
+    the children. Returns "" or the line to say (fetch() returns it, or what and why it failed)."""
+    given = json.loads(suites_json) or ([] if has_pytest == "1" else list(suites))
+    wanted = [s for s in given if s in suites]
+    os.environ["FERRY_CACHE"] = cache_dir()
+    if not wanted:
+        return ""
+    try:
+        return fetch() or ""
+    except Unavailable as e:
+        return f"{what} are not harvested ({', '.join(wanted)}): {e}"
 
 
 def make_cache():

@@ -29,7 +29,6 @@ that says why they are not: the harvest says it and runs the rest. Which files r
 Keras 3 ($FERRY_KERAS_TESTS, ferry harvest --keras-tests: globs under tf_keras/src).
 """
 
-import json
 import os
 import re
 import shutil
@@ -49,11 +48,7 @@ DEFAULT = ("*",)
 
 def installed_version():
     """The installed tf_keras's version, read from its metadata (tf_keras itself is not imported)."""
-    from importlib import metadata
-    try:
-        return metadata.version("tf_keras")
-    except metadata.PackageNotFoundError:
-        raise Unavailable("tf_keras is not installed") from None
+    return source_tests.installed_version("tf_keras", "tf_keras")
 
 
 def tests_dir(version=None):
@@ -63,15 +58,7 @@ def tests_dir(version=None):
 def prepare(suites_json="[]", has_pytest="0"):
     """For ferry harvest tf_keras: fetch the tests when the suites to run need them (the ones given,
     or the default ones when neither --suite nor --pytest is given). Returns "" or the line to say."""
-    suites = json.loads(suites_json) or ([] if has_pytest == "1" else list(SUITES))
-    wanted = [s for s in suites if s in SUITES]
-    os.environ["FERRY_CACHE"] = cache_dir()
-    if not wanted:
-        return ""
-    try:
-        return fetch()[1]
-    except Unavailable as e:
-        return f"Keras 2's own tests are not harvested ({', '.join(wanted)}): {e}"
+    return source_tests.prepare(suites_json, has_pytest, SUITES, lambda: fetch()[1], "Keras 2's own tests")
 
 
 def source(version):
