@@ -80,7 +80,8 @@ class NotSerialized(Exception):
 
 
 class RebuildFailed(Exception):
-    """Keras 2 in the adapter's process could not rebuild the model wrap made (ferry's failure)."""
+    """Keras 2 or its converter, in the adapter's process, could not make what the frontend is handed
+    (made_for): ferry's failure."""
 
 
 def _seed(record):
@@ -238,15 +239,14 @@ def model(testdir):
         record = json.load(f)
     # Rebuilding is Keras 2's work, not the frontend's: under another release's Keras 2 (a frontend
     # run as NAME@PYTHON) a configuration wrap recorded may name a parameter that release lacks.
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            built = _Plan(record).model()
-            built.load_weights(os.path.join(testdir, WEIGHTS))
-    except Exception as e:
-        if environment(e):
-            raise
-        raise RebuildFailed(f"ferry: Keras 2 {tf_keras.__version__} could not rebuild the model: {_whole(e)}") from e
+    return made_for(f"Keras 2 {tf_keras.__version__} could not rebuild the model", _rebuild, record, testdir)
+
+
+def _rebuild(record, testdir):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        built = _Plan(record).model()
+        built.load_weights(os.path.join(testdir, WEIGHTS))
     return built
 
 

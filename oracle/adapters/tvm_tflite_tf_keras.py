@@ -9,7 +9,8 @@ loads it on the Relax VM; "execute" runs the VM's main. A model the TFLite conve
 ferry's error here, TVM never reached (tflite-tf-keras judges the converter); an operator Relax's
 frontend has none for is unsupported.
 
-tvm_tf_keras_compile() lives in _run_tvm_tflite_tf_keras.py, the frontend module.
+tflite_convert() and tvm_compile() live in the frontend modules _run_tflite_tf_keras.py and
+_tvm_tflite.py; _run_tvm_tflite_tf_keras.py joins them for a reproducer.
 """
 
 import os
