@@ -11,7 +11,7 @@ need_python_module tf_keras
 need_python_module tensorflow
 need_python_module pytest
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 37
+plan 40
 v=$("$py" -c 'from importlib import metadata; print(metadata.version("tf_keras"))')
 
 # The source tree as the repository lays it out (the wheel's build moves it under tf_keras/src and
@@ -77,6 +77,15 @@ expect_exit 0 "an archive that is no tar: the rest is harvested" -- harvest --tf
 contains "... and one line says why" "$err" "Keras 2's own tests are not harvested (layer-tests): cannot extract the tests from"
 check "... the docstrings were harvested" -- grep -q '"suite":"docstrings"' notatar.jsonl
 check "... and it is not kept in the cache" -- test ! -e "$work/cache/tf_keras-$v-src.tar.gz"
+
+# A "test file" of 17 MB (zeros, a few KB compressed) is no test file but a bomb: refused whole.
+mkdir -p "bomb/tf-keras-$v/tf_keras/layers"
+head -c 17825792 /dev/zero >"bomb/tf-keras-$v/tf_keras/layers/huge_test.py"
+tar -czf bomb.tar.gz -C bomb "tf-keras-$v"
+expect_exit 0 "an archive with a 17 MB test file: the rest is harvested" -- harvest --tf-keras-archive bomb.tar.gz -o bomb.jsonl
+contains "... and one line says why" "$err" "holds a test file of over 16 MB: tf_keras/layers/huge_test.py"
+check "... nothing of it is extracted" -- test ! -e "$tests/tf_keras/src/layers/huge_test.py"
+rm -rf bomb
 
 expect_exit 0 "a missing archive: the rest is harvested" -- harvest --tf-keras-archive missing.tar.gz -o missing.jsonl
 contains "... and one line says why" "$err" "Keras 2's own tests are not harvested (layer-tests): no archive at '$work/missing.tar.gz'"
