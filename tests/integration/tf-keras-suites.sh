@@ -97,11 +97,13 @@ contains "... and one line says why" "$err" "cannot download http://127.0.0.1:9/
 
 # An http URL, as GitHub's: nothing to check it against, so its sha256 is recorded and said.
 mkdir www && cp src.tar.gz www/
-"$py" -m http.server 0 --bind 127.0.0.1 --directory www >server.log 2>&1 &
+# made here, not by the background job's redirection: under load the loop below may read it first
+: >server.log
+"$py" -m http.server 0 --bind 127.0.0.1 --directory www >>server.log 2>&1 &
 server=$!
 cleanup() { kill "$server" 2>/dev/null || true; rm -rf "$work"; }
 port=
-for _ in 1 2 3 4 5 6 7 8 9 10; do
+for _ in $(seq 60); do  # up to 30 s: python starts slowly on a busy machine
 	port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' server.log)
 	[ -n "$port" ] && break
 	sleep 0.5
