@@ -423,6 +423,9 @@ static cJSON *source(const struct graph_gen *g, uint64_t index)
 	cJSON_AddNumberToObject(s, "index", (double)index);
 	cJSON_AddStringToObject(s, "generator", "ferry generate");
 	cJSON_AddNumberToObject(s, "opset", g->o.opset);
+	/* A probe of what a frontend supports (graph_probes), drawn from a stream of its own. */
+	if (g->probing)
+		cJSON_AddBoolToObject(s, "probe", 1);
 	return s;
 }
 
@@ -655,6 +658,40 @@ static void write_graph_record(struct graph_gen *g, uint64_t index, struct buf *
 
 /* --- generation --------------------------------------------------------------------------------- */
 
+/* The type signature of vertex n as oracle/probe.h's probe_signature reads it from the node record:
+ * its first output's dtype (else its first input's), then every input's ("-" when absent), into sig. */
+static void vertex_types(const struct solve_node *n, struct buf *sig)
+{
+	int lead = -1;
+
+	if (n->nout)
+		lead = n->out[0].dtype;
+	for (int k = 0; k < n->nin && lead < 0; k++)
+		if (n->in[k].kind != IN_ABSENT)
+			lead = n->in[k].t.dtype;
+	buf_reset(sig);
+	buf_addf(sig, "%s(", lead < 0 ? "-" : expr_dtype_name(lead));
+	for (int k = 0; k < n->nin; k++)
+		buf_addf(sig, "%s%s", k ? "," : "", n->in[k].kind == IN_ABSENT ? "-" : expr_dtype_name(n->in[k].t.dtype));
+	buf_addc(sig, ')');
+}
+
+/* Whether the frontend lacks vertex n (of operator op), by its type signature. */
+static int vertex_lacked(const struct graph_gen *g, const struct solve_node *n, const char *op, struct buf *tmp)
+{
+	const char *domain = n->b->domain;
+	char *name;
+	int r;
+
+	vertex_types(n, tmp);
+	if (!domain || !*domain)
+		return g->o.lacks(g->o.lacks_ctx, op, tmp->data);
+	name = xasprintf("%s.%s", domain, op);
+	r = g->o.lacks(g->o.lacks_ctx, name, tmp->data);
+	free(name);
+	return r;
+}
+
 int graph_generate(struct graph_gen *g, uint64_t index, struct buf *line)
 {
 	struct solve_node n;
@@ -691,6 +728,11 @@ int graph_generate(struct graph_gen *g, uint64_t index, struct buf *line)
 			g->drop_bug++;
 			continue;
 		}
+		if (g->o.lacks && vertex_lacked(g, &n, op->name, &sig)) {
+			g->drop_lacks++;
+			op->lacked++;
+			continue;
+		}
 		vsig = vertex_signature(g, &n, &sig);
 		if (g->o.p_reject > 0 && sigs_has(&g->vertex_sigs, vsig) && solve_rng_double(&g->rng) < g->o.p_reject) {
 			g->rejected++;
@@ -718,4 +760,101 @@ int graph_generate(struct graph_gen *g, uint64_t index, struct buf *line)
 	if ((size_t)g->nnodes > g->nodes_max)
 		g->nodes_max = (size_t)g->nnodes;
 	return g->nnodes;
+}
+
+/* --- probes ------------------------------------------------------------------------------------- */
+
+/* The input elements of vertex n: a probe is its group's smallest. */
+static uint64_t vertex_elements(const struct solve_node *n)
+{
+	uint64_t total = 0;
+
+	for (int k = 0; k < n->nin; k++) {
+		uint64_t e = 1;
+
+		if (n->in[k].kind == IN_ABSENT)
+			continue;
+		for (int d = 0; d < n->in[k].t.rank; d++)
+			e *= (uint64_t)n->in[k].t.dims[d];
+		total += e;
+	}
+	return total;
+}
+
+/* The stream of draw `try` of block j of operator k: probes are the same whatever else was drawn. */
+static uint64_t probe_stream(const struct graph_gen *g, int k, int j, int try)
+{
+	return (g->o.seed * 0x9e3779b97f4a7c15ULL) ^ (0xd1b54a32d192ed03ULL * (uint64_t)(k + 1)) ^
+	       ((uint64_t)j << 40) ^ (uint64_t)try;
+}
+
+struct probe_best {
+	uint64_t elements;
+	int block, try;
+};
+
+size_t graph_probes(struct graph_gen *g, int tries, struct buf *out)
+{
+	struct strmap best = STRMAP_INIT;
+	struct solve_node n;
+	struct buf line = BUF_INIT, sig = BUF_INIT;
+	size_t written = 0;
+
+	g->probing = 1;
+	for (int k = 0; k < g->nops; k++) {
+		const struct graph_op *op = &g->ops[k];
+		struct strmap_entry **sorted;
+
+		for (int j = 0; j < op->nblocks; j++)
+			for (int t = 0; t < tries; t++) {
+				struct strmap_entry *ent;
+				struct probe_best *b;
+				uint64_t el;
+				int created;
+
+				solve_rng_seed(&g->rng, probe_stream(g, k, j, t));
+				reset_graph(g);
+				if (solve_node(&g->sv, op->blocks[j], op->name, &g->pool, &n) != SOLVE_OK)
+					continue;
+				vertex_types(&n, &sig);
+				el = vertex_elements(&n);
+				ent = strmap_get(&best, sig.data, &created);
+				if (created)
+					ent->ptr = xcalloc(1, sizeof(struct probe_best));
+				b = ent->ptr;
+				if (created || el < b->elements) {
+					b->elements = el;
+					b->block = j;
+					b->try = t;
+				}
+			}
+		/* strmap_sorted orders by count, all 0 here, then by signature. */
+		sorted = strmap_sorted(&best);
+		for (size_t m = 0; sorted[m]; m++) {
+			const struct probe_best *b = sorted[m]->ptr;
+
+			/* Drawn again from its stream: the same vertex, now kept and written. */
+			solve_rng_seed(&g->rng, probe_stream(g, k, b->block, b->try));
+			reset_graph(g);
+			if (solve_node(&g->sv, op->blocks[b->block], op->name, &g->pool, &n) != SOLVE_OK)
+				continue;
+			commit(g, &n, op);
+			buf_reset(&line);
+			write_node_record(g, probe_stream(g, k, b->block, b->try) >> 11, &line);
+			buf_add(out, line.data, line.len);
+			buf_addc(out, '\n');
+			written++;
+		}
+		free(sorted);
+		for (size_t m = 0; m < best.cap; m++)
+			if (best.slots[m].key)
+				free(best.slots[m].ptr);
+		strmap_release(&best);
+		strmap_init(&best);
+	}
+	reset_graph(g);
+	g->probing = 0;
+	buf_release(&line);
+	buf_release(&sig);
+	return written;
 }

@@ -30,6 +30,12 @@ struct graph_opts {
 	double p_reject;           /* GenCoG's vertex rejection */
 	struct solve_opts solve;
 	const char *library_version;  /* the onnx release, or NULL */
+	/* What the frontend lacks (NNSmith's dtype test): whether a vertex of op (the record's name,
+	 * "DOMAIN.OP" outside ai.onnx) with this type signature (oracle/probe.h's probe_signature:
+	 * "OUT(IN,...)") is one it says it has no support for. Such a vertex is dropped and another
+	 * drawn. NULL: it lacks nothing. */
+	int (*lacks)(void *ctx, const char *op, const char *signature);
+	void *lacks_ctx;
 };
 
 struct graph_op {
@@ -37,6 +43,7 @@ struct graph_op {
 	const struct block **blocks;   /* the blocks that hold at the opset */
 	int nblocks;
 	size_t nodes;              /* vertices kept */
+	size_t lacked;             /* vertices dropped since the frontend lacks their group */
 	double novelty;            /* recent share of vertices that brought a new signature */
 };
 
@@ -68,8 +75,9 @@ struct graph_gen {
 	struct graph_sigs vertex_sigs, edge_sigs;
 	/* what happened */
 	size_t graphs, nodes_total, nodes_min, nodes_max, short_graphs;
-	size_t drop_large, drop_rank, drop_bug, rejected;
+	size_t drop_large, drop_rank, drop_bug, rejected, drop_lacks;
 	struct strmap bugs;        /* "FILE:LINE:COL: what" -> how often */
+	int probing;               /* graph_probes is writing: records say so in their source */
 };
 
 /* Choose the operators (globs: fnmatch patterns, any matching; none: all) of s that hold at
@@ -81,5 +89,11 @@ void graph_gen_release(struct graph_gen *g);
 /* Generate graph number index and append its record (one line, no newline) to line. Returns the
  * number of nodes, 0 when no vertex could be made at all (nothing is appended). */
 int graph_generate(struct graph_gen *g, uint64_t index, struct buf *line);
+
+/* The probes of g's operators (oracle/probe.h): for every type signature (probe_signature) that
+ * a vertex alone can have, the one with the fewest input elements among `tries` draws per block,
+ * each appended to out as a node record line (newline included), in operator then signature order;
+ * the same seed gives the same lines. o->lacks plays no part. Returns the number of records. */
+size_t graph_probes(struct graph_gen *g, int tries, struct buf *out);
 
 #endif

@@ -122,6 +122,31 @@ void probe_group_key(const struct instance *in, struct buf *key)
 	buf_addf(key, "%s\t%s", in->op, dtype ? dtype : PROBE_NO_DTYPE);
 }
 
+void probe_signature(const struct instance *in, struct buf *sig)
+{
+	const char *dtype = probe_dtype(in);
+
+	buf_reset(sig);
+	/* The group's dtype is the first output's when there is one, and it leads the signature. */
+	dtype = in->noutputs && in->outputs[0].type == V_TENSOR ? in->outputs[0].u.t.dtype :
+		in->noutputs ? PROBE_NO_DTYPE : dtype ? dtype : PROBE_NO_DTYPE;
+	buf_addf(sig, "%s(", dtype);
+	for (size_t i = 0; i < in->ninputs; i++)
+		buf_addf(sig, "%s%s", i ? "," : "",
+			 in->inputs[i].type == V_TENSOR ? in->inputs[i].u.t.dtype : PROBE_NO_DTYPE);
+	buf_addc(sig, ')');
+}
+
+void probe_signature_key(const struct instance *in, struct buf *key)
+{
+	struct buf sig = BUF_INIT;
+
+	probe_signature(in, &sig);
+	buf_reset(key);
+	buf_addf(key, "%s\t%s", in->op, sig.data);
+	buf_release(&sig);
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;

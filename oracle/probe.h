@@ -46,6 +46,13 @@ const char *probe_class_name(enum probe_class c);
 /* A group's key, "OP\tDTYPE" (PROBE_NO_DTYPE for a test without a tensor), into key (reset). */
 void probe_group_key(const struct instance *in, struct buf *key);
 
+/* The finer group that generation probes (ferry generate's probes): the group's dtype and every
+ * input's, "OUT(IN,IN,...)" (PROBE_NO_DTYPE for an output or input that is no tensor), since the
+ * output's dtype alone does not say the inputs' (ArgMax, Cast, Equal). Into sig (reset). */
+void probe_signature(const struct instance *in, struct buf *sig);
+/* ... and its key, "OP\tSIGNATURE", into key (reset). */
+void probe_signature_key(const struct instance *in, struct buf *key);
+
 /* A probe as a report reads it. */
 struct probe_row {
 	char *op, *dtype, *outcome, *stage, *message, *probe_id;

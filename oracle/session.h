@@ -83,6 +83,9 @@ struct session_opts {
 	 * (oracle/probe.h), for a group the store has no probe of for this release of the frontend;
 	 * probes count toward progress, not toward the limit. */
 	int no_probe;
+	/* Only the probes run: each group's of the tests taken (a corpus of probes, ferry generate's),
+	 * unless the store has it for this release, into the support table; no test gets a result. */
+	int probe_only;
 	/* The differential oracle (frontends against each other on the same test) takes multi-node
 	 * graphs (records of kind "graph"); set, it takes every test. A frontend keeps its outputs of
 	 * such a test in STORE.outputs/LABEL/ID; one that runs it later compares its own with each kept

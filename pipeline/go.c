@@ -78,6 +78,7 @@ struct group {
 	char *counts;           /* the counts file, or NULL */
 	char *queue, *stamp, *ids;
 	char *xqueue[EXTRA_COUNT], *xstamp[EXTRA_COUNT];
+	char *generated;        /* the group's generated graphs: none its frontends lack */
 	struct frontend fes[RUNOPTS_MAX_FRONTENDS];  /* shallow copies of runopts.fes */
 	size_t nfes;
 	char **sample;          /* the ids to run, queue order: the harvested tests', then the extras' */
@@ -98,7 +99,10 @@ struct go {
 	struct stage_io io;         /* what the stages say, and where */
 	const char *library;
 	char *dir, *corpus, *wrapdir, *store;
-	char *extra[EXTRA_COUNT];   /* the extras' corpora, NULL where none is made */
+	char *extra[EXTRA_COUNT];   /* the extras' corpora, NULL where none is made (the generated
+				     * graphs: each group's own, q->generated, once this is set) */
+	char *probes;               /* the generated probes' corpus, once made */
+	int probing;                /* run_group runs probes only */
 	char *parents;              /* the samples' tests, vary's corpus */
 	char *triggers;             /* the bugs' neighbours' corpus, once the trigger stage made it */
 	struct group groups[RUNOPTS_MAX_FRONTENDS];
@@ -520,27 +524,111 @@ static char *generate_ops(const struct go *g, struct err *e)
 	return buf_detach(&ops);
 }
 
-/* N graphs, the same ones for the same N and --op (the seed is fixed), unless current. */
+/* go's generation options: ferry generate's defaults, seed 1, the --op globs that have a spec. */
+static void generate_opts(const struct go *g, struct graphs_opts *o, const char *const *globs, size_t nglobs)
+{
+	memset(o, 0, sizeof(*o));
+	o->count = g->a->generate_n;
+	o->seed = 1;
+	o->opset = GO_OPSET;
+	o->min_nodes = 1;
+	o->max_nodes = 10;
+	o->pick_rate = 0.97;
+	o->max_dim = 8;
+	o->max_elements = 65536;
+	o->quiet = g->a->quiet;
+	o->globs = globs;
+	o->nglobs = nglobs;
+}
+
+static int stage_wrap(struct go *g, const struct strmap *only, size_t want, struct err *e);
+static int run_group(struct go *g, struct group *q, const char *ids, struct err *e);
+
+/* What the frontends support of the operators generation draws from (NNSmith's dtype test): the
+ * simplest vertex of each (operator, dtype) group (generate-probes.jsonl), wrapped and run through
+ * each group's frontends as probes only, into the store's support table; a group the store has for
+ * a frontend's release is not run again. */
+static int stage_generate_probes(struct go *g, const char *const *globs, size_t nglobs, const char *ops,
+				 struct err *e)
+{
+	char *stamp, *args, *ids_path = xasprintf("%s/generate-probes.ids", g->dir);
+	struct strmap only = STRMAP_INIT;
+	struct buf ids = BUF_INIT;
+	struct graphs_opts o;
+	struct jsonl_reader r;
+	enum jsonl_status st;
+	struct err why = ERR_INIT;
+	int ret = -1, code;
+	char *id;
+
+	g->probes = xasprintf("%s/generate-probes.jsonl", g->dir);
+	stamp = xasprintf("%s.args", g->probes);
+	args = xasprintf("generate --probes --seed 1 --opset %d%s%s\n", GO_OPSET, *ops ? " --ops " : "", ops);
+	if (!fs_exists(g->probes) || !stamp_is(stamp, args)) {
+		generate_opts(g, &o, globs, nglobs);
+		o.output = g->probes;
+		o.probes = 1;
+		if ((code = graphs_generate(&o, &g->io, &why)) != EXIT_OK) {
+			if (code == EXIT_USAGE && why.msg[0])
+				g->io.error(&why);
+			err_set(e, code, "generate stopped (see above)");
+			goto out;
+		}
+		if (fs_write_atomic(stamp, args, strlen(args), e) < 0)
+			goto out;
+	}
+	if (jsonl_open(&r, g->probes, e) < 0)
+		goto out;
+	while ((st = jsonl_good_id(&r, &id, e)) == JSONL_OK) {
+		int created;
+
+		strmap_get(&only, id, &created);
+		if (created)
+			buf_addf(&ids, "%s\n", id);
+		free(id);
+	}
+	jsonl_close(&r);
+	if (st == JSONL_FAIL || fs_write_atomic(ids_path, ids.data ? ids.data : "", ids.len, e) < 0 ||
+	    stage_wrap(g, &only, only.len, e) < 0)
+		goto out;
+	g->probing = 1;
+	for (size_t k = 0; k < g->ngroups; k++)
+		if (run_group(g, &g->groups[k], ids_path, e) < 0) {
+			g->probing = 0;
+			goto out;
+		}
+	g->probing = 0;
+	ret = 0;
+out:
+	err_release(&why);
+	strmap_release(&only);
+	buf_release(&ids);
+	free(ids_path);
+	free(stamp);
+	free(args);
+	return ret;
+}
+
+/* N graphs for each group, the same ones for the same N, --op and support (the seed is fixed),
+ * unless current: none has a vertex in a group (operator, dtype) that one of the group's frontends
+ * said it lacks, when probed (stage_generate_probes). */
 static int stage_generate(struct go *g, struct err *e)
 {
-	char *stamp = xasprintf("%s.args", g->extra[EXTRA_GENERATED]), *ops = NULL, *args = NULL;
-	struct graphs_opts o = { 0 };
+	struct graphs_opts o;
 	struct err why = ERR_INIT;
 	const char **globs = NULL;
-	char *save = NULL;
+	char *ops = NULL, *save = NULL;
 	size_t nglobs = 0, cap = 0;
-	int ret = -1, code;
+	int ret = -1, code, probe = !g->a->r.s.no_probe;
 
 	if (g->a->r.select.ntests) {
 		say(g, "generate %s: --test selects harvested tests, and generated graphs have none: skipped\n",
 		    g->library);
 		free(g->extra[EXTRA_GENERATED]);
 		g->extra[EXTRA_GENERATED] = NULL;
-		free(stamp);
 		return 0;
 	}
 	if (!(ops = generate_ops(g, e))) {
-		free(stamp);
 		if (e->code)
 			return -1;
 		say(g, "generate %s: no operator of --op has a spec to generate from: skipped\n", g->library);
@@ -548,45 +636,64 @@ static int stage_generate(struct go *g, struct err *e)
 		g->extra[EXTRA_GENERATED] = NULL;
 		return 0;
 	}
-	args = xasprintf("generate -n %d --seed 1 --opset %d%s%s\n", g->a->generate_n, GO_OPSET, *ops ? " --ops " : "",
-			 ops);
-	if (fs_exists(g->extra[EXTRA_GENERATED]) && stamp_is(stamp, args)) {
-		say(g, "generate %s: current ('%s'), skipped\n", g->library, esc_str(g->extra[EXTRA_GENERATED]));
-		ret = 0;
-		goto out;
+	{
+		char *copy = xstrdup(ops);
+
+		for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			XGROW(globs, cap, nglobs + 1);
+			globs[nglobs++] = xstrdup(tok);
+		}
+		free(copy);
 	}
-	o.output = g->extra[EXTRA_GENERATED];
-	o.count = g->a->generate_n;
-	o.seed = 1;
-	o.opset = GO_OPSET;
-	o.min_nodes = 1;
-	o.max_nodes = 10;
-	o.pick_rate = 0.97;
-	o.max_dim = 8;
-	o.max_elements = 65536;
-	o.quiet = g->a->quiet;
-	for (char *tok = strtok_r(ops, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		XGROW(globs, cap, nglobs + 1);
-		globs[nglobs++] = tok;
-	}
-	o.globs = globs;
-	o.nglobs = nglobs;
-	say(g, "generate %s: %d graphs -> %s\n", g->library, g->a->generate_n, esc_str(g->extra[EXTRA_GENERATED]));
-	if ((code = graphs_generate(&o, &g->io, &why)) != EXIT_OK) {
-		if (code == EXIT_USAGE && why.msg[0])
-			g->io.error(&why);
-		err_set(e, code, "generate stopped (see above)");
+	if (probe && stage_generate_probes(g, globs, nglobs, ops, e) < 0)
 		goto out;
+	for (size_t k = 0; k < g->ngroups; k++) {
+		struct group *q = &g->groups[k];
+		struct graphs_support sup = GRAPHS_SUPPORT_INIT;
+		const char *labels[RUNOPTS_MAX_FRONTENDS];
+		char *stamp = xasprintf("%s.args", q->generated), *args;
+
+		for (size_t i = 0; i < q->nfes; i++)
+			labels[i] = q->fes[i].label;
+		if (probe && fs_exists(g->store) && graphs_support_load(&sup, g->store, labels, q->nfes, e) < 0) {
+			free(stamp);
+			goto out;
+		}
+		args = xasprintf("generate -n %d --seed 1 --opset %d%s%s --lacks %016llx\n", g->a->generate_n,
+				 GO_OPSET, *ops ? " --ops " : "", ops, (unsigned long long)sup.digest);
+		if (fs_exists(q->generated) && stamp_is(stamp, args)) {
+			say(g, "generate %s: current ('%s'), skipped\n", g->library, esc_str(q->generated));
+		} else {
+			generate_opts(g, &o, globs, nglobs);
+			o.output = q->generated;
+			o.support = probe ? &sup : NULL;
+			say(g, "generate %s: %d graphs for %s%s -> %s\n", g->library, g->a->generate_n,
+			    esc_str(q->fes[0].label), q->nfes > 1 ? " and the frontends beside it" : "",
+			    esc_str(q->generated));
+			if (probe)
+				say(g, "generate %s: %zu of the %zu type signatures probed are unsupported; "
+				    "none is drawn\n", g->library, sup.lacked.len, sup.probed);
+			if ((code = graphs_generate(&o, &g->io, &why)) != EXIT_OK) {
+				if (code == EXIT_USAGE && why.msg[0])
+					g->io.error(&why);
+				err_set(e, code, "generate stopped (see above)");
+			} else {
+				fs_write_atomic(stamp, args, strlen(args), e);
+			}
+		}
+		graphs_support_release(&sup);
+		free(stamp);
+		free(args);
+		if (e->code)
+			goto out;
 	}
-	if (fs_write_atomic(stamp, args, strlen(args), e) < 0)
-		goto out;
 	ret = 0;
 out:
 	err_release(&why);
+	for (size_t i = 0; i < nglobs; i++)
+		free((char *)globs[i]);
 	free(globs);
-	free(stamp);
 	free(ops);
-	free(args);
 	return ret;
 }
 
@@ -660,7 +767,8 @@ static int stage_extras(struct go *g, struct err *e)
 			if (!g->extra[x])
 				continue;
 			/* Variants are of the selected tests already; a graph's operator is "graph". */
-			if (current_queue(g, q, g->extra[x], q->xqueue[x], q->xstamp[x],
+			if (current_queue(g, q, x == EXTRA_GENERATED ? q->generated : g->extra[x], q->xqueue[x],
+					  q->xstamp[x],
 					  x == EXTRA_VARIANTS ? &g->a->r.select : NULL, extra_name[x], e) < 0 ||
 			    take_sample(g, q, q->xqueue[x], x, &parent_of, &took, &could, e) < 0)
 				goto out;
@@ -727,7 +835,7 @@ static int go_formats(const struct go *g, struct wrap_opts *o, struct err *e)
 /* Wrap the ids of only that are not wrapped yet, with the files the run's frontends read. */
 static int stage_wrap(struct go *g, const struct strmap *only, size_t want, struct err *e)
 {
-	const char *corpora[2 + EXTRA_COUNT] = { g->corpus };
+	const char *corpora[3 + EXTRA_COUNT + RUNOPTS_MAX_FRONTENDS] = { g->corpus };
 	size_t ncorpora = 1;
 	struct wrap_opts o;
 	struct wrap w;
@@ -739,8 +847,13 @@ static int stage_wrap(struct go *g, const struct strmap *only, size_t want, stru
 	memset(&sh, 0, sizeof(sh));
 	sh.io = &g->io;
 	for (int x = 0; x < EXTRA_COUNT; x++)
-		if (g->extra[x])
+		if (g->extra[x] && x != EXTRA_GENERATED)
 			corpora[ncorpora++] = g->extra[x];
+	for (size_t k = 0; k < g->ngroups && g->extra[EXTRA_GENERATED]; k++)
+		if (fs_exists(g->groups[k].generated))
+			corpora[ncorpora++] = g->groups[k].generated;
+	if (g->probes)
+		corpora[ncorpora++] = g->probes;
 	if (g->triggers)
 		corpora[ncorpora++] = g->triggers;
 	o.corpora = corpora;
@@ -798,6 +911,18 @@ static void print_run(const struct go *g, const struct frontend *fe, const struc
 	if (x->budget_left_out)
 		fprintf(g->io.out, "; %zu left for later", x->budget_left_out);
 	say(g, "%s\n", x->maxfail ? " (--maxfail)" : "");
+}
+
+/* What probing a frontend for generation found. */
+static void print_probes(const struct go *g, const struct frontend *fe, const struct session_result *x)
+{
+	if (x->unavailable) {
+		say(g, "probe %s: unavailable: %s\n", esc_str(fe->label), esc_str(x->why));
+		return;
+	}
+	say(g, "probe %s: %zu type signatures probed now: %zu supported, %zu unsupported, %zu failing; "
+	    "%zu probed before\n", esc_str(fe->label), x->probes, x->probe_classes[PROBE_SUPPORTED],
+	    x->probe_classes[PROBE_UNSUPPORTED], x->probe_classes[PROBE_FAILING], x->probes_cached);
 }
 
 static void tally_add(struct tally *t, const struct session_result *x)
@@ -878,6 +1003,7 @@ static int run_group(struct go *g, struct group *q, const char *ids, struct err 
 	g->a->r.s.started = on_started;
 	g->a->r.s.budget = g->a->budget > 0 ? time_left(g) : 0;
 	g->a->r.s.maxfail = g->a->r.maxfail ? g->a->r.maxfail - (long)g->failures : 0;
+	g->a->r.s.probe_only = g->probing;
 	if (session_open(&s, &g->a->r.s, e) < 0) {
 		/* A chunk whose tests the library all rejected: nothing to run, not a failure of go. */
 		if (e->code == EXIT_INPUT && strstr(e->msg, "is valid")) {
@@ -887,7 +1013,12 @@ static int run_group(struct go *g, struct group *q, const char *ids, struct err 
 		goto out;
 	}
 	r = session_run(s, q->fes, q->nfes, res, e) < 0 ? -1 : 0;
-	for (size_t i = 0; i < q->nfes; i++) {
+	for (size_t i = 0; i < q->nfes && g->probing; i++) {
+		if (r == 0)
+			print_probes(g, &q->fes[i], &res[i]);
+		session_result_release(&res[i]);
+	}
+	for (size_t i = 0; i < q->nfes && !g->probing; i++) {
 		int f = fe_index(g, &q->fes[i]);
 
 		if (r == 0)
@@ -903,6 +1034,7 @@ static int run_group(struct go *g, struct group *q, const char *ids, struct err 
 		session_result_release(&res[i]);
 	}
 out:
+	g->a->r.s.probe_only = 0;
 	session_close(s);
 	return r;
 }
@@ -1218,6 +1350,7 @@ static void go_release(struct go *g)
 		free(q->queue);
 		free(q->stamp);
 		free(q->ids);
+		free(q->generated);
 		for (int x = 0; x < EXTRA_COUNT; x++) {
 			free(q->xqueue[x]);
 			free(q->xstamp[x]);
@@ -1227,6 +1360,7 @@ static void go_release(struct go *g)
 	for (int x = 0; x < EXTRA_COUNT; x++)
 		free(g->extra[x]);
 	free(g->parents);
+	free(g->probes);
 	free(g->triggers);
 	free(g->dir);
 	free(g->corpus);
@@ -1265,6 +1399,7 @@ static void make_groups(struct go *g)
 			q->queue = xasprintf("%s/queue%s%s.jsonl", g->dir, name ? "-" : "", name ? name : "");
 			q->stamp = xasprintf("%s.args", q->queue);
 			q->ids = xasprintf("%s/sample%s%s.ids", g->dir, name ? "-" : "", name ? name : "");
+			q->generated = xasprintf("%s/generated%s%s.jsonl", g->dir, name ? "-" : "", name ? name : "");
 			for (int x = 0; x < EXTRA_COUNT; x++) {
 				const char *dash = name ? "-" : "", *suffix = name ? name : "";
 

@@ -11,17 +11,166 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db.h"
 #include "esc.h"
 #include "fsutil.h"
 #include "graph.h"
 #include "graphs.h"
+#include "probe.h"
 #include "progress.h"
 #include "spec.h"
 #include "xalloc.h"
 
+#include <xxhash.h>
+
 /* Samples per block of the load-time check: enough to meet the small first inputs that empty a
  * careless domain (a 1-wide image, a 1-channel group), cheap next to generating. */
 #define CHECK_SAMPLES 200
+
+/* Draws per block when looking for each group's probe: a block of 13 dtypes misses one in 128 draws
+ * with a chance of 13 * (12/13)^128, about 4e-4. */
+#define PROBE_TRIES 128
+
+/* Each dtype of a signature "OUT(IN,...)", with its position (0: OUT), to fn; stops at fn's nonzero. */
+static int each_part(const char *sig, int (*fn)(void *ctx, int pos, const char *dtype, size_t len), void *ctx)
+{
+	int pos = 0, r;
+
+	for (const char *p = sig; *p; pos++) {
+		size_t len = strcspn(p, "(,)");
+
+		if (len && (r = fn(ctx, pos, p, len)) != 0)
+			return r;
+		p += len;
+		while (*p == '(' || *p == ',' || *p == ')')
+			p++;
+	}
+	return 0;
+}
+
+struct part_ctx {
+	struct strmap *m;
+	size_t f;
+	const char *op;
+	struct buf key;
+};
+
+static void part_key(struct part_ctx *c, int pos, const char *dtype, size_t len)
+{
+	buf_reset(&c->key);
+	buf_addf(&c->key, "%zu\t%s\t%d\t%.*s", c->f, c->op, pos, (int)len, dtype);
+}
+
+static int add_part(void *ctx, int pos, const char *dtype, size_t len)
+{
+	struct part_ctx *c = ctx;
+
+	part_key(c, pos, dtype, len);
+	strmap_get(c->m, c->key.data, NULL);
+	return 0;
+}
+
+static int missing_part(void *ctx, int pos, const char *dtype, size_t len)
+{
+	struct part_ctx *c = ctx;
+
+	part_key(c, pos, dtype, len);
+	return strmap_find(c->m, c->key.data) == NULL;
+}
+
+int graphs_support_load(struct graphs_support *s, const char *store, const char *const *frontends, size_t n,
+			struct err *e)
+{
+	struct db d = DB_INIT;
+	struct part_ctx c = { &s->known, 0, NULL, BUF_INIT };
+	struct buf key = BUF_INIT;
+	int r = 0;
+
+	s->digest = 0;
+	s->probed = 0;
+	s->nfes = n;
+	if (db_open(&d, store, DB_READ, e) < 0)
+		return -1;
+	for (size_t f = 0; f < n && r == 0; f++) {
+		struct strmap m = STRMAP_INIT;
+		struct strmap_entry **rows;
+		char *version = NULL;
+
+		if (db_frontend_version(&d, frontends[f], &version, e) < 0 ||
+		    probe_map_load(&m, &d, frontends[f], version, e) < 0) {
+			free(version);
+			probe_map_release(&m);
+			r = -1;
+			break;
+		}
+		/* In key order, so that the digest is the table's, not the hash map's. */
+		rows = strmap_sorted(&m);
+		for (size_t k = 0; rows[k]; k++) {
+			const struct probe_row *p = rows[k]->ptr;
+
+			/* Generation's probes, by type signature; a test's group (its dtype) says less. */
+			if (!strchr(p->dtype, '('))
+				continue;
+			s->probed++;
+			buf_reset(&key);
+			buf_addf(&key, "%zu\t%s", f, rows[k]->key);
+			strmap_get(&s->known, key.data, NULL);
+			buf_reset(&key);
+			buf_addf(&key, "%zu\t%s", f, p->op);
+			strmap_get(&s->known, key.data, NULL);
+			if (p->cls != PROBE_UNSUPPORTED) {
+				c.f = f;
+				c.op = p->op;
+				each_part(p->dtype, add_part, &c);
+				continue;
+			}
+			strmap_get(&s->lacked, rows[k]->key, NULL)->count++;
+			s->digest = XXH3_64bits_withSeed(rows[k]->key, strlen(rows[k]->key), s->digest ^ (f + 1));
+		}
+		free(rows);
+		free(version);
+		probe_map_release(&m);
+	}
+	buf_release(&key);
+	buf_release(&c.key);
+	db_close(&d);
+	return r;
+}
+
+void graphs_support_release(struct graphs_support *s)
+{
+	strmap_release(&s->lacked);
+	strmap_release(&s->known);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Whether a frontend lacks op with signature sig: its probe said so; or it was not probed (too
+ * many signatures to draw them all: OneHot's three dtypes) and one of its dtypes, in its place, is
+ * in no signature of the operator that a frontend probed without "unsupported". */
+static int support_lacks(void *ctx, const char *op, const char *sig)
+{
+	struct graphs_support *s = ctx;
+	struct part_ctx c = { &s->known, 0, op, BUF_INIT };
+	struct buf key = BUF_INIT;
+	int lacks = 0;
+
+	buf_addf(&key, "%s\t%s", op, sig);
+	if (strmap_find(&s->lacked, key.data))
+		lacks = 1;
+	for (size_t f = 0; f < s->nfes && !lacks; f++) {
+		buf_reset(&key);
+		buf_addf(&key, "%zu\t%s\t%s", f, op, sig);
+		if (strmap_find(&s->known, key.data))
+			continue;
+		buf_reset(&key);
+		buf_addf(&key, "%zu\t%s", f, op);
+		c.f = f;
+		lacks = strmap_find(&s->known, key.data) && each_part(sig, missing_part, &c);
+	}
+	buf_release(&key);
+	buf_release(&c.key);
+	return lacks;
+}
 
 /* The installed onnx's version, from its dist-info beside the configured interpreter: provenance
  * only (not part of an id), and not worth starting Python for. NULL when not found. */
@@ -103,11 +252,15 @@ static void print_summary(FILE *fp, const char *output, struct graph_gen *g, dou
 	if (g->short_graphs)
 		fprintf(fp, "  graphs cut short     %zu (no vertex could be added within the attempts)\n",
 			g->short_graphs);
-	fprintf(fp, "  vertices dropped     %zu\n", g->drop_large + g->drop_rank + g->drop_bug + g->rejected);
+	fprintf(fp, "  vertices dropped     %zu\n", g->drop_large + g->drop_rank + g->drop_bug + g->rejected +
+		g->drop_lacks);
 	fprintf(fp, "    too many elements  %zu\n", g->drop_large);
 	fprintf(fp, "    rank over %d        %zu\n", GEN_MAX_RANK, g->drop_rank);
 	fprintf(fp, "    seen before        %zu (--p-reject)\n", g->rejected);
 	fprintf(fp, "    spec bugs          %zu\n", g->drop_bug);
+	if (g->o.lacks)
+		fprintf(fp, "    frontend lacks     %zu (its probe table says it lacks the operator in those dtypes)\n",
+			g->drop_lacks);
 	for (size_t k = 0; bugs[k] && k < 10; k++)
 		fprintf(fp, "      %6zu  %s\n", bugs[k]->count, esc_str(bugs[k]->key));
 	if (g->bugs.len > 10)
@@ -116,9 +269,31 @@ static void print_summary(FILE *fp, const char *output, struct graph_gen *g, dou
 	qsort(ops, (size_t)g->nops, sizeof(*ops), op_nodes_cmp);
 	fprintf(fp, "  nodes per operator   (%d operators)\n", g->nops);
 	for (int k = 0; k < g->nops; k++)
-		fprintf(fp, "    %-22s %zu\n", esc_str(ops[k].name), ops[k].nodes);
+		if (ops[k].lacked)
+			fprintf(fp, "    %-22s %zu (%zu dropped: the frontend lacks them)\n", esc_str(ops[k].name),
+				ops[k].nodes, ops[k].lacked);
+		else
+			fprintf(fp, "    %-22s %zu\n", esc_str(ops[k].name), ops[k].nodes);
 	free(ops);
 	free(bugs);
+}
+
+/* The probes of g's operators into a->output, atomically. */
+static int write_probes(const struct graphs_opts *a, const struct stage_io *io, struct graph_gen *g)
+{
+	struct buf text = BUF_INIT;
+	struct err e = ERR_INIT;
+	size_t n = graph_probes(g, PROBE_TRIES, &text);
+	int code = EXIT_OK;
+
+	if (fs_write_atomic(a->output, text.data ? text.data : "", text.len, &e) < 0)
+		code = io->error(&e);
+	else if (!a->quiet)
+		fprintf(io->out, "generate probes -> %s: %zu, the type signatures of %d operators\n",
+			esc_str(a->output), n, g->nops);
+	buf_release(&text);
+	err_release(&e);
+	return code;
 }
 
 int graphs_generate(const struct graphs_opts *a, const struct stage_io *io, struct err *usage)
@@ -171,6 +346,14 @@ int graphs_generate(const struct graphs_opts *a, const struct stage_io *io, stru
 	have_gen = 1;
 	version = onnx_version(io->python);
 	g.o.library_version = version;
+	if (a->support) {
+		g.o.lacks = support_lacks;
+		g.o.lacks_ctx = (void *)a->support;
+	}
+	if (a->probes) {
+		code = write_probes(a, io, &g);
+		goto out;
+	}
 	if (fs_output_open(&out, a->output, &e) < 0) {
 		code = io->error(&e);
 		goto out;

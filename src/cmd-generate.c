@@ -15,13 +15,17 @@
 static const char usage[] =
 	"usage: ferry generate -o CORPUS [options]\n"
 	"       ferry generate --list [--specs DIR] [--opset N]\n"
+	"       ferry generate --probes -o CORPUS [--ops GLOB] [options]\n"
+	"       ferry generate -o CORPUS -F LIST --support STORE [options]\n"
 	"\n"
 	"Generate valid ONNX graphs from declarative operator specs, into CORPUS (a graph of one node\n"
-	"is a node record, a bigger one a record of kind \"graph\"). The same seed gives the same corpus.\n";
+	"is a node record, a bigger one a record of kind \"graph\"). The same seed gives the same corpus.\n"
+	"With -F, draw nothing the frontends lack: the store of --support holds their probes (ferry run\n"
+	"--probe-only on the corpus of --probes), as ferry go --generate makes and reads them.\n";
 
 struct generate_args {
 	struct graphs_opts g;
-	const char *ops_arg, *nodes_arg;
+	const char *ops_arg, *nodes_arg, *fes_arg, *support;
 };
 
 #define AT(f) offsetof(struct generate_args, f)
@@ -44,6 +48,12 @@ static const struct opt options[] = {
 		1, 4096),
 	OPT_INT(0, "max-elements", "N", "a tensor with more elements drops its vertex (default 65536)",
 		AT(g.max_elements), 1, 2147483647),
+	OPT_STRING('F', "frontend", "LIST", "draw nothing these frontends lack (comma-separated, as the store names\n"
+		   "them), by the probes in the store of --support", AT(fes_arg)),
+	OPT_STRING(0, "support", "STORE", "the store whose support table says what the frontends of -F lack (from\n"
+		   "ferry run --probe-only on a corpus of --probes; ferry go does all this)", AT(support)),
+	OPT_FLAG(0, "probes", "write the probes instead: for each operator, its simplest vertex in every type\n"
+		 "signature it takes", AT(g.probes)),
 	OPT_STRING(0, "specs", "DIR", "the operator specs (default: ferry's own)", AT(g.specs)),
 	OPT_FLAG(0, "list", "list the operators, each with its spec's FILE:LINE and opsets, and stop", AT(g.list)),
 	OPT_FLAG('q', "quiet", "no progress line", AT(g.quiet)),
@@ -71,9 +81,10 @@ static int cmd_generate(int argc, char **argv)
 	struct graphs_opts *o = &args.g;
 	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python() };
 	struct err e = ERR_INIT;
-	char *ops_copy = NULL;
-	const char **globs = NULL;
-	size_t nglobs = 0, cap = 0;
+	struct graphs_support support = GRAPHS_SUPPORT_INIT;
+	char *ops_copy = NULL, *fes_copy = NULL;
+	const char **globs = NULL, **fes = NULL;
+	size_t nglobs = 0, cap = 0, nfes = 0, fcap = 0;
 	int code;
 
 	if (cmd_parse(&cmd_generate_entry, argc, argv, &args) < 0)
@@ -105,12 +116,44 @@ static int cmd_generate(int argc, char **argv)
 	}
 	o->globs = globs;
 	o->nglobs = nglobs;
+	if (!args.fes_arg != !args.support) {
+		code = cmd_usage_error(&cmd_generate_entry, "-F and --support go together: the frontends, and the "
+				       "store that holds their probes");
+		goto out;
+	}
+	if (args.fes_arg && o->probes) {
+		code = cmd_usage_error(&cmd_generate_entry, "--probes draws every type signature: no -F");
+		goto out;
+	}
+	if (args.fes_arg) {
+		char *save = NULL, *tok;
+
+		fes_copy = xstrdup(args.fes_arg);
+		for (tok = strtok_r(fes_copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			XGROW(fes, fcap, nfes + 1);
+			fes[nfes++] = tok;
+		}
+		if (graphs_support_load(&support, args.support, fes, nfes, &e) < 0) {
+			code = cmd_error(&e);
+			goto out;
+		}
+		if (!support.probed) {
+			err_set(&e, EXIT_INPUT, "%s: no probes of %s by type signature: run 'ferry generate --probes', "
+				"then 'ferry run --probe-only' on it into this store", args.support, args.fes_arg);
+			code = cmd_error(&e);
+			goto out;
+		}
+		o->support = &support;
+	}
 	code = graphs_generate(o, &io, &e);
 	if (code == EXIT_USAGE && e.msg[0])
 		code = cmd_usage_error(&cmd_generate_entry, "%s", e.msg);
 out:
 	err_release(&e);
+	graphs_support_release(&support);
 	free(ops_copy);
+	free(fes_copy);
+	free(fes);
 	free(globs);
 	return code;
 }

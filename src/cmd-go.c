@@ -31,8 +31,9 @@ static const char more[] =
 	"counts file, ranked), sample.ids and sample-COUNTS.ids (what runs, one id per line), wrapped/,\n"
 	"results.db, bugs.txt (ferry bugs), report.txt and reproducers/ (ferry report -o); with --vary,\n"
 	"vary-parents.jsonl (the samples' tests), variants.jsonl and queue-variants*.jsonl; with\n"
-	"--generate, generated.jsonl and queue-generated*.jsonl. The variants and graphs run after the\n"
-	"sample, in their queues' order: -n and --per-op bound the harvested tests only.\n"
+	"--generate, generate-probes.jsonl (each operator in each type signature, run first as probes),\n"
+	"generated*.jsonl (one per queue) and queue-generated*.jsonl. The variants and graphs run after\n"
+	"the sample, in their queues' order: -n and --per-op bound the harvested tests only.\n"
 	"Then, unless --no-triggers, each bug's simplest test's one-change neighbours (another dtype,\n"
 	"rank or shape, a parameter at its default or the corpus's common value) run on its frontend:\n"
 	"trigger-parents.jsonl, triggers.jsonl (and .log), the store's neighbours table.\n"
@@ -68,7 +69,8 @@ static const struct opt options[] = {
 	OPT_INT(0, "per-op", "K", "take at most K tests of an operator down each queue", AT(per_op), 1, 1 << 30),
 	OPT_INT(0, "vary", "K", "also run up to K variants of each test of the sample (ferry vary; default 0)",
 		AT(vary_k), 0, 1000),
-	OPT_INT(0, "generate", "N", "onnx: also run N generated graphs (ferry generate --seed 1; default 0)",
+	OPT_INT(0, "generate", "N", "onnx: also run N generated graphs (ferry generate --seed 1), none in dtypes\n"
+		"a frontend lacks (probed first, once per release; default 0)",
 		AT(generate_n), 0, 1000000),
 	OPT_INT(0, "triggers", "K", "run up to K one-change neighbours of each bug's simplest test on its\n"
 		"frontend, to tell what triggers it (default 6)", AT(triggers), 1, 100),

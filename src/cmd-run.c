@@ -42,6 +42,9 @@ struct run_args {
 static const struct opt options[] = {
 	OPT_STRING(0, "one", "TESTDIR", "run this one test directory (DIR/tests/XX/ID) and print what happened,\n"
 		   "storing nothing (for people writing adapters)", AT(one)),
+	OPT_FLAG(0, "probe-only", "run only probes, one per operator and type signature of the tests (a corpus of\n"
+		 "ferry generate --probes), into STORE's support table, which ferry generate\n"
+		 "--support reads", AT(r.s.probe_only)),
 	OPT_INCLUDE(runopts_options, AT(r)),
 	OPT_END(),
 };
@@ -350,6 +353,11 @@ static int cmd_run(int argc, char **argv)
 		ro->s.runner.mem_limit = ro->memory ? ro->memory : opts_default_memory(1);
 		if ((code = run_one(ro, a->one, &e)) < 0)
 			code = cmd_error(&e);
+		goto out;
+	}
+	if (ro->s.probe_only && (ro->s.no_probe || ro->oracle)) {
+		code = cmd_usage_error(&cmd_run_entry, "--probe-only runs probes through the reference oracle: "
+				       "no --no-probe, no --oracle");
 		goto out;
 	}
 	if (optind + 1 != argc) {

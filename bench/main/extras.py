@@ -5,7 +5,7 @@ split by where their failing tests came from:
 
   harvested   at least one failing test is a harvested one (corpus.jsonl): found without extras
   variants    only variants (variants.jsonl) fail: found only because go ran them
-  graphs      only generated graphs (generated.jsonl) fail
+  graphs      only generated graphs (generated*.jsonl) fail
   both        only variants and graphs fail
 
 and the tests each kind ran. Usage: bench/main/extras.py DIR [FERRY]
@@ -38,8 +38,9 @@ def main():
         if not os.path.exists(store):
             continue
         kind = {}
-        for name, path in (("graphs", "generated.jsonl"), ("variants", "variants.jsonl"),
-                           ("harvested", "corpus.jsonl")):
+        graphs = [f for f in sorted(os.listdir(d)) if f.startswith("generated") and f.endswith(".jsonl")]
+        for name, path in [("graphs", g) for g in graphs] + [("variants", "variants.jsonl"),
+                                                             ("harvested", "corpus.jsonl")]:
             for i in ids(os.path.join(d, path)):
                 kind[i] = name
         out = subprocess.run([ferry, "bugs", store, "--json"], check=True, capture_output=True, text=True).stdout

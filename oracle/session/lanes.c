@@ -84,7 +84,7 @@ static int lane_begin(struct session *s, struct lane *l, struct session_result *
 		/* Probes and the canary are chosen by the release: the workers say it before the first job. */
 		if ((!s->o->no_probe || canary) && tests)
 			cb->ready = session_ready;
-		l->total = tests + probes;
+		l->total = s->o->probe_only ? probes : tests + probes;
 	}
 	return 0;
 }

@@ -15,6 +15,22 @@ struct group {
 	int settled;
 };
 
+/* The group of a test, "OP\tDTYPE"; in a run of probes only (generation's), by its signature
+ * (probe_signature), as the support table then keeps it. */
+static void group_key(const struct session *s, const struct instance *in, struct buf *key)
+{
+	if (s->o->probe_only)
+		probe_signature_key(in, key);
+	else
+		probe_group_key(in, key);
+}
+
+/* The dtype column of the group's row in the support table: the part of group_key after the tab. */
+static const char *group_dtype(const struct buf *key)
+{
+	return strchr(key->data, '\t') + 1;
+}
+
 /* The groups of the tests selected for the frontend, each with its probe: the simplest valid test. */
 void session_find_groups(struct session *s)
 {
@@ -28,7 +44,7 @@ void session_find_groups(struct session *s)
 
 		if (!t->valid || strcmp(t->in.library, s->fe->library))
 			continue;
-		probe_group_key(&t->in, &key);
+		group_key(s, &t->in, &key);
 		g = strmap_get(&s->groups, key.data, &created);
 		if (created) {
 			g->ptr = gr = xcalloc(1, sizeof(*gr));
@@ -66,15 +82,17 @@ int session_probe_job(struct session *s, const struct wrapped *t, struct runner_
 	const struct wrapped *p;
 	int n;
 
-	probe_group_key(&t->in, &key);
+	group_key(s, &t->in, &key);
 	g = strmap_find(&s->groups, key.data);
-	buf_release(&key);
-	if (!g || (gr = g->ptr)->settled)
+	if (!g || (gr = g->ptr)->settled) {
+		buf_release(&key);
 		return 0;
+	}
 	gr->settled = 1;
 	p = &s->tests[gr->probe];
-	n = db_support_rows(&s->db, session_store_name(s->fe), s->version, p->in.op,
-			    probe_dtype(&p->in) ? probe_dtype(&p->in) : PROBE_NO_DTYPE, NULL, NULL, e);
+	n = db_support_rows(&s->db, session_store_name(s->fe), s->version, p->in.op, group_dtype(&key), NULL,
+			    NULL, e);
+	buf_release(&key);
 	if (n < 0)
 		return -1;
 	if (n > 0) {
@@ -95,13 +113,19 @@ int session_probe_job(struct session *s, const struct wrapped *t, struct runner_
 /* A probe's outcome goes to the support table, never to the results. */
 int session_probe_done(struct session *s, const struct wrapped *test, const struct db_result *res, struct err *e)
 {
-	const char *dtype = test ? probe_dtype(&test->in) : NULL;
+	struct buf key = BUF_INIT;
 	struct db_support sup = { session_store_name(s->fe), s->version, test ? test->in.op : "?",
-				  dtype ? dtype : PROBE_NO_DTYPE, res->id, outcome_name(res->outcome), res->stage,
-				  res->message };
+				  PROBE_NO_DTYPE, res->id, outcome_name(res->outcome), res->stage, res->message };
+	int r;
 
+	if (test) {
+		group_key(s, &test->in, &key);
+		sup.dtype = group_dtype(&key);
+	}
 	s->res->probe_classes[probe_class(sup.outcome)]++;
-	return db_put_support(&s->db, &sup, e);
+	r = db_put_support(&s->db, &sup, e);
+	buf_release(&key);
+	return r;
 }
 
 /* The release the frontend's first worker announced: probes are chosen by it. */
@@ -128,7 +152,6 @@ size_t session_remaining(struct session *s, size_t *probes)
 		db_frontend_version(&s->db, session_store_name(s->fe), &version, &ignored);
 	for (size_t i = 0, reached = 0; i < s->norder && (s->o->limit < 0 || reached < (size_t)s->o->limit); i++) {
 		const struct wrapped *t = &s->tests[s->order[i]];
-		const char *dtype = probe_dtype(&t->in);
 		int created;
 
 		if (!t->valid || strcmp(t->in.library, s->fe->library))
@@ -139,14 +162,14 @@ size_t session_remaining(struct session *s, size_t *probes)
 		n++;
 		if (s->o->no_probe)
 			continue;
-		probe_group_key(&t->in, &key);
+		group_key(s, &t->in, &key);
 		strmap_get(&seen, key.data, &created);
 		if (created && db_support_rows(&s->db, session_store_name(s->fe), version, t->in.op,
-					       dtype ? dtype : PROBE_NO_DTYPE, NULL, NULL, &ignored) == 0) {
+					       group_dtype(&key), NULL, NULL, &ignored) == 0) {
 			struct strmap_entry *g = strmap_find(&s->groups, key.data);
 
 			/* A group whose first test is its probe runs it once, as both. */
-			*probes += !g || ((struct group *)g->ptr)->probe != s->order[i];
+			*probes += s->o->probe_only || !g || ((struct group *)g->ptr)->probe != s->order[i];
 		}
 	}
 	err_release(&ignored);

@@ -16,7 +16,7 @@ ids() { "$py" -c 'import json, sys; [print(json.loads(l)["id"]) for l in open(sy
 kinds() {
 	ids $d/corpus.jsonl | sed 's/$/ h/' > kinds
 	ids $d/variants.jsonl | sed 's/$/ v/' >> kinds
-	[ ! -f $d/generated.jsonl ] || ids $d/generated.jsonl | sed 's/$/ g/' >> kinds
+	[ ! -f $d/generated-onnxruntime-cpu.jsonl ] || ids $d/generated-onnxruntime-cpu.jsonl | sed 's/$/ g/' >> kinds
 	awk 'NR == FNR { k[$1] = $2; next } { print ($1 in k) ? k[$1] : "?" }' kinds "$1" | uniq | tr -d '\n'
 }
 
@@ -35,7 +35,7 @@ PY
 check "at most 2 variants of a parent ($per)" -- test "$per" -le 2
 nv=$(grep -c . $d/variants.jsonl)
 contains "it says what the sample holds" "$out" "sample: $(grep -c . $s) tests, 4 harvested and"
-check "the 6 graphs are in the sample" -- test "$(ids $d/generated.jsonl | sort)" = "$(tail -6 $s | sort)"
+check "the 6 graphs are in the sample" -- test "$(ids $d/generated-onnxruntime-cpu.jsonl | sort)" = "$(tail -6 $s | sort)"
 results=$(sql $d/results.db "SELECT count(*) FROM results WHERE frontend = 'ort'")
 check "every test of the sample has its result ($results)" -- test "$results" -eq "$(grep -c . $s)"
 graphs=$(sql $d/results.db "SELECT count(*) FROM results r JOIN instances i USING(id) WHERE i.op = 'graph'")
@@ -76,7 +76,7 @@ contains "nothing new runs" "$out" "run: nothing left to run"
 # --op passes generate the operators it has specs for; none, and nothing is generated.
 expect_exit 0 "--op with an operator that has no spec" -- "$FERRY" go onnx -F ort --op CenterCropPad,Relu -n 2 \
 	--generate 3 -o cc -j 2 -q
-ops=$(grep -o '"op":"[A-Za-z]*"' cc/onnx/generated.jsonl | grep -v '"graph"' | sort -u | tr -d '\n')
+ops=$(grep -o '"op":"[A-Za-z]*"' cc/onnx/generated-onnxruntime-cpu.jsonl | grep -v '"graph"' | sort -u | tr -d '\n')
 check "generates from the one that has ($ops)" -- test "$ops" = '"op":"Relu"'
 expect_exit 0 "--op with none" -- "$FERRY" go onnx -F ort --op CenterCropPad -n 1 --generate 3 -o cc2 -j 2 -q
 contains "skips generate and says why" "$out" "no operator of --op has a spec"
