@@ -12,6 +12,11 @@ body may name the outer graph's values, and renaming inside them is not worth th
 test in the batch runs alone, as driver.run() runs it. A batch that fails in any way is the C side's
 to split (oracle/session/jobs.c): what is recorded as a failure is always a test run alone.
 
+PyTorch tests batch as one module whose forward calls each test's module on its own inputs and
+returns their outputs side by side (torch_batch); the adapter's batch_load(module, example, meta)
+makes of it what its load() makes of one test's (the module itself, or its torch.export), so that
+compile and execute run as for one test. A test of random outputs runs alone.
+
 An adapter takes part by declaring BATCH = True (registry.batches() reads it without importing the
 adapter): only frontends whose batched outcomes were measured equal to their unbatched ones.
 """
@@ -86,6 +91,8 @@ def run_batch(adapter, testdirs):
     the same key(): a list of driver.run()'s verdicts, one per test, in order; or, when a merged
     model fails in any stage (or gives another number of outputs than its tests have), that
     failure alone, a verdict as driver.run()'s: the batch is then no test's result."""
+    if getattr(adapter, "LIBRARY", "onnx") == "torch":
+        return _run_torch_batch(adapter, testdirs)
     models, groups = [], {}
     for k, testdir in enumerate(testdirs):
         model = onnx.load(os.path.join(testdir, f"model.{adapter.FORMAT}"), load_external_data=False)
@@ -126,3 +133,82 @@ def _run_merged(adapter, testdirs, models):
         verdicts.append(driver.judge(d, meta, each, outputs[at:at + n]))
         at += n
     return verdicts
+
+
+def _output_count(meta):
+    """How many arrays a test's outputs flatten to: one per tensor, one per element of a sequence."""
+    return sum(len(e["files"]) if e["kind"] == "sequence" else 1 for e in meta["outputs"])
+
+
+def _run_torch_batch(adapter, testdirs):
+    metas = [driver._meta(d) for d in testdirs]
+    verdicts = [None] * len(testdirs)
+    members = [k for k, m in enumerate(metas) if not m.get("random")]
+    for k in range(len(testdirs)):
+        if k not in members or len(members) == 1:
+            verdicts[k] = driver.run(adapter, testdirs[k])
+    if len(members) > 1:
+        got = _run_torch_merged(adapter, [testdirs[k] for k in members], [metas[k] for k in members])
+        if not isinstance(got, list):
+            return got
+        for k, v in zip(members, got):
+            verdicts[k] = v
+    return verdicts
+
+
+def _run_torch_merged(adapter, testdirs, metas):
+    from ferry.templates import torch as template_torch
+
+    inputs = [driver.test_inputs(d, m) for d, m in zip(testdirs, metas)]
+    feed = {f"b{i}_{name}": value for i, each in enumerate(inputs) for name, value in each.items()}
+    meta = {"inputs": [dict(e, name=f"b{i}_{e['name']}") for i, m in enumerate(metas) for e in m["inputs"]]}
+
+    def load():
+        modules, example, counts = [], [], []
+        for d, m in zip(testdirs, metas):
+            module, _ = template_torch.load_testdir(d)
+            each = template_torch.testdir_example(d, m)
+            modules.append(module)
+            example.extend(each)
+            counts.append(len(each))
+        return adapter.batch_load(torch_batch(modules, counts), example, meta)
+
+    outputs = driver.run_stages(adapter, testdirs[0], feed, load=load)
+    if not isinstance(outputs, list):
+        return outputs
+    counts = [_output_count(m) for m in metas]
+    if len(outputs) != sum(counts):
+        return (driver._words.VERDICT_MISMATCH, f"the batch gave {len(outputs)} outputs, its tests have {sum(counts)}")
+    verdicts, at = [], 0
+    for d, m, each, n in zip(testdirs, metas, inputs, counts):
+        verdicts.append(driver.judge(d, m, each, outputs[at:at + n]))
+        at += n
+    return verdicts
+
+
+_torch_batch = None
+
+
+def torch_batch(modules, counts):
+    """Tests' modules side by side in one torch.nn.Module: forward takes every test's inputs in test
+    order (counts[i] of them for test i) and returns a tuple of every test's outputs. The class is
+    made on first use: a worker of ONNX tests never imports torch."""
+    global _torch_batch
+    if _torch_batch is None:
+        import torch
+
+        class TorchBatch(torch.nn.Module):
+            def __init__(self, modules, counts):
+                super().__init__()
+                self.tests = torch.nn.ModuleList(modules)
+                self.counts = list(counts)
+
+            def forward(self, *inputs):  # named as the tests' own forward names them (inputs_K)
+                outs, at = [], 0
+                for module, n in zip(self.tests, self.counts):
+                    outs.append(module(*inputs[at:at + n]))
+                    at += n
+                return tuple(outs)
+
+        _torch_batch = TorchBatch
+    return _torch_batch(modules, counts)

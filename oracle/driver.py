@@ -213,13 +213,14 @@ def run(adapter, testdir):
     return judge(testdir, meta, inputs, outputs) if isinstance(outputs, list) else outputs
 
 
-def run_stages(adapter, testdir, inputs):
+def run_stages(adapter, testdir, inputs, load=None):
     """The adapter's stages on the model of testdir and inputs: the outputs (a list), or run()'s
-    verdict of a failure (unavailable, crash, error). ferry.oracle.batch runs a merged model so."""
+    verdict of a failure (unavailable, crash, error). ferry.oracle.batch runs a merged model so, its
+    load stage the call load() when given."""
     stage = _words.STAGE_LOAD
     try:
         _stage(stage)
-        loaded = adapter.load(testdir)
+        loaded = load() if load is not None else adapter.load(testdir)
         stage = _words.STAGE_COMPILE
         _stage(stage)
         compiled = adapter.compile(loaded)

@@ -23,6 +23,7 @@ LIBRARY = "torch"
 FORMAT = "json"
 PACKAGE = "torch"
 SUMMARY = 'TorchInductor: torch.compile(backend="inductor", fullgraph=True)'
+BATCH = True  # measured: bench/batch/run.sh
 
 torch.set_num_threads(1)
 torch._inductor.config.compile_threads = 1  # no pool of compiler processes inside a worker
@@ -36,6 +37,12 @@ def load(testdir):
     meta = template_torch.testdir_meta(testdir)
     module, _ = template_torch.load_testdir(testdir)
     return module, template_torch.testdir_example(testdir, meta), meta
+
+
+
+def batch_load(module, example, meta):
+    """What load() gives, for a module of many tests (ferry.oracle.batch)."""
+    return module, example, meta
 
 
 def compile(loaded):

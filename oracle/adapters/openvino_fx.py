@@ -33,6 +33,7 @@ LIBRARY = "torch"
 FORMAT = "json"
 PACKAGE = "openvino"
 SUMMARY = 'OpenVINO\'s torch.compile backend: torch.compile(backend="openvino"), CPU'
+BATCH = True  # measured: bench/batch/run.sh
 
 torch.set_num_threads(1)
 
@@ -47,6 +48,14 @@ def load(testdir):
     meta = template_torch.testdir_meta(testdir)
     module, _ = template_torch.load_testdir(testdir)
     return module, template_torch.testdir_example(testdir, meta), meta
+
+
+
+def batch_load(module, example, meta):
+    """What load() gives, for a module of many tests (ferry.oracle.batch)."""
+    if _missing is not None:
+        raise driver.FormatUnavailable(f"no torch.compile backend: {type(_missing).__name__}: {_missing}")
+    return module, example, meta
 
 
 def compile(loaded):

@@ -24,6 +24,7 @@ LIBRARY = "torch"
 FORMAT = "json"
 PACKAGE = "torch"
 SUMMARY = "PyTorch's ONNX exporter (torch.onnx.export), then ONNX Runtime"
+BATCH = True  # measured: bench/batch/run.sh
 
 torch.set_num_threads(1)
 
@@ -36,6 +37,12 @@ def load(testdir):
     meta = template_torch.testdir_meta(testdir)
     module, _ = template_torch.load_testdir(testdir)
     return module, template_torch.testdir_example(testdir, meta), meta
+
+
+
+def batch_load(module, example, meta):
+    """What load() gives, for a module of many tests (ferry.oracle.batch)."""
+    return module, example, meta
 
 
 def compile(loaded):

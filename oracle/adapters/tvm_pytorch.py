@@ -24,6 +24,7 @@ LIBRARY = "torch"
 FORMAT = "pt2"
 PACKAGE = "tvm"
 SUMMARY = 'TVM Relax from_exported_program, built for llvm, run on the Relax VM'
+BATCH = True  # measured: bench/batch/run.sh
 
 torch.set_num_threads(1)
 
@@ -34,6 +35,13 @@ def version():
 
 def load(testdir):
     return template_torch.load_exported(testdir), template_torch.testdir_meta(testdir)
+
+
+
+def batch_load(module, example, meta):
+    """What load() gives, for a module of many tests (ferry.oracle.batch): its ExportedProgram, made
+    as the template makes a test's model.pt2."""
+    return torch.export.export(module, tuple(t.clone() for t in example)), meta
 
 
 def compile(loaded):

@@ -27,6 +27,15 @@ const char *session_json_str(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* The test id of a job key in a batch: a probe, or a test that is its group's probe, is there as its
+ * job key. */
+static const char *test_id(const char *key)
+{
+	if (!strncmp(key, PROBE_TEST_KEY, strlen(PROBE_TEST_KEY)))
+		return key + strlen(PROBE_TEST_KEY);
+	return !strncmp(key, PROBE_KEY, strlen(PROBE_KEY)) ? key + strlen(PROBE_KEY) : key;
+}
+
 /* The next job down the queue (a probe or a test), as session_next_job's; *alone: the test (NULL
  * for a probe's job) that a batch could take in. */
 static int next_test(struct session *s, struct runner_job *job, const struct wrapped **alone, struct err *e)
@@ -69,6 +78,13 @@ static int next_test(struct session *s, struct runner_job *job, const struct wra
 		if (probe < 0 || probe == 1) {
 			s->cursor -= probe == 1;
 			s->reached -= probe == 1;
+			/* A probe, like a test, may join a batch. */
+			if (probe == 1 && !session_metamorphic(o->oracle)) {
+				const struct strmap_entry *p = strmap_find(&s->index, test_id(job->key));
+
+				if (p && !session_differential(s, &s->tests[p->count]))
+					*alone = &s->tests[p->count];
+			}
 			return probe;
 		}
 		if (o->probe_only) {
@@ -78,6 +94,8 @@ static int next_test(struct session *s, struct runner_job *job, const struct wra
 			s->res->probes_apart++;
 			job->key = xasprintf(PROBE_KEY "%s", t->in.id);
 			job->request = session_job_request(s, t);
+			if (!session_metamorphic(o->oracle) && !session_differential(s, t))
+				*alone = t;
 			return 1;
 		}
 		if (!session_metamorphic(o->oracle) && session_differential(s, t) && session_outputs_dir(s, t, e) < 0)
@@ -86,7 +104,10 @@ static int next_test(struct session *s, struct runner_job *job, const struct wra
 		s->res->rerun += existed;
 		job->key = probe == 2 ? xasprintf(PROBE_TEST_KEY "%s", t->in.id) : xstrdup(t->in.id);
 		job->request = session_job_request(s, t);
-		if (probe == 0 && !session_metamorphic(o->oracle) && !session_differential(s, t))
+		/* A test that is its group's probe may join a batch too: most probes pass, and one that
+		 * fails its batch is found alone like any test. */
+		if (!session_metamorphic(o->oracle) && !session_differential(s, t) &&
+		    (o->batch < 2 || probe == 2 || session_batchable(s, t)))
 			*alone = t;
 		return 1;
 	}
@@ -104,7 +125,7 @@ static char *batch_request(struct session *s, const char *ids)
 	items = cJSON_AddArrayToObject(req, PROTO_KEY_BATCH);
 	for (const char *p = ids; *p; p += strcspn(p, BATCH_SEP) + (p[strcspn(p, BATCH_SEP)] != '\0')) {
 		char *id = xstrndup(p, strcspn(p, BATCH_SEP));
-		struct strmap_entry *ent = strmap_find(&s->index, id);
+		struct strmap_entry *ent = strmap_find(&s->index, test_id(id));
 		const struct wrapped *t = ent ? &s->tests[ent->count] : NULL;
 
 		if (t) {
@@ -131,21 +152,26 @@ static void half_job(struct session *s, char *key, struct runner_job *job)
 		job->request = batch_request(s, key + strlen(BATCH_KEY));
 		s->batches_out++;
 	} else {
-		ent = strmap_find(&s->index, key);
+		ent = strmap_find(&s->index, test_id(key));
 		job->request = session_job_request(s, &s->tests[ent->count]);
 	}
 }
 
-/* Fill a batch: the test of job (taken alone) and up to s->o->batch - 1 more after it, each a test
+/* The first batches' size, below --batch's: K grows from it while batches pass. */
+#define BATCH_FIRST_K 4
+
+/* Fill a batch: the test of job (taken alone) and up to s->batch_k - 1 more after it, each a test
  * that would run alone; the first job down the queue that is none (a probe, a test of the
  * differential oracle) is held for the next call. One test stays job as it was. */
-static int fill_batch(struct session *s, struct runner_job *job, const struct wrapped *first, struct err *e)
+static int fill_batch(struct session *s, struct runner_job *job, struct err *e)
 {
 	struct buf key = BUF_INIT;
 	int n = 1;
 
-	buf_addf(&key, BATCH_KEY "%s", first->in.id);
-	while (n < s->o->batch) {
+	buf_addf(&key, BATCH_KEY "%s", job->key);
+	if (s->batch_k < 2)
+		s->batch_k = s->o->batch < BATCH_FIRST_K ? s->o->batch : BATCH_FIRST_K;
+	while (n < s->batch_k) {
 		struct runner_job more = { NULL, NULL };
 		const struct wrapped *t;
 		int r = next_test(s, &more, &t, e);
@@ -160,7 +186,7 @@ static int fill_batch(struct session *s, struct runner_job *job, const struct wr
 			s->held = more;
 			break;
 		}
-		buf_addf(&key, BATCH_SEP "%s", t->in.id);
+		buf_addf(&key, BATCH_SEP "%s", more.key);
 		runner_job_release(&more);
 		n++;
 	}
@@ -210,7 +236,7 @@ int session_next_job(void *ctx, struct runner_job *job, struct err *e)
 	}
 	r = next_test(s, job, &alone, e);
 	if (r == 1 && alone && o->batch > 1 && s->fe->batch)
-		return fill_batch(s, job, alone, e);
+		return fill_batch(s, job, e);
 	if (r != 0)
 		return r;
 	/* A test in flight may still turn out inconsistent, and its reduction goes next; a batch in
@@ -485,7 +511,7 @@ static int batch_done(struct session *s, const struct runner_job *job, const str
 	const cJSON *items = o->end == RUNNER_REPLY ? cJSON_GetObjectItemCaseSensitive(o->reply, PROTO_KEY_BATCH)
 			     : NULL;
 	char *copy = xstrdup(job->key + strlen(BATCH_KEY)), **ids = NULL;
-	size_t n = 0, cap = 0, k = 0;
+	size_t n = 0, cap = 0, k = 0, failed;
 	int ran, ret = 0;
 	const cJSON *item;
 
@@ -501,10 +527,14 @@ static int batch_done(struct session *s, const struct runner_job *job, const str
 	cJSON_ArrayForEach(item, items) {
 		const char *id = session_json_str(item, PROTO_KEY_ID);
 
-		if (!ran || k >= n || !session_json_str(item, PROTO_KEY_OUTCOME) || !id || strcmp(id, ids[k]))
+		if (!ran || k >= n || !session_json_str(item, PROTO_KEY_OUTCOME) || !id || strcmp(id, test_id(ids[k])))
 			ran = 0;
 		k++;
 	}
+	/* K adapts: a batch that failed as a whole costs every test in it another compilation per
+	 * halving, so the next is half as large; one whose tests all passed lets the next double. */
+	if (!ran && s->batch_k > 2)
+		s->batch_k /= 2;
 	if (!ran) {
 		if (n > 1) {
 			push_half(s, half_key(ids + n / 2, n - n / 2));
@@ -514,12 +544,16 @@ static int batch_done(struct session *s, const struct runner_job *job, const str
 		goto out;
 	}
 	/* The failures first onto the stack, last first: they run in the batch's order. */
-	for (k = n; k-- > 0;) {
+	for (k = n, failed = 0; k-- > 0;) {
 		const char *outcome = session_json_str(cJSON_GetArrayItem(items, (int)k), PROTO_KEY_OUTCOME);
 
-		if (strcmp(outcome, outcome_name(OUTCOME_PASS)))
+		if (strcmp(outcome, outcome_name(OUTCOME_PASS))) {
 			push_half(s, xstrdup(ids[k]));
+			failed++;
+		}
 	}
+	if (!failed && n >= (size_t)s->batch_k)
+		s->batch_k = 2 * s->batch_k > s->o->batch ? s->o->batch : 2 * s->batch_k;
 	k = 0;
 	cJSON_ArrayForEach(item, items) {
 		struct runner_outcome one = *o;

@@ -39,6 +39,7 @@ static void lane_swap(struct session *s, struct lane *l)
 	LANE_SWAP(halves_cap);
 	LANE_SWAP(batches_out);
 	LANE_SWAP(held);
+	LANE_SWAP(batch_k);
 	s->cur = s->cur == l ? NULL : l;
 }
 

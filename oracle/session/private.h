@@ -64,6 +64,7 @@ struct session {
 	char **halves;
 	size_t nhalves, halves_cap, batches_out;
 	struct runner_job held;
+	int batch_k;                /* tests in the next batch: grows while batches pass, halves when one fails */
 	/* The selection: queue ids, those not wrapped, those --op and --test leave out. */
 	size_t queued, unknown, left_out;
 	/* Tests of the frontend's library reached down the queue (the limit counts them), and the
@@ -98,6 +99,7 @@ struct lane {
 	char **halves;
 	size_t nhalves, halves_cap, batches_out;
 	struct runner_job held;
+	int batch_k;
 
 	const struct frontend *frontend;  /* whose lane it is (fe above is swapped with s's) */
 	const char *wargv[5];
@@ -146,6 +148,10 @@ void session_find_groups(struct session *s);
 void session_forget_groups(struct session *s);
 int session_probe_job(struct session *s, const struct wrapped *t, struct runner_job *job, struct err *e);
 int session_probe_done(struct session *s, const struct wrapped *test, const struct db_result *res, struct err *e);
+/* Whether test t may join a batch: not when its group's probe failed or was unsupported, by the
+ * store or this run (it would likely fail its batch, and every test of a failed batch compiles
+ * again); a group whose probe went through, or whose probe is still out, may. */
+int session_batchable(const struct session *s, const struct wrapped *t);
 void session_ready(void *ctx, const char *version);
 size_t session_remaining(struct session *s, size_t *probes);
 

@@ -13,6 +13,7 @@
 struct group {
 	size_t probe;             /* index into tests */
 	int settled;
+	int cls;                  /* the probe's enum probe_class once known, else -1 */
 };
 
 /* The group of a test, "OP\tDTYPE"; in a run of probes only (generation's), by its signature
@@ -49,6 +50,7 @@ void session_find_groups(struct session *s)
 		if (created) {
 			g->ptr = gr = xcalloc(1, sizeof(*gr));
 			gr->probe = s->order[i];
+			gr->cls = -1;
 			continue;
 		}
 		gr = g->ptr;
@@ -71,6 +73,14 @@ void session_forget_groups(struct session *s)
 	s->version_known = 0;
 }
 
+/* The class of a probe the store has. */
+static int keep_class(void *ctx, const struct db_support *sup, struct err *e)
+{
+	(void)e;
+	*(int *)ctx = (int)probe_class(sup->outcome);
+	return 0;
+}
+
 /* Before test t: its group's probe, unless the store has it for this release or it went out
  * already. 1 and job filled, 0 for none, 2 when t is the probe itself (its job, once, is both),
  * -1 on error. */
@@ -90,8 +100,8 @@ int session_probe_job(struct session *s, const struct wrapped *t, struct runner_
 	}
 	gr->settled = 1;
 	p = &s->tests[gr->probe];
-	n = db_support_rows(&s->db, session_store_name(s->fe), s->version, p->in.op, group_dtype(&key), NULL,
-			    NULL, e);
+	n = db_support_rows(&s->db, session_store_name(s->fe), s->version, p->in.op, group_dtype(&key), keep_class,
+			    &gr->cls, e);
 	buf_release(&key);
 	if (n < 0)
 		return -1;
@@ -119,8 +129,12 @@ int session_probe_done(struct session *s, const struct wrapped *test, const stru
 	int r;
 
 	if (test) {
+		struct strmap_entry *g;
+
 		group_key(s, &test->in, &key);
 		sup.dtype = group_dtype(&key);
+		if ((g = strmap_find(&s->groups, key.data)))
+			((struct group *)g->ptr)->cls = (int)probe_class(sup.outcome);
 	}
 	s->res->probe_classes[probe_class(sup.outcome)]++;
 	r = db_put_support(&s->db, &sup, e);
@@ -177,4 +191,17 @@ size_t session_remaining(struct session *s, size_t *probes)
 	buf_release(&key);
 	free(version);
 	return n;
+}
+
+int session_batchable(const struct session *s, const struct wrapped *t)
+{
+	struct buf key = BUF_INIT;
+	const struct strmap_entry *g;
+
+	if (s->o->no_probe)
+		return 1;
+	group_key(s, &t->in, &key);
+	g = strmap_find(&s->groups, key.data);
+	buf_release(&key);
+	return !g || ((const struct group *)g->ptr)->cls < 0 || ((const struct group *)g->ptr)->cls == PROBE_SUPPORTED;
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # ferry run --batch K (oracle/batch.py, oracle/session/jobs.c): on a small corpus of ONNX's node
-# tests, ort and tvm-onnx give each test the same outcome batched (K = 8) as alone, and record the
-# passes of batches with their size. A fault-injecting frontend (tests/data/adapters/
+# tests, ort and tvm-onnx give each test the same outcome batched (K up to 8) as alone, and record
+# the passes of batches with their size. A fault-injecting frontend (tests/data/adapters/
 # adapter_batchfault.py: a segfault, a SIGKILL of the worker mid-batch, an exception, a wrong
 # result, each whenever its operator is anywhere in the model) shows that bisection records exactly
 # the tests that fail alone, each with the failure it has alone, and every other test as a pass. An
@@ -35,13 +35,13 @@ for fe in ort tvm-onnx; do
 	expect_exit 0 "$fe: alone" -- "$FERRY" run wrapped -F "$fe" -o alone.db -j 2 -q --no-probe
 	expect_exit 0 "$fe: --batch 8" -- "$FERRY" run wrapped -F "$fe" -o batched.db -j 2 -q --no-probe --batch 8
 	same_outcomes alone.db batched.db "$fe"
-	got=$(sql batched.db "SELECT count(*) FROM results WHERE frontend = '$fe' AND batch = 8 AND outcome = 'pass'")
-	check "$fe: passes of whole batches of 8 are recorded with the batch's size ($got)" -- test "$got" -ge 8
+	got=$(sql batched.db "SELECT count(*) FROM results WHERE frontend = '$fe' AND batch >= 2 AND outcome = 'pass'")
+	check "$fe: passes of batches are recorded with the batch's size ($got)" -- test "$got" -ge 8
 done
 
 expect_exit 0 "ferry go --batch 8" -- "$FERRY" go onnx -F ort --op 'Relu,Add' --batch 8 -o proj -j 1 -q
 check "runs its tests in batches" -- \
-	test "$(sql proj/onnx/results.db "SELECT count(*) FROM results WHERE batch = 8 AND outcome = 'pass'")" -gt 0
+	test "$(sql proj/onnx/results.db "SELECT count(*) FROM results WHERE batch >= 2 AND outcome = 'pass'")" -gt 0
 
 export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"
 rm -f alone.db batched.db
