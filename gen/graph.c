@@ -672,7 +672,8 @@ static void vertex_types(const struct solve_node *n, struct buf *sig)
 	buf_reset(sig);
 	buf_addf(sig, "%s(", lead < 0 ? "-" : expr_dtype_name(lead));
 	for (int k = 0; k < n->nin; k++)
-		buf_addf(sig, "%s%s", k ? "," : "", n->in[k].kind == IN_ABSENT ? "-" : expr_dtype_name(n->in[k].t.dtype));
+		buf_addf(sig, "%s%s", k ? "," : "",
+			 n->in[k].kind == IN_ABSENT ? "-" : expr_dtype_name(n->in[k].t.dtype));
 	buf_addc(sig, ')');
 }
 
