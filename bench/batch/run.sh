@@ -25,7 +25,7 @@ mkdir -p "$w"
 	--frontends "${BENCH_FRONTENDS:-ort tvm-onnx openvino-onnx iree-onnx}"
 # Then PyTorch: BENCH_TORCH_N tests (default 200; 0 leaves this out), a seeded random sample of
 # OpInfo's samples (harvested once into BENCH_WORK/torch), at most two of an operator, on
-# BENCH_TORCH_FRONTENDS (default "inductor torch-onnx-ort tvm-pytorch openvino-fx").
+# BENCH_TORCH_FRONTENDS (default "inductor torch-onnx-ort tvm-pytorch").
 tn=${BENCH_TORCH_N:-200}
 if [ "$tn" -gt 0 ] && "$py" -c 'import torch' 2>/dev/null; then
 	t=$w/torch
@@ -48,7 +48,7 @@ PY
 	echo
 	"$py" "$top/bench/batch/bench.py" --ferry "$ferry" --wrapped "$t/wrapped" --queue "$t/queue.jsonl" \
 		--work "$t" -n "$tn" -j "${BENCH_JOBS:-1}" --batches "${BENCH_BATCHES:-1 8 32}" \
-		--frontends "${BENCH_TORCH_FRONTENDS:-inductor torch-onnx-ort tvm-pytorch openvino-fx}"
+		--frontends "${BENCH_TORCH_FRONTENDS:-inductor torch-onnx-ort tvm-pytorch}"
 fi
 # Then generated graphs, blind against knowing what each frontend lacks (bench/generate/support.py):
 # BENCH_GENERATE graphs each (default 300; 0 leaves this out).

@@ -74,9 +74,11 @@ def _ov_fx_partitions():
     return parts, eager
 
 
-def ov_fx_compile(module, inputs):
+def ov_fx_compile(module, inputs, batch=False):
     """The module compiled by torch.compile(backend="openvino"), compiled now (by a first call on
-    inputs); raises what OpenVINO raised where the backend fell back to PyTorch (see the module's doc)."""
+    inputs); raises what OpenVINO raised where the backend fell back to PyTorch (see the module's doc).
+    A batch of tests (batch=True) raises as well where any operator was left to PyTorch: it may be
+    the whole of one test, which alone would have run in PyTorch only."""
     _ov_fx_watch()
     torch._dynamo.reset()
     ov_fx_execute.clear_caches()
@@ -96,7 +98,7 @@ def ov_fx_compile(module, inputs):
     if _fx_failures:
         raise _fx_failures[0]
     parts, eager = _ov_fx_partitions()
-    if parts == 0 and eager:
+    if (parts == 0 and eager) or (batch and set(eager) - {"<built-in function getitem>"}):
         # the operators, not the tuple indexing that comes with them (operator.getitem)
         ops = sorted(set(eager) - {"<built-in function getitem>"}) or sorted(set(eager))
         raise OpenVINOFellBack("OpenVINO's torch.compile backend does not support " + ", ".join(ops)
