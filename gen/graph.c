@@ -677,26 +677,23 @@ static void vertex_types(const struct solve_node *n, struct buf *sig)
 	buf_addc(sig, ')');
 }
 
-/* Whether the frontend lacks vertex n (of operator op), by its type signature. */
-static int vertex_lacked(const struct graph_gen *g, const struct solve_node *n, const char *op, struct buf *tmp)
+/* Vertex n (of operator op) as the frontend's support names it: its record's operator name (with
+ * its domain outside ai.onnx) into name, its type signature into types. */
+static void vertex_support_key(const struct solve_node *n, const char *op, struct buf *name, struct buf *types)
 {
 	const char *domain = n->b->domain;
-	char *name;
-	int r;
 
-	vertex_types(n, tmp);
-	if (!domain || !*domain)
-		return g->o.lacks(g->o.lacks_ctx, op, tmp->data);
-	name = xasprintf("%s.%s", domain, op);
-	r = g->o.lacks(g->o.lacks_ctx, name, tmp->data);
-	free(name);
-	return r;
+	buf_reset(name);
+	if (domain && *domain)
+		buf_addf(name, "%s.", domain);
+	buf_adds(name, op);
+	vertex_types(n, types);
 }
 
 int graph_generate(struct graph_gen *g, uint64_t index, struct buf *line)
 {
 	struct solve_node n;
-	struct buf sig = BUF_INIT;
+	struct buf sig = BUF_INIT, name = BUF_INIT, types = BUF_INIT;
 	int target, attempts = 0, limit;
 
 	/* Each graph from its own stream: graph N is the same whatever came before it in the run but
@@ -729,7 +726,9 @@ int graph_generate(struct graph_gen *g, uint64_t index, struct buf *line)
 			g->drop_bug++;
 			continue;
 		}
-		if (g->o.lacks && vertex_lacked(g, &n, op->name, &sig)) {
+		if (g->o.lacks || g->o.drawn)
+			vertex_support_key(&n, op->name, &name, &types);
+		if (g->o.lacks && g->o.lacks(g->o.lacks_ctx, name.data, types.data)) {
 			g->drop_lacks++;
 			op->lacked++;
 			continue;
@@ -740,12 +739,16 @@ int graph_generate(struct graph_gen *g, uint64_t index, struct buf *line)
 			op->novelty *= 0.9;
 			continue;
 		}
+		if (g->o.drawn)
+			g->o.drawn(g->o.lacks_ctx, name.data, types.data);
 		new_vertex = sigs_add(&g->vertex_sigs, vsig);
 		new_edge = commit(g, &n, op);
 		op->novelty = 0.9 * op->novelty + 0.1 * (new_vertex || new_edge);
 		op->nodes++;
 	}
 	buf_release(&sig);
+	buf_release(&name);
+	buf_release(&types);
 	if (!g->nnodes)
 		return 0;
 	if (g->nnodes < target)

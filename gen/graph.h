@@ -35,6 +35,8 @@ struct graph_opts {
 	 * "OUT(IN,...)") is one it says it has no support for. Such a vertex is dropped and another
 	 * drawn. NULL: it lacks nothing. */
 	int (*lacks)(void *ctx, const char *op, const char *signature);
+	/* Called with each vertex kept, named as lacks names it (NULL: not called). */
+	void (*drawn)(void *ctx, const char *op, const char *signature);
 	void *lacks_ctx;
 };
 

@@ -40,9 +40,11 @@
 #include "harvest.h"
 #include "jsonl.h"
 #include "libraries.h"
+#include "probe.h"
 #include "progress.h"
 #include "py.h"
 #include "rank.h"
+#include "record.h"
 #include "report.h"
 #include "runopts.h"
 #include "spec.h"
@@ -544,23 +546,20 @@ static void generate_opts(const struct go *g, struct graphs_opts *o, const char 
 static int stage_wrap(struct go *g, const struct strmap *only, size_t want, struct err *e);
 static int run_group(struct go *g, struct group *q, const char *ids, struct err *e);
 
-/* What the frontends support of the operators generation draws from (NNSmith's dtype test): the
- * simplest vertex of each (operator, dtype) group (generate-probes.jsonl), wrapped and run through
- * each group's frontends as probes only, into the store's support table; a group the store has for
- * a frontend's release is not run again. */
-static int stage_generate_probes(struct go *g, const char *const *globs, size_t nglobs, const char *ops,
-				 struct err *e)
-{
-	char *stamp, *args, *ids_path = xasprintf("%s/generate-probes.ids", g->dir);
-	struct strmap only = STRMAP_INIT;
-	struct buf ids = BUF_INIT;
-	struct graphs_opts o;
-	struct jsonl_reader r;
-	enum jsonl_status st;
-	struct err why = ERR_INIT;
-	int ret = -1, code;
-	char *id;
+/* Rounds of generation at most: each probes what the one before drew and no store knew. */
+#define GENERATE_ROUNDS 3
 
+/* The probes of the operators generation draws from (generate-probes.jsonl: each operator's
+ * simplest vertex in every type signature it takes), made unless current. */
+static int make_probes(struct go *g, const char *const *globs, size_t nglobs, const char *ops, struct err *e)
+{
+	char *stamp, *args;
+	struct graphs_opts o;
+	struct err why = ERR_INIT;
+	int ret = 0, code;
+
+	if (g->probes)
+		return 0;
 	g->probes = xasprintf("%s/generate-probes.jsonl", g->dir);
 	stamp = xasprintf("%s.args", g->probes);
 	args = xasprintf("generate --probes --seed 1 --opset %d%s%s\n", GO_OPSET, *ops ? " --ops " : "", ops);
@@ -568,50 +567,83 @@ static int stage_generate_probes(struct go *g, const char *const *globs, size_t 
 		generate_opts(g, &o, globs, nglobs);
 		o.output = g->probes;
 		o.probes = 1;
+		o.quiet = 1;
 		if ((code = graphs_generate(&o, &g->io, &why)) != EXIT_OK) {
 			if (code == EXIT_USAGE && why.msg[0])
 				g->io.error(&why);
-			err_set(e, code, "generate stopped (see above)");
-			goto out;
+			ret = err_set(e, code, "generate stopped (see above)");
+		} else {
+			ret = fs_write_atomic(stamp, args, strlen(args), e);
 		}
-		if (fs_write_atomic(stamp, args, strlen(args), e) < 0)
-			goto out;
 	}
-	if (jsonl_open(&r, g->probes, e) < 0)
-		goto out;
-	while ((st = jsonl_good_id(&r, &id, e)) == JSONL_OK) {
-		int created;
-
-		strmap_get(&only, id, &created);
-		if (created)
-			buf_addf(&ids, "%s\n", id);
-		free(id);
-	}
-	jsonl_close(&r);
-	if (st == JSONL_FAIL || fs_write_atomic(ids_path, ids.data ? ids.data : "", ids.len, e) < 0 ||
-	    stage_wrap(g, &only, only.len, e) < 0)
-		goto out;
-	g->probing = 1;
-	for (size_t k = 0; k < g->ngroups; k++)
-		if (run_group(g, &g->groups[k], ids_path, e) < 0) {
-			g->probing = 0;
-			goto out;
-		}
-	g->probing = 0;
-	ret = 0;
-out:
 	err_release(&why);
-	strmap_release(&only);
-	buf_release(&ids);
-	free(ids_path);
 	free(stamp);
 	free(args);
 	return ret;
 }
 
+/* Probe, through the group's frontends, the signatures of wanted ("OP\tSIGNATURE") that a vertex of
+ * generation had and no frontend's probe in the store covered (NNSmith's dtype test, on demand):
+ * their probes from generate-probes.jsonl, wrapped and run as probes only, into the store's support
+ * table. How many there were, into *n. */
+static int probe_drawn(struct go *g, struct group *q, const struct strmap *wanted, size_t *n, struct err *e)
+{
+	char *ids_path = xasprintf("%s/generate-probes.ids", g->dir);
+	struct strmap only = STRMAP_INIT;
+	struct buf ids = BUF_INIT, key = BUF_INIT;
+	struct jsonl_reader r;
+	enum jsonl_status st;
+	int ret = -1;
+
+	*n = 0;
+	if (jsonl_open(&r, g->probes, e) < 0)
+		goto out;
+	for (;;) {
+		struct instance in;
+		int created;
+
+		st = jsonl_next(&r, &in, e);
+		if (st == JSONL_BAD) {  /* ferry wrote the file: a bad line is left out */
+			err_release(e);
+			continue;
+		}
+		if (st != JSONL_OK)
+			break;
+		probe_signature_key(&in, &key);
+		if (strmap_find(wanted, key.data)) {
+			strmap_get(&only, in.id, &created);
+			if (created)
+				buf_addf(&ids, "%s\n", in.id);
+		}
+		record_release(&in);
+	}
+	jsonl_close(&r);
+	if (st == JSONL_FAIL)
+		goto out;
+	*n = only.len;
+	if (!only.len) {
+		ret = 0;
+		goto out;
+	}
+	if (fs_write_atomic(ids_path, ids.data, ids.len, e) < 0 || stage_wrap(g, &only, only.len, e) < 0)
+		goto out;
+	g->probing = 1;
+	ret = run_group(g, q, ids_path, e);
+	g->probing = 0;
+	ret = ret < 0 ? -1 : 0;
+out:
+	strmap_release(&only);
+	buf_release(&ids);
+	buf_release(&key);
+	free(ids_path);
+	return ret;
+}
+
 /* N graphs for each group, the same ones for the same N, --op and support (the seed is fixed),
- * unless current: none has a vertex in a group (operator, dtype) that one of the group's frontends
- * said it lacks, when probed (stage_generate_probes). */
+ * unless current: none has a vertex whose operator and type signature one of the group's
+ * frontends said it lacks. Probes run on demand: a round of generation gathers the signatures its
+ * vertices had that a frontend has no probe of, those probes run, and the next round generates
+ * again, knowing more (GENERATE_ROUNDS at most). */
 static int stage_generate(struct go *g, struct err *e)
 {
 	struct graphs_opts o;
@@ -645,46 +677,76 @@ static int stage_generate(struct go *g, struct err *e)
 		}
 		free(copy);
 	}
-	if (probe && stage_generate_probes(g, globs, nglobs, ops, e) < 0)
+	if (probe && make_probes(g, globs, nglobs, ops, e) < 0)
 		goto out;
 	for (size_t k = 0; k < g->ngroups; k++) {
 		struct group *q = &g->groups[k];
-		struct graphs_support sup = GRAPHS_SUPPORT_INIT;
 		const char *labels[RUNOPTS_MAX_FRONTENDS];
-		char *stamp = xasprintf("%s.args", q->generated), *args;
+		char *stamp = xasprintf("%s.args", q->generated), *args = NULL;
+		int failed = 0;
 
 		for (size_t i = 0; i < q->nfes; i++)
 			labels[i] = q->fes[i].label;
-		if (probe && fs_exists(g->store) && graphs_support_load(&sup, g->store, labels, q->nfes, e) < 0) {
-			free(stamp);
-			goto out;
-		}
-		args = xasprintf("generate -n %d --seed 1 --opset %d%s%s --lacks %016llx\n", g->a->generate_n,
-				 GO_OPSET, *ops ? " --ops " : "", ops, (unsigned long long)sup.digest);
-		if (fs_exists(q->generated) && stamp_is(stamp, args)) {
-			say(g, "generate %s: current ('%s'), skipped\n", g->library, esc_str(q->generated));
-		} else {
+		for (int round = 0; round < GENERATE_ROUNDS && !failed; round++) {
+			struct graphs_support sup = GRAPHS_SUPPORT_INIT;
+			size_t probed;
+
+			/* A store not made yet knows nothing: every signature drawn is to be probed. */
+			sup.nfes = q->nfes;
+			if (probe && fs_exists(g->store) && graphs_support_load(&sup, g->store, labels, q->nfes, e) < 0) {
+				failed = 1;
+				break;
+			}
+			free(args);
+			args = xasprintf("generate -n %d --seed 1 --opset %d%s%s --lacks %016llx\n", g->a->generate_n,
+					 GO_OPSET, *ops ? " --ops " : "", ops, (unsigned long long)sup.digest);
+			if (round == 0 && fs_exists(q->generated) && stamp_is(stamp, args)) {
+				say(g, "generate %s: current ('%s'), skipped\n", g->library, esc_str(q->generated));
+				graphs_support_release(&sup);
+				break;
+			}
 			generate_opts(g, &o, globs, nglobs);
 			o.output = q->generated;
 			o.support = probe ? &sup : NULL;
+			if (probe && round < GENERATE_ROUNDS - 1) {
+				/* A draft, said nothing of: what it drew that no probe covers is probed, and the
+				 * next round knows it. Without such, the same graphs are made again below. */
+				o.no_summary = o.quiet = 1;
+				if ((code = graphs_generate(&o, &g->io, &why)) != EXIT_OK)
+					goto failed;
+				if (sup.unprobed.len) {
+					say(g, "generate %s: %zu type signatures drawn for %s%s have no probe: probing "
+					    "them\n", g->library, sup.unprobed.len, esc_str(q->fes[0].label),
+					    q->nfes > 1 ? " and the frontends beside it" : "");
+					failed = probe_drawn(g, q, &sup.unprobed, &probed, e) < 0;
+					graphs_support_release(&sup);
+					continue;
+				}
+				strmap_release(&sup.unprobed);
+				o.no_summary = 0;
+				o.quiet = g->a->quiet;
+			}
 			say(g, "generate %s: %d graphs for %s%s -> %s\n", g->library, g->a->generate_n,
 			    esc_str(q->fes[0].label), q->nfes > 1 ? " and the frontends beside it" : "",
 			    esc_str(q->generated));
 			if (probe)
-				say(g, "generate %s: %zu of the %zu type signatures probed are unsupported; "
-				    "none is drawn\n", g->library, sup.lacked.len, sup.probed);
-			if ((code = graphs_generate(&o, &g->io, &why)) != EXIT_OK) {
-				if (code == EXIT_USAGE && why.msg[0])
-					g->io.error(&why);
-				err_set(e, code, "generate stopped (see above)");
-			} else {
-				fs_write_atomic(stamp, args, strlen(args), e);
-			}
+				say(g, "generate %s: %zu of the %zu type signatures probed are unsupported; none is "
+				    "drawn\n", g->library, sup.lacked.len, sup.probed);
+			if ((code = graphs_generate(&o, &g->io, &why)) != EXIT_OK)
+				goto failed;
+			failed = fs_write_atomic(stamp, args, strlen(args), e) < 0;
+			graphs_support_release(&sup);
+			break;
+failed:
+			if (code == EXIT_USAGE && why.msg[0])
+				g->io.error(&why);
+			err_set(e, code, "generate stopped (see above)");
+			failed = 1;
+			graphs_support_release(&sup);
 		}
-		graphs_support_release(&sup);
 		free(stamp);
 		free(args);
-		if (e->code)
+		if (failed)
 			goto out;
 	}
 	ret = 0;

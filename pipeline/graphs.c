@@ -141,6 +141,7 @@ void graphs_support_release(struct graphs_support *s)
 {
 	strmap_release(&s->lacked);
 	strmap_release(&s->known);
+	strmap_release(&s->unprobed);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -170,6 +171,25 @@ static int support_lacks(void *ctx, const char *op, const char *sig)
 	buf_release(&key);
 	buf_release(&c.key);
 	return lacks;
+}
+
+/* A vertex drawn: gathered when a frontend has no probe of its signature. */
+static void support_drawn(void *ctx, const char *op, const char *sig)
+{
+	struct graphs_support *s = ctx;
+	struct buf key = BUF_INIT;
+
+	for (size_t f = 0; f < s->nfes; f++) {
+		buf_reset(&key);
+		buf_addf(&key, "%zu\t%s\t%s", f, op, sig);
+		if (!strmap_find(&s->known, key.data)) {
+			buf_reset(&key);
+			buf_addf(&key, "%s\t%s", op, sig);
+			strmap_get(&s->unprobed, key.data, NULL)->count++;
+			break;
+		}
+	}
+	buf_release(&key);
 }
 
 /* The installed onnx's version, from its dist-info beside the configured interpreter: provenance
@@ -348,7 +368,8 @@ int graphs_generate(const struct graphs_opts *a, const struct stage_io *io, stru
 	g.o.library_version = version;
 	if (a->support) {
 		g.o.lacks = support_lacks;
-		g.o.lacks_ctx = (void *)a->support;
+		g.o.drawn = support_drawn;
+		g.o.lacks_ctx = a->support;
 	}
 	if (a->probes) {
 		code = write_probes(a, io, &g);
@@ -390,7 +411,8 @@ int graphs_generate(const struct graphs_opts *a, const struct stage_io *io, stru
 		code = io->error(&e);
 		goto out;
 	}
-	print_summary(summary, a->output, &g, progress_now() - start);
+	if (!a->no_summary)
+		print_summary(summary, a->output, &g, progress_now() - start);
 out:
 	fs_output_abort(&out);
 	if (have_gen)

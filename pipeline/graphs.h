@@ -19,12 +19,14 @@ struct graphs_support {
 	/* By frontend number F: "F\tOP" probed, "F\tOP\tSIGNATURE" probed, and "F\tOP\tPOS\tDTYPE" a
 	 * dtype in place POS (0: the output) of a signature probed without "unsupported" */
 	struct strmap known;
+	/* "OP\tSIGNATURE" of vertices the generation drew that a frontend has no probe of */
+	struct strmap unprobed;
 	size_t nfes;
 	size_t probed;                  /* signatures probed, over the frontends */
 	uint64_t digest;                /* of the lacked groups, by frontend: a stamp changes with them */
 };
 
-#define GRAPHS_SUPPORT_INIT { STRMAP_INIT, STRMAP_INIT, 0, 0, 0 }
+#define GRAPHS_SUPPORT_INIT { STRMAP_INIT, STRMAP_INIT, STRMAP_INIT, 0, 0, 0 }
 
 /* Load the support of frontends (their names in the store) from the store at path. */
 int graphs_support_load(struct graphs_support *s, const char *store, const char *const *frontends, size_t n,
@@ -42,10 +44,12 @@ struct graphs_opts {
 	int diversity;                  /* operators chosen by the novelty of their recent vertices */
 	double pick_rate, p_reject;
 	int max_dim, max_elements;
-	const struct graphs_support *support;  /* draw nothing they lack, or NULL */
+	struct graphs_support *support; /* draw nothing they lack, or NULL; what it had no probe of, it
+					 * gathers in support->unprobed */
 	int list;                       /* list the operators on io->out instead, and stop */
 	int probes;                     /* write the operators' probes (graph_probes) instead of count graphs */
 	int quiet;                      /* no progress line */
+	int no_summary;                 /* no summary either (a draft ferry go generates again) */
 };
 
 /* Generate o->count graphs into o->output. An exit code; EXIT_USAGE (said by no one: usage holds

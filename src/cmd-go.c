@@ -31,7 +31,7 @@ static const char more[] =
 	"counts file, ranked), sample.ids and sample-COUNTS.ids (what runs, one id per line), wrapped/,\n"
 	"results.db, bugs.txt (ferry bugs), report.txt and reproducers/ (ferry report -o); with --vary,\n"
 	"vary-parents.jsonl (the samples' tests), variants.jsonl and queue-variants*.jsonl; with\n"
-	"--generate, generate-probes.jsonl (each operator in each type signature, run first as probes),\n"
+	"--generate, generate-probes.jsonl (each operator in each type signature, probed as drawn),\n"
 	"generated*.jsonl (one per queue) and queue-generated*.jsonl. The variants and graphs run after\n"
 	"the sample, in their queues' order: -n and --per-op bound the harvested tests only.\n"
 	"Then, unless --no-triggers, each bug's simplest test's one-change neighbours (another dtype,\n"
