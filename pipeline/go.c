@@ -693,7 +693,8 @@ static int stage_generate(struct go *g, struct err *e)
 
 			/* A store not made yet knows nothing: every signature drawn is to be probed. */
 			sup.nfes = q->nfes;
-			if (probe && fs_exists(g->store) && graphs_support_load(&sup, g->store, labels, q->nfes, e) < 0) {
+			if (probe && fs_exists(g->store) &&
+			    graphs_support_load(&sup, g->store, labels, q->nfes, e) < 0) {
 				failed = 1;
 				break;
 			}
