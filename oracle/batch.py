@@ -88,23 +88,29 @@ def merge(models):
 
 def run_batch(adapter, testdirs):
     """Run the tests in testdirs through the adapter, those that merge as one model per group of
-    the same key(): a list of driver.run()'s verdicts, one per test, in order; or, when a merged
-    model fails in any stage (or gives another number of outputs than its tests have), that
-    failure alone, a verdict as driver.run()'s: the batch is then no test's result."""
+    the same key (key() for ONNX; for PyTorch every test but one of random outputs): a list of
+    driver.run()'s verdicts, one per test, in order; or, when a merged model fails in any stage (or
+    gives another number of outputs than its tests have), that failure alone, a verdict as
+    driver.run()'s: the batch is then no test's result."""
+    metas = [driver._meta(d) for d in testdirs]
     if getattr(adapter, "LIBRARY", "onnx") == "torch":
-        return _run_torch_batch(adapter, testdirs)
-    models, groups = [], {}
-    for k, testdir in enumerate(testdirs):
-        model = onnx.load(os.path.join(testdir, f"model.{adapter.FORMAT}"), load_external_data=False)
-        models.append(model)
-        kk = key(model) if adapter.FORMAT == "onnx" else None
+        models = [None] * len(testdirs)
+        keys = [None if m.get("random") else "torch" for m in metas]
+        merged = _run_torch_merged
+    else:
+        models = [onnx.load(os.path.join(d, f"model.{adapter.FORMAT}"), load_external_data=False) for d in testdirs]
+        keys = [key(m) if adapter.FORMAT == "onnx" else None for m in models]
+        merged = _run_onnx_merged
+    groups = {}
+    for k, kk in enumerate(keys):
         groups.setdefault(kk if kk is not None else ("alone", k), []).append(k)
     verdicts = [None] * len(testdirs)
     for members in groups.values():
         if len(members) == 1:
             verdicts[members[0]] = driver.run(adapter, testdirs[members[0]])
             continue
-        got = _run_merged(adapter, [testdirs[k] for k in members], [models[k] for k in members])
+        got = merged(adapter, [testdirs[k] for k in members], [metas[k] for k in members],
+                     [models[k] for k in members])
         if not isinstance(got, list):
             return got
         for k, v in zip(members, got):
@@ -112,20 +118,16 @@ def run_batch(adapter, testdirs):
     return verdicts
 
 
-def _run_merged(adapter, testdirs, models):
-    metas = [driver._meta(d) for d in testdirs]
-    inputs = [driver.test_inputs(d, m) for d, m in zip(testdirs, metas)]
-    feed = {f"b{i}_{name}": value for i, each in enumerate(inputs) for name, value in each.items()}
-    scratch = tempfile.mkdtemp(prefix="ferry-batch-")
-    try:
-        with open(os.path.join(scratch, f"model.{adapter.FORMAT}"), "wb") as f:
-            f.write(merge(models).SerializeToString())
-        outputs = driver.run_stages(adapter, scratch, feed)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+def _feed(inputs):
+    """The merged model's inputs: test i's input NAME as b<i>_NAME."""
+    return {f"b{i}_{name}": value for i, each in enumerate(inputs) for name, value in each.items()}
+
+
+def _judge(testdirs, metas, inputs, outputs, counts):
+    """Each test's verdict of its share of a merged model's outputs (counts[i] of them for test i),
+    or a mismatch of the batch when the outputs are another number."""
     if not isinstance(outputs, list):
         return outputs
-    counts = [len(m.graph.output) for m in models]
     if len(outputs) != sum(counts):
         return (driver._words.VERDICT_MISMATCH, f"the batch gave {len(outputs)} outputs, its tests have {sum(counts)}")
     verdicts, at = [], 0
@@ -135,32 +137,28 @@ def _run_merged(adapter, testdirs, models):
     return verdicts
 
 
+def _run_onnx_merged(adapter, testdirs, metas, models):
+    inputs = [driver.test_inputs(d, m) for d, m in zip(testdirs, metas)]
+    scratch = tempfile.mkdtemp(prefix="ferry-batch-")
+    try:
+        with open(os.path.join(scratch, f"model.{adapter.FORMAT}"), "wb") as f:
+            f.write(merge(models).SerializeToString())
+        outputs = driver.run_stages(adapter, scratch, _feed(inputs))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return _judge(testdirs, metas, inputs, outputs, [len(m.graph.output) for m in models])
+
+
 def _output_count(meta):
     """How many arrays a test's outputs flatten to: one per tensor, one per element of a sequence."""
     return sum(len(e["files"]) if e["kind"] == "sequence" else 1 for e in meta["outputs"])
 
 
-def _run_torch_batch(adapter, testdirs):
-    metas = [driver._meta(d) for d in testdirs]
-    verdicts = [None] * len(testdirs)
-    members = [k for k, m in enumerate(metas) if not m.get("random")]
-    for k in range(len(testdirs)):
-        if k not in members or len(members) == 1:
-            verdicts[k] = driver.run(adapter, testdirs[k])
-    if len(members) > 1:
-        got = _run_torch_merged(adapter, [testdirs[k] for k in members], [metas[k] for k in members])
-        if not isinstance(got, list):
-            return got
-        for k, v in zip(members, got):
-            verdicts[k] = v
-    return verdicts
-
-
-def _run_torch_merged(adapter, testdirs, metas):
+def _run_torch_merged(adapter, testdirs, metas, models):
     from ferry.templates import torch as template_torch
 
+    del models  # PyTorch tests are loaded by the load stage, as adapters load one
     inputs = [driver.test_inputs(d, m) for d, m in zip(testdirs, metas)]
-    feed = {f"b{i}_{name}": value for i, each in enumerate(inputs) for name, value in each.items()}
     meta = {"inputs": [dict(e, name=f"b{i}_{e['name']}") for i, m in enumerate(metas) for e in m["inputs"]]}
 
     def load():
@@ -173,17 +171,8 @@ def _run_torch_merged(adapter, testdirs, metas):
             counts.append(len(each))
         return adapter.batch_load(torch_batch(modules, counts), example, meta)
 
-    outputs = driver.run_stages(adapter, testdirs[0], feed, load=load)
-    if not isinstance(outputs, list):
-        return outputs
-    counts = [_output_count(m) for m in metas]
-    if len(outputs) != sum(counts):
-        return (driver._words.VERDICT_MISMATCH, f"the batch gave {len(outputs)} outputs, its tests have {sum(counts)}")
-    verdicts, at = [], 0
-    for d, m, each, n in zip(testdirs, metas, inputs, counts):
-        verdicts.append(driver.judge(d, m, each, outputs[at:at + n]))
-        at += n
-    return verdicts
+    outputs = driver.run_stages(adapter, testdirs[0], _feed(inputs), load=load)
+    return _judge(testdirs, metas, inputs, outputs, [_output_count(m) for m in metas])
 
 
 _torch_batch = None
