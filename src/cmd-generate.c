@@ -74,6 +74,21 @@ static int parse_nodes(const char *text, int *lo, int *hi)
 	return r;
 }
 
+/* The comma-separated items of text, pointing into *copy (the caller frees both): how many. */
+static size_t split_list(const char *text, char **copy, const char ***items)
+{
+	size_t n = 0, cap = 0;
+	char *save = NULL;
+
+	*copy = xstrdup(text);
+	*items = NULL;
+	for (char *tok = strtok_r(*copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		XGROW(*items, cap, n + 1);
+		(*items)[n++] = tok;
+	}
+	return n;
+}
+
 static int cmd_generate(int argc, char **argv)
 {
 	struct generate_args args = { .g = { .count = 100, .seed = 1, .opset = 17, .pick_rate = 0.97, .max_dim = 8,
@@ -84,7 +99,7 @@ static int cmd_generate(int argc, char **argv)
 	struct graphs_support support = GRAPHS_SUPPORT_INIT;
 	char *ops_copy = NULL, *fes_copy = NULL;
 	const char **globs = NULL, **fes = NULL;
-	size_t nglobs = 0, cap = 0, nfes = 0, fcap = 0;
+	size_t nglobs = 0, nfes = 0;
 	int code;
 
 	if (cmd_parse(&cmd_generate_entry, argc, argv, &args) < 0)
@@ -102,13 +117,7 @@ static int cmd_generate(int argc, char **argv)
 	if (o->p_reject > 1)
 		return cmd_usage_error(&cmd_generate_entry, "--p-reject is a probability, from 0 to 1");
 	if (args.ops_arg) {
-		char *save = NULL, *tok;
-
-		ops_copy = xstrdup(args.ops_arg);
-		for (tok = strtok_r(ops_copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			XGROW(globs, cap, nglobs + 1);
-			globs[nglobs++] = tok;
-		}
+		nglobs = split_list(args.ops_arg, &ops_copy, &globs);
 		if (!nglobs) {
 			code = cmd_usage_error(&cmd_generate_entry, "--ops takes operator names or patterns");
 			goto out;
@@ -126,13 +135,7 @@ static int cmd_generate(int argc, char **argv)
 		goto out;
 	}
 	if (args.fes_arg) {
-		char *save = NULL, *tok;
-
-		fes_copy = xstrdup(args.fes_arg);
-		for (tok = strtok_r(fes_copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			XGROW(fes, fcap, nfes + 1);
-			fes[nfes++] = tok;
-		}
+		nfes = split_list(args.fes_arg, &fes_copy, &fes);
 		if (graphs_support_load(&support, args.support, fes, nfes, &e) < 0) {
 			code = cmd_error(&e);
 			goto out;
