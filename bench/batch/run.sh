@@ -33,13 +33,16 @@ if [ "$tn" -gt 0 ] && "$py" -c 'import torch' 2>/dev/null; then
 	[ -s "$t/corpus.jsonl" ] || "$ferry" harvest torch -s opinfo -q -o "$t/corpus.jsonl" >/dev/null
 	if [ ! -s "$t/wrapped/wrapped.jsonl" ]; then
 		"$ferry" rank "$t/corpus.jsonl" --strategy random --seed "${BENCH_SEED:-1}" -o "$t/ranked.jsonl" >/dev/null
-		"$py" - "$t/ranked.jsonl" "$tn" >"$t/sample.jsonl" <<'PY'
+		"$py" - "$t/ranked.jsonl" "$tn" "$t/corpus.jsonl" >"$t/sample.jsonl" <<'PY'
 import collections, json, sys
-per, n = collections.Counter(), int(sys.argv[2])
-for line in open(sys.argv[1]):
-    op = json.loads(line).get("op")
-    if per[op] < 2 and sum(per.values()) < n:
-        per[op] += 1
+per, n, take = collections.Counter(), int(sys.argv[2]), set()
+for line in open(sys.argv[1]):  # the queue: ids and operators, in the seeded order
+    entry = json.loads(line)
+    if entry.get("status") is None and per[entry["op"]] < 2 and len(take) < n:
+        per[entry["op"]] += 1
+        take.add(entry["id"])
+for line in open(sys.argv[3]):  # their records, from the corpus
+    if json.loads(line)["id"] in take:
         sys.stdout.write(line)
 PY
 		"$ferry" wrap "$t/sample.jsonl" -o "$t/wrapped" -q >/dev/null
