@@ -36,8 +36,8 @@ static const char *test_id(const char *key)
 	return !strncmp(key, PROBE_KEY, strlen(PROBE_KEY)) ? key + strlen(PROBE_KEY) : key;
 }
 
-/* The next job down the queue (a probe or a test), as session_next_job's; *alone: the test (NULL
- * for a probe's job) that a batch could take in. */
+/* The next job down the queue (a probe or a test), as session_next_job's; *alone: the test (the
+ * probe's, for a probe's job) that a batch could take in, or NULL where the job runs alone. */
 static int next_test(struct session *s, struct runner_job *job, const struct wrapped **alone, struct err *e)
 {
 	const struct session_opts *o = s->o;
@@ -161,8 +161,9 @@ static void half_job(struct session *s, char *key, struct runner_job *job)
 #define BATCH_FIRST_K 4
 
 /* Fill a batch: the test of job (taken alone) and up to s->batch_k - 1 more after it, each a test
- * that would run alone; the first job down the queue that is none (a probe, a test of the
- * differential oracle) is held for the next call. One test stays job as it was. */
+ * or probe that a batch may take; the first job down the queue that is none (a test of the
+ * differential oracle, one whose group's probe failed) is held for the next call. One test stays
+ * job as it was. */
 static int fill_batch(struct session *s, struct runner_job *job, struct err *e)
 {
 	struct buf key = BUF_INIT;
