@@ -585,8 +585,8 @@ static int make_probes(struct go *g, const char *const *globs, size_t nglobs, co
 /* Probe, through the group's frontends, the signatures of wanted ("OP\tSIGNATURE") that a vertex of
  * generation had and no frontend's probe in the store covered (NNSmith's dtype test, on demand):
  * their probes from generate-probes.jsonl, wrapped and run as probes only, into the store's support
- * table. How many there were, into *n. */
-static int probe_drawn(struct go *g, struct group *q, const struct strmap *wanted, size_t *n, struct err *e)
+ * table. */
+static int probe_drawn(struct go *g, struct group *q, const struct strmap *wanted, struct err *e)
 {
 	char *ids_path = xasprintf("%s/generate-probes.ids", g->dir);
 	struct strmap only = STRMAP_INIT;
@@ -595,7 +595,6 @@ static int probe_drawn(struct go *g, struct group *q, const struct strmap *wante
 	enum jsonl_status st;
 	int ret = -1;
 
-	*n = 0;
 	if (jsonl_open(&r, g->probes, e) < 0)
 		goto out;
 	for (;;) {
@@ -620,7 +619,6 @@ static int probe_drawn(struct go *g, struct group *q, const struct strmap *wante
 	jsonl_close(&r);
 	if (st == JSONL_FAIL)
 		goto out;
-	*n = only.len;
 	if (!only.len) {
 		ret = 0;
 		goto out;
@@ -689,7 +687,6 @@ static int stage_generate(struct go *g, struct err *e)
 			labels[i] = q->fes[i].label;
 		for (int round = 0; round < GENERATE_ROUNDS && !failed; round++) {
 			struct graphs_support sup = GRAPHS_SUPPORT_INIT;
-			size_t probed;
 
 			/* A store not made yet knows nothing: every signature drawn is to be probed. */
 			sup.nfes = q->nfes;
@@ -719,7 +716,7 @@ static int stage_generate(struct go *g, struct err *e)
 					say(g, "generate %s: %zu type signatures drawn for %s%s have no probe: probing "
 					    "them\n", g->library, sup.unprobed.len, esc_str(q->fes[0].label),
 					    q->nfes > 1 ? " and the frontends beside it" : "");
-					failed = probe_drawn(g, q, &sup.unprobed, &probed, e) < 0;
+					failed = probe_drawn(g, q, &sup.unprobed, e) < 0;
 					graphs_support_release(&sup);
 					continue;
 				}
