@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "esc.h"
 #include "graphs.h"
 #include "xalloc.h"
 
@@ -149,6 +150,10 @@ static int cmd_generate(int argc, char **argv)
 		o->support = &support;
 	}
 	code = graphs_generate(o, &io, &e);
+	if (code == EXIT_OK && support.unprobed.len)
+		cmd_warn("%zu type signatures drawn have no probe of %s in '%s': whether they are lacking is not "
+			 "known (ferry go --generate probes them as it draws)", support.unprobed.len,
+			 esc_str(args.fes_arg), esc_str(args.support));
 	if (code == EXIT_USAGE && e.msg[0])
 		code = cmd_usage_error(&cmd_generate_entry, "%s", e.msg);
 out:

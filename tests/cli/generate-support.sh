@@ -8,7 +8,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module onnx
 need_python_module onnxruntime
-plan 29
+plan 31
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 # Every vertex of a corpus, "OP<TAB>SIGNATURE" a line, the signature as oracle/probe.h makes it.
@@ -75,6 +75,9 @@ k=$(unsup known.jsonl) b=$(unsup blind.jsonl)
 check "unsupported: under 10% of the graphs generated for ort ($k of 200), against $b of 200 blind" -- \
 	test "$k" -lt 20 -a "$b" -gt $((2 * k))
 
+expect_exit 0 "generate -F with an operator the store has no probe of" -- "$FERRY" generate -n 20 --ops Relu,Sub \
+	-F ort --support s.db -o unprobed.jsonl -q
+contains "says how many signatures drawn have no probe" "$err" "type signatures drawn have no probe of ort"
 expect_exit 2 "-F without --support" -- "$FERRY" generate -n 5 -F ort -o x.jsonl
 contains "says they go together" "$err" "-F and --support go together"
 expect_exit 4 "a store without probes of the frontend" -- "$FERRY" generate -n 5 -F tvm-onnx --support s.db -o x.jsonl
