@@ -20,6 +20,7 @@
 #include "status.h"
 #include <time.h>
 #include "xalloc.h"
+#include "sandbox.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -63,6 +64,12 @@ struct worker {
 	const char *why;             /* why ferry ended it, for the job's outcome (runner_outcome.why) */
 	struct lane *lane;           /* whose worker it is (while not W_DEAD) */
 	int pollix;                  /* its stdout's index in this round's poll set, or -1 */
+	/* Its own scratch directory, its TMPDIR, removed when it ends: a worker killed in a test
+	 * (a signal, a timeout) leaves its temporary files, and a frontend's, there, not in /tmp. */
+	char *tmpdir;
+	int tmplock;                 /* its owner file, locked while the directory is in use */
+	const char **env;            /* the lane's env and TMPDIR=tmpdir */
+	char *tmpenv;
 };
 
 /* One frontend's part of the pool: its worker command, limits and callbacks, and its jobs. */
@@ -136,6 +143,43 @@ static const char **lane_env(const struct runner_opts *o)
 	return env;
 }
 
+/* Make the worker's scratch directory (a sandbox one: a later ferry removes it should this one be
+ * killed) and its environment: the lane's, with TMPDIR in it. */
+static int worker_scratch(struct worker *w, struct lane *l, struct err *e)
+{
+	size_t n = 0;
+
+	if (!l->env)
+		l->env = lane_env(l->o);
+	if (!(w->tmpdir = sandbox_scratch_new(&w->tmplock, e)))
+		return -1;
+	while (l->env[n])
+		n++;
+	w->env = xcalloc(n + 2, sizeof(*w->env));
+	memcpy(w->env, l->env, n * sizeof(*w->env));
+	w->tmpenv = xasprintf("TMPDIR=%s/tmp", w->tmpdir);
+	w->env[n] = w->tmpenv;
+	return 0;
+}
+
+/* Remove the scratch directory of a worker that has ended, and whatever is in it. */
+static void worker_scratch_release(struct worker *w)
+{
+	struct err ignored = ERR_INIT;
+
+	if (w->tmpdir)
+		sandbox_scratch_remove(w->tmpdir, &ignored);
+	if (w->tmplock >= 0)
+		close(w->tmplock);
+	err_release(&ignored);
+	free(w->tmpdir);
+	free(w->tmpenv);
+	free(w->env);
+	w->tmpdir = w->tmpenv = NULL;
+	w->env = NULL;
+	w->tmplock = -1;
+}
+
 static int worker_start(struct worker *w, struct lane *l, struct err *e)
 {
 	const struct runner_opts *o = l->o;
@@ -144,12 +188,11 @@ static int worker_start(struct worker *w, struct lane *l, struct err *e)
 	w->lane = l;
 	proc_init(&w->cp);
 	status_release(&w->status);
-	if (status_create(&w->status, &fd, e) < 0)
+	worker_scratch_release(w);
+	if (status_create(&w->status, &fd, e) < 0 || worker_scratch(w, l, e) < 0)
 		return err_prefix(e, "cannot start a worker");
-	if (!l->env)
-		l->env = lane_env(o);
 	w->cp.argv = o->argv;
-	w->cp.env = l->env;
+	w->cp.env = w->env;
 	w->cp.in = PROC_PIPE;
 	w->cp.out = PROC_PIPE;
 	w->cp.err = PROC_PIPE;
@@ -220,6 +263,7 @@ static void worker_stop(struct pool *p, struct worker *w, struct proc_status *st
 	err_release(&ignored);
 	w->state = W_DEAD;
 	kill_strays(p);
+	worker_scratch_release(w);
 }
 
 static void forget_job(struct worker *w)
@@ -862,6 +906,7 @@ static int run_pool(struct lane *lanes, size_t nlanes, int jobs, int version_onl
 	p.w = xcalloc((size_t)p.n, sizeof(*p.w));
 	for (int i = 0; i < p.n; i++) {
 		p.w[i].state = W_DEAD;
+		p.w[i].tmplock = -1;
 		proc_init(&p.w[i].cp);
 		buf_init(&p.w[i].out);
 		proc_capture_init(&p.w[i].errcap, lanes[0].o->stderr_cap);
@@ -869,6 +914,7 @@ static int run_pool(struct lane *lanes, size_t nlanes, int jobs, int version_onl
 	}
 
 	interrupted = 0;
+	sandbox_scratch_clean(); /* the workers' of a ferry that was killed */
 	proc_catch_signals(on_signal, &saved);
 	/* Without it (an old kernel), descendants that leave the worker's group still escape. */
 	subreaper = proc_set_subreaper(true, &was_subreaper, &ignored) == 0;

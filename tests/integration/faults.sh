@@ -6,7 +6,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 15
+plan 16
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 outcome() { sql results.db "SELECT r.outcome || ' ' || coalesce(r.stage, '-') || ' ' || coalesce(r.exc_type, '-') FROM results r JOIN instances i USING(id) WHERE i.op = '$1' LIMIT 1"; }
 
@@ -21,11 +21,14 @@ for line in open(sys.argv[1]):
     r = json.loads(line)
     print(json.dumps({"id": r["id"]}), file=open(sys.argv[2 if r["op"] == "Abs" else 3], "a"))' \
 	wrapped/wrapped.jsonl hang.jsonl rest.jsonl
+mkdir tmp
 expect_exit 0 "a run through a faulty frontend completes" -- \
-	"$FERRY" run wrapped --frontend fault:onnx -o results.db -j 2 --timeout 120 --memory 1G -q --queue rest.jsonl
+	env TMPDIR="$PWD/tmp" "$FERRY" run wrapped --frontend fault:onnx -o results.db -j 2 --timeout 120 --memory 1G -q --queue rest.jsonl
 expect_exit 0 "a hanging test is stopped by its timeout" -- \
 	"$FERRY" run wrapped --frontend fault:onnx -o results.db -j 2 --timeout 3 -q --queue hang.jsonl
 
+left=$(ls tmp)
+check "a worker killed in a test leaves nothing in TMPDIR (${left:-nothing})" -- [ -z "$left" ]
 got=$(outcome Relu); contains "a segfault is a crash in compile with its signal" "$got" "crash compile signal 11"
 got=$(outcome Sqrt); contains "an abort is a crash with SIGABRT" "$got" "crash compile signal 6"
 got=$(outcome Abs); contains "a hang is a timeout, in compile" "$got" "timeout compile"

@@ -2,7 +2,7 @@
 model's operator picks a fault. It stands in for a compiler that crashes, hangs, exhausts memory or
 floods stderr; it is never a stand-in for a real frontend's results.
 
-    Relu     SIGSEGV while compiling
+    Relu     SIGSEGV while compiling, after writing a temporary file (as compilers do)
     Sqrt     abort() while compiling (SIGABRT)
     Abs      hangs while compiling
     Neg      allocates without bound while compiling
@@ -19,6 +19,7 @@ import ctypes
 import os
 import stat
 import sys
+import tempfile
 import time
 
 import onnx
@@ -44,6 +45,7 @@ def load(testdir):
 def compile(loaded):
     op, model = loaded
     if op == "Relu":
+        tempfile.mkstemp(prefix="fault-compile-")  # a compiler's temporary file, never removed
         ctypes.string_at(0)  # a read of address 0: SIGSEGV in native code
     if op == "Sqrt":
         os.abort()
