@@ -14,6 +14,7 @@
 #include "db.h"
 #include "dedup.h"
 #include "esc.h"
+#include "filing.h"
 #include "kinds.h"
 #include "strmap.h"
 #include "fsutil.h"
@@ -33,6 +34,7 @@ struct listing {
 	enum kind kind;       /* the kind being listed (text only) */
 	struct strmap seen;   /* a disputed reference's id -> its frontends, listed once (text only) */
 	size_t counts[KIND_COUNT];
+	const struct filing_bug *at; /* the bug being listed: its place in filing order */
 };
 
 static int match_member(void *ctx, const char *fe, const char *bug_id, const char *id, const char *op,
@@ -186,6 +188,11 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 		cJSON_AddStringToObject(o, "signature", b->signature ? b->signature : "");
 		/* What is not a frontend bug is listed apart, with its reason (kinds.h). */
 		cJSON_AddStringToObject(o, "kind", kinds_name(kinds_of_signature(b->signature)));
+		/* What the filing order (filing.h) weighed, and the place it gave. */
+		cJSON_AddNumberToObject(o, "rank", (double)l->at->rank);
+		cJSON_AddStringToObject(o, "severity", filing_severity_name(l->at->severity));
+		cJSON_AddBoolToObject(o, "older_release", l->at->older);
+		cJSON_AddNumberToObject(o, "operator_count", (double)l->at->operators);
 		if (kinds_of_signature(b->signature) != KIND_BUG) {
 			kinds_reason(b->signature, &head);
 			cJSON_AddStringToObject(o, "reason", head.data ? head.data : "");
@@ -233,8 +240,22 @@ out:
 	return ret;
 }
 
+/* Call fn on each bug of f, in filing order, with where it stands in the order in l->at. */
+static int each_bug(struct listing *l, const struct filing *f, int (*fn)(void *, const struct db_bug *, struct err *),
+		    struct err *e)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		l->at = &f->v[i];
+		if (fn(l, &f->v[i].b, e) < 0)
+			return -1;
+	}
+	l->at = NULL;
+	return 0;
+}
+
 int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct err *e)
 {
+	struct filing f = { NULL, 0 };
 	struct db db = DB_INIT;
 	struct listing l;
 	size_t nbugs = 0, nfail = 0, apart, shown_apart = 0;
@@ -243,7 +264,8 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 	memset(&l, 0, sizeof(l));
 	if (!fs_exists(store))
 		return err_set(e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", store);
-	if (db_open(&db, store, DB_WRITE, e) < 0 || dedup_rebuild(&db, o->frontend, &nbugs, &nfail, e) < 0)
+	if (db_open(&db, store, DB_WRITE, e) < 0 || dedup_rebuild(&db, o->frontend, &nbugs, &nfail, e) < 0 ||
+	    filing_load(&db, o->frontend, &f, e) < 0)
 		goto out;
 	l.db = &db;
 	l.out = out;
@@ -257,7 +279,7 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 		cJSON_AddItemToObject(doc, "op", string_or_null(o->glob));
 		cJSON_AddNumberToObject(doc, "failures", (double)nfail);
 		l.json = cJSON_AddArrayToObject(doc, "bugs");
-		if (db_bugs(&db, o->frontend, print_bug, &l, e) < 0) {
+		if (each_bug(&l, &f, print_bug, e) < 0) {
 			cJSON_Delete(doc);
 			goto out;
 		}
@@ -268,7 +290,7 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 		ret = 0;
 		goto out;
 	}
-	if (db_bugs(&db, o->frontend, count_kind, &l, e) < 0)
+	if (each_bug(&l, &f, count_kind, e) < 0)
 		goto out;
 	apart = nbugs - l.counts[KIND_BUG];
 	for (int k = 1; k < KIND_COUNT; k++)
@@ -289,7 +311,7 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 		fprintf(out, "\n  %-12s %-10s %-9s %-8s %7s  %-24s %s\n",
 			"bug", "frontend", "symptom", "stage", "tests",
 			"operators", "what failed in the simplest test");
-	if (db_bugs(&db, o->frontend, print_bug, &l, e) < 0)
+	if (each_bug(&l, &f, print_bug, e) < 0)
 		goto out;
 	if (o->glob && !l.shown)
 		fprintf(out, "  none\n");
@@ -300,7 +322,7 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 			kinds_heading((enum kind)k), l.counts[k], "entry", "frontend", "tests", "operators",
 			"why, then what failed in the simplest test");
 		l.kind = (enum kind)k;
-		if (db_bugs(&db, o->frontend, print_bug, &l, e) < 0)
+		if (each_bug(&l, &f, print_bug, e) < 0)
 			goto out;
 	}
 	ret = 0;
@@ -309,6 +331,7 @@ out:
 		if (l.seen.slots[i].key)
 			free(l.seen.slots[i].ptr);
 	strmap_release(&l.seen);
+	filing_release(&f);
 	db_close(&db);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "dedup.h"
 #include "esc.h"
+#include "filing.h"
 #include "fsutil.h"
 #include "htmlreport.h"
 #include "kinds.h"
@@ -431,11 +432,16 @@ out:
 static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 {
 	struct bugs l = { NULL, 0, 0 };
+	struct filing f = { NULL, 0 };
 	size_t shown = 0;
 	int ret = -1;
 
-	if (db_bugs(h->db, h->frontend, keep_bug, &l, e) < 0)
+	/* In filing order (filing.h): the bugs most worth a maintainer's time first. */
+	if (filing_load(h->db, h->frontend, &f, e) < 0)
 		goto out;
+	for (size_t i = 0; i < f.n; i++)
+		keep_bug(&l, &f.v[i].b, e);
+	filing_release(&f);
 	/* First the list, one line a bug linking to its entry below; then, apart, the entries that are
 	 * not frontend bugs (kinds.h), each with its kind and why. */
 	for (int apart = 0; apart < 2; apart++) {
