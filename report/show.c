@@ -23,6 +23,7 @@
 #include "db.h"
 #include "dedup.h"
 #include "esc.h"
+#include "file.h"
 #include "fsutil.h"
 #include "locations.h"
 #include "kinds.h"
@@ -528,6 +529,36 @@ out:
 	return ret;
 }
 
+/* ferry file: the issue text and its reproducer (file.h), and the regression test beside them. */
+static int show_file(struct shown *s, FILE *out, struct err *e)
+{
+	const struct show_opts *a = s->a;
+
+	cJSON_AddStringToObject(s->doc, "library", s->library);
+	cJSON_AddStringToObject(s->doc, "testdir", s->reduced ? s->reduced : s->testdir);
+	cJSON_AddStringToObject(s->doc, "adapter", s->adapter);
+	if (file_issue(s->db, s->doc, a->python, a->outdir, out, e) < 0)
+		return -1;
+	if (a->outdir) {
+		char *export_dir = xasprintf("%s/test_%s_%.12s", a->outdir, s->reduced ? s->reduced_ops : s->op,
+					     s->rep);
+		const char *args[] = { s->record, s->reduced ? s->reduced : s->testdir, export_dir, s->adapter };
+		char *done;
+
+		for (char *c = export_dir + strlen(a->outdir) + 1; *c; c++)
+			if (*c == ',' || *c == '/')
+				*c = '_';
+		done = call_template(a->python, s->library, "export", args, 4, e);
+		if (done)
+			fprintf(out, "wrote %s (the regression test)\n", esc_str(done));
+		free(export_dir);
+		if (!done)
+			return -1;
+		free(done);
+	}
+	return 0;
+}
+
 /* The bug that o->glob's operators have the most tests in, into *bug. 0, or -1 with e. */
 static int show_pick(struct db *db, const char *store, const struct show_opts *a, char **bug, struct err *e)
 {
@@ -563,7 +594,7 @@ int show_bug(const char *store, const char *bug, const struct show_opts *a, FILE
 	s.out = out;
 	if (!fs_exists(store))
 		return err_set(e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", store);
-	if (a->json)
+	if (a->json || a->file)
 		s.doc = cJSON_CreateObject();
 	if (db_open(&db, store, DB_WRITE, e) < 0 || locations_check(&db, store, a->warn, a->warn_ctx, e) < 0 ||
 	    dedup_rebuild(&db, NULL, NULL, NULL, e) < 0)
@@ -591,7 +622,12 @@ int show_bug(const char *store, const char *bug, const struct show_opts *a, FILE
 		goto out;
 	if (mutated.found && (a->minimal || s.doc)) {
 		err_set(e, EXIT_USAGE, "bug '%s' is the metamorphic oracle's: its reproducer runs two models "
-			"(ferry show without --minimal or --json)", s.bug);
+			"(ferry show without --minimal or --json%s)", s.bug,
+			a->file ? "; ferry file does not file it yet" : "");
+		goto out;
+	}
+	if (a->file && !mutated.found) {
+		ret = show_file(&s, out, e);
 		goto out;
 	}
 	ret = mutated.found ? show_metamorphic(&s, &mutated, e) : show_reproducer(&s, out, e);

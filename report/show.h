@@ -12,6 +12,7 @@
 struct show_opts {
 	const char *outdir;     /* write the reproducer (and the test) there, or NULL */
 	int minimal, json;      /* the shortest script / one JSON document (one at a time) */
+	int file;               /* ferry file: the issue text, its reproducer and the regression test */
 	const char *glob;       /* only member tests of operators matching it; with no bug, the bug with most */
 	const char *python;     /* the interpreter of the templates */
 	void (*warn)(void *ctx, const char *line);

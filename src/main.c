@@ -24,6 +24,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_report_entry,
 	&cmd_bugs_entry,
 	&cmd_show_entry,
+	&cmd_file_entry,
 	&cmd_reduce_entry,
 	&cmd_baseline_entry,
 	&cmd_check_entry,
