@@ -237,7 +237,7 @@ void bisect_summary(const char *const *versions, const enum bisect_verdict *verd
 	if (first_bad < 0)
 		buf_addf(out, "not seen in any release tried");
 	else if (last_good < 0)
-		buf_addf(out, "first bad %s (the oldest good one tried)", versions[first_bad]);
+		buf_addf(out, "bad since the oldest tried, %s", versions[first_bad]);
 	else
 		buf_addf(out, "first bad %s, last good %s", versions[first_bad], versions[last_good]);
 	if (first_bad >= 0 && fixed >= 0)
