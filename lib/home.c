@@ -218,3 +218,14 @@ char *home_specs_dir(void)
 	places_release(&p);
 	return dir;
 }
+
+char *home_cache_dir(void)
+{
+	const char *home = getenv("FERRY_HOME"), *xdg = getenv("XDG_CACHE_HOME"), *user = getenv("HOME");
+
+	if (home && *home)
+		return xstrdup(home);
+	if (xdg && *xdg)
+		return xasprintf("%s/ferry", xdg);
+	return xasprintf("%s/.cache/ferry", user && *user ? user : "/tmp");
+}

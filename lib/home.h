@@ -38,4 +38,8 @@ char *home_file(enum home_kind kind, const char *name);
  * reader of specs then says it is missing). Caller frees. */
 char *home_specs_dir(void);
 
+/* Where ferry keeps what it makes once and reuses (ferry bisect's virtualenvs, in releases/):
+ * $FERRY_HOME when set, else $XDG_CACHE_HOME/ferry, else ~/.cache/ferry. Caller frees. */
+char *home_cache_dir(void);
+
 #endif

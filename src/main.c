@@ -26,6 +26,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_show_entry,
 	&cmd_file_entry,
 	&cmd_reduce_entry,
+	&cmd_bisect_entry,
 	&cmd_baseline_entry,
 	&cmd_check_entry,
 	&cmd_merge_entry,
