@@ -245,10 +245,12 @@ def _issue(doc, adapter, library, record, script, short_why, printed, status):
         out += [""]
     rows = _releases(doc)
     out += ["## Releases", ""]
+    if doc.get("bisect"):
+        out += [f"Affected releases (ferry bisect): {_md(doc['bisect'])}.", ""]
     if len(rows) > 1:
         out += ["The reproducer's test under each release ferry ran it on:", "", "| release | outcome |", "|---|---|"]
         out += rows + [""]
-    else:
+    elif not doc.get("bisect"):
         out += [f"Seen in `{_md(release)}`; no other release was tried.", ""]
     out += ["---", f"Found by ferry (bug `{_md(doc.get('bug'))}`, test `{_md(doc.get('representative'))}`).", ""]
     return "\n".join(out)

@@ -197,7 +197,8 @@ int bisect_judge(struct db *db, const struct bisect_bug *b, const char *label, c
 	for (size_t i = 0; i < b->nids; i++)
 		if (db_result(db, label, b->ids[i], judge_row, &g, e) < 0)
 			return -1;
-	if (db_unavailable(db, label, unavailable_row, j, e) < 0 || db_environment(db, label, NULL, NULL, canary_row, j, e) < 0)
+	if (db_unavailable(db, label, unavailable_row, j, e) < 0 ||
+	    db_environment(db, label, NULL, NULL, canary_row, j, e) < 0)
 		return -1;
 	if (j->why)
 		j->verdict = BISECT_UNAVAILABLE;

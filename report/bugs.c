@@ -13,6 +13,7 @@
 
 #include "db.h"
 #include "dedup.h"
+#include "bisect.h"
 #include "esc.h"
 #include "filing.h"
 #include "kinds.h"
@@ -202,6 +203,12 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 			goto out;
 		cJSON_AddItemToObject(o, "trigger", head.len ? cJSON_CreateString(head.data) : cJSON_CreateNull());
 		buf_reset(&head);
+		if (bisect_describe(l->db, b->frontend, b->bug_id, &head, e) < 0)
+			goto out;
+		while (head.len && head.data[head.len - 1] == '\n')
+			head.data[--head.len] = 0;
+		cJSON_AddItemToObject(o, "releases", head.len ? cJSON_CreateString(head.data) : cJSON_CreateNull());
+		buf_reset(&head);
 		cJSON_AddStringToObject(o, "representative", b->representative ? b->representative : "");
 		cJSON_AddStringToObject(o, "line", line.data);
 		cJSON_AddItemToObject(o, "message", string_or_null(b->message));
@@ -227,6 +234,17 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 	if (head.len) {
 		fprintf(l->out, "  %-12s ", "");
 		summary_print_cut(l->out, esc_str(head.data), 15, l->width);
+		fputc('\n', l->out);
+	}
+	/* The releases it affects, where ferry bisect ran its tests under others (bisect.h). */
+	buf_reset(&head);
+	if (bisect_describe(l->db, b->frontend, b->bug_id, &head, e) < 0)
+		goto out;
+	while (head.len && head.data[head.len - 1] == '\n')
+		head.data[--head.len] = 0;
+	if (head.len) {
+		fprintf(l->out, "  %-12s releases: ", "");
+		summary_print_cut(l->out, esc_str(head.data), 25, l->width);
 		fputc('\n', l->out);
 	}
 	ret = db_reductions(l->db, b->frontend, b->representative, print_reduction, l, e) < 0 ? -1 : 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bisect.h"
 #include "esc.h"
 #include "fsutil.h"
 #include "py.h"
@@ -107,6 +108,20 @@ int file_issue(struct db *db, cJSON *doc, const char *python, const char *outdir
 	rel.id = rep->valuestring;
 	if (db_frontends(db, NULL, add_label, &rel, e) < 0)
 		return -1;
+	{
+		/* ferry bisect's verdict, from the member tests' results under the other releases. */
+		struct buf line = BUF_INIT;
+		const cJSON *bug = cJSON_GetObjectItemCaseSensitive(doc, "bug");
+
+		if (cJSON_IsString(bug) && bisect_describe(db, fe->valuestring, bug->valuestring, &line, e) < 0) {
+			buf_release(&line);
+			return -1;
+		}
+		while (line.len && line.data[line.len - 1] == '\n')
+			line.data[--line.len] = 0;
+		cJSON_AddItemToObject(doc, "bisect", line.len ? cJSON_CreateString(line.data) : cJSON_CreateNull());
+		buf_release(&line);
+	}
 	text = cJSON_PrintUnformatted(doc);
 	args[0] = text;
 	if (py_start(python, 1, e) < 0 ||

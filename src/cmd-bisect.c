@@ -21,7 +21,8 @@ static const char usage[] =
 #define AT(f) offsetof(struct releases_opts, f)
 
 static const struct opt options[] = {
-	OPT_STRING(0, "releases", "SPEC", "PACKAGE==FIRST..LAST (FIRST or LAST may be left out; PACKAGE==V is V alone):\n"
+	OPT_STRING(0, "releases", "SPEC",
+		   "PACKAGE==FIRST..LAST (FIRST or LAST may be left out; PACKAGE==V is V alone):\n"
 		   "the pip package and its releases to try", AT(spec)),
 	OPT_INT(0, "tests", "N", "run the representative and up to N more member tests (default 2)", AT(more), 0,
 		1000000),
@@ -30,7 +31,8 @@ static const struct opt options[] = {
 		"the same command again goes on", AT(max_releases), 0, 1000000),
 	OPT_STRING('t', "timeout", "SECS", "time one test may take, as ferry run takes it", AT(timeout)),
 	OPT_STRING('j', "jobs", "N", "worker processes of each run, as ferry run takes it", AT(jobs)),
-	OPT_STRING(0, "venvs", "FILE", "take the releases from FILE, lines of VERSION PYTHON (an interpreter that holds\n"
+	OPT_STRING(0, "venvs", "FILE",
+		   "take the releases from FILE, lines of VERSION PYTHON (an interpreter that holds\n"
 		   "that release), instead of PyPI and pip", AT(venvs)),
 	OPT_FLAG(0, "json", "print the releases tried and the verdict as one JSON document", AT(json)),
 	OPT_END(),

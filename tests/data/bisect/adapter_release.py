@@ -22,8 +22,9 @@ def _bad():
 
 
 def load(testdir):
-    import onnx
     import os
+
+    import onnx
     model = onnx.load(os.path.join(testdir, "model.onnx"))
     return model.graph.node[0].op_type, ort.load(testdir)
 
