@@ -23,6 +23,7 @@
 #include "db.h"
 #include "dedup.h"
 #include "esc.h"
+#include "filing.h"
 #include "locations.h"
 #include "session.h"
 #include "strmap.h"
@@ -35,6 +36,7 @@
 
 #define FAILURES_SHOWN 40
 #define REASONS_SHOWN 12
+#define WORTH_FILING 10   /* the head of the filing order the report shows */
 
 struct report {
 	const struct report_opts *o;  /* borrowed */
@@ -1090,6 +1092,43 @@ static int write_html(struct report *r, const char *store, const char *dir, stru
 	return 0;
 }
 
+/* The bugs most worth a maintainer's time (filing.h), as the store's last grouping left them: the
+ * head of the list that ferry bugs prints, so that the report starts where a maintainer would. */
+static int print_worth_filing(struct report *r, const char *store, struct err *e)
+{
+	struct filing f = { NULL, 0 };
+	size_t bugs = 0, shown = 0;
+
+	if (r->glob)
+		return 0;
+	if (filing_load(&r->db, r->frontend, &f, e) < 0)
+		return -1;
+	for (size_t i = 0; i < f.n; i++)
+		bugs += f.v[i].kind == KIND_BUG;
+	if (bugs)
+		fprintf(r->out, "\nthe bugs most worth filing (%zu of %zu; ferry bugs lists them all, "
+			"ferry file %s BUG\nwrites one as an issue):\n", bugs < WORTH_FILING ? bugs : WORTH_FILING,
+			bugs, esc_str(store));
+	for (size_t i = 0; i < f.n && shown < WORTH_FILING; i++) {
+		const struct db_bug *b = &f.v[i].b;
+		struct buf head = BUF_INIT, line = BUF_INIT;
+
+		if (f.v[i].kind != KIND_BUG)
+			continue;
+		shown++;
+		summary_failure_line(b->outcome, NULL, b->message, 0, &line);
+		buf_addf(&head, "  %-12s %-14s %-8s %5lld  %-20.20s ", esc_str(b->bug_id), esc_str(b->frontend),
+			 esc_str(b->outcome), b->members, esc_str(b->ops ? b->ops : ""));
+		fputs(head.data, r->out);
+		summary_print_cut(r->out, esc_str(line.data ? line.data : ""), head.len, r->width);
+		fputc('\n', r->out);
+		buf_release(&head);
+		buf_release(&line);
+	}
+	filing_release(&f);
+	return 0;
+}
+
 int report_write(const char *store, const struct report_opts *o, FILE *out, struct err *e)
 {
 	struct report r;
@@ -1119,7 +1158,7 @@ int report_write(const char *store, const struct report_opts *o, FILE *out, stru
 		ret = o->outdir ? write_reproducers(&r, o->outdir, e) : 0;
 		goto out;
 	}
-	if (print_instances(&r, e) < 0 || print_questions(&r, e) < 0)
+	if (print_instances(&r, e) < 0 || print_worth_filing(&r, store, e) < 0 || print_questions(&r, e) < 0)
 		goto out;
 	if (r.glob)
 		fprintf(out, "operators matching '%s'\n", esc_str(r.glob));

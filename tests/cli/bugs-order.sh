@@ -2,12 +2,12 @@
 # ferry bugs lists the bugs in filing order (report/filing.h), across frontends: a bug of an older
 # release after the newest's, then the most reach first (distinct operators plus the square root of
 # the tests), a crash counting double, the more severe first among equals; the other kinds after;
-# and --json carries the rank and what it weighed. The store is an old one's copy with results
-# written in.
+# and --json carries the rank and what it weighed; ferry report starts with the list's head. The
+# store is an old one's copy with results written in.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 "$py" -c 'import sqlite3' 2>/dev/null || skip_all "no python sqlite3"
-plan 8
+plan 10
 cp "$top_srcdir/tests/data/stores/schema1.db" s.db
 chmod u+w s.db
 "$py" - s.db <<'PY'
@@ -60,4 +60,9 @@ check "--json ranks are 1-based places across frontends" -- [ "$(echo "$ranks" |
 "$FERRY" bugs s.db -F tvm-onnx -w >one.txt
 check "with -F, the frontend's bugs in the same order" -- \
 	[ "$(awk '$2 == "tvm-onnx" { print $6 }' one.txt | tr '\n' ' ')" = "Acos,Acosh,Asinh Resize Einsum Gather " ]
+"$FERRY" report s.db -w >report.txt
+head=$(sed -n '/^the bugs most worth filing/,/^$/p' report.txt)
+contains "the report starts with the bugs most worth filing" "$head" "ferry file s.db BUG"
+first=$(printf '%s\n' "$head" | awk 'NR > 2 && $2 ~ /^tvm-onnx/ { print $5; exit }')
+check "in filing order ($first first)" -- [ "$first" = "Acos,Acosh,Asinh" ]
 finish
