@@ -34,7 +34,7 @@ same() {  # same NAME GOT WANT: GOT is WANT, and neither is empty
 # the ids of the failing tests of a frontend, as the lists name them
 failing() { sql results.db "SELECT i.op, i.id FROM results r JOIN instances i USING(id) WHERE r.frontend = '$1'
 	AND r.outcome NOT IN ('pass', 'unsupported', 'undefined', 'error') ${2:-} ORDER BY i.id" | while IFS='|' read -r op id; do name "$op" "$id"; done | sort; }
-plan 25
+plan 27
 
 # --- OpenVINO and TVM: a pytest file in the manner of their own tests ------------------------------
 # BitShift c70662226c85 (a real mismatch on both), Celu 62c0e8298c0c (bfloat16: OpenVINO crashes; the
@@ -108,6 +108,8 @@ export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"
 "$FERRY" run wrapped --frontend fault:onnx -o results.db -j 2 -q >/dev/null
 expect_exit 0 "fault: report --xfail writes the lists" -- "$FERRY" report results.db --xfail xf
 check "fault: no IREE config for a frontend that is not IREE" -- test ! -e xf/fault/iree_onnx_ops.json
+expect_exit 2 "--xfail writes only the lists: with -o it is a usage error" -- "$FERRY" report results.db --xfail xf -o r
+expect_exit 4 "--xfail of a store that is not there" -- "$FERRY" report nothing.db --xfail xf
 excluded=$(grep -v '^#' xf/fault/onnx_backend_exclude.txt | sed 's/^\^//; s/_$//' | sort | xargs)
 want=$(failing fault | xargs)
 same "fault: the exclude list names exactly the failing tests" "$excluded" "$want"
