@@ -103,9 +103,23 @@ def _variant_line(record_json):
     return f"# variant of {_comment(variant['parent'])} ({_comment(variant.get('vary', '?'))})\n"
 
 
-def export(library, record_json, testdir, outdir, frontend):
-    """Write the test in the frontend's or library's own format (the template's export()); for
-    PyTorch, a pytest test that runs the reproducer. Returns outdir."""
+def export(library, record_json, testdir, outdir, frontend, atol="nan", rtol="nan", outcome="", stage=""):
+    """Write the test in its compiler's own format, chosen by the frontend (ferry.oracle.regress: a
+    pytest file in the manner of OpenVINO's or TVM's own tests, the backend test-data directory and
+    IREE's config entry), else by the library (export_template). atol and rtol (strings, as the C
+    side passes them; "nan": the template's) judged the result; outcome and stage are the failure's.
+    Returns outdir."""
+    from ferry.oracle import regress
+
+    template = _template(library)
+    atol = template.ATOL if atol in ("", "nan") else float(atol)
+    rtol = template.RTOL if rtol in ("", "nan") else float(rtol)
+    return regress.export(library, record_json, testdir, outdir, frontend, atol, rtol, outcome, stage or None)
+
+
+def export_template(library, record_json, testdir, outdir, frontend):
+    """Write the test in the library's own format (the template's export()); for PyTorch, a pytest
+    test that runs the reproducer. Returns outdir."""
     if registry.get(library)["EXPORT"] == "pytest":
         return _export_pytest(library, record_json, testdir, outdir, frontend)
     return _template(library).export(record_json, testdir, outdir, frontend)

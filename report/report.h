@@ -16,6 +16,7 @@ struct report_opts {
 	const char *frontend;     /* only this frontend, or NULL: all */
 	const char *glob;         /* only the tests of operators matching it, or NULL */
 	const char *html;         /* write html/index.html and its reproducers instead, or NULL */
+	const char *xfail;        /* write the expected-failure lists into xfail instead (xfail.h), or NULL */
 	struct opts_list queues;  /* with html: the queues whose speed at finding the bugs it plots */
 	int all;                  /* every failure (else the first 40 per frontend) */
 	int json;                 /* one JSON document instead */

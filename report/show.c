@@ -56,6 +56,7 @@ struct shown {
 	struct db *db;
 	int matches;
 	char *bug, *frontend, *adapter, *rep, *library, *record, *testdir, *op;
+	char *outcome, *stage;      /* the bug's failure, for the test's format (IREE's lists split by stage) */
 	char atol[40], rtol[40];   /* the tolerance that judged the representative */
 	char *reduced, *reduced_ops; /* ferry reduce's subgraph of it (its test directory), or NULL */
 };
@@ -176,6 +177,8 @@ static int print_bug(void *ctx, const struct db_bug *b, const struct db_row *rep
 	s->record = dup_or_empty(rep->record);
 	s->testdir = dup_or_empty(rep->dir);
 	s->op = dup_or_empty(rep->op);
+	s->outcome = dup_or_empty(b->outcome);
+	s->stage = dup_or_empty(b->stage);
 	/* A result stored before results kept their tolerance was judged by the default. */
 	snprintf(s->atol, sizeof(s->atol), "%.17g", isnan(rep->atol) ? TOLERANCE_DEFAULT_ATOL : rep->atol);
 	snprintf(s->rtol, sizeof(s->rtol), "%.17g", isnan(rep->rtol) ? TOLERANCE_DEFAULT_RTOL : rep->rtol);
@@ -309,17 +312,17 @@ static char *call_template(const char *python, const char *library, const char *
 			   int nargs, struct err *e)
 {
 	char module[80], what[128];
-	const char *all[8];
+	const char *all[10];
 
 	if (py_start(python, 1, e) < 0)
 		return NULL;
 	if (py_template_module(library, module, sizeof(module), e) < 0)
 		return NULL;
 	all[0] = library;
-	for (int i = 0; i < nargs && i < 7; i++)
+	for (int i = 0; i < nargs && i < 9; i++)
 		all[i + 1] = args[i];
 	snprintf(what, sizeof(what), "the %s %s() failed", library, func);
-	return py_call_strings("ferry.oracle.reproducer", func, all, nargs < 7 ? nargs + 1 : 8, what, e);
+	return py_call_strings("ferry.oracle.reproducer", func, all, nargs < 9 ? nargs + 1 : 10, what, e);
 }
 
 /* --- the metamorphic oracle ------------------------------------------------------------------------ */
@@ -507,14 +510,17 @@ static int show_reproducer(struct shown *s, FILE *out, struct err *e)
 		char *path = xasprintf("%s/reproducer.py", a->outdir);
 		char *export_dir = s->reduced ? xasprintf("%s/test_%s_%.12s", a->outdir, s->reduced_ops, s->rep)
 				   : xasprintf("%s/test_%s_%.12s", a->outdir, s->op, s->rep);
-		const char *args[] = { s->record, s->reduced ? s->reduced : s->testdir, export_dir, s->adapter };
+		const char *args[] = { s->record, s->reduced ? s->reduced : s->testdir, export_dir, s->adapter,
+				       s->atol, s->rtol, s->outcome, s->stage };
 
-		for (char *c = export_dir + strlen(a->outdir) + 1; *c; c++)
-			if (*c == ',' || *c == '/')
+		/* test_OP_ID, OP in ASCII letters, digits and '_': the name ferry report --xfail's lists give
+		 * the test (ferry.oracle.regress.regress_name). */
+		for (char *c = export_dir + strlen(a->outdir) + 1 + strlen("test_"); *c; c++)
+			if (!(*c >= 'a' && *c <= 'z') && !(*c >= 'A' && *c <= 'Z') && !(*c >= '0' && *c <= '9'))
 				*c = '_';
 		char *done = NULL;
 		int bad = write_into(a->outdir, "reproducer.py", path, script, e) < 0 ||
-			  !(done = call_template(python, s->library, "export", args, 4, e));
+			  !(done = call_template(python, s->library, "export", args, 8, e));
 
 		if (!bad && !s->doc)
 			fprintf(out, "wrote %s and %s\n", esc_str(path), esc_str(done));
@@ -641,6 +647,8 @@ out:
 	free(s.record);
 	free(s.testdir);
 	free(s.op);
+	free(s.outcome);
+	free(s.stage);
 	free(s.reduced);
 	free(s.reduced_ops);
 	free(bug_arg);

@@ -1,14 +1,17 @@
 /* cmd-report.c: ferry report STORE [-o DIR]
  *
  * Summarises a results store on the terminal, as JSON or as an HTML page, and with -o writes a
- * standalone reproducer script per failure (report/report.h). */
+ * standalone reproducer script per failure (report/report.h); with --xfail, the expected-failure
+ * lists of the compilers' own test runners (report/xfail.h). */
 #include <stdio.h>
 
 #include "cmd.h"
 #include "report.h"
+#include "xfail.h"
 
 static const char usage[] =
 	"usage: ferry report STORE [-o DIR] [--html DIR] [--json] [options]\n"
+	"   or: ferry report STORE --xfail DIR [-F NAME]\n"
 	"\n"
 	"Summarise the results in STORE: outcomes per frontend, operators with failures, failures.\n";
 
@@ -28,6 +31,10 @@ static const struct opt options[] = {
 		 AT(durations)),
 	OPT_STRING(0, "html", "DIR", "write DIR/index.html, one self-contained page (no network), with the\n"
 		   "reproducers of the bugs in DIR/reproducers/", AT(html)),
+	OPT_STRING(0, "xfail", "DIR", "instead, write the failing tests as expected failures, per frontend:\n"
+		   "DIR/FRONTEND/conftest.py (pytest xfail marks), onnx_backend_exclude.txt\n"
+		   "(BackendTest.exclude patterns) and iree_onnx_ops.json (IREE's onnx_ops config)",
+		   AT(xfail)),
 	OPT_LIST(0, "queue", "[LABEL=]QUEUE", "with --html: plot how fast this queue finds the store's bugs\n"
 		 "(repeatable; the queues of 'ferry rank', or one test id a line)", AT(queues)),
 	OPT_END(),
@@ -47,7 +54,10 @@ static int cmd_report(int argc, char **argv)
 		code = cmd_usage_error(&cmd_report_entry, "--queue plots into the page of --html DIR");
 	else if (o.json && o.html)
 		code = cmd_usage_error(&cmd_report_entry, "--json and --html: one at a time");
-	else if (report_write(argv[optind], &o, stdout, &e) < 0)
+	else if (o.xfail && (o.outdir || o.html || o.json || o.glob))
+		code = cmd_usage_error(&cmd_report_entry, "--xfail writes only the lists (with -F at most)");
+	else if (o.xfail ? xfail_write(argv[optind], o.frontend, o.xfail, o.python, stdout, &e) < 0
+			 : report_write(argv[optind], &o, stdout, &e) < 0)
 		code = cmd_error(&e);
 	opts_list_release(&o.queues);
 	err_release(&e);

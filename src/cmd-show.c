@@ -23,9 +23,10 @@ static const struct opt options[] = {
 	OPT_FLAG(0, "json", "print the bug as one JSON document (with its members and reproducer)", AT(json)),
 	OPT_STRING(0, "op", "GLOB", "list only the members of operators matching GLOB (fnmatch); without a BUG,\n"
 		   "show the bug with the most tests of such operators", AT(glob)),
-	OPT_STRING('o', "output", "DIR", "also write DIR/reproducer.py and the test in the compiler's own format\n"
-		   "in DIR/test_OP_ID/ (ONNX: a backend test-data directory; PyTorch: a\n"
-		   "pytest test function)", AT(outdir)),
+	OPT_STRING('o', "output", "DIR", "also write DIR/reproducer.py and the test in its compiler's own format\n"
+		   "in DIR/test_OP_ID/ (OpenVINO, TVM: a pytest file in the manner of their\n"
+		   "tests; IREE: a backend test-data directory and its onnx_ops config entry;\n"
+		   "others: a backend test-data directory, PyTorch a pytest test function)", AT(outdir)),
 	OPT_END(),
 };
 
