@@ -450,6 +450,25 @@ static int pick_bug(void *ctx, const struct db_bug *b, struct err *e)
 	return 0;
 }
 
+/* The representative as a test in its compiler's own format, in o->outdir/test_OP_ID (OP in ASCII
+ * letters, digits and '_': the name ferry report --xfail's lists give the test, as
+ * ferry.oracle.regress.regress_name makes it). Returns what export wrote, or NULL with e. */
+static char *export_test(struct shown *s, struct err *e)
+{
+	const struct show_opts *a = s->a;
+	char *export_dir = xasprintf("%s/test_%s_%.12s", a->outdir, s->reduced ? s->reduced_ops : s->op, s->rep);
+	const char *args[] = { s->record, s->reduced ? s->reduced : s->testdir, export_dir, s->adapter,
+			       s->atol, s->rtol, s->outcome, s->stage };
+	char *done;
+
+	for (char *c = export_dir + strlen(a->outdir) + 1 + strlen("test_"); *c; c++)
+		if (!(*c >= 'a' && *c <= 'z') && !(*c >= 'A' && *c <= 'Z') && !(*c >= '0' && *c <= '9'))
+			*c = '_';
+	done = call_template(a->python, s->library, "export", args, 8, e);
+	free(export_dir);
+	return done;
+}
+
 /* The bug's reproducer, printed or written into o->outdir (with the test in the compiler's format),
  * or with --minimal the shortest script. 0, or -1 with e. */
 static int show_reproducer(struct shown *s, FILE *out, struct err *e)
@@ -508,25 +527,13 @@ static int show_reproducer(struct shown *s, FILE *out, struct err *e)
 	}
 	{
 		char *path = xasprintf("%s/reproducer.py", a->outdir);
-		char *export_dir = s->reduced ? xasprintf("%s/test_%s_%.12s", a->outdir, s->reduced_ops, s->rep)
-				   : xasprintf("%s/test_%s_%.12s", a->outdir, s->op, s->rep);
-		const char *args[] = { s->record, s->reduced ? s->reduced : s->testdir, export_dir, s->adapter,
-				       s->atol, s->rtol, s->outcome, s->stage };
-
-		/* test_OP_ID, OP in ASCII letters, digits and '_': the name ferry report --xfail's lists give
-		 * the test (ferry.oracle.regress.regress_name). */
-		for (char *c = export_dir + strlen(a->outdir) + 1 + strlen("test_"); *c; c++)
-			if (!(*c >= 'a' && *c <= 'z') && !(*c >= 'A' && *c <= 'Z') && !(*c >= '0' && *c <= '9'))
-				*c = '_';
 		char *done = NULL;
-		int bad = write_into(a->outdir, "reproducer.py", path, script, e) < 0 ||
-			  !(done = call_template(python, s->library, "export", args, 8, e));
+		int bad = write_into(a->outdir, "reproducer.py", path, script, e) < 0 || !(done = export_test(s, e));
 
 		if (!bad && !s->doc)
 			fprintf(out, "wrote %s and %s\n", esc_str(path), esc_str(done));
 		free(done);
 		free(path);
-		free(export_dir);
 		if (!bad)
 			ret = 0;
 	}
@@ -546,18 +553,10 @@ static int show_file(struct shown *s, FILE *out, struct err *e)
 	if (file_issue(s->db, s->doc, a->python, a->outdir, out, e) < 0)
 		return -1;
 	if (a->outdir) {
-		char *export_dir = xasprintf("%s/test_%s_%.12s", a->outdir, s->reduced ? s->reduced_ops : s->op,
-					     s->rep);
-		const char *args[] = { s->record, s->reduced ? s->reduced : s->testdir, export_dir, s->adapter };
-		char *done;
+		char *done = export_test(s, e);
 
-		for (char *c = export_dir + strlen(a->outdir) + 1; *c; c++)
-			if (*c == ',' || *c == '/')
-				*c = '_';
-		done = call_template(a->python, s->library, "export", args, 4, e);
 		if (done)
 			fprintf(out, "wrote %s (the regression test)\n", esc_str(done));
-		free(export_dir);
 		if (!done)
 			return -1;
 		free(done);
