@@ -97,7 +97,8 @@ def _operators(ops):
         return "a generated graph" if "graph" in (ops or "") else "a test"
     if len(names) <= 2:
         return " and ".join(names)
-    return f"{names[0]}, {names[1]} and {len(names) - 2} more operators"
+    more = len(names) - 2
+    return f"{names[0]}, {names[1]} and {more} more operator{'s' if more > 1 else ''}"
 
 
 def _symptom(doc):
@@ -113,7 +114,11 @@ def _symptom(doc):
     if outcome == "oom":
         return "runs out of memory"
     if outcome == "mismatch":
-        kinds = {"shape": "wrong output shapes", "dtype": "outputs of the wrong dtype", "NaN": "wrong NaN or infinity"}
+        m = re.search(r"(?:NaN|Inf) mismatch \(first at \[[^\]]*\]: got (\S+), want ([^)\s]+)\)", line)
+        if m:  # what it gives for what: "gives -3.4028234663852886e+38 instead of -inf"
+            return f"gives {m.group(1)} instead of {m.group(2)}"
+        kinds = {"shape": "wrong output shapes", "dtype": "outputs of the wrong dtype", "NaN": "NaN in other places",
+                 "Inf": "infinities in other places"}
         for word, what in kinds.items():
             if word in line:
                 return f"gives {what}"
@@ -132,10 +137,26 @@ def _trigger_clause(trigger):
     return first[len("fails "):] if first.startswith("fails ") else ""
 
 
+TITLE_QUOTE = 80  # the longest decisive line a title quotes
+
+
+def _quote(doc):
+    """The crash's decisive line, without its exception type, when it is short enough for a title."""
+    if doc.get("outcome") != "crash" or (doc.get("exc_type") or "").startswith("signal "):
+        return ""
+    line = " ".join((doc.get("line") or "").split())
+    exc = doc.get("exc_type") or ""
+    if exc and line.startswith(exc + ":"):
+        line = line[len(exc) + 1:].strip()
+    return line if 0 < len(line) <= TITLE_QUOTE else ""
+
+
 def title(doc, adapter):
     where = _operators(doc.get("operators"))
     clause = _trigger_clause(doc.get("trigger"))
-    return f"{product(adapter)} {_symptom(doc)} on {where}" + (f", {clause}" if clause else "")
+    quote = _quote(doc)
+    return (f"{product(adapter)} {_symptom(doc)} on {where}" + (f", {clause}" if clause else "")
+            + (f': "{quote}"' if quote else ""))
 
 
 def _library_version(library):
