@@ -160,6 +160,32 @@ static void half_job(struct session *s, char *key, struct runner_job *job)
 /* The first batches' size, below --batch's: K grows from it while batches pass. */
 #define BATCH_FIRST_K 4
 
+/* Results of the frontend's before its share of tests that do not pass bounds the batches. */
+#define BATCH_EVIDENCE 8
+/* A batch that failed as a whole with at most this many tests runs them alone, not in halves. */
+#define BATCH_ALONE 4
+
+/* The most tests a batch of this frontend should hold: a batch pays only when it is likely to pass
+ * whole (a failure anywhere in it costs each of its tests another compilation at least), so while the
+ * share q of its tests that did not pass (smoothed: (fails + 1) / (results + 2)) allows K tests to pass
+ * together at even odds at least, (1 - q)^K >= 1/2. A frontend that fails or lacks one test in two
+ * runs every test alone: on such a sample batches cost 0.8x (bench/README.md). */
+static int batch_cap(const struct session *s)
+{
+	size_t all = 0;
+	double q, cap;
+
+	for (int k = 0; k < OUTCOME_COUNT; k++)
+		all += s->res->counts[k];
+	if (all < BATCH_EVIDENCE)
+		return s->o->batch;
+	q = ((double)(all - s->res->counts[OUTCOME_PASS]) + 1) / ((double)all + 2);
+	if (q >= 0.5)
+		return 1;
+	cap = log(0.5) / log(1 - q);
+	return cap >= s->o->batch ? s->o->batch : (int)cap;
+}
+
 /* Fill a batch: the test of job (taken alone) and up to s->batch_k - 1 more after it, each a test
  * or probe that a batch may take; the first job down the queue that is none (a test of the
  * differential oracle, one whose group's probe failed) is held for the next call. One test stays
@@ -167,12 +193,14 @@ static void half_job(struct session *s, char *key, struct runner_job *job)
 static int fill_batch(struct session *s, struct runner_job *job, struct err *e)
 {
 	struct buf key = BUF_INIT;
-	int n = 1;
+	int n = 1, cap = batch_cap(s);
 
+	if (cap < 2)
+		return 1;
 	buf_addf(&key, BATCH_KEY "%s", job->key);
 	if (s->batch_k < 2)
 		s->batch_k = s->o->batch < BATCH_FIRST_K ? s->o->batch : BATCH_FIRST_K;
-	while (n < s->batch_k) {
+	while (n < s->batch_k && n < cap) {
 		struct runner_job more = { NULL, NULL };
 		const struct wrapped *t;
 		int r = next_test(s, &more, &t, e);
@@ -537,9 +565,14 @@ static int batch_done(struct session *s, const struct runner_job *job, const str
 	if (!ran && s->batch_k > 2)
 		s->batch_k /= 2;
 	if (!ran) {
-		if (n > 1) {
+		/* Halves, down to single tests; four or fewer run alone at once: halving them costs up to
+		 * six compilations where running them alone costs four. */
+		if (n > BATCH_ALONE) {
 			push_half(s, half_key(ids + n / 2, n - n / 2));
 			push_half(s, half_key(ids, n / 2));
+		} else {
+			for (k = n; k-- > 0;)
+				push_half(s, xstrdup(ids[k]));
 		}
 		session_tick(s);
 		goto out;

@@ -7,7 +7,8 @@ picks a fault. Never a stand-in for a real frontend's results.
     Exp      raises while compiling
     Abs      the output of every Abs node plus one (a wrong result; a batch's other tests are right)
 
-It declares BATCH = True, so that ferry run --batch merges its tests.
+It declares BATCH = True, so that ferry run --batch merges its tests. With FERRY_BATCHFAULT_LOG set,
+each compilation appends a line to that file.
 """
 import ctypes
 import os
@@ -41,6 +42,9 @@ def load(testdir):
 
 def compile(loaded):
     ops, wrong, model = loaded
+    if os.environ.get("FERRY_BATCHFAULT_LOG"):  # each compilation a line, for the test that counts them
+        with open(os.environ["FERRY_BATCHFAULT_LOG"], "a") as f:
+            f.write("compile\n")
     if "Neg" in ops:
         ctypes.string_at(0)
     if "Exp" in ops:
