@@ -68,17 +68,15 @@ RUN = {
     core = ov.Core()
     c = core.compile_model(core.read_model(model=model.SerializeToString(), weights=b""), "CPU", """ + _OV_CONFIG + """)
 """ + _OV_IO.replace("{FEEDS}", "inputs.values()")),
-    "tvm-onnx": ("import tvm\nfrom tvm import relax\nfrom tvm.relax.frontend.onnx import from_onnx", """def run(model, inputs):  # TVM Relax's ONNX frontend, llvm
-    vm = relax.VirtualMachine(tvm.compile(from_onnx(model), target="llvm"), tvm.cpu())
+    "tvm-onnx": ("import tvm.relax.frontend.onnx", """def run(model, inputs):  # TVM Relax's ONNX frontend, llvm
+    vm = tvm.relax.VirtualMachine(tvm.compile(tvm.relax.frontend.onnx.from_onnx(model), target="llvm"), tvm.cpu())
     out = vm["main"](*[tvm.runtime.tensor(v) for v in inputs.values()])
     return [o.numpy() for o in (out if len(model.graph.output) > 1 else [out])]"""),
-    "iree-onnx": ("from iree import runtime as rt\nfrom iree.compiler import compile_str, ir\n"
-                  "from iree.compiler.extras import onnx_importer", """def run(model, inputs):  # as iree-import-onnx, then iree-compile for llvm-cpu
+    "iree-onnx": ("import iree.compiler, iree.runtime\nfrom iree.compiler.extras import onnx_importer", """def run(model, inputs):  # as iree-import-onnx, then iree-compile for llvm-cpu
     info = onnx_importer.ModelInfo(onnx.shape_inference.infer_shapes(model, data_prop=True))
-    module = info.create_module(context=ir.Context()).operation
-    onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
-    vmfb = compile_str(str(module), target_backends=["llvm-cpu"], input_type="onnx", extra_args=["--iree-llvmcpu-target-cpu=generic", "--iree-input-demote-f64-to-f32=false"])
-    out = rt.load_vm_flatbuffer(vmfb, driver="local-sync")[model.graph.name](*inputs.values())
+    onnx_importer.NodeImporter.define_function(info.main_graph, module := info.create_module(context=iree.compiler.ir.Context()).operation).import_all()
+    vmfb = iree.compiler.compile_str(str(module), target_backends=["llvm-cpu"], input_type="onnx", extra_args=["--iree-llvmcpu-target-cpu=generic", "--iree-input-demote-f64-to-f32=false"])
+    out = iree.runtime.load_vm_flatbuffer(vmfb, driver="local-sync")[model.graph.name](*inputs.values())
     return [np.asarray(o.to_host()) for o in (out if isinstance(out, (list, tuple)) else [out])]"""),
     "inductor": ("", """def run(model, inputs):  # torch.compile with TorchInductor
     with torch.no_grad():
@@ -97,8 +95,8 @@ RUN = {
     with torch.no_grad():
         c = torch.compile(model, backend="openvino", fullgraph=True, options={"device": "CPU", "config": """ + _OV_CONFIG + """})
         return [{NUMPY} for t in c(*inputs)]"""),
-    "tvm-pytorch": ("import tvm\nfrom tvm import relax\nfrom tvm.relax.frontend.torch import from_exported_program", """def run(model, inputs):  # torch.export, then TVM Relax's PyTorch frontend, llvm
-    vm = relax.VirtualMachine(tvm.compile(from_exported_program(torch.export.export(model, tuple(inputs))), target="llvm"), tvm.cpu())
+    "tvm-pytorch": ("import tvm.relax.frontend.torch", """def run(model, inputs):  # torch.export, then TVM Relax's PyTorch frontend, llvm
+    vm = tvm.relax.VirtualMachine(tvm.compile(tvm.relax.frontend.torch.from_exported_program(torch.export.export(model, tuple(inputs))), target="llvm"), tvm.cpu())
     out = vm["main"](*[tvm.runtime.tensor({FEED}) for t in inputs])
     return [o.numpy() for o in (out if isinstance(out, (list, tuple)) or type(out).__name__ == "Array" else [out])]"""),
 }
@@ -225,7 +223,7 @@ def tolerance(library, op, dtype, frontend, atol=None, rtol=None):
 # (or 2 ulps of want in float16 and bfloat16); a random operator's values not at all
 _DIFFER_HEAD = (
     "def differ(k, g, w):  # prints where output k differs from want as ferry's oracle judges it",
-    "    g = np.asarray(g)",
+    "    g = np.asarray(g); np.seterr(all=\"ignore\")  # Inf - Inf is NaN, and no warning",
     "    if g.shape != w.shape or g.dtype != w.dtype: return not print(f\"output {k}: got {g.dtype} {list(g.shape)}, want {w.dtype} {list(w.shape)}\")")
 _DIFFER_FLOAT = (
     "    a, b = (x.astype(complex if w.dtype.kind == \"c\" else float) for x in (g, w))",
@@ -286,16 +284,18 @@ def script(library, record_json, testdir, frontend, atol=None, rtol=None):
         model, inputs, body = _torch_parts(record, testdir, meta, body, imports)
     else:
         raise ValueError(f"ferry file has no short reproducer of {library} tests: {_NOT_COVERED}")
-    imports.update(line for line in run_imports.splitlines() if line)
+    for line in run_imports.splitlines():  # "import a, b" as "import a" and "import b"
+        imports.update(["import " + x.strip() for x in line[7:].split(",")] if line.startswith("import ") else [line])
     wants = _wants(testdir, meta)
     want = "want = [" + ", ".join(np_literal(w, imports) for w in wants) + "]"
     head = (f"# {_comment(op)} on {_comment(adapter.NAME)} {_comment(adapter.version())}, ferry instance "
             f"{_comment(record.get('id', meta.get('id', '?')))}: exit 1 while the bug shows")
-    stdlib = sorted(x[7:] for x in imports if x.startswith("import ") and x[7:] in _STDLIB)
-    others = sorted((x for x in imports if not (x.startswith("import ") and x[7:] in _STDLIB)),
-                    key=lambda x: (x.startswith("from "), x))
-    if "import onnx.parser" in others and "import onnx" in others:
-        others.remove("import onnx")  # binds onnx too
+    # one line of the standard library's modules, one of the others' (lines count in an issue)
+    names = {x[7:] for x in imports if x.startswith("import ")}
+    if "onnx.parser" in names:
+        names.discard("onnx")  # import onnx.parser binds onnx too
+    stdlib = sorted(names & set(_STDLIB))
+    others = ["import " + ", ".join(sorted(names - set(_STDLIB)))] + sorted(x for x in imports if x.startswith("from "))
     tail = _TAIL.replace("{FRONTEND}", adapter.NAME.replace("{", "").replace("}", "").replace('"', ""))
     return "\n".join([head, "import " + ", ".join(stdlib), *others, model, inputs, want, body,
                       _differ(wants, meta.get("random"), atol, rtol), tail]) + "\n"
