@@ -82,14 +82,14 @@ RUN = {
     with torch.no_grad():
         return [{NUMPY} for t in torch.compile(model, backend="inductor", fullgraph=True)(*inputs)]"""),
     "torch-onnx-ort": ("import onnxruntime as ort", """def run(model, inputs):  # torch.onnx.export (dynamo), then ONNX Runtime's CPU provider
-    s = ort.InferenceSession(torch.onnx.export(model, tuple(inputs), dynamo=True).model_proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    s = ort.InferenceSession(torch.onnx.export(model, tuple(inputs), dynamo=True, verbose=False).model_proto.SerializeToString(), providers=["CPUExecutionProvider"])
     return s.run(None, {i.name: inputs[int(i.name[1:])].numpy() for i in s.get_inputs()})"""),
     "openvino-export": ("import openvino as ov", """def run(model, inputs):  # torch.export, then OpenVINO's PyTorch frontend, CPU
     c = ov.compile_model(ov.convert_model(torch.export.export(model, tuple(inputs))), "CPU", """ + _OV_CONFIG + """)
 """ + _OV_IO.replace("{FEEDS}", "[{FEED}]")),
     "openvino-pytorch": ("import openvino as ov", """def run(model, inputs):  # traced and frozen TorchScript, then OpenVINO's PyTorch frontend, CPU
-    ts = torch.jit.freeze(torch.jit.trace(model, tuple(inputs), check_trace=False).eval(), optimize_numerics=False)
-    c = ov.compile_model(ov.convert_model(ts, example_input=tuple(inputs)), "CPU", """ + _OV_CONFIG + """)
+    ts = torch.jit.freeze(torch.jit.trace(model, tuple(t.clone() for t in inputs), check_trace=False).eval(), optimize_numerics=False)
+    c = ov.compile_model(ov.convert_model(ts, example_input=tuple(t.clone() for t in inputs)), "CPU", """ + _OV_CONFIG + """)
 """ + _OV_IO.replace("{FEEDS}", "[{FEED}]")),
     "openvino-fx": ("import openvino.torch", """def run(model, inputs):  # torch.compile with OpenVINO's backend, CPU
     with torch.no_grad():
@@ -164,6 +164,8 @@ def np_literal(value, imports):
         return f"np.array({a.tolist()!r}, dtype=object)"
     dtype = _dtype_text(a, imports)
     shape = f".reshape({list(a.shape)!r})" if a.ndim != 1 else ""
+    if a.ndim == 0:
+        return f"np.array({_list_text(a)[1:-1]}, dtype={dtype})"
     if a.size <= LITERAL_MAX:
         return f"np.array({_list_text(a)}, dtype={dtype}){shape}"
     imports.update(("import base64", "import zlib"))
@@ -180,13 +182,14 @@ def torch_literal(t, imports):
     import torch
 
     name = str(t.dtype).replace("torch.", "")
-    if name in ("complex32",) or name.startswith(("uint1", "uint2", "uint3", "uint4", "uint5", "uint6", "uint7", "int1",
-                                                   "int2", "int3", "int4", "int5", "int6", "int7", "quint", "qint")):
+    if name == "complex32" or name in [f"{u}int{k}" for u in ("", "u") for k in range(1, 8)] or "qint" in name:
         raise ValueError(f"{name} tensors are not written by the short reproducer: the full reproducer carries them")
     dtype = _TORCH_DTYPES.get(name, f"torch.{name}")
     shape = f".reshape({list(t.shape)!r})" if t.dim() != 1 else ""
     if t.numel() <= LITERAL_MAX:
         wide = t.detach().to(torch.float64 if t.is_floating_point() else torch.complex128 if t.is_complex() else t.dtype)
+        if t.dim() == 0:
+            return f"torch.tensor({_list_text(wide.numpy())[1:-1]}, dtype={dtype})"
         return f"torch.tensor({_list_text(wide.numpy())}, dtype={dtype}){shape}"
     imports.update(("import base64", "import zlib"))
     raw = t.detach().contiguous().view(-1).view(torch.uint8).numpy().tobytes()
@@ -370,7 +373,8 @@ def _torch_value(v, consts, names):
     if isinstance(v, list):
         return "[" + ", ".join(_torch_value(x, consts, names) for x in v) + "]"
     if isinstance(v, tuple):
-        return "(" + "".join(_torch_value(x, consts, names) + ", " for x in v).rstrip(" ") + ")" if v else "()"
+        items = [_torch_value(x, consts, names) for x in v]
+        return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
     if isinstance(v, dict):
         return "{" + ", ".join(f"{k!r}: {_torch_value(x, consts, names)}" for k, x in v.items()) + "}"
     if isinstance(v, float):
@@ -432,10 +436,12 @@ def _torch_parts(record, testdir, meta, body, imports):
     xs = "".join(f", x{k}" for k in range(len(tensors)))
     lines = ["class Model(torch.nn.Module):"]
     if init:
-        lines += ["    def __init__(self):", "        super().__init__()"] + init
+        init[0] = "        super().__init__(); " + init[0].lstrip()
+        lines += ["    def __init__(self):"] + init
     lines += [f"    def forward(self{xs}):", f"        return {result}", "model = Model()"]
     inputs = "inputs = [" + ", ".join(torch_literal(t, imports) for t in tensors) + "]"
-    narrow = any(str(t.dtype).replace("torch.", "") in _NARROW for t in list(tensors) + list(out))
+    outs = [out] if isinstance(out, torch.Tensor) else list(out)
+    narrow = any(str(t.dtype).replace("torch.", "") in _NARROW for t in list(tensors) + outs)
     if narrow:
         imports.add("import ml_dtypes")
         numpy = "(t.float().numpy().astype(getattr(ml_dtypes, str(t.dtype)[6:])) if t.dtype.itemsize == 1 or t.dtype == torch.bfloat16 else t.numpy())"
