@@ -454,3 +454,106 @@ def _torch_parts(record, testdir, meta, body, imports):
         imports.add("import ml_dtypes")
     body = body.replace("{NUMPY}", numpy).replace("[{FEED}]", f"[{feed} for t in inputs]").replace("{FEED}", feed)
     return "\n".join(lines), inputs, body
+
+
+# --- a float64 reference ----------------------------------------------------------------------------
+
+_FLOATS = (1, 10, 11, 16)  # ONNX's FLOAT, FLOAT16, DOUBLE, BFLOAT16
+
+
+def reference64(library, record_json, testdir):
+    """The test's outputs computed in float64 by the library, beside the reference it was compared
+    with (an issue shows both): ONNX by onnx.reference on the model with its float types made double,
+    PyTorch by the eager module on float64 inputs. None where the library cannot: no float output,
+    an operator whose types are attributes (Cast, ...), or a model that is not valid in double."""
+    try:
+        outs = _reference64_onnx(testdir) if library == "onnx" else \
+            _reference64_torch(record_json, testdir) if library == "torch" else None
+    except Exception:  # not valid in float64: the issue shows no float64 reference
+        return None
+    # every float output in float64 (integer outputs, a TopK's indices, as they are), and one at least
+    if not outs or not all(isinstance(o, np.ndarray) and (o.dtype == np.float64 or o.dtype.kind in "biu")
+                           for o in outs) or not any(o.dtype == np.float64 for o in outs):
+        return None
+    return outs
+
+
+def _reference64_onnx(testdir):
+    import onnx
+    import onnx.reference
+
+    model = onnx.load(os.path.join(testdir, "model.onnx"))
+    graph = model.graph
+    typed = list(graph.input) + list(graph.output) + list(graph.value_info)
+    if not any(v.type.tensor_type.elem_type in _FLOATS for v in graph.output):
+        return None
+    for node in graph.node:  # a type in an attribute, or a subgraph: double would change what it means
+        if any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS, onnx.AttributeProto.TENSOR)
+               or a.name in ("to", "dtype", "output_dtype") for a in node.attribute):
+            return None
+    for v in typed:
+        if v.type.tensor_type.elem_type in _FLOATS:
+            v.type.tensor_type.elem_type = onnx.TensorProto.DOUBLE
+    for k, init in enumerate(graph.initializer):
+        if init.data_type in _FLOATS:
+            graph.initializer[k].CopyFrom(onnx.numpy_helper.from_array(
+                onnx.numpy_helper.to_array(init).astype(np.float64), init.name))
+    onnx.checker.check_model(model, full_check=True)
+    meta = driver._meta(testdir)
+    inputs = {k: np.asarray(v).astype(np.float64) if np.asarray(v).dtype.kind in "fV" else v
+              for k, v in driver.test_inputs(testdir, meta).items()}
+    return [np.asarray(o) for o in onnx.reference.ReferenceEvaluator(model).run(None, inputs)]
+
+
+def _reference64_torch(record_json, testdir):
+    import torch
+
+    from ferry.templates import torch as template
+    from ferry.templates.runtime_torch import ferry_flatten
+
+    meta = driver._meta(testdir)
+    plan = template._Plan(json.loads(record_json), meta.get("weights", "input"))
+    module = plan.build()
+    module.to(torch.float64)  # the operator's weights and the constants, where floating
+    inputs = [t.to(torch.float64) if t.is_floating_point() else t for t in plan.inputs()]
+    with torch.no_grad():
+        outs = ferry_flatten(module(*inputs))
+    return [t.detach().numpy() if t.dtype == torch.float64 or not (t.is_floating_point() or t.is_complex()) else None
+            for t in outs]
+
+
+# --- the command line, for the C side ---------------------------------------------------------------
+
+def main(argv):
+    """python -m ferry.oracle.filing script|reference64 LIBRARY TESTDIR FRONTEND [RECORD_JSON_FILE]:
+    the script on stdout, or the float64 reference as JSON (a list of nested lists, or null). The
+    record defaults to TESTDIR/record.json where the template wrote one, else none. Exit status 0,
+    2 for bad usage, 1 where there is no short script (the reason on stderr)."""
+    import sys
+
+    if len(argv) not in (4, 5) or argv[0] not in ("script", "reference64"):
+        print("usage: python -m ferry.oracle.filing script|reference64 LIBRARY TESTDIR FRONTEND [RECORD_JSON_FILE]",
+              file=sys.stderr)
+        return 2
+    what, library, testdir, frontend = argv[:4]
+    path = argv[4] if len(argv) == 5 else os.path.join(testdir, "record.json")
+    record_json = ""
+    if len(argv) == 5 or os.path.exists(path):
+        with open(path) as f:
+            record_json = f.read()
+    if what == "reference64":
+        outs = reference64(library, record_json, testdir)
+        print(json.dumps(None if outs is None else [o.tolist() for o in outs]))
+        return 0
+    try:
+        sys.stdout.write(script(library, record_json, testdir, frontend))
+    except ValueError as e:
+        print(f"ferry: no short reproducer: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))
