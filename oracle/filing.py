@@ -49,56 +49,86 @@ _SUB_BYTE = ("int4", "uint4", "int2", "uint2", "float4_e2m1fn")
 
 # --- how each frontend is run ---------------------------------------------------------------------
 
-_ORT = ("import onnxruntime as ort", """def run(model, inputs):  # ONNX Runtime's CPU provider, all graph optimisations (its default)
-    s = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-{ORT_RUN}""")
+def _body(*lines):
+    """A run() of RUN from its lines (each line of the script may be several string literals here)."""
+    return "\n".join(lines)
+
+
+_ORT = ("import onnxruntime as ort", _body(
+    "def run(model, inputs):  # ONNX Runtime's CPU provider, all graph optimisations (its default)",
+    '    s = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])',
+    "{ORT_RUN}"))
 
 # ONNX Runtime's binding has no numpy type for bfloat16 and float8: their bits go in and come out
 _ORT_PLAIN = "    return s.run(None, inputs)"
-_ORT_BITS = """    feeds = {k: ort.OrtValue.ortvalue_from_numpy_with_onnx_type(v.view(f"u{v.itemsize}") if v.dtype.kind == "V" else v, onnx.helper.np_dtype_to_tensor_dtype(v.dtype)) for k, v in inputs.items()}
-    return [np.frombuffer(ctypes.string_at(v.data_ptr(), v.tensor_size_in_bytes()), onnx.helper.tensor_dtype_to_np_dtype(o.type.tensor_type.elem_type)).reshape(v.shape()) for v, o in zip(s.run_with_ort_values(None, feeds), model.graph.output)]"""
+_ORT_BITS = _body(
+    '    feeds = {k: ort.OrtValue.ortvalue_from_numpy_with_onnx_type(v.view(f"u{v.itemsize}") if v.dtype.kind == "V" else v, '
+    "onnx.helper.np_dtype_to_tensor_dtype(v.dtype)) for k, v in inputs.items()}",
+    "    return [np.frombuffer(ctypes.string_at(v.data_ptr(), v.tensor_size_in_bytes()), "
+    "onnx.helper.tensor_dtype_to_np_dtype(o.type.tensor_type.elem_type)).reshape(v.shape()) "
+    "for v, o in zip(s.run_with_ort_values(None, feeds), model.graph.output)]")
 
 _OV_CONFIG = '{"INFERENCE_PRECISION_HINT": "f32"}'  # f32, not the bf16 OpenVINO picks on CPUs that have it
-_OV_IO = """    r = c([ov.Tensor(v.view(np.float16), list(v.shape), ov.Type.bf16) if v.dtype.name == "bfloat16" else v for v in {FEEDS}])
-    return [r[o].view(ml_dtypes.bfloat16) if o.get_element_type() == ov.Type.bf16 else r[o] for o in c.outputs]"""
+# OpenVINO's Python API takes and gives bfloat16 as its bits, labelled float16
+_OV_IO = _body(
+    '    r = c([ov.Tensor(v.view(np.float16), list(v.shape), ov.Type.bf16) if v.dtype.name == "bfloat16" else v '
+    "for v in {FEEDS}])",
+    "    return [r[o].view(ml_dtypes.bfloat16) if o.get_element_type() == ov.Type.bf16 else r[o] for o in c.outputs]")
 
 RUN = {
     "ort": _ORT,
-    "openvino-onnx": ("import openvino as ov", """def run(model, inputs):  # OpenVINO's ONNX frontend, CPU
-    core = ov.Core()
-    c = core.compile_model(core.read_model(model=model.SerializeToString(), weights=b""), "CPU", """ + _OV_CONFIG + """)
-""" + _OV_IO.replace("{FEEDS}", "inputs.values()")),
-    "tvm-onnx": ("import tvm.relax.frontend.onnx", """def run(model, inputs):  # TVM Relax's ONNX frontend, llvm
-    vm = tvm.relax.VirtualMachine(tvm.compile(tvm.relax.frontend.onnx.from_onnx(model), target="llvm"), tvm.cpu())
-    out = vm["main"](*[tvm.runtime.tensor(v) for v in inputs.values()])
-    return [o.numpy() for o in (out if len(model.graph.output) > 1 else [out])]"""),
-    "iree-onnx": ("import iree.compiler, iree.runtime\nfrom iree.compiler.extras import onnx_importer", """def run(model, inputs):  # as iree-import-onnx, then iree-compile for llvm-cpu
-    info = onnx_importer.ModelInfo(onnx.shape_inference.infer_shapes(model, data_prop=True))
-    onnx_importer.NodeImporter.define_function(info.main_graph, module := info.create_module(context=iree.compiler.ir.Context()).operation).import_all()
-    vmfb = iree.compiler.compile_str(str(module), target_backends=["llvm-cpu"], input_type="onnx", extra_args=["--iree-llvmcpu-target-cpu=generic", "--iree-input-demote-f64-to-f32=false"])
-    out = iree.runtime.load_vm_flatbuffer(vmfb, driver="local-sync")[model.graph.name](*inputs.values())
-    return [np.asarray(o.to_host()) for o in (out if isinstance(out, (list, tuple)) else [out])]"""),
-    "inductor": ("", """def run(model, inputs):  # torch.compile with TorchInductor
-    with torch.no_grad():
-        return [{NUMPY} for t in torch.compile(model, backend="inductor", fullgraph=True)(*inputs)]"""),
-    "torch-onnx-ort": ("import onnxruntime as ort", """def run(model, inputs):  # torch.onnx.export (dynamo), then ONNX Runtime's CPU provider
-    s = ort.InferenceSession(torch.onnx.export(model, tuple(inputs), dynamo=True, verbose=False).model_proto.SerializeToString(), providers=["CPUExecutionProvider"])
-    return s.run(None, {i.name: inputs[int(i.name[1:])].numpy() for i in s.get_inputs()})"""),
-    "openvino-export": ("import openvino as ov", """def run(model, inputs):  # torch.export, then OpenVINO's PyTorch frontend, CPU
-    c = ov.compile_model(ov.convert_model(torch.export.export(model, tuple(inputs))), "CPU", """ + _OV_CONFIG + """)
-""" + _OV_IO.replace("{FEEDS}", "[{FEED}]")),
-    "openvino-pytorch": ("import openvino as ov", """def run(model, inputs):  # traced and frozen TorchScript, then OpenVINO's PyTorch frontend, CPU
-    ts = torch.jit.freeze(torch.jit.trace(model, tuple(t.clone() for t in inputs), check_trace=False).eval(), optimize_numerics=False)
-    c = ov.compile_model(ov.convert_model(ts, example_input=tuple(t.clone() for t in inputs)), "CPU", """ + _OV_CONFIG + """)
-""" + _OV_IO.replace("{FEEDS}", "[{FEED}]")),
-    "openvino-fx": ("import openvino.torch", """def run(model, inputs):  # torch.compile with OpenVINO's backend, CPU
-    with torch.no_grad():
-        c = torch.compile(model, backend="openvino", fullgraph=True, options={"device": "CPU", "config": """ + _OV_CONFIG + """})
-        return [{NUMPY} for t in c(*inputs)]"""),
-    "tvm-pytorch": ("import tvm.relax.frontend.torch", """def run(model, inputs):  # torch.export, then TVM Relax's PyTorch frontend, llvm
-    vm = tvm.relax.VirtualMachine(tvm.compile(tvm.relax.frontend.torch.from_exported_program(torch.export.export(model, tuple(inputs))), target="llvm"), tvm.cpu())
-    out = vm["main"](*[tvm.runtime.tensor({FEED}) for t in inputs])
-    return [o.numpy() for o in (out if isinstance(out, (list, tuple)) or type(out).__name__ == "Array" else [out])]"""),
+    "openvino-onnx": ("import openvino as ov", _body(
+        "def run(model, inputs):  # OpenVINO's ONNX frontend, CPU",
+        "    core = ov.Core()",
+        '    c = core.compile_model(core.read_model(model=model.SerializeToString(), weights=b""), "CPU", '
+        + _OV_CONFIG + ")",
+        _OV_IO.replace("{FEEDS}", "inputs.values()"))),
+    "tvm-onnx": ("import tvm.relax.frontend.onnx", _body(
+        "def run(model, inputs):  # TVM Relax's ONNX frontend, llvm",
+        '    vm = tvm.relax.VirtualMachine(tvm.compile(tvm.relax.frontend.onnx.from_onnx(model), target="llvm"), tvm.cpu())',
+        '    out = vm["main"](*[tvm.runtime.tensor(v) for v in inputs.values()])',
+        "    return [o.numpy() for o in (out if len(model.graph.output) > 1 else [out])]")),
+    "iree-onnx": ("import iree.compiler, iree.runtime\nfrom iree.compiler.extras import onnx_importer", _body(
+        "def run(model, inputs):  # as iree-import-onnx, then iree-compile for llvm-cpu",
+        "    info = onnx_importer.ModelInfo(onnx.shape_inference.infer_shapes(model, data_prop=True))",
+        "    onnx_importer.NodeImporter.define_function(info.main_graph, "
+        "module := info.create_module(context=iree.compiler.ir.Context()).operation).import_all()",
+        '    vmfb = iree.compiler.compile_str(str(module), target_backends=["llvm-cpu"], input_type="onnx", '
+        'extra_args=["--iree-llvmcpu-target-cpu=generic", "--iree-input-demote-f64-to-f32=false"])',
+        '    out = iree.runtime.load_vm_flatbuffer(vmfb, driver="local-sync")[model.graph.name](*inputs.values())',
+        "    return [np.asarray(o.to_host()) for o in (out if isinstance(out, (list, tuple)) else [out])]")),
+    "inductor": ("", _body(
+        "def run(model, inputs):  # torch.compile with TorchInductor",
+        "    with torch.no_grad():",
+        '        return [{NUMPY} for t in torch.compile(model, backend="inductor", fullgraph=True)(*inputs)]')),
+    "torch-onnx-ort": ("import onnxruntime as ort", _body(
+        "def run(model, inputs):  # torch.onnx.export (dynamo), then ONNX Runtime's CPU provider",
+        "    s = ort.InferenceSession(torch.onnx.export(model, tuple(inputs), dynamo=True, verbose=False)"
+        '.model_proto.SerializeToString(), providers=["CPUExecutionProvider"])',
+        "    return s.run(None, {i.name: inputs[int(i.name[1:])].numpy() for i in s.get_inputs()})")),
+    "openvino-export": ("import openvino as ov", _body(
+        "def run(model, inputs):  # torch.export, then OpenVINO's PyTorch frontend, CPU",
+        '    c = ov.compile_model(ov.convert_model(torch.export.export(model, tuple(inputs))), "CPU", ' + _OV_CONFIG + ")",
+        _OV_IO.replace("{FEEDS}", "[{FEED}]"))),
+    "openvino-pytorch": ("import openvino as ov", _body(
+        "def run(model, inputs):  # traced and frozen TorchScript, then OpenVINO's PyTorch frontend, CPU",
+        "    ts = torch.jit.freeze(torch.jit.trace(model, tuple(t.clone() for t in inputs), check_trace=False).eval(), "
+        "optimize_numerics=False)",
+        '    c = ov.compile_model(ov.convert_model(ts, example_input=tuple(t.clone() for t in inputs)), "CPU", '
+        + _OV_CONFIG + ")",
+        _OV_IO.replace("{FEEDS}", "[{FEED}]"))),
+    "openvino-fx": ("import openvino.torch", _body(
+        "def run(model, inputs):  # torch.compile with OpenVINO's backend, CPU",
+        "    with torch.no_grad():",
+        '        c = torch.compile(model, backend="openvino", fullgraph=True, options={"device": "CPU", "config": '
+        + _OV_CONFIG + "})",
+        "        return [{NUMPY} for t in c(*inputs)]")),
+    "tvm-pytorch": ("import tvm.relax.frontend.torch", _body(
+        "def run(model, inputs):  # torch.export, then TVM Relax's PyTorch frontend, llvm",
+        "    vm = tvm.relax.VirtualMachine(tvm.compile(tvm.relax.frontend.torch.from_exported_program("
+        'torch.export.export(model, tuple(inputs))), target="llvm"), tvm.cpu())',
+        '    out = vm["main"](*[tvm.runtime.tensor({FEED}) for t in inputs])',
+        '    return [o.numpy() for o in (out if isinstance(out, (list, tuple)) or type(out).__name__ == "Array" else [out])]')),
 }
 
 # what a run of each library's frontends is said to have found, and what a frontend not in RUN gets
@@ -227,21 +257,25 @@ def tolerance(library, op, dtype, frontend, atol=None, rtol=None):
 _DIFFER_HEAD = (
     "def differ(k, g, w):  # prints where output k differs from want as ferry's oracle judges it",
     "    g = np.asarray(g); np.seterr(all=\"ignore\")  # Inf - Inf is NaN, and no warning",
-    "    if g.shape != w.shape or g.dtype != w.dtype: return not print(f\"output {k}: got {g.dtype} {list(g.shape)}, want {w.dtype} {list(w.shape)}\")")
+    "    if g.shape != w.shape or g.dtype != w.dtype: "
+    "return not print(f\"output {k}: got {g.dtype} {list(g.shape)}, want {w.dtype} {list(w.shape)}\")")
 _DIFFER_FLOAT = (
     "    a, b = (x.astype(complex if w.dtype.kind == \"c\" else float) for x in (g, w))",
     "    tol = {TOL}",
     "    bad = ~((a == b) | (np.isnan(a) & np.isnan(b)) | (np.isfinite(a) & np.isfinite(b) & (abs(a - b) <= tol)))")
 _DIFFER_TAIL = (
-    "    if bad.any(): print(f\"output {k}: {int(bad.sum())} of {bad.size} elements differ\", *[f\"  {list(map(int, i))} got {g[i]} want {w[i]}\" for i in map(tuple, np.argwhere(bad)[:10])], sep=\"\\n\")",
+    "    if bad.any(): print(f\"output {k}: {int(bad.sum())} of {bad.size} elements differ\", "
+    "*[f\"  {list(map(int, i))} got {g[i]} want {w[i]}\" for i in map(tuple, np.argwhere(bad)[:10])], sep=\"\\n\")",
     "    return bad.any()")
 
-_TAIL = '''try:
-    got = run(model, inputs)
-except Exception as e:
-    sys.exit(print(f"{FRONTEND} raised {type(e).__name__}: {e}\\nBUG") or 1)
-bug = [differ(k, g, w) for k, (g, w) in enumerate(zip(got, want))] + [len(got) != len(want) and not print(f"got {len(got)} outputs, want {len(want)}")]
-sys.exit(print("BUG" if any(bug) else "no bug") or int(any(bug)))'''
+_TAIL = _body(
+    "try:",
+    "    got = run(model, inputs)",
+    "except Exception as e:",
+    '    sys.exit(print(f"{FRONTEND} raised {type(e).__name__}: {e}\\nBUG") or 1)',
+    "bug = [differ(k, g, w) for k, (g, w) in enumerate(zip(got, want))] + "
+    '[len(got) != len(want) and not print(f"got {len(got)} outputs, want {len(want)}")]',
+    'sys.exit(print("BUG" if any(bug) else "no bug") or int(any(bug)))')
 
 
 def _differ(wants, random, atol, rtol):
@@ -444,8 +478,10 @@ def _torch_parts(record, testdir, meta, body, imports):
     narrow = any(str(t.dtype).replace("torch.", "") in _NARROW for t in list(tensors) + outs)
     if narrow:
         imports.add("import ml_dtypes")
-        numpy = "(t.float().numpy().astype(getattr(ml_dtypes, str(t.dtype)[6:])) if t.dtype.itemsize == 1 or t.dtype == torch.bfloat16 else t.numpy())"
-        feed = "t.float().numpy().astype(getattr(ml_dtypes, str(t.dtype)[6:])) if t.dtype.itemsize == 1 or t.dtype == torch.bfloat16 else t.numpy()"
+        # numpy has no bfloat16 and float8 (ml_dtypes has): their values go through float32, exactly
+        feed = ("t.float().numpy().astype(getattr(ml_dtypes, str(t.dtype)[6:])) "
+                "if t.dtype.is_floating_point and t.dtype.itemsize == 1 or t.dtype == torch.bfloat16 else t.numpy()")
+        numpy = f"({feed})"
     else:
         numpy, feed = "t.numpy()", "t.numpy()"
     if narrow and "onnx.export" in body:
