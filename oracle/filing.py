@@ -130,10 +130,18 @@ RUN = {
         'torch.export.export(model, tuple(inputs))), target="llvm"), tvm.cpu())',
         '    out = vm["main"](*[tvm.runtime.tensor({FEED}) for t in inputs])',
         '    return [o.numpy() for o in (out if isinstance(out, (list, tuple)) or type(out).__name__ == "Array" else [out])]')),
+    "xla-tf": ("import tempfile\nimport tensorflow as tf", _body(
+        "def run(model, inputs):  # the model's SavedModel, its serving function compiled whole by XLA, CPU",
+        '    model.export(d := tempfile.mkdtemp(), format="tf_saved_model", verbose=False, '
+        'input_signature=[[tf.TensorSpec(x.shape, x.dtype, name=f"in_{k}") for k, x in enumerate(inputs)]])',
+        '    serving = (loaded := tf.saved_model.load(d)).signatures["serving_default"]',
+        '    with tf.device("/CPU:0"):',
+        '        out = tf.function(lambda **f: serving(**f), jit_compile=True)(**{f"in_{k}": x for k, x in enumerate(inputs)})',
+        '    return [np.asarray(out[f"output_{k}"]) for k in range(len(out))]')),
 }
 
 # what a run of each library's frontends is said to have found, and what a frontend not in RUN gets
-_NOT_COVERED = ("its models (TensorFlow and Keras) are not made in a few lines yet: the full reproducer "
+_NOT_COVERED = ("its models (tf_keras's, or Keras's on this frontend) are not made in a few lines yet: the full reproducer "
                 "(ferry show) has it")
 
 
@@ -320,6 +328,8 @@ def script(library, record_json, testdir, frontend, atol=None, rtol=None):
         model, inputs, body = _onnx_parts(testdir, meta, body, imports)
     elif library == "torch":
         model, inputs, body = _torch_parts(record, testdir, meta, body, imports)
+    elif library == "keras":
+        model, inputs = _keras_parts(record, testdir, meta, imports)
     else:
         raise ValueError(f"ferry file has no short reproducer of {library} tests: {_NOT_COVERED}")
     for line in run_imports.splitlines():  # "import a, b" as "import a" and "import b"
@@ -339,7 +349,7 @@ def script(library, record_json, testdir, frontend, atol=None, rtol=None):
                       _differ(wants, meta.get("random"), atol, rtol), tail]) + "\n"
 
 
-_STDLIB = ("base64", "ctypes", "sys", "zlib")
+_STDLIB = ("base64", "ctypes", "os", "sys", "tempfile", "zlib")
 _QUOTES = "'" * 3
 
 
@@ -393,29 +403,32 @@ def _onnx_text(model):
 
 # --- PyTorch ----------------------------------------------------------------------------------------
 
-def _torch_value(v, consts, names):
-    """Source text of a call's argument: x0, x1 for forward's inputs, self.cK for the constants
-    (collected in consts), else a literal that evaluates back to v."""
+def _py_value(v, consts, names=None):
+    """Source text of a call's argument: x0, x1 for the model's inputs, self.cK for PyTorch's
+    constants (collected in consts), else a literal that evaluates back to v."""
     import torch
 
-    from ferry.templates.runtime_torch import FerryConst, FerrySlot
+    from ferry.templates.runtime_torch import FerryConst
 
-    if isinstance(v, FerrySlot):
+    if type(v).__name__ == "FerrySlot":  # PyTorch's or Keras's runtime's
         return f"x{v.k}"
     if isinstance(v, FerryConst):
         consts.append(v.tensor)
         return f"self.c{len(consts) - 1}"
     if isinstance(v, list):
-        return "[" + ", ".join(_torch_value(x, consts, names) for x in v) + "]"
+        return "[" + ", ".join(_py_value(x, consts, names) for x in v) + "]"
     if isinstance(v, tuple):
-        items = [_torch_value(x, consts, names) for x in v]
+        items = [_py_value(x, consts, names) for x in v]
         return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{k!r}: {_torch_value(x, consts, names)}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{k!r}: {_py_value(x, consts, names)}" for k, x in v.items()) + "}"
     if isinstance(v, float):
         return _float_text(v)
     if isinstance(v, (torch.dtype, torch.memory_format, torch.layout)):
         return str(v)
+    keras_object = _keras_object(v, consts)
+    if keras_object is not None:
+        return keras_object
     text = repr(v)
     try:
         same = eval(text, {"torch": torch, "inf": float("inf")}) == v  # noqa: S307  (our own repr, checked)
@@ -444,13 +457,13 @@ def _torch_parts(record, testdir, meta, body, imports):
     if not same:
         raise ValueError(f"{name} is no public name of the operator: the full reproducer resolves it")
     consts = []
-    args = [_torch_value(v, consts, None) for v in plan.args]
-    args += [f"{k}={_torch_value(v, consts, None)}" for k, v in plan.kwargs.items()]
+    args = [_py_value(v, consts, None) for v in plan.args]
+    args += [f"{k}={_py_value(v, consts, None)}" for k, v in plan.kwargs.items()]
     init = []
     if plan.kind == "module":
         from ferry.templates.torch import _decode
         params = {k: _decode(v, plan.seed, [1000 + i]) for i, (k, v) in enumerate(plan.params.items())}
-        made = ", ".join(f"{k}={_torch_value(v, consts, None)}" for k, v in params.items())
+        made = ", ".join(f"{k}={_py_value(v, consts, None)}" for k, v in params.items())
         dtype = f".to(torch.{plan.dtype})" if plan.dtype else ""
         # seeded as ferry seeds it: the weights the reference was computed with
         init.append(f"        torch.manual_seed({plan.seed % 2 ** 63}); self.op = {name}({made}){dtype}.train({plan.training!r})")
@@ -491,6 +504,54 @@ def _torch_parts(record, testdir, meta, body, imports):
         imports.add("import ml_dtypes")
     body = body.replace("{NUMPY}", numpy).replace("[{FEED}]", f"[{feed} for t in inputs]").replace("{FEED}", feed)
     return "\n".join(lines), inputs, body
+
+
+# --- Keras -------------------------------------------------------------------------------------------
+
+def _keras_object(v, consts):
+    """Source text of a Keras initializer, regularizer or constraint (a layer's configuration holds
+    them) by its public class and its configuration, or None for anything else."""
+    if not hasattr(v, "get_config") or not type(v).__module__.startswith("keras"):
+        return None
+    import keras
+
+    for kind in ("initializers", "regularizers", "constraints"):
+        if getattr(getattr(keras, kind), type(v).__name__, None) is type(v):
+            config = v.get_config()
+            return f"keras.{kind}.{type(v).__name__}({', '.join(f'{k}={_py_value(x, consts)}' for k, x in config.items())})"
+    return None
+
+
+def _keras_parts(record, testdir, meta, imports):
+    """(model lines, inputs line) of a Keras test: the layer (or op) called on one keras.Input per
+    tensor, seeded as ferry's runtime seeds it, so that the weights are the reference's."""
+    import keras
+
+    from ferry.templates import keras as template
+    from ferry.templates.runtime_keras import ferry_resolve
+
+    imports.add("import keras")
+    plan = template._Plan(record)
+    try:
+        same = eval(plan.op, {"keras": keras}) is ferry_resolve(plan.op)  # noqa: S307  (an allowed name, checked)
+    except Exception:
+        same = False
+    if not same:
+        raise ValueError(f"{plan.op} is no public name of the operator: the full reproducer resolves it")
+    call = plan.op
+    lines = [f"keras.utils.set_random_seed({plan.seed % 2 ** 32})"]
+    if plan.kind == "layer":
+        params = {k: template._decode(v, plan.seed, [1000 + i]) for i, (k, v) in enumerate(plan.params.items())}
+        lines.append(f"op = {plan.op}({', '.join(f'{k}={_py_value(v, [])}' for k, v in params.items())})")
+        call = "op"
+    xs = [f"x{k}" for k in range(len(plan.specs))]
+    lines.append(f"{', '.join(xs) or '_'} = " + ", ".join(
+        f"keras.Input(batch_shape={tuple(shape)!r}, dtype={dtype!r})" for shape, dtype in plan.specs))
+    args = [_py_value(v, []) for v in plan.args] + [f"{k}={_py_value(v, [])}" for k, v in plan.kwargs.items()]
+    lines.append(f"model = keras.Model([{', '.join(xs)}], keras.tree.flatten({call}({', '.join(args)})))")
+    values = driver.test_inputs(testdir, meta)
+    inputs = "inputs = [" + ", ".join(np_literal(v, imports) for v in values.values()) + "]"
+    return "\n".join(lines), inputs
 
 
 # --- a float64 reference ----------------------------------------------------------------------------
