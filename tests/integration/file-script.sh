@@ -13,7 +13,7 @@ need_python_module onnxruntime
 need_python_module ml_dtypes
 need_python_module torch
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 51
+plan 56
 export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"
 export TORCHINDUCTOR_CACHE_DIR="$work/cache"  # inductor's compiled kernels, this test's own
 
@@ -128,4 +128,22 @@ sed 's/return \[\(.*\) for t in torch.compile(/return [2 * \1 for t in torch.com
 check "add-wrong: the frontend changed" -- grep -q 'return \[2 \* ' add-wrong.py
 runs add-wrong 1
 contains "add-wrong: elements differ" "$out" "elements differ"
+
+# Keras on XLA: a Dense layer, its weights made by its initializers under ferry's seed
+if "$py" -c 'import keras, tensorflow' 2>/dev/null; then
+	"$FERRY" harvest keras -q --pytest "$top_srcdir/tests/data/keras/test_small.py" -f 'test_small.py::*' \
+		-o keras.jsonl >/dev/null 2>&1
+	"$FERRY" wrap keras.jsonl -o kwrapped -q >/dev/null 2>&1
+	dense=kwrapped/$("$py" -c 'import json, sys
+print(next(r["wrap"]["dir"] for r in map(json.loads, open(sys.argv[1]))
+           if r["op"] == "keras.layers.Dense" and r["wrap"]["status"] == "ok"))' kwrapped/wrapped.jsonl)
+	script dense-xla keras "$dense" xla-tf
+	check "dense-xla: the layer by its public class" -- grep -q '^op = keras.layers.Dense(' dense-xla.py
+	runs dense-xla 0
+	# the weights drawn under another seed: the reference no longer matches
+	sed 's/^keras.utils.set_random_seed([0-9]*)/keras.utils.set_random_seed(7)/' dense-xla.py > dense-seed.py
+	runs dense-seed 1
+else
+	for k in 1 2 3 4 5; do echo "ok # SKIP keras or tensorflow not installed"; done
+fi
 finish
