@@ -113,10 +113,9 @@ RUN = {
         _OV_IO.replace("{FEEDS}", "[{FEED}]"))),
     "openvino-pytorch": ("import openvino as ov", _body(
         "def run(model, inputs):  # traced and frozen TorchScript, then OpenVINO's PyTorch frontend, CPU",
-        "    ts = torch.jit.freeze(torch.jit.trace(model, tuple(t.clone() for t in inputs), check_trace=False).eval(), "
-        "optimize_numerics=False)",
-        '    c = ov.compile_model(ov.convert_model(ts, example_input=tuple(t.clone() for t in inputs)), "CPU", '
-        + _OV_CONFIG + ")",
+        "    c = ov.compile_model(ov.convert_model(torch.jit.freeze(torch.jit.trace(model, tuple(t.clone() for t in inputs), "
+        "check_trace=False).eval(), optimize_numerics=False), example_input=tuple(t.clone() for t in inputs)), "
+        '"CPU", ' + _OV_CONFIG + ")",
         _OV_IO.replace("{FEEDS}", "[{FEED}]"))),
     "openvino-fx": ("import openvino.torch", _body(
         "def run(model, inputs):  # torch.compile with OpenVINO's backend, CPU",
