@@ -575,6 +575,12 @@ def reference64(library, record_json, testdir):
     return outs
 
 
+def reference64_json(library, record_json, testdir):
+    """reference64() as a string, for the C side (py_call_strings): JSON, a list of nested lists or null."""
+    outs = reference64(library, record_json, testdir)
+    return json.dumps(None if outs is None else [o.tolist() for o in outs])
+
+
 def _reference64_onnx(testdir):
     import onnx
     import onnx.reference
@@ -639,8 +645,7 @@ def main(argv):
         with open(path) as f:
             record_json = f.read()
     if what == "reference64":
-        outs = reference64(library, record_json, testdir)
-        print(json.dumps(None if outs is None else [o.tolist() for o in outs]))
+        print(reference64_json(library, record_json, testdir))
         return 0
     try:
         sys.stdout.write(script(library, record_json, testdir, frontend))
