@@ -97,7 +97,10 @@ RUN = {
         '    vmfb = iree.compiler.compile_str(str(module), target_backends=["llvm-cpu"], input_type="onnx", '
         'extra_args=["--iree-llvmcpu-target-cpu=generic", "--iree-input-demote-f64-to-f32=false"])',
         '    out = iree.runtime.load_vm_flatbuffer(vmfb, driver="local-sync")[model.graph.name](*inputs.values())',
-        "    return [np.asarray(o.to_host()) for o in (out if isinstance(out, (list, tuple)) else [out])]")),
+        # IREE's integers are signless: an unsigned output comes back as the signed integer of its width
+        "    return [np.asarray(o.to_host()).view(u) if (u := onnx.helper.tensor_dtype_to_np_dtype(d.type.tensor_type.elem_type))"
+        '.kind == "u" else np.asarray(o.to_host()) '
+        "for o, d in zip(out if isinstance(out, (list, tuple)) else [out], model.graph.output)]")),
     "inductor": ("", _body(
         "def run(model, inputs):  # torch.compile with TorchInductor",
         "    with torch.no_grad():",
