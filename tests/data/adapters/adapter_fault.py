@@ -84,3 +84,12 @@ def execute(compiled, inputs):
     if op == "Ceil":
         outputs = [o + 1 for o in outputs]
     return outputs
+
+
+# The fault in a short reproducer (ferry file, ferry.oracle.filing): ONNX Runtime's run, with the
+# faults of Ceil and Exp, which stand for a frontend's wrong result and its exception.
+FILE_RUN = ("import onnxruntime as ort", """def run(model, inputs):  # ONNX Runtime, with ferry's injected faults
+    out = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, inputs)
+    if model.graph.node[0].op_type == "Exp":
+        raise RuntimeError("injected fault in execute")
+    return [o + 1 for o in out] if model.graph.node[0].op_type == "Ceil" else out""")
