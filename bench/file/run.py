@@ -44,8 +44,11 @@ def pick(ferry, store, per_frontend):
             yield b
 
 
-def regression_test(outdir, project_python):
-    """Run what ferry file wrote as the regression test: 'fails', 'passes' or 'none'."""
+def regression_test(outdir, project_python, ort_python):
+    """Run what ferry file wrote as the regression test by the compiler's runner: a pytest file by
+    pytest, a backend test-data directory of ONNX Runtime's by ONNX's backend runner with
+    onnxruntime.backend (in ort_python's clean venv: backend_ort.py). 'fails', 'passes', 'data dir'
+    (one no runner here reads: IREE's suite needs iree-import-onnx's model.mlir) or 'none'."""
     for name in sorted(os.listdir(outdir)):
         path = os.path.join(outdir, name)
         if not name.startswith("test_"):
@@ -53,6 +56,9 @@ def regression_test(outdir, project_python):
         if name.endswith(".py") or (os.path.isdir(path) and any(f.endswith(".py") for f in os.listdir(path))):
             r = run([project_python, "-m", "pytest", "-q", "-p", "no:cacheprovider", path], cwd=outdir)
             return "timeout" if r is None else ("passes" if r.returncode == 0 else "fails")
+        if os.path.isdir(path) and ort_python:
+            r = run([ort_python, os.path.join(os.path.dirname(os.path.abspath(__file__)), "backend_ort.py"), path])
+            return "timeout" if r is None else ("passes (onnx runner)" if r.returncode == 0 else "fails (onnx runner)")
         if os.path.isdir(path):
             return "data dir"
     return "none"
@@ -101,7 +107,7 @@ def main():
             if python:
                 rr = run([python, "repro.py"], cwd=out)
                 row["standalone"] = "timeout" if rr is None else rr.returncode
-            row["regression"] = regression_test(out, a.python)
+            row["regression"] = regression_test(out, a.python, venvs.get("ort") if adapter == "ort" else None)
             if adapter in bisects:
                 rb = run([a.ferry, "bisect", store, b["bug"], "--releases", bisects[adapter], "--max-releases",
                           a.max_releases, "--json"], timeout=3600)
