@@ -39,7 +39,7 @@ import zlib
 import numpy as np
 
 from ferry.oracle import driver
-from ferry.oracle.reproducer import _comment, _plain
+from ferry.oracle.reproducer import _comment, onnx_text
 
 LITERAL_MAX = 32  # elements an array may have and still be written as a list literal
 HALF_ULPS = 2  # oracle/compare.h's COMPARE_HALF_ULPS: float16 and bfloat16 also pass within 2 ulps
@@ -363,7 +363,7 @@ def _onnx_parts(testdir, meta, body, imports):
 
     imports.add("import onnx")
     model = onnx.load(os.path.join(testdir, "model.onnx"))
-    text = _onnx_text(model)
+    text = onnx_text(model)
     if text is not None:
         imports.add("import onnx.parser")
         model_text = f"model = onnx.parser.parse_model({_QUOTES}{text}{_QUOTES})"
@@ -379,28 +379,6 @@ def _onnx_parts(testdir, meta, body, imports):
     if "ml_dtypes." in body:
         imports.add("import ml_dtypes")
     return model_text, inputs, body.replace("{ORT_RUN}", _ORT_BITS if narrow else _ORT_PLAIN)
-
-
-def _onnx_text(model):
-    """The model in ONNX's text syntax (its header on one line), where the parser gives the same model
-    back and the text fits a triple-quoted literal; else None."""
-    import onnx.parser
-    import onnx.printer
-
-    text = onnx.printer.to_text(model)
-    if text.startswith("<"):
-        end = text.index(">")
-        text = "<" + " ".join(text[1:end].split()) + ">" + text[end + 1:]
-    try:
-        back = onnx.parser.parse_model(text)
-    except Exception:  # the printer writes what the parser cannot read back (some attribute forms)
-        return None
-    same = (_plain(back.graph) == _plain(model.graph) and back.ir_version == model.ir_version
-            and list(back.opset_import) == list(model.opset_import))
-    if not same or not all(c.isprintable() or c == "\n" for c in text) or "\\" in text or _QUOTES in text \
-            or text.endswith("'"):
-        return None
-    return text
 
 
 # --- PyTorch ----------------------------------------------------------------------------------------

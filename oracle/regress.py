@@ -33,7 +33,7 @@ import os
 import re
 
 from ferry.oracle import driver
-from ferry.oracle.reproducer import _QUOTES, _comment, _minimal_value, _plain, reproducer
+from ferry.oracle.reproducer import _QUOTES, _comment, _minimal_value, onnx_text, reproducer
 from ferry.templates import _files
 
 # the stages whose failure IREE's suite sees as iree-compile's (import included); any other, as
@@ -100,15 +100,9 @@ def _onnx_literals(testdir):
     if any(np.asarray(a).dtype.kind in "OV" for a in list(inputs.values()) + wants):
         return None
     model = onnx.load(os.path.join(testdir, "model.onnx"))
-    text = onnx.printer.to_text(model)
-    try:
-        back = onnx.parser.parse_model(text)
-        same = (_plain(back.graph) == _plain(model.graph) and back.ir_version == model.ir_version
-                and list(back.opset_import) == list(model.opset_import))
-    except Exception:  # the printer writes what the parser cannot read back (some attribute forms)
-        same = False
+    text = onnx_text(model)
     imports = {"import numpy as np", "import onnx"}
-    if same and all(c.isprintable() or c == "\n" for c in text) and "\\" not in text and _QUOTES not in text:
+    if text is not None:
         expr = f"onnx.parser.parse_model({_QUOTES}\n{text}\n{_QUOTES})"
         imports.add("import onnx.parser")
     else:

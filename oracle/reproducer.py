@@ -291,8 +291,6 @@ def minimal(library, record_json, testdir, frontend, atol=None, rtol=None):
     import json
 
     import onnx
-    import onnx.parser
-    import onnx.printer
 
     adapter = driver.load_adapter(frontend)
     reproduce = getattr(adapter, "REPRODUCE", None)
@@ -306,17 +304,10 @@ def minimal(library, record_json, testdir, frontend, atol=None, rtol=None):
     atol = template.ATOL if atol is None else float(atol)
     rtol = template.RTOL if rtol is None else float(rtol)
     model = onnx.load(os.path.join(testdir, "model.onnx"))
-    text = onnx.printer.to_text(model)
-    try:
-        back = onnx.parser.parse_model(text)
-        same = (_plain(back.graph) == _plain(model.graph) and back.ir_version == model.ir_version
-                and list(back.opset_import) == list(model.opset_import))
-    except Exception:  # the printer writes what the parser cannot read back (some attribute forms)
-        same = False
-    if same and all(c.isprintable() or c == "\n" for c in text) and "\\" not in text and _QUOTES not in text:
+    text = onnx_text(model)
+    same = text is not None
+    if same:
         model_line = f"model = onnx.parser.parse_model({_QUOTES}\n{text}\n{_QUOTES})"  # ONNX's text syntax
-    elif same:
-        model_line = f"model = onnx.parser.parse_model({text!r})"
     else:
         model_line = f"model = onnx.load_from_string(base64.b64decode({base64.b64encode(model.SerializeToString()).decode()!r}))"
     inputs = driver.test_inputs(testdir, meta)
@@ -344,6 +335,29 @@ def minimal(library, record_json, testdir, frontend, atol=None, rtol=None):
             f"FRONTEND = {adapter.NAME!r}\nrun_frontend = {reproduce.__name__}\n"
             f"ATOL, RTOL = {atol!r}, {rtol!r}\nRANDOM = {bool(meta.get('random', False))!r}\n\n"
             f"{model_line}\ninputs = {{\n{feeds},\n}}\nwant = [\n{want},\n]\n{_MINIMAL_TEST}")
+
+
+def onnx_text(model):
+    """The model in ONNX's text syntax (its header on one line), where the parser gives the same model
+    back and the text fits a triple-quoted literal; else None (then base64 carries it). Every script
+    that writes a model as text (minimal, ferry.oracle.filing, ferry.oracle.regress) takes it here."""
+    import onnx.parser
+    import onnx.printer
+
+    text = onnx.printer.to_text(model)
+    if text.startswith("<"):
+        end = text.index(">")
+        text = "<" + " ".join(text[1:end].split()) + ">" + text[end + 1:]
+    try:
+        back = onnx.parser.parse_model(text)
+    except Exception:  # the printer writes what the parser cannot read back (some attribute forms)
+        return None
+    same = (_plain(back.graph) == _plain(model.graph) and back.ir_version == model.ir_version
+            and list(back.opset_import) == list(model.opset_import))
+    if not same or not all(c.isprintable() or c == "\n" for c in text) or "\\" in text or _QUOTES in text \
+            or text.endswith("'"):
+        return None
+    return text
 
 
 def _plain(graph):
