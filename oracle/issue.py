@@ -85,7 +85,9 @@ def _run(script):
             out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
             return out + f"\n(stopped after {RUN_SECONDS} s)\n", None
     out = run.stdout
-    if run.returncode not in (0, 1) and run.stderr:  # died: its last words say how
+    if run.stderr and (run.returncode not in (0, 1) or len(out.splitlines()) < 3):
+        # died, or said little (ferry's full reproducer prints the frontend's traceback there): its
+        # last words say how
         out += "".join(run.stderr.splitlines(True)[-10:])
     if run.returncode < 0:
         out += f"\n(killed by signal {-run.returncode})\n"
