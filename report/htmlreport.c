@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "apfd.h"
+#include "bisect.h"
 #include "buf.h"
 #include "config.h"
 #include "dedup.h"
@@ -533,6 +534,18 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 			}
 			if (trigger.len) {
 				buf_adds(b, "<p class=\"trigger\">");
+				text(b, trigger.data);
+				buf_adds(b, "</p>\n");
+			}
+			/* The releases it affects, where ferry bisect ran its tests under others (bisect.h). */
+			buf_reset(&trigger);
+			if (bisect_describe(h->db, x->frontend, x->id, &trigger, e) < 0) {
+				buf_release(&trigger);
+				buf_release(&m.list);
+				goto out;
+			}
+			if (trigger.len) {
+				buf_adds(b, "<p class=\"releases\">releases: ");
 				text(b, trigger.data);
 				buf_adds(b, "</p>\n");
 			}

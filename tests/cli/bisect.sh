@@ -7,7 +7,7 @@
 # store's results under the labels give the same line (bisect_describe, through ferry bisect --all).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module onnxruntime
-plan 24
+plan 26
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 FERRY_ADAPTERS=$top_srcdir/tests/data/bisect
 export FERRY_ADAPTERS
@@ -56,6 +56,8 @@ verdict=$(printf '%s' "$out" | "$py" -c 'import json, sys; d = json.load(sys.std
 check "the JSON says the same ($verdict)" -- [ "$verdict" = "1.2 1.1 1.4" ]
 expect_exit 0 "bugs after the bisection" -- "$FERRY" bugs r.db -w
 contains "lists the releases the bug affects under it" "$out" "releases: first bad 1.2, last good 1.1, fixed in 1.4"
+expect_exit 0 "report --html after the bisection" -- "$FERRY" report r.db --html page
+contains "the page says them under the bug" "$(cat page/index.html)" "releases: first bad 1.2, last good 1.1, fixed in 1.4"
 expect_exit 0 "file after the bisection (the adapter loads in a release's venv)" -- env FERRY_PYTHON="$work/v1.3/bin/python" "$FERRY" file r.db "$bug"
 contains "and the issue text says them" "$out" "Affected releases (ferry bisect): first bad 1.2, last good 1.1, fixed in 1.4"
 
