@@ -245,9 +245,10 @@ def _issue(doc, adapter, library, record, script, short_why, printed, status):
             + (f" ({doc.get('tests')} tests of {_operators(doc.get('operators'))} fail the same way)."
                if (doc.get("tests") or 0) > 1 else "."),
             "", "```", what.strip()[:2000], "```", ""]
+    needs = list(dict.fromkeys([adapter.PACKAGE, LIBRARY_MODULES.get(library, library)]))  # torch once
     out += ["## Reproducer", "",
-            f"Needs only `{_md(adapter.PACKAGE)}`, `{_md(LIBRARY_MODULES.get(library, library))}` and numpy; "
-            f"{lines} lines. It exits with status 1 while the bug shows and 0 once it is fixed.", ""]
+            "Needs only " + ", ".join(f"`{_md(n)}`" for n in needs) + f" and numpy; {lines} lines. It exits with "
+            "status 1 while the bug shows and 0 once it is fixed.", ""]
     if short_why:  # too long to paste: attached
         out += [f"The reproducer is attached (repro.py): ferry's full one, since {_md(short_why)}.", ""]
     else:
