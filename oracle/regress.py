@@ -66,6 +66,9 @@ def export(library, record_json, testdir, outdir, frontend, atol, rtol, outcome,
     from ferry.oracle import reproducer as rp
 
     name = family(driver.load_adapter(frontend).NAME)
+    if name in ("openvino", "tvm") and library not in ("onnx", "torch"):
+        # A Keras model: the SavedModel the compiler's TensorFlow frontend reads, and the test beside it.
+        rp.export_template(library, record_json, testdir, outdir, frontend)
     if name in ("openvino", "tvm"):
         return _export_style(name, library, record_json, testdir, outdir, frontend, float(atol), float(rtol))
     rp.export_template(library, record_json, testdir, outdir, frontend)
