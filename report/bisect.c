@@ -310,6 +310,14 @@ int bisect_describe(struct db *db, const char *frontend, const char *bug, struct
 	b.bug_id = xstrdup(bug);
 	b.frontend = xstrdup(frontend);
 	b.base = at ? xstrndup(frontend, (size_t)(at - frontend)) : xstrdup(frontend);
+	/* No other release of the adapter in the store (most stores): nothing to say, and nothing read. */
+	l.base = b.base;
+	if (db_frontends(db, NULL, take_label, &l, e) < 0)
+		goto out;
+	if (!l.n) {
+		r = 0;
+		goto out;
+	}
 	if (db_bugs(db, frontend, bug_outcome, &b, e) < 0)
 		goto out;
 	if (!b.outcome) {
@@ -317,9 +325,6 @@ int bisect_describe(struct db *db, const char *frontend, const char *bug, struct
 		goto out;
 	}
 	if (db_bug_members(db, frontend, bug, -1, member, &m, e) < 0)
-		goto out;
-	l.base = b.base;
-	if (db_frontends(db, NULL, take_label, &l, e) < 0)
 		goto out;
 	qsort(l.v, l.n, sizeof(*l.v), by_version);
 	versions = xcalloc(l.n + 1, sizeof(*versions));

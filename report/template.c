@@ -254,8 +254,11 @@ static int by_text(const void *a, const void *b)
 
 void template_learn_all(struct template_set *t, const char *const *lines, size_t n)
 {
-	const char **sorted = xcalloc(n + 1, sizeof(*sorted));
+	const char **sorted;
 
+	if (!n)
+		return;  /* lines may be NULL then, which memcpy and qsort must not be given */
+	sorted = xcalloc(n + 1, sizeof(*sorted));
 	memcpy(sorted, lines, n * sizeof(*sorted));
 	qsort(sorted, n, sizeof(*sorted), by_text);
 	for (size_t i = 0; i < n; i++)
