@@ -31,9 +31,11 @@ the caller falls back to the full reproducer (ferry.oracle.reproducer).
 Nothing of a record reaches the script but as repr() literals and one comment line made safe.
 """
 
+import ast
 import base64
 import json
 import os
+import re
 import zlib
 
 import numpy as np
@@ -410,13 +412,35 @@ def _py_value(v, consts, names=None):
     if keras_object is not None:
         return keras_object
     text = repr(v)
-    try:
-        same = eval(text, {"torch": torch, "inf": float("inf")}) == v  # noqa: S307  (our own repr, checked)
-    except Exception:
+    try:  # a literal that reads back as the value (a record's strings are data: nothing is evaluated)
+        same = ast.literal_eval(text) == v
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         same = False
     if not same or isinstance(v, torch.Tensor):
         raise ValueError(f"an argument of type {type(v).__name__} is not written by the short reproducer")
     return text
+
+
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+\Z")
+
+
+def _written_name(name, root, resolve):
+    """Whether name, written as it is into a script, means the operator that ferry's allow-list
+    (resolve: the runtime's ferry_resolve) gives for it. A record's name is data: it is looked up in
+    the allow-list first, and only a name found there, a plain dotted name under root, has its path
+    followed, to see that the script's spelling reaches the same object."""
+    try:
+        target = resolve(name)
+    except LookupError:
+        return False
+    if not isinstance(name, str) or not _DOTTED.match(name) or name.split(".")[0] != root.__name__:
+        return False
+    obj = root
+    for part in name.split(".")[1:]:
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return False
+    return obj is target
 
 
 def _torch_parts(record, testdir, meta, body, imports):
@@ -429,12 +453,9 @@ def _torch_parts(record, testdir, meta, body, imports):
     imports.add("import torch")
     plan = template._Plan(record, meta.get("weights", "input"))
     name = plan.op
-    try:
-        from ferry.templates.runtime_torch import ferry_resolve
-        same = eval(name, {"torch": torch}) is ferry_resolve(name)  # noqa: S307  (an allowed name, checked)
-    except Exception:
-        same = False
-    if not same:
+    from ferry.templates.runtime_torch import ferry_resolve
+
+    if not _written_name(name, torch, ferry_resolve):
         raise ValueError(f"{name} is no public name of the operator: the full reproducer resolves it")
     consts = []
     args = [_py_value(v, consts, None) for v in plan.args]
@@ -512,11 +533,7 @@ def _keras_parts(record, testdir, meta, imports):
 
     imports.add("import keras")
     plan = template._Plan(record)
-    try:
-        same = eval(plan.op, {"keras": keras}) is ferry_resolve(plan.op)  # noqa: S307  (an allowed name, checked)
-    except Exception:
-        same = False
-    if not same:
+    if not _written_name(plan.op, keras, ferry_resolve):
         raise ValueError(f"{plan.op} is no public name of the operator: the full reproducer resolves it")
     call = plan.op
     lines = [f"keras.utils.set_random_seed({plan.seed % 2 ** 32})"]

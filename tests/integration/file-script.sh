@@ -13,7 +13,7 @@ need_python_module onnxruntime
 need_python_module ml_dtypes
 need_python_module torch
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 56
+plan 58
 export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"
 export TORCHINDUCTOR_CACHE_DIR="$work/cache"  # inductor's compiled kernels, this test's own
 
@@ -128,6 +128,20 @@ sed 's/return \[\(.*\) for t in torch.compile(/return [2 * \1 for t in torch.com
 check "add-wrong: the frontend changed" -- grep -q 'return \[2 \* ' add-wrong.py
 runs add-wrong 1
 contains "add-wrong: elements differ" "$out" "elements differ"
+# a record's operator name is data: a name that is code is never evaluated, and gets no short script
+cp -r "$add" hostile
+"$py" - hostile/record.json "$PWD/pwned" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["op"] = f"__import__('os').mkdir({sys.argv[2]!r}) or torch.add"
+json.dump(r, open(sys.argv[1], "w"))
+PY
+set +e
+PYTHONPATH="$top_builddir/python" "$py" -m ferry.oracle.filing script torch hostile inductor >hostile.py 2>hostile.err
+rc=$?
+set -e
+check "hostile: no short script for an operator name that is code (exit $rc)" -- [ "$rc" -ne 0 ]
+check "hostile: and the name was never run" -- [ ! -e pwned ]
 
 # Keras on XLA: a Dense layer, its weights made by its initializers under ferry's seed
 if "$py" -c 'import keras, tensorflow' 2>/dev/null; then
