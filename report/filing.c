@@ -66,39 +66,39 @@ static size_t count_operators(const char *ops)
 	return n;
 }
 
-/* The newest release each adapter is stored under: adapter -> its label's version (ptr, owned). */
+/* Which bugs are of an older release than the newest the store holds of their adapter: each label's
+ * version read once (versions[i], owned), the newest per adapter kept in newest (ptr, borrowed). */
 static int newest_of(struct db *d, struct filing *f, struct strmap *newest, struct err *e)
 {
+	char **versions = xcalloc(f->n + 1, sizeof(*versions));
+	int ret = -1;
+
 	for (size_t i = 0; i < f->n; i++) {
-		char *adapter = session_adapter_name(f->v[i].b.frontend), *version = NULL;
+		char *adapter = session_adapter_name(f->v[i].b.frontend);
 		struct strmap_entry *s;
 
-		if (db_frontend_version(d, f->v[i].b.frontend, &version, e) < 0) {
+		if (db_frontend_version(d, f->v[i].b.frontend, &versions[i], e) < 0) {
 			free(adapter);
-			return -1;
+			goto out;
 		}
 		s = strmap_get(newest, adapter, NULL);
-		if (version && (!s->ptr || strverscmp(version, s->ptr) > 0)) {
-			free(s->ptr);
-			s->ptr = version;
-			version = NULL;
-		}
-		free(version);
+		if (versions[i] && (!s->ptr || strverscmp(versions[i], s->ptr) > 0))
+			s->ptr = versions[i];
 		free(adapter);
 	}
 	for (size_t i = 0; i < f->n; i++) {
-		char *adapter = session_adapter_name(f->v[i].b.frontend), *version = NULL;
+		char *adapter = session_adapter_name(f->v[i].b.frontend);
 		const struct strmap_entry *s = strmap_find(newest, adapter);
 
-		if (db_frontend_version(d, f->v[i].b.frontend, &version, e) < 0) {
-			free(adapter);
-			return -1;
-		}
-		f->v[i].older = s && s->ptr && version && strverscmp(version, s->ptr) < 0;
-		free(version);
+		f->v[i].older = s && s->ptr && versions[i] && strverscmp(versions[i], s->ptr) < 0;
 		free(adapter);
 	}
-	return 0;
+	ret = 0;
+out:
+	for (size_t i = 0; i < f->n; i++)
+		free(versions[i]);
+	free(versions);
+	return ret;
 }
 
 static int by_filing(const void *pa, const void *pb)
@@ -141,9 +141,6 @@ int filing_load(struct db *d, const char *frontend, struct filing *f, struct err
 		f->v[i].rank = i + 1;
 	ret = 0;
 out:
-	for (size_t i = 0; i < newest.cap; i++)
-		if (newest.slots[i].key)
-			free(newest.slots[i].ptr);
 	strmap_release(&newest);
 	if (ret < 0)
 		filing_release(f);
