@@ -744,6 +744,25 @@ static int lane_failed(struct pool *p, struct lane *l, struct err *e)
 }
 
 /* Kill worker w if it is past its deadline or memory limit, reporting its test. */
+/* Read what a worker left in its stdout before it ended or passed its deadline, without waiting:
+ * a descendant holding the pipe open must not hold the runner, nor one writing without end (the
+ * reads stop after a line's limit and a little more). It stops once the worker is no longer busy
+ * with the same job. */
+static int drain_stdout(struct pool *p, struct worker *w, struct err *e)
+{
+	struct pollfd pfd = { .fd = w->cp.fd_out, .events = POLLIN };
+	uint64_t seq = w->job_seq;
+
+	for (size_t reads = 0; reads < PROTO_LINE_MAX / 65536 + 2; reads++) {
+		if (w->state != W_BUSY || w->job_seq != seq || w->out_eof || w->cp.fd_out < 0 ||
+		    poll(&pfd, 1, 0) != 1)
+			break;
+		if (read_stdout(p, w, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int watch(struct pool *p, struct worker *w, double now, int check_mem, struct err *e)
 {
 	struct proc_status st, stop;
@@ -761,9 +780,27 @@ static int watch(struct pool *p, struct worker *w, double now, int check_mem, st
 	 * and a grandchild holding the worker's stdout would hide its death from read(). */
 	died = proc_try_wait(&w->cp, &st, &ignored);
 	err_release(&ignored);
-	if (died == 1)
-		return worker_died(p, w, &st, e);
+	if (died == 1) {
+		/* What it wrote before it ended comes first: the job's result may be in the pipe, and
+		 * the death then belongs to the job behind it, which the worker had gone on to. */
+		uint64_t seq = w->job_seq;
+
+		if (drain_stdout(p, w, e) < 0)
+			return -1;
+		while (w->state == W_BUSY && w->job_seq != seq) {
+			/* The job behind has its result there too, or it is the one the worker died in. */
+			seq = w->job_seq;
+			if (drain_stdout(p, w, e) < 0)
+				return -1;
+		}
+		return w->state == W_BUSY ? worker_died(p, w, &st, e) : 0;
+	}
 	if (now > w->deadline) {
+		/* A result that came just now, unread, is the job's, not a timeout. */
+		if (drain_stdout(p, w, e) < 0)
+			return -1;
+		if (w->state != W_BUSY || now <= w->deadline)
+			return 0;
 		worker_stop(p, w, &st);
 		return finish_job(w, RUNNER_TIMEOUT, NULL, &st, e);
 	}
