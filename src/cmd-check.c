@@ -8,7 +8,10 @@
  * ferry's, not the compiler's: a broken test must not pass CI unnoticed. Except a test that was never
  * built for the frontend's format (stage "wrap": the template recorded at wrap that it could not make
  * that model, e.g. the TFLite converter refused the layer): it is the same every time, no run can fix
- * it, and it says nothing of the frontend, so the check counts it as not built and does not fail. */
+ * it, and it says nothing of the frontend, so the check counts it as not built and does not fail.
+ * The triage file (report/triage.h) knows causes, not tests: a failure of a bug decided filed, not a
+ * bug or a duplicate is known on any test, one never seen before too; one of a bug decided fixed is a
+ * regression, and fails the check. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 #include "kinds.h"
 #include "protocol.h"
 #include "runargs.h"
+#include "triage.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -29,10 +33,11 @@ static const char usage[] =
 	"\n"
 	"Run the wrapped tests of DIR like ferry run, then compare with a baseline of known failures:\n"
 	"exit 0 when nothing new fails, 1 when something does. Prints the new failures and the newly\n"
-	"fixed tests; writes JUnit XML with --junit.\n";
+	"fixed tests; writes JUnit XML with --junit. The triage file's decisions (ferry triage) make a\n"
+	"failure of a filed bug known, and one of a fixed bug a regression.\n";
 
 struct check_args {
-	const char *baseline_path, *junit;
+	const char *baseline_path, *junit, *triage;
 	struct runopts r;
 };
 
@@ -40,7 +45,9 @@ struct check_args {
 
 static const struct opt options[] = {
 	OPT_STRING('b', "baseline", "FILE", "known failures: a file from ferry baseline, or a previous store\n"
-		   "(without one, every failure is new)", AT(baseline_path)),
+		   "(without one, every failure is new), or a triage file", AT(baseline_path)),
+	OPT_STRING(0, "triage", "FILE", "the decisions about bugs (ferry triage; default: " TRIAGE_DEFAULT "\n"
+		   "when it exists)", AT(triage)),
 	OPT_STRING(0, "junit", "FILE", "write JUnit XML: a testsuite per frontend and operator, a testcase per test",
 		   AT(junit)),
 	OPT_INCLUDE(runopts_options, AT(r)),
@@ -53,6 +60,8 @@ struct verdict {
 	double seconds;
 	int failing, known, fixed, ferrys, unbuilt;
 	int apart;                  /* a new failure that is not a frontend bug: its kind (kinds.h) */
+	int regression;             /* a failure of a bug the triage file says is fixed */
+	char *triaged;              /* the decision that made it known or a regression (owned), or NULL */
 	char *why;                  /* then why (owned) */
 };
 
@@ -61,11 +70,13 @@ struct check {
 	const struct frontend *fe;
 	struct strmap *baseline;
 	struct strmap kinds;        /* the failures that are not frontend bugs (kinds_tests) */
+	struct strmap decided;      /* the failures of bugs the triage file decides (triage_tests) */
 	const struct wrapped *t;    /* the test being judged */
 	struct err *e;              /* where a store that cannot be read says so */
 	struct verdict *v;
 	size_t n, cap;
 	size_t not_run;
+	size_t regressions;
 };
 
 static char *dup_or_null(const char *s)
@@ -116,6 +127,21 @@ static int judge_result(void *ctx, const struct db_row *row, struct err *e)
 	v->known = v->failing && known && !v->ferrys;
 	v->fixed = !v->failing && known;
 	if (v->failing && !v->known && !v->ferrys) {
+		const struct triage_entry *te;
+		struct buf label = BUF_INIT;
+
+		key = xasprintf("%s\x1f%s", c->fe->label, t->in.id);
+		known = strmap_find(&c->decided, key);
+		free(key);
+		te = known ? known->ptr : NULL;
+		if (te && (triage_known(te) || te->status == TRIAGE_FIXED)) {
+			triage_label(te, &label);
+			v->triaged = buf_detach(&label);
+			v->known = triage_known(te);
+			v->regression = te->status == TRIAGE_FIXED;
+		}
+	}
+	if (v->failing && !v->known && !v->ferrys && !v->regression) {
 		key = xasprintf("%s\x1f%s", c->fe->label, t->in.id);
 		known = strmap_find(&c->kinds, key);
 		free(key);
@@ -155,6 +181,7 @@ static void verdicts_free(struct check *c)
 		free(v->message);
 		free(v->detail);
 		free(v->why);
+		free(v->triaged);
 	}
 	free(c->v);
 	c->v = NULL;
@@ -224,6 +251,11 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 				fputs(">\n      <failure type=\"", fp);
 				xml_escape(fp, v[k].outcome);
 				fputs("\" message=\"", fp);
+				if (v[k].regression) {
+					fputs("regression (", fp);
+					xml_escape(fp, v[k].triaged);
+					fputs("): ", fp);
+				}
 				if (v[k].stage) {
 					xml_escape(fp, v[k].stage);
 					fputs(": ", fp);
@@ -234,7 +266,13 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 				fputs("</failure>\n    </testcase>\n", fp);
 			} else if (skipped_test(&v[k])) {
 				fputs(">\n      <skipped message=\"", fp);
-				fputs(v[k].known ? "known failure (baseline): " : "", fp);
+				if (v[k].triaged) {
+					fputs("known (", fp);
+					xml_escape(fp, v[k].triaged);
+					fputs("): ", fp);
+				} else if (v[k].known) {
+					fputs("known failure (baseline): ", fp);
+				}
 				if (v[k].apart) {
 					fputs("not a frontend bug (", fp);
 					xml_escape(fp, kinds_name((enum kind)v[k].apart));
@@ -258,7 +296,7 @@ static void junit_frontend(FILE *fp, const char *fe, struct verdict *v, size_t n
 static void print_verdicts(const char *fe, const struct verdict *v, size_t n, size_t not_run,
 			   size_t *new_failures, size_t *ferry_errors)
 {
-	size_t fails = 0, known = 0, fixed = 0, news = 0, ferrys = 0, unbuilt = 0, apart = 0;
+	size_t fails = 0, known = 0, fixed = 0, news = 0, ferrys = 0, unbuilt = 0, apart = 0, regressions = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		fails += v[i].failing;
@@ -267,12 +305,15 @@ static void print_verdicts(const char *fe, const struct verdict *v, size_t n, si
 		fixed += v[i].fixed;
 		ferrys += v[i].ferrys;
 		unbuilt += v[i].unbuilt;
+		regressions += v[i].regression;
 	}
 	news = fails - known - apart;
 	printf("check %s: %zu tests judged, %zu failing (%zu known, %zu new", esc_str(fe), n, fails, known, news);
 	if (apart)
 		printf(", %zu not %s", apart, apart == 1 ? "a frontend bug" : "frontend bugs");
 	printf("), %zu newly fixed", fixed);
+	if (regressions)
+		printf(", %zu regression%s (of a bug decided fixed)", regressions, regressions == 1 ? "" : "s");
 	if (not_run)
 		printf(", %zu not run (limit or budget)", not_run);
 	if (ferrys)
@@ -281,7 +322,11 @@ static void print_verdicts(const char *fe, const struct verdict *v, size_t n, si
 		printf(", %zu not built in its format (see 'ferry report')", unbuilt);
 	putchar('\n');
 	for (size_t i = 0; i < n; i++)
-		if (v[i].failing && !v[i].known && !v[i].apart)
+		if (v[i].regression)
+			printf("  REGRESSION %-9s %-20s %s  %s: %s%s%.120s\n", esc_str(v[i].outcome), esc_str(v[i].op),
+			       esc_str(v[i].name), esc_str(v[i].triaged), esc_str(v[i].stage), v[i].stage ? ": " : "",
+			       esc_str(v[i].message));
+		else if (v[i].failing && !v[i].known && !v[i].apart)
 			printf("  %-6s %-9s %-20s %s  %s%s%.120s\n", v[i].ferrys ? "FERRY" : "NEW",
 			       v[i].ferrys ? "error" : esc_str(v[i].outcome), esc_str(v[i].op),
 			       esc_str(v[i].name), esc_str(v[i].stage), v[i].stage ? ": " : "", esc_str(v[i].message));
@@ -303,6 +348,8 @@ static int cmd_check(int argc, char **argv)
 	struct runopts *ro = &a->r;
 	struct session_result res[RUNOPTS_MAX_FRONTENDS];
 	struct strmap baseline = STRMAP_INIT;
+	struct triage triage = TRIAGE_INIT;
+	const char *triage_path;
 	struct check c;
 	struct err e = ERR_INIT;
 	struct fs_output junit_out = FS_OUTPUT_INIT;
@@ -325,8 +372,23 @@ static int cmd_check(int argc, char **argv)
 		code = EXIT_USAGE;
 		goto out;
 	}
+	/* A triage file serves as the baseline too: what it decides is known, whatever the tests. */
+	triage_path = a->triage;
+	if (a->baseline_path && triage_is_file(a->baseline_path)) {
+		if (a->triage && strcmp(a->triage, a->baseline_path)) {
+			code = cmd_usage_error(&cmd_check_entry, "the baseline '%s' is a triage file: give one, not "
+					       "--triage too", a->baseline_path);
+			goto out;
+		}
+		triage_path = a->baseline_path;
+		a->baseline_path = NULL;
+	}
+	if (!triage_path && fs_exists(TRIAGE_DEFAULT))
+		triage_path = TRIAGE_DEFAULT;
 	/* Read the baseline first: a typo in its name must not cost a whole run. */
 	if (a->baseline_path && baseline_load(a->baseline_path, &baseline, &e) < 0)
+		goto fail;
+	if (triage_path && triage_load(&triage, triage_path, 0, &e) < 0)
 		goto fail;
 	if (session_open(&c.s, &ro->s, &e) < 0)
 		goto fail;
@@ -349,8 +411,11 @@ static int cmd_check(int argc, char **argv)
 	c.e = &e;
 	/* What is not a frontend bug (a suspected invalid test, a disputed reference, an environment
 	 * that fails the canary, ...) is said, and does not fail the check. */
-	if (kinds_tests(session_db(c.s), &c.kinds, &e) < 0)
+	if (kinds_tests(session_db(c.s), &c.kinds, &e) < 0 ||
+	    triage_tests(session_db(c.s), &triage, &c.decided, &e) < 0)
 		goto fail;
+	if (triage_path)
+		printf("triage: %zu decision%s in %s\n", triage.n, triage.n == 1 ? "" : "s", esc_str(triage_path));
 	/* A check that judged nothing must not pass: a frontend that could not start, or a limit or
 	 * budget that left every test out, is a misconfigured CI job, not a clean one. (A wrong library,
 	 * shard or queue was refused before the run, by session_open.) */
@@ -374,6 +439,8 @@ static int cmd_check(int argc, char **argv)
 					  : "none of its tests has a result");
 		if (jf)
 			junit_frontend(jf, c.fe->label, c.v, c.n);
+		for (size_t k = 0; k < c.n; k++)
+			c.regressions += c.v[k].regression;
 		verdicts_free(&c);
 	}
 	if (*e.msg) {
@@ -387,7 +454,10 @@ static int cmd_check(int argc, char **argv)
 			goto fail;
 	}
 	code = new_failures ? EXIT_FAILURES : EXIT_OK;
-	if (new_failures > ferry_errors)
+	if (c.regressions)
+		printf("check failed: %zu regression%s: a bug the triage file says is fixed fails again\n",
+		       c.regressions, c.regressions == 1 ? "" : "s");
+	if (new_failures > ferry_errors + c.regressions)
 		printf("check failed: new failures\n");
 	if (ferry_errors)
 		printf("check failed: ferry could not run %zu test%s (ferry's error, not the frontend's: see\n"
@@ -407,6 +477,8 @@ out:
 	session_close(c.s);
 	baseline_release(&baseline);
 	kinds_tests_release(&c.kinds);
+	strmap_release(&c.decided);
+	triage_release(&triage);
 	runopts_release(ro);
 	err_release(&e);
 	return code;

@@ -53,6 +53,6 @@ extern const struct cmd_entry cmd_harvest_entry, cmd_wrap_entry, cmd_rank_entry,
 	cmd_report_entry, cmd_bugs_entry, cmd_show_entry, cmd_check_entry, cmd_baseline_entry, cmd_merge_entry,
 	cmd_apfd_entry, cmd_count_tests_entry, cmd_worker_entry, cmd_harvest_child_entry, cmd_vary_entry,
 	cmd_coverage_entry, cmd_generate_entry, cmd_reduce_entry, cmd_go_entry, cmd_harvest_cpp_child_entry,
-	cmd_file_entry, cmd_bisect_entry;
+	cmd_file_entry, cmd_bisect_entry, cmd_triage_entry;
 
 #endif

@@ -27,6 +27,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_file_entry,
 	&cmd_reduce_entry,
 	&cmd_bisect_entry,
+	&cmd_triage_entry,
 	&cmd_baseline_entry,
 	&cmd_check_entry,
 	&cmd_merge_entry,
