@@ -21,6 +21,7 @@
 #include "fsutil.h"
 #include "summary.h"
 #include "trigger.h"
+#include "triage.h"
 #include "xalloc.h"
 
 /* What a bug is listed with: its member tests that match --op. */
@@ -36,6 +37,7 @@ struct listing {
 	struct strmap seen;   /* a disputed reference's id -> its frontends, listed once (text only) */
 	size_t counts[KIND_COUNT];
 	const struct filing_bug *at; /* the bug being listed: its place in filing order */
+	const struct triage *triage; /* the decisions about bugs (triage.h) */
 };
 
 static int match_member(void *ctx, const char *fe, const char *bug_id, const char *id, const char *op,
@@ -159,6 +161,7 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 	struct buf line = BUF_INIT, head = BUF_INIT;
 	char *exc_type = NULL;
 	cJSON *o = NULL;
+	const struct triage_entry *te;
 	int ret = -1;
 
 	l->matched = 0;
@@ -209,6 +212,18 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 			head.data[--head.len] = 0;
 		cJSON_AddItemToObject(o, "releases", head.len ? cJSON_CreateString(head.data) : cJSON_CreateNull());
 		buf_reset(&head);
+		if ((te = triage_find(l->triage, b->bug_id, b->signature))) {
+			cJSON *tj = cJSON_AddObjectToObject(o, "triage");
+
+			cJSON_AddStringToObject(tj, "status", triage_status_name(te->status));
+			cJSON_AddItemToObject(tj, "arg", string_or_null(te->arg));
+			cJSON_AddStringToObject(tj, "as", te->bug);
+			triage_label(te, &head);
+			cJSON_AddStringToObject(tj, "label", head.data);
+			buf_reset(&head);
+		} else {
+			cJSON_AddNullToObject(o, "triage");
+		}
 		cJSON_AddStringToObject(o, "representative", b->representative ? b->representative : "");
 		cJSON_AddStringToObject(o, "line", line.data);
 		cJSON_AddItemToObject(o, "message", string_or_null(b->message));
@@ -227,6 +242,16 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 	fputs(head.data, l->out);
 	summary_print_cut(l->out, esc_str(line.data), head.len, l->width);
 	fputc('\n', l->out);
+	/* What a person decided about it (triage.h): why it is known, or what it was fixed in. */
+	if ((te = triage_find(l->triage, b->bug_id, b->signature))) {
+		buf_reset(&head);
+		triage_label(te, &head);
+		if (strcmp(te->bug, b->bug_id))
+			buf_addf(&head, " (decided as %s, by its signature)", te->bug);
+		fprintf(l->out, "  %-12s triage: ", "");
+		summary_print_cut(l->out, esc_str(head.data), 23, l->width);
+		fputc('\n', l->out);
+	}
 	/* What triggers it, by contrast with its one-change neighbours (trigger.h), under its line. */
 	buf_reset(&head);
 	if (trigger_describe(l->db, b->frontend, b->bug_id, b->representative, &head, e) < 0)
@@ -273,6 +298,7 @@ static int each_bug(struct listing *l, const struct filing *f, int (*fn)(void *,
 
 int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct err *e)
 {
+	struct triage t = TRIAGE_INIT;
 	struct filing f = { NULL, 0 };
 	struct db db = DB_INIT;
 	struct listing l;
@@ -282,11 +308,15 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 	memset(&l, 0, sizeof(l));
 	if (!fs_exists(store))
 		return err_set(e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", store);
+	if ((o->triage || fs_exists(TRIAGE_DEFAULT)) &&
+	    triage_load(&t, o->triage ? o->triage : TRIAGE_DEFAULT, 0, e) < 0)
+		goto out;
 	if (db_open(&db, store, DB_WRITE, e) < 0 || dedup_rebuild(&db, o->frontend, &nbugs, &nfail, e) < 0 ||
 	    filing_load(&db, o->frontend, &f, e) < 0)
 		goto out;
 	l.db = &db;
 	l.out = out;
+	l.triage = &t;
 	l.glob = o->glob;
 	l.width = summary_width(out, o->wide);
 	if (o->json) {
@@ -350,6 +380,7 @@ out:
 			free(l.seen.slots[i].ptr);
 	strmap_release(&l.seen);
 	filing_release(&f);
+	triage_release(&t);
 	db_close(&db);
 	return ret;
 }

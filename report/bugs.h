@@ -13,6 +13,7 @@ struct bugs_opts {
 	const char *glob;       /* only the bugs with a member test of an operator matching it, or NULL */
 	int json;               /* one JSON document, each bug with its member tests */
 	int wide;               /* lines not cut to the terminal's width (never cut when out is no terminal) */
+	const char *triage;     /* the triage file (triage.h), or NULL: TRIAGE_DEFAULT when it exists */
 };
 
 /* Group the failures of the store at path store (which must exist: else EXIT_INPUT) into unique

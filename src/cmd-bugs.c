@@ -6,12 +6,14 @@
 
 #include "bugs.h"
 #include "cmd.h"
+#include "triage.h"
 
 static const char usage[] =
-	"usage: ferry bugs STORE [-F FRONTEND] [--op GLOB] [--json]\n"
+	"usage: ferry bugs STORE [-F FRONTEND] [--op GLOB] [--json] [--triage FILE]\n"
 	"\n"
 	"Group the failures in STORE into unique bugs (by frontend, conversion function and symptom)\n"
-	"and list them. ferry show STORE BUG prints one with its reproducer.\n";
+	"and list them, each with what the triage file decided about it (ferry triage). ferry show STORE\n"
+	"BUG prints one with its reproducer.\n";
 
 #define AT(f) offsetof(struct bugs_opts, f)
 
@@ -20,6 +22,8 @@ static const struct opt options[] = {
 	OPT_STRING(0, "op", "GLOB", "only the bugs with a member test of an operator matching GLOB (fnmatch)",
 		   AT(glob)),
 	OPT_FLAG(0, "json", "print the bugs as one JSON document, each with its member tests", AT(json)),
+	OPT_STRING(0, "triage", "FILE", "the decisions about bugs, shown with them (ferry triage; default:\n"
+		   TRIAGE_DEFAULT " when it exists)", AT(triage)),
 	OPT_FLAG('w', "wide", "do not cut lines to the terminal's width (they are never cut in a pipe)", AT(wide)),
 	OPT_END(),
 };
