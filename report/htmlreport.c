@@ -61,7 +61,9 @@ static const char style[] =
 	"border-radius:2px;margin-right:4px;vertical-align:-1px}\n"
 	"td.line{max-width:560px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}\n"
 	".muted{color:#868e96}details summary{cursor:pointer;color:#1c3d5a}\n"
-	"svg text{font:12px system-ui,sans-serif;fill:#343a40}\n";
+	"svg text{font:12px system-ui,sans-serif;fill:#343a40}\n"
+	".triage{font-size:12px;font-weight:normal;padding:1px 6px;border-radius:8px;background:#e9ecef}\n"
+	".triage.fixed{background:#ffe3e3}\n";
 
 /* --- outcomes ------------------------------------------------------------------------------------ */
 
@@ -334,6 +336,21 @@ static int keep_bug(void *ctx, const struct db_bug *b, struct err *e)
 	return 0;
 }
 
+/* What the triage file decided about x (triage.h), as a label; nothing when it decides nothing. */
+static void triage_span(const struct htmlreport *h, const struct bug *x, struct buf *b)
+{
+	const struct triage_entry *te = h->triage ? triage_find(h->triage, x->id, x->signature) : NULL;
+	struct buf label = BUF_INIT;
+
+	if (!te)
+		return;
+	triage_label(te, &label);
+	buf_addf(b, " <span class=\"triage %s\">", triage_status_name(te->status));
+	text(b, label.data);
+	buf_adds(b, "</span>");
+	buf_release(&label);
+}
+
 struct members {
 	const char *glob;
 	struct buf list;
@@ -469,7 +486,9 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 			text(b, l.v[i].id);
 			buf_adds(b, "\"><code>");
 			text(b, l.v[i].id);
-			buf_adds(b, "</code></a></td><td>");
+			buf_adds(b, "</code></a>");
+			triage_span(h, &l.v[i], b);
+			buf_adds(b, "</td><td>");
 			text(b, l.v[i].frontend);
 			buf_adds(b, "</td><td>");
 			text(b, l.v[i].outcome);
@@ -522,7 +541,9 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 		}
 		buf_addf(b, ", %lld test%s, operators <code>", x->members, x->members == 1 ? "" : "s");
 		text(b, x->ops);
-		buf_adds(b, "</code></h3>\n");
+		buf_adds(b, "</code>");
+		triage_span(h, x, b);
+		buf_adds(b, "</h3>\n");
 		{
 			struct buf trigger = BUF_INIT;
 

@@ -15,6 +15,7 @@
 #include "db.h"
 #include "err.h"
 #include "summary.h"
+#include "triage.h"
 
 struct htmlreport {
 	struct db *db;               /* opened for writing: the bugs are grouped anew (dedup_rebuild) */
@@ -22,6 +23,7 @@ struct htmlreport {
 	const char *store, *dir, *frontend, *glob;
 	const char *const *queues;   /* [LABEL=]QUEUE arguments */
 	size_t nqueues;
+	const struct triage *triage; /* the decisions about bugs (triage.h), shown with them, or NULL */
 	/* Write the reproducer of a bug's representative under root; *path (the caller frees) is where,
 	 * or NULL when it could not be made (a warning was printed). -1 only for an error that stops. */
 	int (*reproduce)(void *ctx, const struct db_row *row, const char *root, char **path, struct err *e);

@@ -30,6 +30,7 @@
 #include "summary.h"
 #include "fsutil.h"
 #include "htmlreport.h"
+#include "triage.h"
 #include "probe.h"
 #include "tolerance.h"
 #include "xalloc.h"
@@ -54,6 +55,7 @@ struct report {
 	const char *outdir;
 	size_t written, failed;
 	size_t metamorphic;  /* failures of the metamorphic oracle: ferry show writes theirs */
+	struct triage triage;   /* the decisions about bugs (triage.h) */
 };
 
 static void report_warn(const struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1002,6 +1004,35 @@ static cJSON *json_durations(const struct summary *s)
 	return d;
 }
 
+struct json_decided {
+	const struct triage *t;
+	cJSON *list;
+};
+
+/* A bug of the store that the triage file decides, into the report's list. */
+static int json_decided(void *ctx, const struct db_bug *b, struct err *e)
+{
+	struct json_decided *d = ctx;
+	const struct triage_entry *te = triage_find(d->t, b->bug_id, b->signature);
+	struct buf label = BUF_INIT;
+	cJSON *o;
+
+	(void)e;
+	if (!te)
+		return 0;
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "bug", b->bug_id);
+	cJSON_AddStringToObject(o, "frontend", b->frontend);
+	cJSON_AddStringToObject(o, "status", triage_status_name(te->status));
+	cJSON_AddItemToObject(o, "arg", json_string_or_null(te->arg));
+	cJSON_AddStringToObject(o, "as", te->bug);
+	triage_label(te, &label);
+	cJSON_AddStringToObject(o, "label", label.data);
+	buf_release(&label);
+	cJSON_AddItemToArray(d->list, o);
+	return 0;
+}
+
 /* The report as one JSON document: every failure, whole, and its line led by what decides it. */
 static int print_json(struct report *r, const char *store, struct err *e)
 {
@@ -1058,6 +1089,16 @@ static int print_json(struct report *r, const char *store, struct err *e)
 			goto out;
 	}
 	cJSON_AddItemToObject(doc, "durations", json_durations(&r->sum));
+	{
+		/* The store's bugs as its last grouping left them, with the decisions about them. */
+		cJSON *t = cJSON_AddObjectToObject(doc, "triage");
+		struct json_decided d = { &r->triage, NULL };
+
+		cJSON_AddItemToObject(t, "file", json_string_or_null(r->triage.path));
+		d.list = cJSON_AddArrayToObject(t, "bugs");
+		if (db_bugs(&r->db, r->frontend, json_decided, &d, e) < 0)
+			goto out;
+	}
 	text = cJSON_Print(doc);
 	fputs(text, r->out);
 	fputc('\n', r->out);
@@ -1083,6 +1124,7 @@ static int write_html(struct report *r, const char *store, const char *dir, stru
 	h.nqueues = r->o->queues.n;
 	h.reproduce = reproduce_for_page;
 	h.ctx = r;
+	h.triage = &r->triage;
 	/* The bugs as ferry bugs groups them now. */
 	if (dedup_rebuild(&r->db, r->frontend, NULL, NULL, e) < 0 || htmlreport_write(&h, e) < 0)
 		return -1;
@@ -1097,25 +1139,37 @@ static int write_html(struct report *r, const char *store, const char *dir, stru
 static int print_worth_filing(struct report *r, const char *store, struct err *e)
 {
 	struct filing f = { NULL, 0 };
-	size_t bugs = 0, shown = 0;
+	size_t bugs = 0, shown = 0, decided = 0;
 
 	if (r->glob)
 		return 0;
 	if (filing_load(&r->db, r->frontend, &f, e) < 0)
 		return -1;
-	for (size_t i = 0; i < f.n; i++)
+	/* A bug filed, not a bug or a duplicate (triage.h) is decided: not worth filing again. */
+	for (size_t i = 0; i < f.n; i++) {
 		bugs += f.v[i].kind == KIND_BUG;
+		decided += f.v[i].kind == KIND_BUG && triage_known(triage_find(&r->triage, f.v[i].b.bug_id,
+									       f.v[i].b.signature));
+	}
+	bugs -= decided;
 	if (bugs)
 		fprintf(r->out, "\nthe bugs most worth filing (%zu of %zu; ferry bugs lists them all, "
 			"ferry file %s BUG\nwrites one as an issue):\n", bugs < WORTH_FILING ? bugs : WORTH_FILING,
 			bugs, esc_str(store));
 	for (size_t i = 0; i < f.n && shown < WORTH_FILING; i++) {
 		const struct db_bug *b = &f.v[i].b;
+		const struct triage_entry *te = triage_find(&r->triage, b->bug_id, b->signature);
 		struct buf head = BUF_INIT, line = BUF_INIT;
 
-		if (f.v[i].kind != KIND_BUG)
+		if (f.v[i].kind != KIND_BUG || triage_known(te))
 			continue;
 		shown++;
+		/* A bug decided fixed that the store still shows: said first. */
+		if (te && te->status == TRIAGE_FIXED) {
+			buf_adds(&line, "[");
+			triage_label(te, &line);
+			buf_adds(&line, "] ");
+		}
 		summary_failure_line(b->outcome, NULL, b->message, 0, &line);
 		buf_addf(&head, "  %-12s %-14s %-8s %5lld  %-20.20s ", esc_str(b->bug_id), esc_str(b->frontend),
 			 esc_str(b->outcome), b->members, esc_str(b->ops ? b->ops : ""));
@@ -1125,6 +1179,9 @@ static int print_worth_filing(struct report *r, const char *store, struct err *e
 		buf_release(&head);
 		buf_release(&line);
 	}
+	if (decided)
+		fprintf(r->out, "%s  (%zu bug%s decided in %s, filed, not a bug or a duplicate, left out)\n",
+			bugs ? "" : "\n", decided, decided == 1 ? "" : "s", esc_str(r->triage.path));
 	filing_release(&f);
 	return 0;
 }
@@ -1143,6 +1200,11 @@ int report_write(const char *store, const struct report_opts *o, FILE *out, stru
 	r.width = summary_width(out, o->wide);
 	if (!fs_exists(store))
 		return err_set(e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", store);
+	if ((o->triage || fs_exists(TRIAGE_DEFAULT)) &&
+	    triage_load(&r.triage, o->triage ? o->triage : TRIAGE_DEFAULT, 0, e) < 0) {
+		triage_release(&r.triage);
+		return -1;
+	}
 	/* The page groups the failures into bugs anew, which writes to the store. */
 	if (db_open(&r.db, store, o->html ? DB_WRITE : DB_READ, e) < 0 ||
 	    locations_check(&r.db, store, o->warn, o->warn_ctx, e) < 0 ||
@@ -1176,6 +1238,7 @@ int report_write(const char *store, const struct report_opts *o, FILE *out, stru
 out:
 	summary_release(&r.sum);
 	probe_map_release(&r.probes);
+	triage_release(&r.triage);
 	db_close(&r.db);
 	return ret;
 }

@@ -23,6 +23,7 @@ struct report_opts {
 	int wide;                 /* lines not cut to the terminal's width */
 	int durations;            /* also the slowest tests and where the time went */
 	const char *python;       /* the interpreter the reproducers' templates run on */
+	const char *triage;       /* the triage file (triage.h), or NULL: TRIAGE_DEFAULT when it exists */
 	void (*warn)(void *ctx, const char *line);  /* what could not be made, one line each */
 	void *warn_ctx;
 };

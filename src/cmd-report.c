@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "report.h"
+#include "triage.h"
 #include "xfail.h"
 
 static const char usage[] =
@@ -35,6 +36,9 @@ static const struct opt options[] = {
 		   "DIR/FRONTEND/conftest.py (pytest xfail marks), onnx_backend_exclude.txt\n"
 		   "(BackendTest.exclude patterns) and iree_onnx_ops.json (IREE's onnx_ops config)",
 		   AT(xfail)),
+	OPT_STRING(0, "triage", "FILE", "the decisions about bugs (ferry triage; default: " TRIAGE_DEFAULT "\n"
+		   "when it exists): shown with the bugs, and the decided ones left out of those worth filing",
+		   AT(triage)),
 	OPT_LIST(0, "queue", "[LABEL=]QUEUE", "with --html: plot how fast this queue finds the store's bugs\n"
 		 "(repeatable; the queues of 'ferry rank', or one test id a line)", AT(queues)),
 	OPT_END(),
