@@ -80,11 +80,12 @@ static int parse_line(struct triage *t, size_t i, struct err *e)
 		return 0;
 	if (p != line) {
 		if (strncmp(p, "signature ", 10))
-			return err_set(e, EXIT_INPUT, "%s:%zu: an indented line is a 'signature SIG' of the entry above",
-				       t->path, i + 1);
-		if (!t->n || t->v[t->n - 1].signature)
-			return err_set(e, EXIT_INPUT, "%s:%zu: a signature with no entry above it to belong to", t->path,
+			return err_set(e, EXIT_INPUT,
+				       "%s:%zu: an indented line is a 'signature SIG' of the entry above", t->path,
 				       i + 1);
+		if (!t->n || t->v[t->n - 1].signature)
+			return err_set(e, EXIT_INPUT, "%s:%zu: a signature with no entry above it to belong to",
+				       t->path, i + 1);
 		t->v[t->n - 1].signature = xstrdup(p + 10 + strspn(p + 10, " \t"));
 		t->v[t->n - 1].sig_line = i;
 		return 0;
@@ -95,8 +96,8 @@ static int parse_line(struct triage *t, size_t i, struct err *e)
 			       t->path, i + 1, (int)(end - p), p);
 	for (size_t k = 0; k < t->n; k++)
 		if (!strncmp(t->v[k].bug, p, 12))
-			return err_set(e, EXIT_INPUT, "%s:%zu: bug %.12s is decided already, on line %zu", t->path, i + 1,
-				       p, t->v[k].line + 1);
+			return err_set(e, EXIT_INPUT, "%s:%zu: bug %.12s is decided already, on line %zu", t->path,
+				       i + 1, p, t->v[k].line + 1);
 	XGROW(t->v, t->cap, t->n + 1);
 	te = &t->v[t->n++];
 	memset(te, 0, sizeof(*te));
@@ -266,6 +267,14 @@ void triage_label(const struct triage_entry *te, struct buf *out)
 	}
 }
 
+/* What a new file starts with: how to read it, for a reviewer who has not run ferry. */
+static const char *const header[] = {
+	"# ferry triage: decisions about bugs, one a line: BUG STATUS [ARG], where STATUS is",
+	"# new, filed URL|#N, not-a-bug REASON, duplicate BUG or fixed RELEASE; the indented",
+	"# signature under a bug finds it when its id changes. See 'ferry triage --help'.",
+	NULL,
+};
+
 /* A line for the file: control characters (a newline would forge a line) made '?'. */
 static char *one_line(char *s)
 {
@@ -300,11 +309,9 @@ int triage_set(struct triage *t, const char *bug, enum triage_status s, const ch
 		if (!strcmp(t->v[i].bug, bug))
 			te = &t->v[i];
 	if (!te) {
-		if (!t->nlines) {
-			add_line(t, xstrdup("# ferry triage: decisions about bugs, one a line: BUG STATUS [ARG], where STATUS is"));
-			add_line(t, xstrdup("# new, filed URL|#N, not-a-bug REASON, duplicate BUG or fixed RELEASE; the indented"));
-			add_line(t, xstrdup("# signature under a bug finds it when its id changes. See 'ferry triage --help'."));
-		}
+		if (!t->nlines)
+			for (const char *const *l = header; *l; l++)
+				add_line(t, xstrdup(*l));
 		XGROW(t->v, t->cap, t->n + 1);
 		te = &t->v[t->n++];
 		memset(te, 0, sizeof(*te));

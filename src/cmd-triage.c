@@ -143,7 +143,8 @@ static int cmd_triage(int argc, char **argv)
 		return cmd_usage_error(&cmd_triage_entry, "triage takes STORE, or STORE BUG STATUS [ARG...]");
 	store = argv[optind];
 	if (optind + 1 < argc && (s = triage_status_parse(argv[optind + 2])) < 0)
-		return cmd_usage_error(&cmd_triage_entry, "'%s' is not a status (new, filed, not-a-bug, duplicate, fixed)",
+		return cmd_usage_error(&cmd_triage_entry,
+				       "'%s' is not a status (new, filed, not-a-bug, duplicate, fixed)",
 				       argv[optind + 2]);
 	if (!fs_exists(store)) {
 		err_set(&e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", store);
