@@ -7,7 +7,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 45
+plan 49
 export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"
 junit() { "$py" -c 'import sys, xml.etree.ElementTree as ET
 r = ET.parse(sys.argv[1]).getroot()
@@ -87,6 +87,13 @@ sig=$(grep -A1 "^$exp " t.txt | tail -n 1 | sed 's/injected fault in/injected <*
 printf '000000000000 filed #99\n%s\n' "$sig" > w.txt
 expect_exit 0 "bugs reads a decision with another id" -- "$FERRY" bugs large.db --triage w.txt
 contains "found by its signature" "$out" "triage: filed #99 (decided as 000000000000, by its signature)"
+
+# A duplicate names another bug, never itself.
+cp t.txt dup.txt
+expect_exit 2 "a duplicate of itself is refused" -- "$FERRY" triage large.db "$relu" duplicate "$relu" -f dup.txt
+expect_exit 0 "a duplicate of another bug" -- "$FERRY" triage large.db "$relu" duplicate "$exp" -f dup.txt
+expect_exit 0 "is shown as such" -- "$FERRY" bugs large.db --triage dup.txt
+contains "with the bug it duplicates" "$out" "triage: duplicate of $exp"
 
 # The readers.
 expect_exit 0 "bugs shows the decisions" -- "$FERRY" bugs large.db --triage t.txt
