@@ -1126,7 +1126,8 @@ static int write_html(struct report *r, const char *store, const char *dir, stru
 	h.ctx = r;
 	h.triage = &r->triage;
 	/* The bugs as ferry bugs groups them now. */
-	if (dedup_rebuild(&r->db, r->frontend, NULL, NULL, e) < 0 || htmlreport_write(&h, e) < 0)
+	if (dedup_rebuild(&r->db, r->frontend, NULL, NULL, e) < 0 || triage_bind(&r->triage, &r->db, e) < 0 ||
+	    htmlreport_write(&h, e) < 0)
 		return -1;
 	fprintf(r->out, "wrote %s/index.html (%zu bytes) and %zu reproducer%s in %s/reproducers\n",
 		esc_str(dir), h.bytes,
@@ -1208,7 +1209,7 @@ int report_write(const char *store, const struct report_opts *o, FILE *out, stru
 	/* The page groups the failures into bugs anew, which writes to the store. */
 	if (db_open(&r.db, store, o->html ? DB_WRITE : DB_READ, e) < 0 ||
 	    locations_check(&r.db, store, o->warn, o->warn_ctx, e) < 0 ||
-	    summary_load(&r.sum, &r.db, r.frontend, r.glob, e) < 0)
+	    summary_load(&r.sum, &r.db, r.frontend, r.glob, e) < 0 || triage_bind(&r.triage, &r.db, e) < 0)
 		goto out;
 	if (o->json) {
 		ret = print_json(&r, store, e);

@@ -173,6 +173,7 @@ void triage_release(struct triage *t)
 	free(t->lines);
 	free(t->v);
 	free(t->path);
+	strmap_release(&t->present);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -205,13 +206,14 @@ int triage_is_file(const char *path)
 	return r;
 }
 
-/* Whether text is of pattern, each <*> of pattern standing for one or more characters of a field
- * (never a '|'). */
+/* Whether text is of pattern, each <*> of pattern standing for one token of text: one or more
+ * characters, never a space or a '|'. Any more and a template of wildcards ("<*> <*> : <*>") would
+ * take the decision about one cause to every message of its shape. */
 static int sig_match(const char *pat, const char *text)
 {
 	while (*pat) {
 		if (!strncmp(pat, "<*>", 3)) {
-			for (const char *q = text + 1; q[-1] && q[-1] != '|'; q++)
+			for (const char *q = text + 1; q[-1] && q[-1] != '|' && q[-1] != ' '; q++)
 				if (sig_match(pat + 3, q))
 					return 1;
 			return 0;
@@ -230,14 +232,29 @@ const struct triage_entry *triage_find(const struct triage *t, const char *bug, 
 		if (!strcmp(t->v[i].bug, bug))
 			return &t->v[i];
 	for (size_t i = 0; signature && i < t->n; i++)
-		if (t->v[i].signature && !strcmp(t->v[i].signature, signature))
+		if (t->v[i].signature && !strmap_find(&t->present, t->v[i].bug) &&
+		    !strcmp(t->v[i].signature, signature))
 			return &t->v[i];
 	/* The cause's template learnt from more (or fewer) messages: one is the other with wildcards. */
 	for (size_t i = 0; signature && i < t->n; i++)
-		if (t->v[i].signature &&
+		if (t->v[i].signature && !strmap_find(&t->present, t->v[i].bug) &&
 		    (sig_match(t->v[i].signature, signature) || sig_match(signature, t->v[i].signature)))
 			return &t->v[i];
 	return NULL;
+}
+
+static int note_bug(void *ctx, const struct db_bug *b, struct err *e)
+{
+	(void)e;
+	strmap_get(ctx, b->bug_id, NULL);
+	return 0;
+}
+
+int triage_bind(struct triage *t, struct db *d, struct err *e)
+{
+	strmap_release(&t->present);
+	strmap_init(&t->present);
+	return t->n ? db_bugs(d, NULL, note_bug, &t->present, e) : 0;
 }
 
 int triage_known(const struct triage_entry *te)
@@ -391,13 +408,13 @@ static int decided_test(void *ctx, const char *fe, const char *bug_id, const cha
 	return 0;
 }
 
-int triage_tests(struct db *d, const struct triage *t, struct strmap *out, struct err *e)
+int triage_tests(struct db *d, struct triage *t, struct strmap *out, struct err *e)
 {
 	struct tests_of o = { t, STRMAP_INIT, out };
 	int r = 0;
 
 	if (t->n)
-		r = db_bugs(d, NULL, decided_bug, &o, e) < 0 ||
+		r = triage_bind(t, d, e) < 0 || db_bugs(d, NULL, decided_bug, &o, e) < 0 ||
 		    db_bug_members(d, NULL, NULL, -1, decided_test, &o, e) < 0 ? -1 : 0;
 	strmap_release(&o.bugs);
 	return r;

@@ -8,9 +8,10 @@
  * STATUS is new, filed URL-or-#N, not-a-bug REASON, duplicate BUG, or fixed RELEASE. A bug's id is a
  * hash of its signature, and a signature's message template is learnt from the store's messages, so
  * a later run with more tests of one cause can give the cause a template with more wildcards, and a
- * new id: a decision finds its bug by id, else by signature, either one's <*> standing for any token
+ * new id: a decision finds its bug by id, else by signature, either one's <*> standing for one token
  * of the other (a signature's fields, between '|', are never crossed). ferry triage writes the
- * signature with the id, so a decision outlives that. */
+ * signature with the id, so a decision outlives that. A decision whose bug is still in the store
+ * (triage_bind) is that bug's alone: its signature finds no other. */
 #ifndef FERRY_TRIAGE_H
 #define FERRY_TRIAGE_H
 
@@ -48,9 +49,10 @@ struct triage {
 	size_t nlines, lcap;
 	struct triage_entry *v;
 	size_t n, cap;
+	struct strmap present;      /* the store's bug ids (triage_bind), or empty */
 };
 
-#define TRIAGE_INIT { NULL, NULL, 0, 0, NULL, 0, 0 }
+#define TRIAGE_INIT { NULL, NULL, 0, 0, NULL, 0, 0, STRMAP_INIT }
 
 /* Read the triage file at path into t. A missing file is an empty one when missing_ok, else
  * EXIT_INPUT; a bad line is EXIT_INPUT naming path:line. 0, or -1 with e. */
@@ -63,6 +65,9 @@ int triage_is_file(const char *path);
 
 /* The decision about the bug of that id and signature (either may be NULL), or NULL. */
 const struct triage_entry *triage_find(const struct triage *t, const char *bug, const char *signature);
+/* Note the bugs the store d holds now (after its grouping), so that a decision on one of them is found
+ * by its id only, never by another bug's signature. 0, or -1 with e. */
+int triage_bind(struct triage *t, struct db *d, struct err *e);
 
 /* Whether a failure of a bug so decided is known (filed, not a bug, a duplicate): CI passes on it. */
 int triage_known(const struct triage_entry *te);
@@ -84,7 +89,7 @@ int triage_set(struct triage *t, const char *bug, enum triage_status s, const ch
 /* Map each member test of the store's bugs that t decides to its decision: "FRONTEND\x1fTEST" -> the
  * entry (borrowed from t) as ptr, into out (released with strmap_release). The bugs as the store
  * holds them (dedup_rebuild first). 0, or -1 with e. */
-int triage_tests(struct db *d, const struct triage *t, struct strmap *out, struct err *e);
+int triage_tests(struct db *d, struct triage *t, struct strmap *out, struct err *e);
 
 /* Write t's lines back to its path, atomically. 0, or -1 with e. */
 int triage_save(const struct triage *t, struct err *e);

@@ -152,7 +152,8 @@ static int cmd_triage(int argc, char **argv)
 	}
 	/* The file is read before the store is grouped: a bad line costs nothing. */
 	if (triage_load(&t, a->file ? a->file : TRIAGE_DEFAULT, 1, &e) < 0 ||
-	    db_open(&db, store, DB_WRITE, &e) < 0 || dedup_rebuild(&db, NULL, NULL, NULL, &e) < 0)
+	    db_open(&db, store, DB_WRITE, &e) < 0 || dedup_rebuild(&db, NULL, NULL, NULL, &e) < 0 ||
+	    triage_bind(&t, &db, &e) < 0)
 		goto fail;
 	if (optind + 1 == argc) {
 		if (list(&db, &t, store, &e) < 0)

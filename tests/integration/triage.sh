@@ -7,7 +7,7 @@
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
-plan 49
+plan 53
 export FERRY_ADAPTERS="$top_srcdir/tests/data/adapters"
 junit() { "$py" -c 'import sys, xml.etree.ElementTree as ET
 r = ET.parse(sys.argv[1]).getroot()
@@ -87,6 +87,14 @@ sig=$(grep -A1 "^$exp " t.txt | tail -n 1 | sed 's/injected fault in/injected <*
 printf '000000000000 filed #99\n%s\n' "$sig" > w.txt
 expect_exit 0 "bugs reads a decision with another id" -- "$FERRY" bugs large.db --triage w.txt
 contains "found by its signature" "$out" "triage: filed #99 (decided as 000000000000, by its signature)"
+# A <*> is one token, never two; and a decision whose bug is still in the store is that bug's alone.
+sed 's/injected <\*> in/injected <*>/' w.txt > w2.txt
+expect_exit 0 "bugs reads a signature whose <*> would stand for two tokens" -- "$FERRY" bugs large.db --triage w2.txt
+check "it finds no bug by it" -- sh -c '! echo "$1" | grep -q "filed #99"' - "$out"
+printf '%s filed #77\n%s\n' "$ceil" "$sig" > w3.txt
+expect_exit 0 "bugs reads the Exp signature under the Ceil bug's id" -- "$FERRY" bugs large.db --triage w3.txt
+check "the decision is the Ceil bug's only" -- \
+	test "$(echo "$out" | grep -c 'filed #77')" = 1 -a "$(echo "$out" | grep -c 'decided as')" = 0
 
 # A duplicate names another bug, never itself.
 cp t.txt dup.txt
