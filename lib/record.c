@@ -932,3 +932,84 @@ const struct value *record_context(const struct instance *in, const char *name)
 	f = bsearch(&key, in->context, in->ncontext, sizeof(key), field_cmp);
 	return f ? f->value : NULL;
 }
+
+/* --- names ------------------------------------------------------------------------------------- */
+
+static const char *prov_string(const cJSON *o, const char *a, const char *b)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
+
+	if (b)
+		x = cJSON_GetObjectItemCaseSensitive(x, b);
+	return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+enum record_origin record_origin(const cJSON *prov)
+{
+	const char *suite = prov_string(prov, "source", "suite");
+
+	if (prov_string(prov, "variant", "parent"))
+		return RECORD_VARIANT;
+	if (suite && !strcmp(suite, "generate"))
+		return RECORD_GENERATED;
+	return RECORD_HARVESTED;
+}
+
+const char *record_origin_name(enum record_origin o)
+{
+	return o == RECORD_VARIANT ? "variant" : o == RECORD_GENERATED ? "generated" : "harvested";
+}
+
+/* A vary label (vary/rules.h) in words: "param:+output_shape=(2,2)" is "param output_shape=(2,2)
+ * added"; a label without a rule of its own reads with its first colon a space ("rank +1"). */
+static char *change_words(const char *label)
+{
+	const char *colon = strchr(label, ':');
+
+	if (!strncmp(label, "param:+", 7))
+		return xasprintf("param %s added", label + 7);
+	if (!strncmp(label, "param:-", 7))
+		return xasprintf("param %s removed", label + 7);
+	if (!strncmp(label, "in:", 3))
+		return xasprintf("input %s", label + 3);
+	if (!colon)
+		return xstrdup(label);
+	return xasprintf("%.*s %s", (int)(colon - label), label, colon + 1);
+}
+
+char *record_name(const cJSON *prov, const char *id)
+{
+	const char *test = prov_string(prov, "source", "test");
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(prov, "source");
+	const cJSON *seed = cJSON_GetObjectItemCaseSensitive(src, "seed");
+	const cJSON *index = cJSON_GetObjectItemCaseSensitive(src, "index");
+	char *what, *name;
+
+	switch (record_origin(prov)) {
+	case RECORD_VARIANT: {
+		const char *vary = prov_string(prov, "variant", "vary");
+		char *change = change_words(vary ? vary : "?");
+
+		/* A variant carries its parent's source: the library test it grew from. */
+		if (test)
+			what = xasprintf("variant of %s: %s", test, change);
+		else
+			what = xasprintf("variant of %.12s: %s", prov_string(prov, "variant", "parent"), change);
+		free(change);
+		break;
+	}
+	case RECORD_GENERATED:
+		what = xasprintf("generated %s(seed %.0f, #%.0f)",
+				 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(src, "probe")) ? "probe " : "",
+				 cJSON_IsNumber(seed) ? seed->valuedouble : 0,
+				 cJSON_IsNumber(index) ? index->valuedouble : 0);
+		break;
+	default:
+		what = test ? xstrdup(test) : NULL;
+	}
+	if (!what)
+		return xstrdup(id);
+	name = xasprintf("%s [%.12s]", what, id);
+	free(what);
+	return name;
+}

@@ -155,6 +155,19 @@ void value_canonical(const struct value *v, struct buf *out);
 /* Append the shortest decimal form of d that strtod reads back as d ("nan", "inf", "-inf" quoted). */
 void json_add_double(struct buf *out, double d);
 
+/* Where a test came from, by its provenance (a record's top-level members, or an instance's extra):
+ * RECORD_VARIANT (ferry vary, or go's one-change neighbours: a "variant" member), RECORD_GENERATED
+ * (ferry generate: source.suite "generate"), else RECORD_HARVESTED. record_origin_name: "variant",
+ * "generated", "harvested". */
+enum record_origin { RECORD_HARVESTED, RECORD_VARIANT, RECORD_GENERATED };
+enum record_origin record_origin(const struct cJSON *prov);
+const char *record_origin_name(enum record_origin o);
+/* The test's name for people and for CI, from its provenance and id: what it is, then the id's start,
+ * which keeps it unique and the same from run to run. "test_ceil [02588f5ad320]", "variant of
+ * test_convtranspose_autopad_same: param output_shape=(2,2) added [..]", "generated graph (seed 1,
+ * #7) [..]". The caller frees it. */
+char *record_name(const struct cJSON *prov, const char *id);
+
 /* Look up a parameter by name; NULL if absent. */
 const struct value *record_param(const struct instance *in, const char *name);
 /* Look up a member of the context by name ("dtype", "opset"); NULL if absent. */
