@@ -977,13 +977,13 @@ static char *change_words(const char *label)
 	return xasprintf("%.*s %s", (int)(colon - label), label, colon + 1);
 }
 
-char *record_name(const cJSON *prov, const char *id)
+char *record_what(const cJSON *prov)
 {
 	const char *test = prov_string(prov, "source", "test");
 	const cJSON *src = cJSON_GetObjectItemCaseSensitive(prov, "source");
 	const cJSON *seed = cJSON_GetObjectItemCaseSensitive(src, "seed");
 	const cJSON *index = cJSON_GetObjectItemCaseSensitive(src, "index");
-	char *what, *name;
+	char *what;
 
 	switch (record_origin(prov)) {
 	case RECORD_VARIANT: {
@@ -1007,6 +1007,13 @@ char *record_name(const cJSON *prov, const char *id)
 	default:
 		what = test ? xstrdup(test) : NULL;
 	}
+	return what;
+}
+
+char *record_name(const cJSON *prov, const char *id)
+{
+	char *what = record_what(prov), *name;
+
 	if (!what)
 		return xstrdup(id);
 	name = xasprintf("%s [%.12s]", what, id);

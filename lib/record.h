@@ -167,6 +167,9 @@ const char *record_origin_name(enum record_origin o);
  * test_convtranspose_autopad_same: param output_shape=(2,2) added [..]", "generated graph (seed 1,
  * #7) [..]". The caller frees it. */
 char *record_name(const struct cJSON *prov, const char *id);
+/* The same without the id: NULL when the provenance says nothing (no source test, not made by
+ * ferry). */
+char *record_what(const struct cJSON *prov);
 
 /* Look up a parameter by name; NULL if absent. */
 const struct value *record_param(const struct instance *in, const char *name);

@@ -451,7 +451,8 @@ static int cmd_check(int argc, char **argv)
 	c.e = &e;
 	/* What is not a frontend bug (a suspected invalid test, a disputed reference, an environment
 	 * that fails the canary, ...) is said, and does not fail the check. */
-	if (kinds_tests(session_db(c.s), &c.kinds, &e) < 0 || (c.json && runopts_bugs(session_db(c.s), &c.bugs, &e) < 0))
+	if (kinds_tests(session_db(c.s), &c.kinds, &e) < 0 ||
+	    (c.json && runopts_bugs(session_db(c.s), &c.bugs, &e) < 0))
 		goto fail;
 	/* A check that judged nothing must not pass: a frontend that could not start, or a limit or
 	 * budget that left every test out, is a misconfigured CI job, not a clean one. (A wrong library,
