@@ -184,10 +184,9 @@ void runopts_bugs_release(struct strmap *m)
 
 struct failures {
 	struct session *s;
-	const struct frontend *fe;
-	const struct wrapped *t;
+	const char *fe;             /* the frontend of the session's tests being listed */
 	struct strmap kinds, bugs;
-	cJSON *out;
+	cJSON *out, *counts;        /* counts: with runopts_json_store, "FRONTEND" -> {outcome: n} */
 	struct err *e;
 };
 
@@ -196,23 +195,35 @@ static int add_failure(void *ctx, const struct db_row *row, struct err *e)
 	struct failures *f = ctx;
 	char *key, *name;
 	const struct strmap_entry *kind, *bug;
-	cJSON *o;
+	cJSON *o, *prov;
 
 	(void)e;
+	if (f->counts) {
+		cJSON *fe = cJSON_GetObjectItemCaseSensitive(f->counts, row->frontend), *n;
+
+		if (!fe)
+			fe = cJSON_AddObjectToObject(f->counts, row->frontend);
+		if ((n = cJSON_GetObjectItemCaseSensitive(fe, row->outcome)))
+			cJSON_SetNumberValue(n, n->valuedouble + 1);
+		else
+			cJSON_AddNumberToObject(fe, row->outcome, 1);
+	}
 	if (!outcome_name_is_failure(row->outcome))
 		return 0;
-	key = xasprintf("%s\x1f%s", f->fe->label, row->id);
+	key = xasprintf("%s\x1f%s", row->frontend, row->id);
 	kind = strmap_find(&f->kinds, key);
 	bug = strmap_find(&f->bugs, key);
 	free(key);
+	prov = row->record ? cJSON_Parse(row->record) : NULL;
 	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "frontend", f->fe->label);
+	cJSON_AddStringToObject(o, "frontend", row->frontend);
 	cJSON_AddStringToObject(o, "id", row->id);
-	cJSON_AddStringToObject(o, "op", f->t->in.op);
-	cJSON_AddStringToObject(o, "origin", record_origin_name(record_origin(f->t->in.extra)));
-	name = record_name(f->t->in.extra, f->t->in.id);
+	cJSON_AddItemToObject(o, "op", string_or_null(row->op));
+	cJSON_AddStringToObject(o, "origin", record_origin_name(record_origin(prov)));
+	name = record_name(prov, row->id);
 	cJSON_AddStringToObject(o, "name", name);
 	free(name);
+	cJSON_Delete(prov);
 	cJSON_AddStringToObject(o, "outcome", row->outcome);
 	cJSON_AddItemToObject(o, "stage", string_or_null(row->stage));
 	/* ferry's own error is no one's bug; else the kind its group was found (kinds.h). */
@@ -231,27 +242,47 @@ static int each_failure(void *ctx, const struct wrapped *t)
 
 	if (!t->valid)
 		return 0;
-	f->t = t;
-	return db_result(session_db(f->s), f->fe->label, t->in.id, add_failure, f, f->e) < 0 ? -1 : 0;
+	return db_result(session_db(f->s), f->fe, t->in.id, add_failure, f, f->e) < 0 ? -1 : 0;
 }
 
 int runopts_json_failures(const struct runopts *r, struct session *s, cJSON *failures, struct err *e)
 {
-	struct failures f = { s, NULL, NULL, STRMAP_INIT, STRMAP_INIT, failures, e };
+	struct failures f = { s, NULL, STRMAP_INIT, STRMAP_INIT, failures, NULL, e };
 	int ret = -1;
 
 	/* kinds_tests groups the store's failures afresh first: the bug ids are then today's. */
 	if (kinds_tests(session_db(s), &f.kinds, e) < 0 || runopts_bugs(session_db(s), &f.bugs, e) < 0)
 		goto out;
 	for (size_t i = 0; i < r->nfes; i++) {
-		f.fe = &r->fes[i];
-		if (session_each(s, f.fe, each_failure, &f) < 0)
+		f.fe = r->fes[i].label;
+		if (session_each(s, &r->fes[i], each_failure, &f) < 0)
 			goto out;
 	}
 	ret = 0;
 out:
 	kinds_tests_release(&f.kinds);
 	runopts_bugs_release(&f.bugs);
+	return ret;
+}
+
+int runopts_json_store(const char *store, cJSON *into, struct err *e)
+{
+	struct db d = DB_INIT;
+	struct failures f = { NULL, NULL, STRMAP_INIT, STRMAP_INIT, NULL, NULL, e };
+	int ret = -1;
+
+	f.counts = cJSON_AddObjectToObject(into, "outcomes");
+	f.out = cJSON_AddArrayToObject(into, "failures");
+	if (!fs_exists(store))
+		return 0;
+	if (db_open(&d, store, DB_WRITE, e) < 0 || kinds_tests(&d, &f.kinds, e) < 0 ||
+	    runopts_bugs(&d, &f.bugs, e) < 0 || db_results_with(&d, NULL, NULL, add_failure, &f, e) < 0)
+		goto out;
+	ret = 0;
+out:
+	kinds_tests_release(&f.kinds);
+	runopts_bugs_release(&f.bugs);
+	db_close(&d);
 	return ret;
 }
 

@@ -49,6 +49,9 @@ void runopts_bugs_release(struct strmap *m);
 /* --json of ferry run: append to failures the failing results of the session's tests, each with its
  * name, kind (kinds.h) and bug; groups the store's failures afresh (dedup_rebuild). */
 int runopts_json_failures(const struct runopts *r, struct session *s, struct cJSON *failures, struct err *e);
+/* --json of ferry go: add to into, for the store (none yet: nothing), "outcomes" (by frontend, the
+ * results by outcome) and "failures" (as runopts_json_failures', of every test). */
+int runopts_json_store(const char *store, struct cJSON *into, struct err *e);
 /* Print doc on stdout, and free it. */
 void runopts_json_print(struct cJSON *doc);
 /* After session_open: one line on stderr for what the queue and --op/--test selected, when they
