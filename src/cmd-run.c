@@ -345,6 +345,10 @@ static int cmd_run(int argc, char **argv)
 					       "--seed)");
 			goto out;
 		}
+		if (ro->json) {
+			code = cmd_usage_error(&cmd_run_entry, "--one prints what happened at each step as text: no --json");
+			goto out;
+		}
 		if (optind != argc || ro->nfes != 1 || ro->s.store) {
 			code = cmd_usage_error(&cmd_run_entry, "--one takes one test directory and one --frontend, "
 					       "and no DIR nor -o (it stores nothing)");
