@@ -346,7 +346,8 @@ static int cmd_run(int argc, char **argv)
 			goto out;
 		}
 		if (ro->json) {
-			code = cmd_usage_error(&cmd_run_entry, "--one prints what happened at each step as text: no --json");
+			code = cmd_usage_error(&cmd_run_entry, "--one prints what happened at each step as text: "
+					       "no --json");
 			goto out;
 		}
 		if (optind != argc || ro->nfes != 1 || ro->s.store) {
