@@ -112,13 +112,15 @@ struct go {
 	double start;
 	size_t ran, failures;
 	int out_of_time;
+	cJSON *lib;                 /* with --json: this library's object, whose "stages" say() fills */
 	struct tally run[RUNOPTS_MAX_FRONTENDS];  /* the run stage's, by frontend (index in a->r.fes) */
 	struct tally whole;         /* every test the command ran, of every library (go_release keeps it) */
 };
 
 static void say(const struct go *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* A line about a stage, on io->out (stdout) among the stages' own summaries. */
+/* A line about a stage, on io->out (stdout) among the stages' own summaries; with --json, each of its
+ * lines is one of the library's "stages" too. */
 static void say(const struct go *g, const char *fmt, ...)
 {
 	va_list ap;
@@ -127,6 +129,25 @@ static void say(const struct go *g, const char *fmt, ...)
 	vfprintf(g->io.out, fmt, ap);
 	va_end(ap);
 	fflush(g->io.out);
+	if (g->lib) {
+		struct buf text = BUF_INIT;
+		char *save = NULL;
+		cJSON *stages = cJSON_GetObjectItemCaseSensitive(g->lib, "stages");
+
+		va_start(ap, fmt);
+		buf_vaddf(&text, fmt, ap);
+		va_end(ap);
+		for (char *l = strtok_r(text.data, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			cJSON_AddItemToArray(stages, cJSON_CreateString(l));
+		buf_release(&text);
+	}
+}
+
+/* With --json: a file of the library's, by what it holds. */
+static void json_path(const struct go *g, const char *what, const char *path)
+{
+	if (g->lib)
+		cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(g->lib, "paths"), what, path);
 }
 
 static double time_left(const struct go *g)
@@ -1378,6 +1399,9 @@ static int stage_report(struct go *g, int fresh)
 		}
 		say(g, "report -> %s, reproducers in %s\n", esc_str(report), esc_str(repro));
 	}
+	json_path(g, "bugs", bugs);
+	json_path(g, "report", report);
+	json_path(g, "reproducers", repro);
 	if (fs_read(bugs, &text, &e) < 0) {
 		code = g->io.error(&e);
 		goto out;
@@ -1485,6 +1509,17 @@ static int go_library(struct go *g, const char *dir, const char *library)
 	g->corpus = xasprintf("%s/corpus.jsonl", g->dir);
 	g->wrapdir = xasprintf("%s/wrapped", g->dir);
 	g->store = xasprintf("%s/results.db", g->dir);
+	if (g->a->json) {
+		g->lib = cJSON_CreateObject();
+		cJSON_AddStringToObject(g->lib, "library", library);
+		cJSON_AddStringToObject(g->lib, "dir", g->dir);
+		cJSON_AddArrayToObject(g->lib, "stages");
+		cJSON_AddObjectToObject(g->lib, "paths");
+		json_path(g, "corpus", g->corpus);
+		json_path(g, "wrapped", g->wrapdir);
+		json_path(g, "store", g->store);
+		cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(g->a->json, "libraries"), g->lib);
+	}
 	if (fs_mkdirs(g->dir, &e) < 0) {
 		code = g->io.error(&e);
 		goto out;
@@ -1519,7 +1554,12 @@ static int go_library(struct go *g, const char *dir, const char *library)
 		goto out;
 	}
 	code = stage_report(g, g->ran > ran_before);
+	if (g->lib && code == EXIT_OK && runopts_json_store(g->store, g->lib, &e) < 0)
+		code = g->io.error(&e);
 out:
+	if (g->lib)
+		cJSON_AddNumberToObject(g->lib, "exit", code);
+	g->lib = NULL;
 	g->a->r.s.tolerances = NULL;
 	free(tol);
 	err_release(&e);

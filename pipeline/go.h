@@ -31,6 +31,9 @@ struct go_opts {
 	double budget;                  /* seconds from the start of the command, or 0 */
 	double harvest_timeout;         /* a harvested test's (or sample's), or 0: the harvest's default */
 	struct runopts r;               /* the run: frontends, --op/--test, -j, -t, -m, --rerun, --maxfail */
+	/* --json: go_run adds an object per library to its "libraries" array, with the library's
+	 * stages (what each said), the paths of its files and its store's results (doc/json.md); or NULL */
+	struct cJSON *json;
 };
 
 /* Run the pipeline for each of the libraries, in dir/LIBRARY; start is when the command started

@@ -2,13 +2,16 @@
  * ferry go: the set of its options, the progress line it draws and the summary it prints
  * (runopts.h); the command line that fills it is src/runargs.c's. */
 #include "runopts.h"
+#include "dedup.h"
 #include "esc.h"
 #include "fsutil.h"
+#include "kinds.h"
 #include "opts.h"
 #include "py.h"
 #include "tolerance.h"
 #include "xalloc.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +119,180 @@ void runopts_print(const struct runopts *r, const struct session_result *res)
 			printf("  reduced now          %zu of %zu inconsistencies (ferry bugs groups them, ferry show\n"
 			       "                       writes each one's reproducer)\n", x->reduced, x->reductions);
 	}
+}
+
+/* --- --json ----------------------------------------------------------------------------------- */
+
+static cJSON *string_or_null(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+cJSON *runopts_json(const struct runopts *r, const struct session_result *res)
+{
+	cJSON *all = cJSON_CreateArray();
+
+	for (size_t i = 0; i < r->nfes; i++) {
+		const struct session_result *x = &res[i];
+		cJSON *o = cJSON_CreateObject(), *counts;
+
+		cJSON_AddStringToObject(o, "frontend", r->fes[i].label);
+		cJSON_AddItemToObject(o, "version", string_or_null(x->version));
+		cJSON_AddItemToObject(o, "unavailable", string_or_null(x->unavailable ? x->why : NULL));
+		cJSON_AddNumberToObject(o, "ran", (double)x->ran);
+		counts = cJSON_AddObjectToObject(o, "outcomes");
+		for (size_t k = 0; k < OUTCOME_COUNT; k++)
+			if (x->counts[k])
+				cJSON_AddNumberToObject(counts, outcome_name(k), (double)x->counts[k]);
+		cJSON_AddNumberToObject(o, "already", (double)x->already);
+		cJSON_AddNumberToObject(o, "invalid", (double)x->invalid);
+		cJSON_AddNumberToObject(o, "rerun", (double)x->rerun);
+		cJSON_AddNumberToObject(o, "left_for_later", (double)x->budget_left_out);
+		cJSON_AddBoolToObject(o, "maxfail", x->maxfail);
+		cJSON_AddItemToArray(all, o);
+	}
+	return all;
+}
+
+static int add_member(void *ctx, const char *fe, const char *bug_id, const char *id, const char *op,
+		      struct err *e)
+{
+	struct strmap_entry *m;
+	char *key = xasprintf("%s\x1f%s", fe, id);
+
+	(void)op;
+	(void)e;
+	m = strmap_get(ctx, key, NULL);
+	free(key);
+	if (!m->ptr)
+		m->ptr = xstrdup(bug_id);
+	return 0;
+}
+
+int runopts_bugs(struct db *d, struct strmap *out, struct err *e)
+{
+	return db_bug_members(d, NULL, NULL, -1, add_member, out, e);
+}
+
+void runopts_bugs_release(struct strmap *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].key)
+			free(m->slots[i].ptr);
+	strmap_release(m);
+}
+
+struct failures {
+	struct session *s;
+	const char *fe;             /* the frontend of the session's tests being listed */
+	struct strmap kinds, bugs;
+	cJSON *out, *counts;        /* counts: with runopts_json_store, "FRONTEND" -> {outcome: n} */
+	struct err *e;
+};
+
+static int add_failure(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct failures *f = ctx;
+	char *key, *name;
+	const struct strmap_entry *kind, *bug;
+	cJSON *o, *prov;
+
+	(void)e;
+	if (f->counts) {
+		cJSON *fe = cJSON_GetObjectItemCaseSensitive(f->counts, row->frontend), *n;
+
+		if (!fe)
+			fe = cJSON_AddObjectToObject(f->counts, row->frontend);
+		if ((n = cJSON_GetObjectItemCaseSensitive(fe, row->outcome)))
+			cJSON_SetNumberValue(n, n->valuedouble + 1);
+		else
+			cJSON_AddNumberToObject(fe, row->outcome, 1);
+	}
+	if (!outcome_name_is_failure(row->outcome))
+		return 0;
+	key = xasprintf("%s\x1f%s", row->frontend, row->id);
+	kind = strmap_find(&f->kinds, key);
+	bug = strmap_find(&f->bugs, key);
+	free(key);
+	prov = row->record ? cJSON_Parse(row->record) : NULL;
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "frontend", row->frontend);
+	cJSON_AddStringToObject(o, "id", row->id);
+	cJSON_AddItemToObject(o, "op", string_or_null(row->op));
+	cJSON_AddStringToObject(o, "origin", record_origin_name(record_origin(prov)));
+	name = record_name(prov, row->id);
+	cJSON_AddStringToObject(o, "name", name);
+	free(name);
+	cJSON_Delete(prov);
+	cJSON_AddStringToObject(o, "outcome", row->outcome);
+	cJSON_AddItemToObject(o, "stage", string_or_null(row->stage));
+	/* ferry's own error is no one's bug; else the kind its group was found (kinds.h). */
+	cJSON_AddItemToObject(o, "kind", outcome_name_is_bug(row->outcome) ?
+			      cJSON_CreateString(kinds_name(kind ? (enum kind)kind->count : KIND_BUG)) :
+			      cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "bug", string_or_null(bug ? bug->ptr : NULL));
+	cJSON_AddItemToObject(o, "message", string_or_null(row->message));
+	cJSON_AddItemToArray(f->out, o);
+	return 0;
+}
+
+static int each_failure(void *ctx, const struct wrapped *t)
+{
+	struct failures *f = ctx;
+
+	if (!t->valid)
+		return 0;
+	return db_result(session_db(f->s), f->fe, t->in.id, add_failure, f, f->e) < 0 ? -1 : 0;
+}
+
+int runopts_json_failures(const struct runopts *r, struct session *s, cJSON *failures, struct err *e)
+{
+	struct failures f = { s, NULL, STRMAP_INIT, STRMAP_INIT, failures, NULL, e };
+	int ret = -1;
+
+	/* kinds_tests groups the store's failures afresh first: the bug ids are then today's. */
+	if (kinds_tests(session_db(s), &f.kinds, e) < 0 || runopts_bugs(session_db(s), &f.bugs, e) < 0)
+		goto out;
+	for (size_t i = 0; i < r->nfes; i++) {
+		f.fe = r->fes[i].label;
+		if (session_each(s, &r->fes[i], each_failure, &f) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	kinds_tests_release(&f.kinds);
+	runopts_bugs_release(&f.bugs);
+	return ret;
+}
+
+int runopts_json_store(const char *store, cJSON *into, struct err *e)
+{
+	struct db d = DB_INIT;
+	struct failures f = { NULL, NULL, STRMAP_INIT, STRMAP_INIT, NULL, NULL, e };
+	int ret = -1;
+
+	f.counts = cJSON_AddObjectToObject(into, "outcomes");
+	f.out = cJSON_AddArrayToObject(into, "failures");
+	if (!fs_exists(store))
+		return 0;
+	if (db_open(&d, store, DB_WRITE, e) < 0 || kinds_tests(&d, &f.kinds, e) < 0 ||
+	    runopts_bugs(&d, &f.bugs, e) < 0 || db_results_with(&d, NULL, NULL, add_failure, &f, e) < 0)
+		goto out;
+	ret = 0;
+out:
+	kinds_tests_release(&f.kinds);
+	runopts_bugs_release(&f.bugs);
+	db_close(&d);
+	return ret;
+}
+
+void runopts_json_print(cJSON *doc)
+{
+	char *text = cJSON_Print(doc);
+
+	printf("%s\n", text);
+	free(text);
+	cJSON_Delete(doc);
 }
 
 void runopts_print_selection(const struct runopts *r, const struct session *s)

@@ -17,6 +17,7 @@ struct runopts {
 	struct frontend fes[RUNOPTS_MAX_FRONTENDS];
 	size_t nfes;
 	int quiet;
+	int json;                       /* --json: one JSON document on stdout instead of the text */
 	int maxfail;                    /* --maxfail, or 0 */
 	int limit;                      /* --limit, or -1 */
 	unsigned long long memory;      /* --memory, or 0 */
@@ -39,6 +40,20 @@ int runopts_add_format(struct wrap_opts *o, size_t *cap, const struct frontend *
 void runopts_formats_free(struct wrap_opts *o);
 /* Print what each frontend's run did. */
 void runopts_print(const struct runopts *r, const struct session_result *res);
+/* --json (doc/json.md): what each frontend's run did, one object each, in an array (new). */
+struct cJSON *runopts_json(const struct runopts *r, const struct session_result *res);
+/* The bug of each failing test after dedup_rebuild (report/dedup.h), "FRONTEND\x1fID" -> ptr: the
+ * bug id (owned: runopts_bugs_release). */
+int runopts_bugs(struct db *d, struct strmap *out, struct err *e);
+void runopts_bugs_release(struct strmap *m);
+/* --json of ferry run: append to failures the failing results of the session's tests, each with its
+ * name, kind (kinds.h) and bug; groups the store's failures afresh (dedup_rebuild). */
+int runopts_json_failures(const struct runopts *r, struct session *s, struct cJSON *failures, struct err *e);
+/* --json of ferry go: add to into, for the store (none yet: nothing), "outcomes" (by frontend, the
+ * results by outcome) and "failures" (as runopts_json_failures', of every test). */
+int runopts_json_store(const char *store, struct cJSON *into, struct err *e);
+/* Print doc on stdout, and free it. */
+void runopts_json_print(struct cJSON *doc);
 /* After session_open: one line on stderr for what the queue and --op/--test selected, when they
  * left tests out (unless quiet). */
 void runopts_print_selection(const struct runopts *r, const struct session *s);

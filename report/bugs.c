@@ -77,11 +77,22 @@ static int print_reduction(void *ctx, const struct db_reduction *r, struct err *
 	return 0;
 }
 
-/* A bug's representative: its exception type, for the bug's line. */
-static int rep_exc_type(void *ctx, const struct db_row *row, struct err *e)
+/* A bug's representative: its exception type, for the bug's line, and its name (record.h). */
+struct rep {
+	char *exc_type, *name;
+	enum record_origin origin;
+};
+
+static int rep_result(void *ctx, const struct db_row *row, struct err *e)
 {
+	struct rep *r = ctx;
+	cJSON *prov = row->record ? cJSON_Parse(row->record) : NULL;
+
 	(void)e;
-	*(char **)ctx = row->exc_type ? xstrdup(row->exc_type) : NULL;
+	r->exc_type = row->exc_type ? xstrdup(row->exc_type) : NULL;
+	r->name = record_name(prov, row->id);
+	r->origin = record_origin(prov);
+	cJSON_Delete(prov);
 	return 0;
 }
 
@@ -159,7 +170,8 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 {
 	struct listing *l = ctx;
 	struct buf line = BUF_INIT, head = BUF_INIT;
-	char *exc_type = NULL;
+	struct rep rep = { NULL, NULL, RECORD_HARVESTED };
+	const char *exc_type;
 	cJSON *o = NULL;
 	const struct triage_entry *te;
 	int ret = -1;
@@ -173,8 +185,9 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 		l->members = cJSON_CreateArray();
 	}
 	if (db_bug_members(l->db, b->frontend, b->bug_id, -1, match_member, l, e) < 0 ||
-	    db_result(l->db, b->frontend, b->representative, rep_exc_type, &exc_type, e) < 0)
+	    db_result(l->db, b->frontend, b->representative, rep_result, &rep, e) < 0)
 		goto out;
+	exc_type = rep.exc_type;
 	ret = 0;
 	if (!l->matched)
 		goto out;
@@ -225,6 +238,8 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 			cJSON_AddNullToObject(o, "triage");
 		}
 		cJSON_AddStringToObject(o, "representative", b->representative ? b->representative : "");
+		cJSON_AddItemToObject(o, "representative_name", string_or_null(rep.name));
+		cJSON_AddStringToObject(o, "representative_origin", record_origin_name(rep.origin));
 		cJSON_AddStringToObject(o, "line", line.data);
 		cJSON_AddItemToObject(o, "message", string_or_null(b->message));
 		cJSON_AddItemToObject(o, "members", l->members);
@@ -252,6 +267,12 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 		summary_print_cut(l->out, esc_str(head.data), 23, l->width);
 		fputc('\n', l->out);
 	}
+	/* A simplest test that ferry made is named as such: the bug is not its parent's. */
+	if (rep.origin != RECORD_HARVESTED) {
+		fprintf(l->out, "  %-12s simplest test: ", "");
+		summary_print_cut(l->out, esc_str(rep.name), 30, l->width);
+		fputc('\n', l->out);
+	}
 	/* What triggers it, by contrast with its one-change neighbours (trigger.h), under its line. */
 	buf_reset(&head);
 	if (trigger_describe(l->db, b->frontend, b->bug_id, b->representative, &head, e) < 0)
@@ -277,7 +298,8 @@ out:
 	cJSON_Delete(o);
 	cJSON_Delete(l->members);
 	l->members = NULL;
-	free(exc_type);
+	free(rep.exc_type);
+	free(rep.name);
 	buf_release(&line);
 	buf_release(&head);
 	return ret;

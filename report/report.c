@@ -391,6 +391,7 @@ static int print_failure(void *ctx, const struct db_row *row, struct err *e)
 	struct report *r = ctx;
 	const char *stage = row->stage ? row->stage : "", *mark = "";
 	struct buf line = BUF_INIT, head = BUF_INIT;
+	cJSON *prov;
 
 	(void)e;
 	if (!summary_op_matches(r->glob, row->op))
@@ -410,8 +411,16 @@ static int print_failure(void *ctx, const struct db_row *row, struct err *e)
 
 		mark = p && !strcmp(p->outcome, "pass") ? "(simplest form passes) " : "";
 	}
-	buf_addf(&head, "  %-9s %-20s %.12s  %s%s%s%s", esc_str(row->outcome), esc_str(row->op), esc_str(row->id),
-		 *stage ? "[" : "", esc_str(stage), *stage ? "] " : "", mark);
+	buf_addf(&head, "  %-9s %-20s %.12s  ", esc_str(row->outcome), esc_str(row->op), esc_str(row->id));
+	/* A test ferry made says so: a variant under its parent's name alone reads as the parent. */
+	if ((prov = row->record ? cJSON_Parse(row->record) : NULL) && record_origin(prov) != RECORD_HARVESTED) {
+		char *what = record_what(prov);
+
+		buf_addf(&head, "(%s) ", esc_str(what));
+		free(what);
+	}
+	cJSON_Delete(prov);
+	buf_addf(&head, "%s%s%s%s", *stage ? "[" : "", esc_str(stage), *stage ? "] " : "", mark);
 	fputs(head.data, r->out);
 	summary_print_cut(r->out, esc_str(line.data), head.len, r->width);
 	fputc('\n', r->out);
@@ -942,9 +951,10 @@ struct json_failures {
 static int json_failure(void *ctx, const struct db_row *row, struct err *e)
 {
 	const struct json_failures *jf = ctx;
-	cJSON *list = jf->list, *o;
+	cJSON *list = jf->list, *o, *prov;
 	struct buf line = BUF_INIT;
 	const char *glob = jf->glob;
+	char *name;
 
 	(void)e;
 	if (!summary_op_matches(glob, row->op))
@@ -953,6 +963,13 @@ static int json_failure(void *ctx, const struct db_row *row, struct err *e)
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "id", row->id);
 	cJSON_AddItemToObject(o, "op", json_string_or_null(row->op));
+	if ((prov = row->record ? cJSON_Parse(row->record) : NULL)) {
+		name = record_name(prov, row->id);
+		cJSON_AddStringToObject(o, "origin", record_origin_name(record_origin(prov)));
+		cJSON_AddStringToObject(o, "name", name);
+		free(name);
+		cJSON_Delete(prov);
+	}
 	cJSON_AddStringToObject(o, "outcome", row->outcome);
 	cJSON_AddItemToObject(o, "stage", json_string_or_null(row->stage));
 	cJSON_AddItemToObject(o, "exc_type", json_string_or_null(row->exc_type));

@@ -4,6 +4,7 @@
  * (vary, generate,) wrap what will run, run every frontend, bugs, report, each stage skipped when
  * its output is current (pipeline/go.h). This file parses the command line: the libraries, the
  * frontends (by default those of the libraries named) and the options of the run. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,8 @@ static const struct opt options[] = {
 	OPT_SIZE('m', "memory", "SIZE", "memory one worker may use, e.g. 4G (default: a share of the machine's)",
 		 AT(r.memory)),
 	OPT_FLAG('q', "quiet", "no progress lines", AT(quiet)),
+	OPT_FLAG(0, "json", "print one JSON document on stdout (the text goes to stderr): each library's\n"
+		 "stages, files, counts by outcome and failures (doc/json.md)", AT(r.json)),
 	OPT_END(),
 };
 
@@ -204,7 +207,20 @@ static int cmd_go(int argc, char **argv)
 		code = EXIT_USAGE;
 		goto out;
 	}
+	if (ro->json) {
+		/* stdout is the document's alone; the stages still say what they do, on stderr. */
+		io.out = stderr;
+		a->json = cJSON_CreateObject();
+		cJSON_AddStringToObject(a->json, "command", "go");
+		cJSON_AddStringToObject(a->json, "dir", dir);
+		cJSON_AddArrayToObject(a->json, "libraries");
+	}
 	code = go_run(a, libs, nlibs, dir, start, &io);
+	if (a->json) {
+		cJSON_AddNumberToObject(a->json, "exit", code);
+		runopts_json_print(a->json);
+		a->json = NULL;
+	}
 out:
 	free(libs);
 	opts_list_release(&a->suites);

@@ -345,6 +345,11 @@ static int cmd_run(int argc, char **argv)
 					       "--seed)");
 			goto out;
 		}
+		if (ro->json) {
+			code = cmd_usage_error(&cmd_run_entry, "--one prints what happened at each step as text: "
+					       "no --json");
+			goto out;
+		}
 		if (optind != argc || ro->nfes != 1 || ro->s.store) {
 			code = cmd_usage_error(&cmd_run_entry, "--one takes one test directory and one --frontend, "
 					       "and no DIR nor -o (it stores nothing)");
@@ -381,8 +386,22 @@ static int cmd_run(int argc, char **argv)
 				ro->s.store);
 		goto out;
 	}
-	runopts_print(ro, res);
-	print_durations(ro, res);
+	if (ro->json) {
+		cJSON *doc = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(doc, "command", "run");
+		cJSON_AddStringToObject(doc, "store", ro->s.store);
+		cJSON_AddItemToObject(doc, "frontends", runopts_json(ro, res));
+		if (runopts_json_failures(ro, s, cJSON_AddArrayToObject(doc, "failures"), &e) < 0) {
+			cJSON_Delete(doc);
+			code = cmd_error(&e);
+			goto out;
+		}
+		runopts_json_print(doc);
+	} else {
+		runopts_print(ro, res);
+		print_durations(ro, res);
+	}
 	for (size_t i = 0; i < ro->nfes; i++)
 		if (res[i].unavailable)
 			cmd_warn("frontend '%s' is unavailable: %s", ro->fes[i].label, res[i].why);

@@ -199,6 +199,8 @@ const struct opt runopts_options[] = {
 		 "multi-node graphs): each frontend keeps its outputs in STORE.outputs, and a\n"
 		 "disagreement is a result of the pair A~B", AT(s.differential)),
 	OPT_FLAG('q', "quiet", "no progress line", AT(quiet)),
+	OPT_FLAG(0, "json", "print one JSON document instead of the text: counts by outcome per frontend,\n"
+		 "the failures with their names and bugs (doc/json.md)", AT(json)),
 	OPT_STRING(0, "oracle", "NAME", "reference (default: the source library's outputs) or metamorphic (each\n"
 		   "model against mutations of it that compute the same function, ONNX frontends;\n"
 		   "each inconsistency reduced when it is found; a store holds one oracle's)", AT(oracle)),
