@@ -345,8 +345,8 @@ static void print_verdicts(const char *fe, const struct verdict *v, size_t n, si
 		if (v[i].regression) {
 			buf_addf(&head, "  REGRESSION %-9s %-20s %s  ", esc_str(v[i].outcome), esc_str(v[i].op),
 				 esc_str(v[i].name));
-			buf_addf(&tail, "%s: %s%s%s", esc_str(v[i].triaged), esc_str(v[i].stage), v[i].stage ? ": " : "",
-				 esc_str(v[i].message));
+			buf_addf(&tail, "%s: %s%s%s", esc_str(v[i].triaged), esc_str(v[i].stage),
+				 v[i].stage ? ": " : "", esc_str(v[i].message));
 			print_line(&head, tail.data, width);
 			buf_reset(&tail);
 		} else if (v[i].failing && !v[i].known && !v[i].apart) {
