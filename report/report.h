@@ -25,6 +25,9 @@ struct report_opts {
 	const char *python;       /* the interpreter the reproducers' templates run on */
 	void (*warn)(void *ctx, const char *line);  /* what could not be made, one line each */
 	void *warn_ctx;
+	/* outdir and html are written only when new, empty or ferry's for this store (outdir.h); with
+	 * own, they are the caller's own (ferry go's project directory) and taken even unmarked. */
+	int own;
 };
 
 /* Summarise the store at path store (which must exist: else EXIT_INPUT) into out. 0, or -1 with e. */
