@@ -22,8 +22,9 @@ end=$(date +%s.%N)
 bugs=$work/quick/onnx/bugs.txt
 # bugs.txt's first line: "N unique bugs from M failures in STORE (...)"; its rows name the frontend.
 n=$(sed -n '1s/^\([0-9]*\) unique bug.*/\1/p' "$bugs")
-printf 'bench-quick: %.0fs, %s unique bugs (scripts/main --quick: %s)\n' "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" \
-	"${n:-0}" "$(head -n 1 "$bugs")"
-awk '/^Not a frontend bug/ { exit } $1 ~ /^[0-9a-f]{12}$/ { n[$2]++ } END { for (f in n) printf "  %-14s %d\n", f, n[f] }' \
-	"$bugs" | sort
+printf 'bench-quick: %.0fs, %s unique bugs; by frontend:\n' "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" \
+	"${n:-0}"
+# A bug's row: its 12-digit id, then its frontend; what is no frontend bug comes after the first "Not".
+awk '/^Not a frontend bug/ { exit } length($1) == 12 && $1 ~ /^[0-9a-f]+$/ { n[$2]++ }
+	END { for (f in n) printf "  %-14s %d\n", f, n[f] }' "$bugs" | sort
 tail -n 1 "$work/quick.log"
