@@ -2,8 +2,9 @@
  * rank the corpus for each frontend, take a sample down each queue, with vary_k and generate_n add
  * variants and generated graphs, wrap what will run, run every frontend into results.db, run a
  * few one-change neighbours of each bug's simplest test on its frontend (what triggers it), and
- * write bugs.txt, report.txt, the reproducers and the page (html/index.html); a stage whose output is current is skipped, and
- * the same call run again goes on where it stopped. src/cmd-go.c fills the options. */
+ * write bugs.txt, report.txt, the reproducers and the page (html/index.html); a stage whose output
+ * is current is skipped, and the same call run again goes on where it stopped. src/cmd-go.c fills
+ * the options. */
 #ifndef FERRY_GO_H
 #define FERRY_GO_H
 
