@@ -189,8 +189,10 @@ static int newer_or_same(const char *a, const char *b)
 /* --- harvest ----------------------------------------------------------------------------------- */
 
 /* The corpus is current when it exists and was harvested with the same selection, or whole (a
- * whole corpus holds every selection: --op and --test then apply from the rank on). A corpus with
- * no stamp is an older ferry's whole harvest. */
+ * whole corpus holds every selection: --op and --test then apply from the rank on). One harvested
+ * for another selection is harvested again, saying so. One without the stamp that ferry go leaves
+ * beside what it harvests is not go's (copied in, or made by ferry harvest with who knows what
+ * selection: a Conv-only corpus would pass for the whole library's): refused, not overwritten. */
 static int stage_harvest(struct go *g)
 {
 	char *stamp = xasprintf("%s.args", g->corpus), *sel = select_describe(&g->a->r.select);
@@ -205,10 +207,20 @@ static int stage_harvest(struct go *g)
 	for (size_t i = 0; has_suites && i < g->a->suites.n; i++)
 		buf_addf(&want, " --suite %s", g->a->suites.v[i]);
 	buf_addf(&want, "%s%s\n", *sel ? " " : "", sel);
-	if (fs_exists(g->corpus) && (!fs_exists(stamp) || stamp_is(stamp, whole.data) || stamp_is(stamp, want.data))) {
+	if (fs_exists(g->corpus) && !fs_exists(stamp)) {
+		err_set(&e, EXIT_INPUT, "'%s' is no corpus that ferry go harvested (it has no '%s'), so what it holds "
+			"is unknown: move it away (or remove it) for ferry go to harvest the library anew, or run "
+			"the stages on it yourself (ferry rank, wrap, run)", g->corpus, stamp);
+		code = g->io.error(&e);
+		goto out;
+	}
+	if (fs_exists(g->corpus) && (stamp_is(stamp, whole.data) || stamp_is(stamp, want.data))) {
 		say(g, "harvest %s: current ('%s'), skipped\n", g->library, esc_str(g->corpus));
 		goto out;
 	}
+	if (fs_exists(g->corpus))
+		say(g, "harvest %s: '%s' was harvested for another selection ('%s'), harvested anew\n", g->library,
+		    esc_str(g->corpus), esc_str(stamp));
 	o.source = g->library;
 	o.output = g->corpus;
 	if (has_suites)
@@ -1375,12 +1387,34 @@ static int write_file(const char *path, const struct go *g, const struct bugs_op
 	return r;
 }
 
+/* The page of DIR/LIBRARY (ferry report --html), unless --no-html; current when there and nothing
+ * ran. go_run names it again in the command's last lines, so that the command ends where to look. */
+static int write_page(struct go *g, int fresh, struct err *e)
+{
+	char *html = xasprintf("%s/html", g->dir), *page = xasprintf("%s/index.html", html);
+	struct report_opts ro = { .html = html, .python = g->io.python, .warn = g->io.warn, .own = 1 };
+	int r = 0;
+
+	if (g->a->no_html)
+		goto out;
+	if (!fresh && fs_exists(page)) {
+		say(g, "page: current ('%s'), skipped\n", esc_str(page));
+	} else {
+		fflush(stdout);
+		r = report_write(g->store, &ro, g->io.out, e);
+	}
+out:
+	free(html);
+	free(page);
+	return r;
+}
+
 static int stage_report(struct go *g, int fresh)
 {
 	char *bugs = xasprintf("%s/bugs.txt", g->dir), *report = xasprintf("%s/report.txt", g->dir);
 	char *repro = xasprintf("%s/reproducers", g->dir);
 	struct bugs_opts bo = { 0 };
-	struct report_opts ro = { .outdir = repro, .python = g->io.python, .warn = g->io.warn };
+	struct report_opts ro = { .outdir = repro, .python = g->io.python, .warn = g->io.warn, .own = 1 };
 	struct buf text = BUF_INIT;
 	struct err e = ERR_INIT;
 	int code = EXIT_OK;
@@ -1407,6 +1441,8 @@ static int stage_report(struct go *g, int fresh)
 		goto out;
 	}
 	say(g, "bugs -> %s:\n%s", esc_str(bugs), text.data ? text.data : "(none)\n");
+	if (write_page(g, fresh, &e) < 0)
+		code = g->io.error(&e);
 out:
 	buf_release(&text);
 	err_release(&e);
@@ -1593,6 +1629,13 @@ int go_run(struct go_opts *a, const char *const *libs, size_t nlibs, const char 
 		if (g.whole.left)
 			fprintf(g.io.out, "; %zu left for later", g.whole.left);
 		say(&g, "\n");
+		for (size_t i = 0; i < nlibs && !a->no_html; i++) {
+			char *page = xasprintf("%s/%s/html/index.html", dir, libs[i]);
+
+			if (fs_exists(page))
+				say(&g, "the page of %s's bugs: %s\n", libs[i], esc_str(page));
+			free(page);
+		}
 	}
 	go_release(&g);
 	return code;

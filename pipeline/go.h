@@ -2,8 +2,9 @@
  * rank the corpus for each frontend, take a sample down each queue, with vary_k and generate_n add
  * variants and generated graphs, wrap what will run, run every frontend into results.db, run a
  * few one-change neighbours of each bug's simplest test on its frontend (what triggers it), and
- * write bugs.txt, report.txt and the reproducers; a stage whose output is current is skipped, and
- * the same call run again goes on where it stopped. src/cmd-go.c fills the options. */
+ * write bugs.txt, report.txt, the reproducers and the page (html/index.html); a stage whose output
+ * is current is skipped, and the same call run again goes on where it stopped. src/cmd-go.c fills
+ * the options. */
 #ifndef FERRY_GO_H
 #define FERRY_GO_H
 
@@ -28,6 +29,7 @@ struct go_opts {
 	 * test (0: GO_TRIGGERS), run on its frontend, for at most trigger_bugs bugs of a library (0:
 	 * GO_TRIGGER_BUGS); no_triggers: no trigger stage. */
 	int triggers, trigger_bugs, no_triggers;
+	int no_html;                    /* no page (DIR/LIBRARY/html/index.html) */
 	double budget;                  /* seconds from the start of the command, or 0 */
 	double harvest_timeout;         /* a harvested test's (or sample's), or 0: the harvest's default */
 	struct runopts r;               /* the run: frontends, --op/--test, -j, -t, -m, --rerun, --maxfail */

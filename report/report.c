@@ -29,6 +29,7 @@
 #include "strmap.h"
 #include "summary.h"
 #include "fsutil.h"
+#include "outdir.h"
 #include "htmlreport.h"
 #include "triage.h"
 #include "probe.h"
@@ -1207,6 +1208,7 @@ static int print_worth_filing(struct report *r, const char *store, struct err *e
 int report_write(const char *store, const struct report_opts *o, FILE *out, struct err *e)
 {
 	struct report r;
+	struct outdir page = OUTDIR_INIT, repro = OUTDIR_INIT;
 	int ret = -1;
 
 	memset(&r, 0, sizeof(r));
@@ -1232,6 +1234,11 @@ int report_write(const char *store, const struct report_opts *o, FILE *out, stru
 		ret = print_json(&r, store, e);
 		goto out;
 	}
+	/* One claim for one directory: --html DIR -o DIR writes the page and the reproducers side by side. */
+	if ((o->html && outdir_open(&page, o->html, store, o->own, e) < 0) ||
+	    (o->outdir && !(o->html && outdir_same(o->html, o->outdir)) &&
+	     outdir_open(&repro, o->outdir, store, o->own, e) < 0))
+		goto out;
 	if (o->html) {
 		if (write_html(&r, store, o->html, e) < 0)
 			goto out;
@@ -1254,6 +1261,8 @@ int report_write(const char *store, const struct report_opts *o, FILE *out, stru
 		summary_print_durations(out, &r.sum);
 	ret = o->outdir ? write_reproducers(&r, o->outdir, e) : 0;
 out:
+	ret = outdir_finish(&page, ret, e);
+	ret = outdir_finish(&repro, ret, e);
 	summary_release(&r.sum);
 	probe_map_release(&r.probes);
 	triage_release(&r.triage);

@@ -26,6 +26,9 @@ struct report_opts {
 	const char *triage;       /* the triage file (triage.h), or NULL: TRIAGE_DEFAULT when it exists */
 	void (*warn)(void *ctx, const char *line);  /* what could not be made, one line each */
 	void *warn_ctx;
+	/* outdir and html are written only when new, empty or ferry's for this store (outdir.h); with
+	 * own, they are the caller's own (ferry go's project directory) and taken even unmarked. */
+	int own;
 };
 
 /* Summarise the store at path store (which must exist: else EXIT_INPUT) into out. 0, or -1 with e. */

@@ -25,6 +25,7 @@
 #include "esc.h"
 #include "file.h"
 #include "fsutil.h"
+#include "outdir.h"
 #include "locations.h"
 #include "kinds.h"
 #include "probe.h"
@@ -590,6 +591,7 @@ int show_bug(const char *store, const char *bug, const struct show_opts *a, FILE
 	struct db db = DB_INIT;
 	struct shown s;
 	struct mutated mutated;
+	struct outdir od = OUTDIR_INIT;
 	char *bug_arg = NULL;
 	int ret = -1;
 
@@ -631,12 +633,16 @@ int show_bug(const char *store, const char *bug, const struct show_opts *a, FILE
 			a->file ? "; ferry file does not file it yet" : "");
 		goto out;
 	}
+	/* Written into only when new, empty or ferry's for this store, and cleared of the run before. */
+	if (a->outdir && outdir_open(&od, a->outdir, store, 0, e) < 0)
+		goto out;
 	if (a->file && !mutated.found) {
 		ret = show_file(&s, out, e);
 		goto out;
 	}
 	ret = mutated.found ? show_metamorphic(&s, &mutated, e) : show_reproducer(&s, out, e);
 out:
+	ret = outdir_finish(&od, ret, e);
 	db_close(&db);
 	free(s.bug);
 	free(s.frontend);

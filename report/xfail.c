@@ -12,6 +12,7 @@
 #include "dedup.h"
 #include "esc.h"
 #include "fsutil.h"
+#include "outdir.h"
 #include "strmap.h"
 #include "xalloc.h"
 
@@ -62,6 +63,7 @@ int xfail_write(const char *store, const char *frontend, const char *dir, const 
 	struct db db = DB_INIT;
 	struct gathered g = { STRMAP_INIT, cJSON_CreateArray() };
 	char *json = NULL, *lines = NULL;
+	struct outdir od = OUTDIR_INIT;
 	int ret = -1;
 
 	if (!fs_exists(store)) {
@@ -74,6 +76,8 @@ int xfail_write(const char *store, const char *frontend, const char *dir, const 
 	    db_bug_failures(&db, frontend, DB_BY_ID, keep_failure, &g, e) < 0)
 		goto out;
 	json = cJSON_PrintUnformatted(g.list);
+	if (outdir_open(&od, dir, store, 0, e) < 0)
+		goto out;
 	{
 		const char *args[] = { json, dir };
 
@@ -85,6 +89,7 @@ int xfail_write(const char *store, const char *frontend, const char *dir, const 
 	fputs(esc_lines(lines), out);
 	ret = 0;
 out:
+	ret = outdir_finish(&od, ret, e);
 	db_close(&db);
 	for (size_t k = 0; k < g.bugs.cap; k++)
 		if (g.bugs.slots[k].key)

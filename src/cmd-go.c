@@ -30,7 +30,8 @@ static const char usage[] =
 static const char more[] =
 	"Files, in DIR/LIBRARY/: corpus.jsonl (harvest), queue.jsonl and queue-COUNTS.jsonl (one per\n"
 	"counts file, ranked), sample.ids and sample-COUNTS.ids (what runs, one id per line), wrapped/,\n"
-	"results.db, bugs.txt (ferry bugs), report.txt and reproducers/ (ferry report -o); with --vary,\n"
+	"results.db, bugs.txt (ferry bugs), report.txt and reproducers/ (ferry report -o), html/index.html\n"
+	"(ferry report --html: the bugs as one page, named in the last lines; not with --no-html); with --vary,\n"
 	"vary-parents.jsonl (the samples' tests), variants.jsonl and queue-variants*.jsonl; with\n"
 	"--generate, generate-probes.jsonl (each operator in each type signature, probed as drawn),\n"
 	"generated*.jsonl (one per queue) and queue-generated*.jsonl. The variants and graphs run after\n"
@@ -39,7 +40,9 @@ static const char more[] =
 	"rank or shape, a parameter at its default or the corpus's common value) run on its frontend:\n"
 	"trigger-parents.jsonl, triggers.jsonl (and .log), the store's neighbours table.\n"
 	"The frontends' counts: ort onnxruntime-cpu, tvm-onnx tvm-relax-onnx, iree-onnx iree-onnx,\n"
-	"tvm-pytorch tvm-relax-torch (corpora/counts/); the others rank without counts.\n";
+	"tvm-pytorch tvm-relax-torch (corpora/counts/); the others rank without counts.\n"
+	"A corpus.jsonl that ferry go did not harvest (no corpus.jsonl.args beside it) is refused, not\n"
+	"taken for the library's.\n";
 
 #define AT(f) offsetof(struct go_opts, f)
 
@@ -78,6 +81,7 @@ static const struct opt options[] = {
 	OPT_INT(0, "trigger-bugs", "N", "the neighbours of at most N bugs of a library (default 100)",
 		AT(trigger_bugs), 1, 1 << 30),
 	OPT_FLAG(0, "no-triggers", "run no neighbours of the bugs", AT(no_triggers)),
+	OPT_FLAG(0, "no-html", "write no page (DIR/LIBRARY/html/index.html)", AT(no_html)),
 	OPT_SECONDS(0, "budget", "SECS", "start no test after SECS seconds from the start of the command", AT(budget)),
 	OPT_STRING(0, "counts", "FILE", "rank every queue against these counts (default: each frontend's own)",
 		   AT(counts_opt)),

@@ -14,7 +14,9 @@ static const char usage[] =
 	"usage: ferry report STORE [-o DIR] [--html DIR] [--json] [options]\n"
 	"   or: ferry report STORE --xfail DIR [-F NAME]\n"
 	"\n"
-	"Summarise the results in STORE: outcomes per frontend, operators with failures, failures.\n";
+	"Summarise the results in STORE: outcomes per frontend, operators with failures, failures.\n"
+	"The DIR of -o, --html and --xfail is written only when new, empty or ferry's for STORE\n"
+	"(DIR/.ferry-output), and what ferry wrote there before is removed first.\n";
 
 #define AT(f) offsetof(struct report_opts, f)
 

@@ -81,7 +81,7 @@ ran=$(sql bud/onnx/results.db "SELECT count(*) FROM results WHERE frontend = 'br
 # that the budget stops the run short of the sample and the account adds up.
 check "runs less than the sample ($ran of $sample)" -- test "$ran" -lt "$sample"
 contains "and says what is left" "$out" "left for later"
-last=$(printf '%s\n' "$out" | tail -n 1)
+last=$(printf '%s\n' "$out" | grep '^go: done' | tail -n 1)  # the account; the page's line follows it
 n=$(printf '%s\n' "$last" | sed -n 's/^go: done in [0-9]*s; \([0-9]*\) ran now.*/\1/p')
 left=$(printf '%s\n' "$last" | sed -n 's/.*; \([0-9]*\) left for later$/\1/p')
 check "and ends with what ran and what is left of the whole sample ($last)" -- \
