@@ -85,7 +85,8 @@ static int lane_begin(struct session *s, struct lane *l, struct session_result *
 		/* Probes and the canary are chosen by the release: the workers say it before the first job. */
 		if ((!s->o->no_probe || canary) && tests)
 			cb->ready = session_ready;
-		l->total = s->o->probe_only ? probes : tests + probes;
+		l->tests = s->o->probe_only ? 0 : tests;
+		l->probes = probes;
 	}
 	return 0;
 }
@@ -139,9 +140,13 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 		return err_set(e, EXIT_ENV, "%s", fe->why);
 	ret = lane_begin(s, &l, res, &ro, &cb, e);
 	if (ret == 0) {
+		struct session_progress sp = { l.tests, l.probes, 0, 0 };
+
+		s->alone = &l;
 		if (s->o->started)
-			s->o->started(s->o->ctx, fe, l.total);
+			s->o->started(s->o->ctx, fe, &sp, 1);
 		ret = runner_run(&ro, &cb, &res->version, e);
+		s->alone = NULL;
 		if (s->o->finished)
 			s->o->finished(s->o->ctx, ret == 0);
 	}
@@ -210,7 +215,8 @@ static int run_shared(struct session *s, const struct frontend *fes, size_t nfes
 	struct runner_shared **order = xcalloc(nfes, sizeof(*order));
 	struct frontend all;
 	struct buf labels = BUF_INIT;
-	size_t total = 0, nrun = 0, unavailable = 0;
+	struct session_progress *sp = xcalloc(nfes, sizeof(*sp));
+	size_t nrun = 0, unavailable = 0;
 	int ret = 0, pool;
 
 	memset(&all, 0, sizeof(all));
@@ -234,12 +240,14 @@ static int run_shared(struct session *s, const struct frontend *fes, size_t nfes
 		lane_swap(s, l);
 		if (rs[nrun].cb.ready)
 			rs[nrun].cb.ready = lane_ready;
-		total += l->total;
+		sp[nrun].tests = l->tests;
+		sp[nrun].probes = l->probes;
 		order[i] = &rs[nrun++];
 	}
 	all.label = labels.data;
 	if (ret == 0 && s->o->started)
-		s->o->started(s->o->ctx, &all, total);
+		s->o->started(s->o->ctx, &all, sp, nrun);
+	free(sp);
 	pool = ret == 0 ? runner_run_shared(rs, nrun, s->o->runner.jobs, e) : -1;
 	if (ret == 0 && s->o->finished)
 		s->o->finished(s->o->ctx, pool == 0);

@@ -75,6 +75,7 @@ struct session {
 	struct lane *lanes;
 	size_t nlanes;
 	struct lane *cur;
+	const struct lane *alone;   /* a frontend run alone: its lane (the progress line's totals) */
 };
 
 /* One frontend's run: its worker command, its state while another frontend's callbacks run (the
@@ -105,7 +106,7 @@ struct lane {
 	const char *wargv[5];
 	char *env[2];
 	char *self;
-	size_t total;                /* tests and probes it will take, for the progress line */
+	size_t tests, probes;        /* it will take, for the progress line (session_progress) */
 	int started;                 /* its run is recorded in the store (db_start_run) */
 };
 
