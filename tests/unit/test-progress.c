@@ -53,7 +53,7 @@ int main(void)
 		start(&p, 1, tests, probes);
 		for (int i = 1; i <= 54; i++) {
 			td[0] = (size_t)i;
-			at(&p, i * 0.1, td, pd);
+			at(&p, i / 10.0, td, pd);
 		}
 		double fresh = progress_left(&p, 5.4);
 
