@@ -136,7 +136,8 @@ static int cmd_go(int argc, char **argv)
 	const char **libs = NULL;
 	size_t nlibs = 0, max_libs;
 	const char *dir;
-	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python() };
+	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python(), NULL };
+	struct warnlog warnings;
 	struct err e = ERR_INIT;
 	double start = progress_now();
 	int code = EXIT_OK, has_suites;
@@ -204,7 +205,10 @@ static int cmd_go(int argc, char **argv)
 		code = EXIT_USAGE;
 		goto out;
 	}
+	warnlog_open(&warnings, dir);
+	io.warnings = &warnings;
 	code = go_run(a, libs, nlibs, dir, start, &io);
+	warnlog_close(&warnings);
 out:
 	free(libs);
 	opts_list_release(&a->suites);

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "harvest.h"
 #include "libraries.h"
 #include "runargs.h"
+#include "xalloc.h"
 
 static const char usage[] =
 	"usage: ferry harvest SOURCE [--filter GLOB]... -o CORPUS\n"
@@ -112,7 +114,8 @@ static bool env_name_valid(const char *name)
 static int cmd_harvest(int argc, char **argv)
 {
 	struct corpus_opts args = { .timeout = HARVEST_DEFAULT_TIMEOUT, .timeout_option = "--timeout" }, *a = &args;
-	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python() };
+	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python(), NULL };
+	struct warnlog warnings;
 	struct err e = ERR_INIT;
 	const char *source;
 	int has_suites = 0, code = EXIT_OK;
@@ -186,7 +189,19 @@ static int cmd_harvest(int argc, char **argv)
 		code = cmd_usage_error(&cmd_harvest_entry, "no output: say where the corpus goes with -o");
 		goto out;
 	}
+	/* The libraries' warnings go beside the corpus; with the corpus on stdout, where they went. */
+	if (strcmp(a->output, "-")) {
+		char *dir = xstrdup(a->output), *slash = strrchr(dir, '/');
+
+		if (slash)
+			slash[slash == dir] = '\0';
+		warnlog_open(&warnings, slash ? dir : ".");
+		io.warnings = &warnings;
+		free(dir);
+	}
 	code = corpus_harvest(a, &io);
+	if (io.warnings)
+		warnlog_close(&warnings);
 out:
 	opts_list_release(&a->patterns);
 	select_release(&a->sel);
