@@ -168,7 +168,8 @@ static void draw(struct progress *p, double now, int final)
 		char d[24];
 
 		format_duration(d, sizeof(d), left);
-		fprintf(stderr, ", %s left", left < 0 || elapsed < 1.0 ? "?" : d);
+		if (left != 0)
+			fprintf(stderr, ", %s left", left < 0 || elapsed < 1.0 ? "?" : d);
 	}
 	if (!p->tty || final)
 		fputc('\n', stderr);

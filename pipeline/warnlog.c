@@ -27,6 +27,16 @@ void warnlog_open(struct warnlog *w, const char *dir)
 	err_release(&e);
 }
 
+void warnlog_open_beside(struct warnlog *w, const char *file)
+{
+	char *dir = xstrdup(file), *slash = strrchr(dir, '/');
+
+	if (slash)
+		slash[slash == dir] = '\0';  /* "/x": the root */
+	warnlog_open(w, slash ? dir : NULL);
+	free(dir);
+}
+
 /* The log, opened (and emptied) at the first warning; NULL when it cannot be. */
 static FILE *log_file(struct warnlog *w)
 {

@@ -23,6 +23,8 @@ struct warnlog {
  * take Python's warnings of this process (the interpreter, if started). Nothing is written until
  * there is a warning. */
 void warnlog_open(struct warnlog *w, const char *dir);
+/* The same in the directory that holds file (a corpus, a store). */
+void warnlog_open_beside(struct warnlog *w, const char *file);
 /* A line a harvested test wrote to stderr (escaped): 1 when it is a library's warning or log line,
  * then logged; 0 for the test's own output, which the caller shows. */
 int warnlog_line(struct warnlog *w, const char *line);

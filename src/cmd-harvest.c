@@ -7,7 +7,6 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,7 +15,6 @@
 #include "harvest.h"
 #include "libraries.h"
 #include "runargs.h"
-#include "xalloc.h"
 
 static const char usage[] =
 	"usage: ferry harvest SOURCE [--filter GLOB]... -o CORPUS\n"
@@ -191,13 +189,8 @@ static int cmd_harvest(int argc, char **argv)
 	}
 	/* The libraries' warnings go beside the corpus; with the corpus on stdout, where they went. */
 	if (strcmp(a->output, "-")) {
-		char *dir = xstrdup(a->output), *slash = strrchr(dir, '/');
-
-		if (slash)
-			slash[slash == dir] = '\0';
-		warnlog_open(&warnings, slash ? dir : ".");
+		warnlog_open_beside(&warnings, a->output);
 		io.warnings = &warnings;
-		free(dir);
 	}
 	code = corpus_harvest(a, &io);
 	if (io.warnings)
