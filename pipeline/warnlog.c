@@ -50,7 +50,8 @@ static FILE *log_file(struct warnlog *w)
 		if (fd >= 0)
 			close(fd);
 		w->failed = 1;
-		fprintf(stderr, "ferry: warning: cannot write '%s': the libraries' warnings go here\n", esc_str(w->path));
+		fprintf(stderr, "ferry: warning: cannot write '%s': the libraries' warnings go here\n",
+			esc_str(w->path));
 	}
 	return w->f;
 }
