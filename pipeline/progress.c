@@ -32,7 +32,6 @@ void progress_start(struct progress *p, const char *label, size_t total, int qui
 	p->nlanes = 0;
 	memset(&p->one, 0, sizeof(p->one));
 	p->one.tests = total;
-	p->one.since = p->start;
 }
 
 void progress_lanes(struct progress *p, size_t n, const size_t *tests, const size_t *probes)
@@ -43,7 +42,6 @@ void progress_lanes(struct progress *p, size_t n, const size_t *tests, const siz
 		memset(&p->lanes[i], 0, sizeof(p->lanes[i]));
 		p->lanes[i].tests = tests[i];
 		p->lanes[i].probes = probes[i];
-		p->lanes[i].since = p->clock();
 		p->total += tests[i];
 	}
 }
@@ -85,9 +83,10 @@ static double lane_eta(const struct progress_lane *l, double now)
 		return 0;
 	if (l->answers < PROGRESS_EVIDENCE)
 		return -1;
-	/* The window: its last k answers, from the answer before them (or the lane's start) to now. */
-	k = l->answers < PROGRESS_WINDOW ? l->answers : PROGRESS_WINDOW - 1;
-	from = l->answers < PROGRESS_WINDOW ? l->since : l->times[(l->answers - PROGRESS_WINDOW) % PROGRESS_WINDOW];
+	/* The window: its last k answers, from the answer before them to now; before the ring is full,
+	 * from its first answer, not its start, which the workers' start-up (their imports) delays. */
+	k = l->answers < PROGRESS_WINDOW ? l->answers - 1 : PROGRESS_WINDOW - 1;
+	from = l->times[l->answers < PROGRESS_WINDOW ? 0 : (l->answers - PROGRESS_WINDOW) % PROGRESS_WINDOW];
 	if (now <= from)
 		return -1;
 	eta = (double)left * (now - from) / (double)k;
