@@ -64,10 +64,12 @@ int session_rerun_parse(const char *word, enum session_rerun *out);
 
 /* One frontend's share of a run, for the progress line: the tests it will take and the probes that
  * go apart from them (as far as the store knows the frontend's release: a new release probes more,
- * and fewer may run), and those answered so far. Probes are no tests: counted apart. */
+ * and fewer may run), those answered so far, and its longest running job's time. Probes are no
+ * tests: counted apart. */
 struct session_progress {
 	size_t tests, probes;
 	size_t tests_done, probes_done;
+	double longest;  /* seconds the longest running of its jobs in flight has run, or 0 */
 };
 
 struct session_opts {

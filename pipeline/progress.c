@@ -93,6 +93,8 @@ static double lane_eta(const struct progress_lane *l, double now)
 	stall = now - l->times[(l->answers - 1) % PROGRESS_WINDOW];
 	if (eta < stall)
 		eta = stall;
+	if (eta < l->running)
+		eta = l->running;
 	return eta < 1 ? 1 : eta;
 }
 
@@ -192,13 +194,15 @@ void progress_update(struct progress *p, size_t done, size_t failed)
 		draw(p, now, 0);
 }
 
-void progress_update_lanes(struct progress *p, const size_t *tests_done, const size_t *probes_done, size_t failed)
+void progress_update_lanes(struct progress *p, const size_t *tests_done, const size_t *probes_done,
+			   const double *running, size_t failed)
 {
 	double now = p->clock();
 
 	p->done = 0;
 	for (size_t i = 0; i < p->nlanes; i++) {
 		lane_record(&p->lanes[i], tests_done[i], probes_done[i], now);
+		p->lanes[i].running = running ? running[i] : 0;
 		p->done += tests_done[i];
 	}
 	p->failed = failed;

@@ -20,6 +20,7 @@
 struct progress_lane {
 	size_t tests, probes;            /* it will take (probes: an estimate, may be more than run) */
 	size_t tests_done, probes_done;  /* answered */
+	double running;                  /* seconds its longest running job has run, as last told */
 	double times[PROGRESS_WINDOW];   /* the clocks of its last answers, a ring */
 	size_t answers;                  /* answers recorded in the ring, in all */
 };
@@ -48,14 +49,16 @@ void progress_start(struct progress *p, const char *label, size_t total, int qui
 void progress_lanes(struct progress *p, size_t n, const size_t *tests, const size_t *probes);
 /* Record progress and redraw if it is time. */
 void progress_update(struct progress *p, size_t done, size_t failed);
-/* The same for lanes: lane i has answered tests_done[i] tests and probes_done[i] probes. */
-void progress_update_lanes(struct progress *p, const size_t *tests_done, const size_t *probes_done, size_t failed);
+/* The same for lanes: lane i has answered tests_done[i] tests and probes_done[i] probes, and its
+ * longest running job has run running[i] seconds (running may be NULL: unknown). */
+void progress_update_lanes(struct progress *p, const size_t *tests_done, const size_t *probes_done,
+			   const double *running, size_t failed);
 /* Seconds left at clock now, or -1 while there is too little to go on. It is the slowest lane's:
  * its work left over its pace across its last answers (from its first, not from its start: the
  * workers' start-up is no answer's) up to now, so that a stall, no answer for a while, slows the
- * pace and the time grows with it; never less than the time since its last answer, which its
- * tests in flight have all taken already (a worker takes a test when it answers one, so they
- * started no later, the first ones aside); never 0 while work is left. */
+ * pace and the time grows with it; never less than its longest running job has run already, nor
+ * than the time since its last answer (a worker takes a test when it answers one: its tests in
+ * flight started no later, the first ones aside); never 0 while work is left. */
 double progress_left(const struct progress *p, double now);
 /* Clear the terminal line, so that a message can be printed; the next update redraws it. */
 void progress_clear(struct progress *p);

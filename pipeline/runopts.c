@@ -35,13 +35,15 @@ static void on_progress(void *ctx, const struct session_progress *lanes, size_t 
 {
 	struct runopts *r = ctx;
 	size_t tests[PROGRESS_MAX_LANES], probes[PROGRESS_MAX_LANES];
+	double running[PROGRESS_MAX_LANES];
 
 	n = n < PROGRESS_MAX_LANES ? n : PROGRESS_MAX_LANES;
 	for (size_t i = 0; i < n; i++) {
 		tests[i] = lanes[i].tests_done;
 		probes[i] = lanes[i].probes_done;
+		running[i] = lanes[i].longest;
 	}
-	progress_update_lanes(&r->progress, tests, probes, failed);
+	progress_update_lanes(&r->progress, tests, probes, running, failed);
 }
 
 void runopts_progress_lanes(struct runopts *r, const struct session_progress *lanes, size_t n)

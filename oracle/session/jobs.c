@@ -304,7 +304,7 @@ void session_tick(void *ctx)
 		if (!s->alone)
 			return;
 		sp[0] = (struct session_progress){ s->alone->tests, s->alone->probes, answered(s->res),
-						   s->res->probes_answered };
+						   s->res->probes_answered, session_longest(s->alone) };
 		s->o->progress(s->o->ctx, sp, 1, s->failed);
 		return;
 	}
@@ -315,7 +315,8 @@ void session_tick(void *ctx)
 
 		if (!r)
 			continue;
-		sp[n++] = (struct session_progress){ l->tests, l->probes, answered(r), r->probes_answered };
+		sp[n++] = (struct session_progress){ l->tests, l->probes, answered(r), r->probes_answered,
+						     session_longest(l) };
 		failed += l == s->cur ? s->failed : l->failed;
 	}
 	s->o->progress(s->o->ctx, sp, n, failed);

@@ -43,6 +43,43 @@ static void lane_swap(struct session *s, struct lane *l)
 	s->cur = s->cur == l ? NULL : l;
 }
 
+/* A job handed out to lane l's workers / answered (or given up). */
+static void flight_start(struct lane *l, const struct runner_job *job)
+{
+	XGROW(l->flights, l->flights_cap, l->nflights + 1);
+	l->flights[l->nflights].key = xstrdup(job->key);
+	l->flights[l->nflights++].start = session_now();
+}
+
+static void flight_end(struct lane *l, const struct runner_job *job)
+{
+	for (size_t i = 0; i < l->nflights; i++)
+		if (!strcmp(l->flights[i].key, job->key)) {
+			free(l->flights[i].key);
+			l->flights[i] = l->flights[--l->nflights];
+			return;
+		}
+}
+
+static void flights_forget(struct lane *l)
+{
+	for (size_t i = 0; i < l->nflights; i++)
+		free(l->flights[i].key);
+	free(l->flights);
+	l->flights = NULL;
+	l->nflights = l->flights_cap = 0;
+}
+
+double session_longest(const struct lane *l)
+{
+	double now = session_now(), most = 0;
+
+	for (size_t i = 0; i < l->nflights; i++)
+		if (now - l->flights[i].start > most)
+			most = now - l->flights[i].start;
+	return most;
+}
+
 /* The start of frontend fe's run (with s holding its state): the store's run, its groups and
  * peers, pending reductions, the tests it will take; ro and cb for its workers. */
 static int lane_begin(struct session *s, struct lane *l, struct session_result *res, struct runner_opts *ro,
@@ -121,13 +158,33 @@ static int lane_end(struct session *s, struct lane *l, int ret, struct err *e)
 	free(l->env[0]);
 	free(l->self);
 	l->env[0] = l->self = NULL;
+	flights_forget(l);
 	return ret;
+}
+
+/* A frontend run alone: its callbacks, with its jobs in flight kept (s->alone). */
+static int alone_next(void *ctx, struct runner_job *job, struct err *e)
+{
+	struct session *s = ctx;
+	int r = session_next_job(s, job, e);
+
+	if (r == 1)
+		flight_start(s->alone, job);
+	return r;
+}
+
+static int alone_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
+{
+	struct session *s = ctx;
+
+	flight_end(s->alone, job);
+	return session_job_done(s, job, o, e);
 }
 
 static int run_frontend(struct session *s, const struct frontend *fe, struct session_result *res, struct err *e)
 {
 	struct runner_opts ro = s->o->runner;
-	struct runner_callbacks cb = { s, session_next_job, session_job_done, session_tick, NULL };
+	struct runner_callbacks cb = { s, alone_next, alone_done, session_tick, NULL };
 	struct lane l;
 	int ret;
 
@@ -140,7 +197,7 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 		return err_set(e, EXIT_ENV, "%s", fe->why);
 	ret = lane_begin(s, &l, res, &ro, &cb, e);
 	if (ret == 0) {
-		struct session_progress sp = { l.tests, l.probes, 0, 0 };
+		struct session_progress sp = { l.tests, l.probes, 0, 0, 0 };
 
 		s->alone = &l;
 		if (s->o->started)
@@ -162,6 +219,8 @@ static int lane_next(void *ctx, struct runner_job *job, struct err *e)
 	lane_swap(l->s, l);
 	r = session_next_job(l->s, job, e);
 	lane_swap(l->s, l);
+	if (r == 1)
+		flight_start(l, job);
 	return r;
 }
 
@@ -170,6 +229,7 @@ static int lane_done(void *ctx, const struct runner_job *job, const struct runne
 	struct lane *l = ctx;
 	int r;
 
+	flight_end(l, job);
 	lane_swap(l->s, l);
 	r = session_job_done(l->s, job, o, e);
 	lane_swap(l->s, l);
@@ -272,6 +332,7 @@ static int run_shared(struct session *s, const struct frontend *fes, size_t nfes
 			lane_swap(s, l);
 			free(l->env[0]);
 			free(l->self);
+			flights_forget(l);
 			err_release(&r->err);
 			continue;
 		}

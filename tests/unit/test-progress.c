@@ -24,14 +24,14 @@ static void start(struct progress *p, size_t n, const size_t *tests, const size_
 static void at(struct progress *p, double t, const size_t *tests, const size_t *probes)
 {
 	clock_now = t;
-	progress_update_lanes(p, tests, probes, 0);
+	progress_update_lanes(p, tests, probes, NULL, 0);
 }
 
 int main(void)
 {
 	struct progress p;
 
-	plan(14);
+	plan(15);
 	{
 		size_t tests[] = { 26 }, probes[] = { 3 }, td[] = { 0 }, pd[] = { 0 };
 
@@ -62,6 +62,20 @@ int main(void)
 		ok(progress_left(&p, 5.4 + 14.5) >= 14, "no answer for 14.5 s: at least 14 s left, never 0 (%.1fs)",
 		   progress_left(&p, 5.4 + 14.5));
 		ok(progress_left(&p, 30) > progress_left(&p, 5.4 + 14.5), "the longer the stall, the more is left");
+	}
+	{
+		/* Answers come every 0.1 s from one worker while the other's test has run for 50 s. */
+		size_t tests[] = { 100 }, probes[] = { 0 }, td[] = { 0 }, pd[] = { 0 };
+		double running[] = { 50 };
+
+		start(&p, 1, tests, probes);
+		for (int i = 1; i <= 98; i++) {
+			td[0] = (size_t)i;
+			clock_now = 50 + i / 10.0;
+			progress_update_lanes(&p, td, pd, running, 0);
+		}
+		ok(progress_left(&p, 59.8) >= 50, "never less than the longest running test has taken (%.1fs)",
+		   progress_left(&p, 59.8));
 	}
 	{
 		/* A window of recent answers: a slow start long past does not slow the estimate. */
