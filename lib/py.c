@@ -81,6 +81,73 @@ static PyObject *ferry_agree(PyObject *self, PyObject *args)
 	return hooks.agree(hooks.ctx, args);
 }
 
+/* warnings.showwarning while a warning hook is set (py_set_warning_hook): the warning's text to
+ * the hook; a warning meant for a file of its own, or one with no hook, goes where Python's own
+ * function would put it. */
+static void (*warning_hook)(void *ctx, const char *text);
+static void *warning_ctx;
+static PyObject *python_showwarning;  /* Python's own: a reference of ours */
+
+static PyObject *ferry_showwarning(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = { "message", "category", "filename", "lineno", "file", "line", NULL };
+	PyObject *message, *category, *filename, *lineno, *file = Py_None, *line = Py_None;
+	PyObject *warnings, *text;
+	const char *s;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|OO", names, &message, &category, &filename, &lineno,
+					 &file, &line))
+		return NULL;
+	if (!warning_hook || file != Py_None)
+		return PyObject_Call(python_showwarning, args, kw);
+	if (!(warnings = PyImport_ImportModule("warnings"))) /* new */
+		return NULL;
+	text = PyObject_CallMethod(warnings, "formatwarning", "OOOOO", message, category, filename, lineno,
+				   line); /* new */
+	Py_DECREF(warnings);
+	if (!text)
+		return NULL;
+	s = PyUnicode_AsUTF8(text);
+	if (s)
+		warning_hook(warning_ctx, s);
+	Py_DECREF(text);
+	if (!s)
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef showwarning_def = {
+	"showwarning", (PyCFunction)(void (*)(void))ferry_showwarning, METH_VARARGS | METH_KEYWORDS,
+	"showwarning(message, category, filename, lineno, file=None, line=None): ferry's warning log",
+};
+
+int py_set_warning_hook(void (*fn)(void *ctx, const char *text), void *ctx, struct err *e)
+{
+	PyObject *warnings, *mine;
+	int r = -1;
+
+	warning_hook = fn;
+	warning_ctx = ctx;
+	if (!fn || python_showwarning)
+		return 0;
+	if (!(warnings = py_import("warnings", e))) /* new */
+		return -1;
+	if (!(python_showwarning = PyObject_GetAttrString(warnings, "showwarning"))) /* new, kept */
+		goto out;
+	if (!(mine = PyCFunction_NewEx(&showwarning_def, NULL, NULL))) /* new */
+		goto out;
+	r = PyObject_SetAttrString(warnings, "showwarning", mine);
+	Py_DECREF(mine);
+out:
+	Py_DECREF(warnings);
+	if (r < 0) {
+		Py_CLEAR(python_showwarning);
+		warning_hook = NULL;
+		return py_error(e, EXIT_ENV, "cannot take Python's warnings");
+	}
+	return 0;
+}
+
 static PyMethodDef ferry_methods[] = {
 	{ "emit", ferry_emit, METH_O, "emit(json_text): hand one harvested record to ferry" },
 	{ "skip", ferry_skip, METH_VARARGS, "skip(reason, where): a test that yields no instance, and why" },
@@ -185,7 +252,10 @@ void py_stop(void)
 		return;
 	/* Libraries with native thread pools do not always unload cleanly; flushing is what matters. */
 	PyRun_SimpleString("import sys\nsys.stdout.flush()\nsys.stderr.flush()\n");
+	/* A warning at shutdown goes to Python's own printing: the log is closed by then. */
+	warning_hook = NULL;
 	Py_FinalizeEx();
+	python_showwarning = NULL;  /* freed with the interpreter */
 	started = 0;
 }
 

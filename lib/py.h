@@ -36,6 +36,10 @@ int py_start(const char *python, int handle_signals, struct err *e);
 void py_stop(void);
 int py_started(void);
 void py_set_hooks(const struct py_hooks *h);
+/* Python's warnings (warnings.showwarning) as text, each warning's lines ending in a newline, to
+ * fn (NULL: back to Python's own printing on stderr), so that a library's warning in this process
+ * is logged rather than written over the progress line. Needs the interpreter. */
+int py_set_warning_hook(void (*fn)(void *ctx, const char *text), void *ctx, struct err *e);
 
 /* A constant of the _ferry module: _ferry.NAME is value. */
 struct py_word {

@@ -62,6 +62,16 @@ enum session_rerun { SESSION_RERUN_NONE, SESSION_RERUN_FAILED, SESSION_RERUN_ERR
 /* "failed", "errors", "all" into *out; -1 for another word. */
 int session_rerun_parse(const char *word, enum session_rerun *out);
 
+/* One frontend's share of a run, for the progress line: the tests it will take and the probes that
+ * go apart from them (as far as the store knows the frontend's release: a new release probes more,
+ * and fewer may run), those answered so far, and its longest running job's time. Probes are no
+ * tests: counted apart. */
+struct session_progress {
+	size_t tests, probes;
+	size_t tests_done, probes_done;
+	double longest;  /* seconds the longest running of its jobs in flight has run, or 0 */
+};
+
 struct session_opts {
 	const char *wrapdir;
 	const char *store;
@@ -116,9 +126,10 @@ struct session_opts {
 
 	void *ctx;
 	void (*warn)(void *ctx, const char *msg);
-	/* A frontend's run starts (total: the tests it will take) / moves on / ends. */
-	void (*started)(void *ctx, const struct frontend *fe, size_t total);
-	void (*progress)(void *ctx, size_t done, size_t failed);
+	/* A frontend's run starts (fe: its label; for the shared pool, the labels of all) / moves on /
+	 * ends; lanes[0..n) say each frontend's share (one, or each of the shared pool's). */
+	void (*started)(void *ctx, const struct frontend *fe, const struct session_progress *lanes, size_t n);
+	void (*progress)(void *ctx, const struct session_progress *lanes, size_t n, size_t failed);
 	void (*finished)(void *ctx, int ok);
 };
 
@@ -136,6 +147,7 @@ struct session_result {
 	 * (a group's first test that is its probe runs once, as both); groups whose probe the store
 	 * had for this release. */
 	size_t probes, probe_classes[PROBE_NCLASSES], probes_apart, probes_cached;
+	size_t probes_answered;     /* of probes_apart, those whose answer came */
 	/* The canary (oracle/canary.h): run now (its verdict: 1 right, 0 wrong, -1 inconclusive) or
 	 * found in the store for this release; its cost in seconds (the wrap and the answers); why it did
 	 * not run (no canary for the library; owned), or NULL. */

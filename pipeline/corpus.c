@@ -102,6 +102,9 @@ static void on_output(void *ctx, const char *line)
 {
 	struct show *sh = ctx;
 
+	/* A library's warning or log line (absl's, Python's) is no output of the test's: logged. */
+	if (sh->io->warnings && warnlog_line(sh->io->warnings, line))
+		return;
 	progress_clear(&sh->progress);
 	fflush(stdout);
 	fprintf(stderr, "test| %s\n", line);

@@ -1069,12 +1069,16 @@ static int fe_index(const struct go *g, const struct frontend *fe)
 }
 
 /* runopts' progress line, left out for a frontend that has nothing left to run. */
-static void on_started(void *ctx, const struct frontend *fe, size_t total)
+static void on_started(void *ctx, const struct frontend *fe, const struct session_progress *lanes, size_t n)
 {
 	struct runopts *r = ctx;
+	size_t work = 0;
 
+	for (size_t i = 0; i < n; i++)
+		work += lanes[i].tests + lanes[i].probes;
 	snprintf(r->label, sizeof(r->label), "run %s", fe->label);
-	progress_start(&r->progress, r->label, total, r->quiet || !total);
+	progress_start(&r->progress, r->label, 0, r->quiet || !work);
+	runopts_progress_lanes(r, lanes, n);
 }
 
 /* Run the group's frontends on the tests of ids (a plain-id queue). 0, 1 when nothing of the

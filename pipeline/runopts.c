@@ -25,19 +25,40 @@ static void on_warn(void *ctx, const char *msg)
 		r->warn(NULL, msg);
 }
 
-static void on_started(void *ctx, const struct frontend *fe, size_t total)
+static void on_started(void *ctx, const struct frontend *fe, const struct session_progress *lanes, size_t n)
 {
 	struct runopts *r = ctx;
 
 	snprintf(r->label, sizeof(r->label), "run %s", fe->label);
-	progress_start(&r->progress, r->label, total, r->quiet);
+	progress_start(&r->progress, r->label, 0, r->quiet);
+	runopts_progress_lanes(r, lanes, n);
 }
 
-static void on_progress(void *ctx, size_t done, size_t failed)
+static void on_progress(void *ctx, const struct session_progress *lanes, size_t n, size_t failed)
 {
 	struct runopts *r = ctx;
+	size_t tests[PROGRESS_MAX_LANES], probes[PROGRESS_MAX_LANES];
+	double running[PROGRESS_MAX_LANES];
 
-	progress_update(&r->progress, done, failed);
+	n = n < PROGRESS_MAX_LANES ? n : PROGRESS_MAX_LANES;
+	for (size_t i = 0; i < n; i++) {
+		tests[i] = lanes[i].tests_done;
+		probes[i] = lanes[i].probes_done;
+		running[i] = lanes[i].longest;
+	}
+	progress_update_lanes(&r->progress, tests, probes, running, failed);
+}
+
+void runopts_progress_lanes(struct runopts *r, const struct session_progress *lanes, size_t n)
+{
+	size_t tests[PROGRESS_MAX_LANES], probes[PROGRESS_MAX_LANES];
+
+	n = n < PROGRESS_MAX_LANES ? n : PROGRESS_MAX_LANES;
+	for (size_t i = 0; i < n; i++) {
+		tests[i] = lanes[i].tests;
+		probes[i] = lanes[i].probes;
+	}
+	progress_lanes(&r->progress, n, tests, probes);
 }
 
 static void on_finished(void *ctx, int ok)

@@ -38,6 +38,8 @@ void runopts_release(struct runopts *r);
  * and its strings are o's, to be freed with runopts_formats_free, on failure too. */
 int runopts_add_format(struct wrap_opts *o, size_t *cap, const struct frontend *fe, struct err *e);
 void runopts_formats_free(struct wrap_opts *o);
+/* After progress_start on r->progress: the session's lanes (session_opts.started's) as its lanes. */
+void runopts_progress_lanes(struct runopts *r, const struct session_progress *lanes, size_t n);
 /* Print what each frontend's run did. */
 void runopts_print(const struct runopts *r, const struct session_result *res);
 /* --json (doc/json.md): what each frontend's run did, one object each, in an array (new). */

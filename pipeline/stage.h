@@ -9,12 +9,14 @@
 #include <stdio.h>
 
 #include "err.h"
+#include "warnlog.h"
 
 struct stage_io {
 	FILE *out;                                   /* the summary (stdout) */
 	void (*warn)(void *ctx, const char *line);   /* "ferry: warning: ..." */
 	int (*error)(const struct err *e);           /* "ferry: error: ..."; returns the exit code */
 	const char *python;                          /* the interpreter of the libraries */
+	struct warnlog *warnings;                    /* where the libraries' warnings go, or NULL */
 };
 
 /* A warning through io->warn, formatted. */

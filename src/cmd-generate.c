@@ -95,7 +95,7 @@ static int cmd_generate(int argc, char **argv)
 	struct generate_args args = { .g = { .count = 100, .seed = 1, .opset = 17, .pick_rate = 0.97, .max_dim = 8,
 					     .max_elements = 65536, .min_nodes = 1, .max_nodes = 10 } };
 	struct graphs_opts *o = &args.g;
-	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python() };
+	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python(), NULL };
 	struct err e = ERR_INIT;
 	struct graphs_support support = GRAPHS_SUPPORT_INIT;
 	char *ops_copy = NULL, *fes_copy = NULL;

@@ -143,7 +143,8 @@ static int cmd_go(int argc, char **argv)
 	const char **libs = NULL;
 	size_t nlibs = 0, max_libs;
 	const char *dir;
-	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python() };
+	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python(), NULL };
+	struct warnlog warnings;
 	struct err e = ERR_INIT;
 	double start = progress_now();
 	int code = EXIT_OK, has_suites;
@@ -219,7 +220,10 @@ static int cmd_go(int argc, char **argv)
 		cJSON_AddStringToObject(a->json, "dir", dir);
 		cJSON_AddArrayToObject(a->json, "libraries");
 	}
+	warnlog_open(&warnings, dir);
+	io.warnings = &warnings;
 	code = go_run(a, libs, nlibs, dir, start, &io);
+	warnlog_close(&warnings);
 	if (a->json) {
 		cJSON_AddNumberToObject(a->json, "exit", code);
 		runopts_json_print(a->json);

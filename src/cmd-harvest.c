@@ -112,7 +112,8 @@ static bool env_name_valid(const char *name)
 static int cmd_harvest(int argc, char **argv)
 {
 	struct corpus_opts args = { .timeout = HARVEST_DEFAULT_TIMEOUT, .timeout_option = "--timeout" }, *a = &args;
-	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python() };
+	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python(), NULL };
+	struct warnlog warnings;
 	struct err e = ERR_INIT;
 	const char *source;
 	int has_suites = 0, code = EXIT_OK;
@@ -186,7 +187,14 @@ static int cmd_harvest(int argc, char **argv)
 		code = cmd_usage_error(&cmd_harvest_entry, "no output: say where the corpus goes with -o");
 		goto out;
 	}
+	/* The libraries' warnings go beside the corpus; with the corpus on stdout, where they went. */
+	if (strcmp(a->output, "-")) {
+		warnlog_open_beside(&warnings, a->output);
+		io.warnings = &warnings;
+	}
 	code = corpus_harvest(a, &io);
+	if (io.warnings)
+		warnlog_close(&warnings);
 out:
 	opts_list_release(&a->patterns);
 	select_release(&a->sel);

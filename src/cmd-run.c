@@ -20,6 +20,7 @@
 #include "protocol.h"
 #include "runargs.h"
 #include "tolerance.h"
+#include "warnlog.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -331,6 +332,7 @@ static int cmd_run(int argc, char **argv)
 	struct session *s = NULL;
 	struct session_result res[RUNOPTS_MAX_FRONTENDS];
 	struct err e = ERR_INIT;
+	struct warnlog warnings;
 	int code = EXIT_OK, ran = 0;
 
 	runopts_init(ro, cmd_warn_line);
@@ -379,6 +381,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	runopts_print_selection(ro, s);
 	ran = 1;
+	/* Python's warnings in this process (the workers' stderr is each test's) beside the store. */
+	warnlog_open_beside(&warnings, ro->s.store);
 	if (session_run(s, ro->fes, ro->nfes, res, &e) < 0) {
 		code = cmd_error(&e);
 		if (e.code == EXIT_INTERRUPTED)
@@ -409,6 +413,8 @@ out:
 	if (ran)
 		for (size_t i = 0; i < ro->nfes; i++)
 			session_result_release(&res[i]);
+	if (ran)
+		warnlog_close(&warnings);
 	session_close(s);
 	runopts_release(ro);
 	err_release(&e);

@@ -37,7 +37,7 @@ static const struct opt options[] = {
 static int cmd_vary(int argc, char **argv)
 {
 	struct variants_opts o = { .per_instance = 8, .seed = 1, .jobs = opts_default_jobs(), .timeout = 60 };
-	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python() };
+	struct stage_io io = { stdout, cmd_warn_line, cmd_error, cmd_python(), NULL };
 	char *command = NULL;
 	int code;
 

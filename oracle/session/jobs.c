@@ -282,28 +282,44 @@ static void count(struct session *s, enum outcome o)
 	}
 }
 
+/* Tests answered: each counted once, by its outcome. */
+static size_t answered(const struct session_result *r)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < OUTCOME_COUNT; k++)
+		n += r->counts[k];
+	return n;
+}
+
 void session_tick(void *ctx)
 {
 	struct session *s = ctx;
-	size_t done = 0, failed = 0;
+	struct session_progress sp[64];
+	size_t n = 0, failed = 0;
 
 	if (!s->o->progress)
 		return;
 	if (!s->nlanes) {
-		s->o->progress(s->o->ctx, s->res->ran + s->res->probes_apart, s->failed);
+		if (!s->alone)
+			return;
+		sp[0] = (struct session_progress){ s->alone->tests, s->alone->probes, answered(s->res),
+						   s->res->probes_answered, session_longest(s->alone) };
+		s->o->progress(s->o->ctx, sp, 1, s->failed);
 		return;
 	}
 	/* The shared pool: one line for every frontend; the lane in s (if any) has its state there. */
-	for (size_t i = 0; i < s->nlanes; i++) {
+	for (size_t i = 0; i < s->nlanes && n < sizeof(sp) / sizeof(sp[0]); i++) {
 		const struct lane *l = &s->lanes[i];
 		const struct session_result *r = l == s->cur ? s->res : l->res;
 
 		if (!r)
 			continue;
-		done += r->ran + r->probes_apart;
+		sp[n++] = (struct session_progress){ l->tests, l->probes, answered(r), r->probes_answered,
+						     session_longest(l) };
 		failed += l == s->cur ? s->failed : l->failed;
 	}
-	s->o->progress(s->o->ctx, done, failed);
+	s->o->progress(s->o->ctx, sp, n, failed);
 }
 
 void session_outcome(const struct runner_outcome *o, struct db_result *res, struct buf *msg, struct buf *sig,
@@ -484,6 +500,7 @@ static int job_done(struct session *s, const struct runner_job *job, const struc
 			res.message = undef.data;
 		}
 	}
+	s->res->probes_answered += probe;
 	ret = probe || both ? session_probe_done(s, test, &res, e) : 0;
 	if (!probe && ret == 0) {
 		double written;

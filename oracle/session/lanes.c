@@ -43,6 +43,43 @@ static void lane_swap(struct session *s, struct lane *l)
 	s->cur = s->cur == l ? NULL : l;
 }
 
+/* A job handed out to lane l's workers / answered (or given up). */
+static void flight_start(struct lane *l, const struct runner_job *job)
+{
+	XGROW(l->flights, l->flights_cap, l->nflights + 1);
+	l->flights[l->nflights].key = xstrdup(job->key);
+	l->flights[l->nflights++].start = session_now();
+}
+
+static void flight_end(struct lane *l, const struct runner_job *job)
+{
+	for (size_t i = 0; i < l->nflights; i++)
+		if (!strcmp(l->flights[i].key, job->key)) {
+			free(l->flights[i].key);
+			l->flights[i] = l->flights[--l->nflights];
+			return;
+		}
+}
+
+static void flights_forget(struct lane *l)
+{
+	for (size_t i = 0; i < l->nflights; i++)
+		free(l->flights[i].key);
+	free(l->flights);
+	l->flights = NULL;
+	l->nflights = l->flights_cap = 0;
+}
+
+double session_longest(const struct lane *l)
+{
+	double now = session_now(), most = 0;
+
+	for (size_t i = 0; i < l->nflights; i++)
+		if (now - l->flights[i].start > most)
+			most = now - l->flights[i].start;
+	return most;
+}
+
 /* The start of frontend fe's run (with s holding its state): the store's run, its groups and
  * peers, pending reductions, the tests it will take; ro and cb for its workers. */
 static int lane_begin(struct session *s, struct lane *l, struct session_result *res, struct runner_opts *ro,
@@ -85,7 +122,8 @@ static int lane_begin(struct session *s, struct lane *l, struct session_result *
 		/* Probes and the canary are chosen by the release: the workers say it before the first job. */
 		if ((!s->o->no_probe || canary) && tests)
 			cb->ready = session_ready;
-		l->total = s->o->probe_only ? probes : tests + probes;
+		l->tests = s->o->probe_only ? 0 : tests;
+		l->probes = probes;
 	}
 	return 0;
 }
@@ -120,13 +158,33 @@ static int lane_end(struct session *s, struct lane *l, int ret, struct err *e)
 	free(l->env[0]);
 	free(l->self);
 	l->env[0] = l->self = NULL;
+	flights_forget(l);
 	return ret;
+}
+
+/* A frontend run alone: its callbacks, with its jobs in flight kept (s->alone). */
+static int alone_next(void *ctx, struct runner_job *job, struct err *e)
+{
+	struct session *s = ctx;
+	int r = session_next_job(s, job, e);
+
+	if (r == 1)
+		flight_start(s->alone, job);
+	return r;
+}
+
+static int alone_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e)
+{
+	struct session *s = ctx;
+
+	flight_end(s->alone, job);
+	return session_job_done(s, job, o, e);
 }
 
 static int run_frontend(struct session *s, const struct frontend *fe, struct session_result *res, struct err *e)
 {
 	struct runner_opts ro = s->o->runner;
-	struct runner_callbacks cb = { s, session_next_job, session_job_done, session_tick, NULL };
+	struct runner_callbacks cb = { s, alone_next, alone_done, session_tick, NULL };
 	struct lane l;
 	int ret;
 
@@ -139,9 +197,13 @@ static int run_frontend(struct session *s, const struct frontend *fe, struct ses
 		return err_set(e, EXIT_ENV, "%s", fe->why);
 	ret = lane_begin(s, &l, res, &ro, &cb, e);
 	if (ret == 0) {
+		struct session_progress sp = { l.tests, l.probes, 0, 0, 0 };
+
+		s->alone = &l;
 		if (s->o->started)
-			s->o->started(s->o->ctx, fe, l.total);
+			s->o->started(s->o->ctx, fe, &sp, 1);
 		ret = runner_run(&ro, &cb, &res->version, e);
+		s->alone = NULL;
 		if (s->o->finished)
 			s->o->finished(s->o->ctx, ret == 0);
 	}
@@ -157,6 +219,8 @@ static int lane_next(void *ctx, struct runner_job *job, struct err *e)
 	lane_swap(l->s, l);
 	r = session_next_job(l->s, job, e);
 	lane_swap(l->s, l);
+	if (r == 1)
+		flight_start(l, job);
 	return r;
 }
 
@@ -165,6 +229,7 @@ static int lane_done(void *ctx, const struct runner_job *job, const struct runne
 	struct lane *l = ctx;
 	int r;
 
+	flight_end(l, job);
 	lane_swap(l->s, l);
 	r = session_job_done(l->s, job, o, e);
 	lane_swap(l->s, l);
@@ -210,7 +275,8 @@ static int run_shared(struct session *s, const struct frontend *fes, size_t nfes
 	struct runner_shared **order = xcalloc(nfes, sizeof(*order));
 	struct frontend all;
 	struct buf labels = BUF_INIT;
-	size_t total = 0, nrun = 0, unavailable = 0;
+	struct session_progress *sp = xcalloc(nfes, sizeof(*sp));
+	size_t nrun = 0, unavailable = 0;
 	int ret = 0, pool;
 
 	memset(&all, 0, sizeof(all));
@@ -234,12 +300,14 @@ static int run_shared(struct session *s, const struct frontend *fes, size_t nfes
 		lane_swap(s, l);
 		if (rs[nrun].cb.ready)
 			rs[nrun].cb.ready = lane_ready;
-		total += l->total;
+		sp[nrun].tests = l->tests;
+		sp[nrun].probes = l->probes;
 		order[i] = &rs[nrun++];
 	}
 	all.label = labels.data;
 	if (ret == 0 && s->o->started)
-		s->o->started(s->o->ctx, &all, total);
+		s->o->started(s->o->ctx, &all, sp, nrun);
+	free(sp);
 	pool = ret == 0 ? runner_run_shared(rs, nrun, s->o->runner.jobs, e) : -1;
 	if (ret == 0 && s->o->finished)
 		s->o->finished(s->o->ctx, pool == 0);
@@ -264,6 +332,7 @@ static int run_shared(struct session *s, const struct frontend *fes, size_t nfes
 			lane_swap(s, l);
 			free(l->env[0]);
 			free(l->self);
+			flights_forget(l);
 			err_release(&r->err);
 			continue;
 		}

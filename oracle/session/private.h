@@ -75,6 +75,7 @@ struct session {
 	struct lane *lanes;
 	size_t nlanes;
 	struct lane *cur;
+	struct lane *alone;         /* a frontend run alone: its lane (the progress line's totals) */
 };
 
 /* One frontend's run: its worker command, its state while another frontend's callbacks run (the
@@ -105,7 +106,11 @@ struct lane {
 	const char *wargv[5];
 	char *env[2];
 	char *self;
-	size_t total;                /* tests and probes it will take, for the progress line */
+	size_t tests, probes;        /* it will take, for the progress line (session_progress) */
+	/* Its jobs in flight (keys, owned) and when each was handed out: the longest running one's
+	 * time is the least the progress line may say is left. */
+	struct flight { char *key; double start; } *flights;
+	size_t nflights, flights_cap;
 	int started;                 /* its run is recorded in the store (db_start_run) */
 };
 
@@ -181,5 +186,7 @@ const char *session_json_str(const cJSON *o, const char *key);
 int session_next_job(void *ctx, struct runner_job *job, struct err *e);
 int session_job_done(void *ctx, const struct runner_job *job, const struct runner_outcome *o, struct err *e);
 void session_tick(void *ctx);
+/* lanes.c: how long lane l's longest running job has run (0: none in flight). */
+double session_longest(const struct lane *l);
 
 #endif
