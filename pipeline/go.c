@@ -18,7 +18,6 @@
  * report.txt; src/cmd-go.c only parses the command line. */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +46,7 @@
 #include "record.h"
 #include "report.h"
 #include "runopts.h"
+#include "select.h"
 #include "spec.h"
 #include "strmap.h"
 #include "dedup.h"
@@ -510,7 +510,7 @@ static char *generate_ops(const struct go *g, struct err *e)
 			if (GO_OPSET < b->opset_lo || GO_OPSET > b->opset_hi)
 				continue;
 			for (int i = 0; i < b->nops && !match; i++)
-				match = fnmatch(g->a->r.select.ops[m], b->ops[i], 0) == 0;
+				match = select_op_matches(g->a->r.select.ops[m], b->ops[i]);
 		}
 		if (match) {
 			buf_addf(&ops, "%s%s", any ? "," : "", g->a->r.select.ops[m]);

@@ -1,5 +1,4 @@
 /* summary.c: what report, bugs and show print of a store (summary.h). */
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 
 #include "dedup.h"
 #include "esc.h"
+#include "select.h"
 #include "summary.h"
 #include "xalloc.h"
 
@@ -132,7 +132,7 @@ int summary_op_matches(const char *glob, const char *op)
 {
 	if (!glob)
 		return 1;
-	return op && fnmatch(glob, op, 0) == 0;
+	return select_op_matches(glob, op);
 }
 
 static struct summary_frontend *frontend_of(struct summary *s, const char *name)

@@ -32,7 +32,7 @@ size_t summary_width(FILE *out, int wide);
 /* Write s to out cut to at most width - used characters (width 0: whole), "..." marking a cut. */
 void summary_print_cut(FILE *out, const char *s, size_t used, size_t width);
 
-/* Whether op matches glob (fnmatch; NULL glob: every operator). A result without an operator matches
+/* Whether op matches glob (select_op_matches, as --op everywhere; NULL glob: every operator). A result without an operator matches
  * only no glob. */
 int summary_op_matches(const char *glob, const char *op);
 
