@@ -282,7 +282,8 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 	memset(&l, 0, sizeof(l));
 	if (!fs_exists(store))
 		return err_set(e, EXIT_INPUT, "cannot open the store '%s': No such file or directory", store);
-	if (db_open(&db, store, DB_WRITE, e) < 0 || dedup_rebuild(&db, o->frontend, &nbugs, &nfail, e) < 0 ||
+	if (db_open(&db, store, DB_WRITE, e) < 0 || summary_require_match(&db, store, o->frontend, o->glob, e) < 0 ||
+	    dedup_rebuild(&db, o->frontend, &nbugs, &nfail, e) < 0 ||
 	    filing_load(&db, o->frontend, &f, e) < 0)
 		goto out;
 	l.db = &db;

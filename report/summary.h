@@ -36,6 +36,11 @@ void summary_print_cut(FILE *out, const char *s, size_t used, size_t width);
  * only no glob. */
 int summary_op_matches(const char *glob, const char *op);
 
+/* -1 (EXIT_INPUT, naming the pattern and the store) when glob is given and matches the operator of
+ * none of the store's tests (of frontend, when not NULL): an empty selection means the same in
+ * report, bugs and show as in run and check. */
+int summary_require_match(struct db *d, const char *store, const char *frontend, const char *glob, struct err *e);
+
 /* One operator's results on a frontend. */
 struct summary_op {
 	long long tests, mismatch, crash, timeout_oom, failed;

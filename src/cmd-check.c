@@ -331,6 +331,10 @@ static int cmd_check(int argc, char **argv)
 	if (session_open(&c.s, &ro->s, &e) < 0)
 		goto fail;
 	runopts_print_selection(ro, c.s);
+	if (ro->collect_only) {
+		runopts_collect(ro, c.s);
+		goto out;
+	}
 	ran = 1;
 	if (session_run(c.s, ro->fes, ro->nfes, res, &e) < 0) {
 		if (e.code == EXIT_INTERRUPTED)
@@ -393,7 +397,10 @@ static int cmd_check(int argc, char **argv)
 		printf("check failed: ferry could not run %zu test%s (ferry's error, not the frontend's: see\n"
 		       "'ferry report'; running the command again retries them)\n", ferry_errors,
 		       ferry_errors == 1 ? "" : "s");
-	if (!new_failures)
+	/* Cut short, a check has judged only part of its tests: never a pass, and said apart. */
+	if (runopts_stopped(ro, res))
+		code = EXIT_STOPPED;
+	else if (!new_failures)
 		printf("check passed: nothing new fails\n");
 	goto out;
 fail:

@@ -373,6 +373,10 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	runopts_print_selection(ro, s);
+	if (ro->collect_only) {
+		runopts_collect(ro, s);
+		goto out;
+	}
 	ran = 1;
 	if (session_run(s, ro->fes, ro->nfes, res, &e) < 0) {
 		code = cmd_error(&e);
@@ -383,6 +387,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	runopts_print(ro, res);
 	print_durations(ro, res);
+	code = runopts_stopped(ro, res);
 	for (size_t i = 0; i < ro->nfes; i++)
 		if (res[i].unavailable)
 			cmd_warn("frontend '%s' is unavailable: %s", ro->fes[i].label, res[i].why);
