@@ -196,6 +196,16 @@ def _public_name(func, name):
     return name
 
 
+def alias_of(name):
+    """The internal name that records of the public operator name carry as op_alias, or None (a
+    harvest's pass-over matches a pattern against it too)."""
+    prefix, _, last = name.rpartition(".")
+    namespace = dict(_PUBLIC).get(prefix)
+    func = vars(namespace).get(last) if namespace is not None else None
+    internal = torch.overrides.resolve_name(func) if callable(func) else None
+    return internal if internal and internal != name and _public_name(func, internal) == name else None
+
+
 class Recorder(recorder.Recorder):
     """The instrumentation: install by entering, record inside recording(), remove by leaving."""
 
