@@ -1537,6 +1537,9 @@ int go_run(struct go_opts *a, const char *const *libs, size_t nlibs, const char 
 	g.io = *io;
 	for (size_t i = 0; i < nlibs && code == EXIT_OK; i++) {
 		g.start = start;
+		/* --maxfail counts the whole command's failures: a library after the last one is not begun. */
+		if (a->r.maxfail && g.failures >= (size_t)a->r.maxfail)
+			break;
 		if (a->budget > 0 && time_left(&g) <= 0) {
 			say(&g, "%s: the budget is spent; not started\n", libs[i]);
 			continue;
@@ -1553,6 +1556,11 @@ int go_run(struct go_opts *a, const char *const *libs, size_t nlibs, const char 
 		if (g.whole.left)
 			fprintf(g.io.out, "; %zu left for later", g.whole.left);
 		say(&g, "\n");
+		if (a->r.maxfail && g.failures >= (size_t)a->r.maxfail) {
+			fprintf(stderr, "ferry: stopped early after %zu failure%s (--maxfail %d): the rest was not run\n",
+				g.failures, g.failures == 1 ? "" : "s", a->r.maxfail);
+			code = EXIT_STOPPED;
+		}
 	}
 	go_release(&g);
 	return code;
