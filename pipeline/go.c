@@ -1557,8 +1557,8 @@ int go_run(struct go_opts *a, const char *const *libs, size_t nlibs, const char 
 			fprintf(g.io.out, "; %zu left for later", g.whole.left);
 		say(&g, "\n");
 		if (a->r.maxfail && g.failures >= (size_t)a->r.maxfail) {
-			fprintf(stderr, "ferry: stopped early after %zu failure%s (--maxfail %d): the rest was not run\n",
-				g.failures, g.failures == 1 ? "" : "s", a->r.maxfail);
+			fprintf(stderr, "ferry: stopped early after %zu failure%s (--maxfail %d): the rest was not "
+				"run\n", g.failures, g.failures == 1 ? "" : "s", a->r.maxfail);
 			code = EXIT_STOPPED;
 		}
 	}

@@ -58,9 +58,11 @@ static const struct opt options[] = {
 	OPT_CALL('F', "frontend", "LIST", "frontends to run, comma-separated, as ferry run takes them (default:\n"
 		 "every frontend of the libraries named)", AT(r), parse_frontends),
 	OPT_STRING('o', "output", "DIR", "the project directory (default: the current directory)", AT(output)),
-	OPT_CALL(0, "op", "GLOB", "only instances whose operator matches GLOB (the whole name or its last dotted\n"
-		 "part; comma-separated, repeatable)", AT(r.select), runopts_parse_op),
-	OPT_CALL(0, "test", "GLOB", "only instances whose source test matches GLOB (comma-separated, repeatable)",
+	OPT_CALL(0, "op", "GLOB", "only instances whose operator matches GLOB: a word found in the name, or a\n"
+		 "glob of the whole name or its last dotted part; lower case ignores case\n"
+		 "(comma-separated, repeatable)", AT(r.select), runopts_parse_op),
+	OPT_CALL(0, "test", "GLOB", "only instances whose source test matches GLOB: a word found in it, or a\n"
+		 "glob of it whole; lower case ignores case (comma-separated, repeatable)",
 		 AT(r.select), runopts_parse_test),
 	OPT_LIST('s', "suite", "NAME", "torch, keras, tf_keras: harvest this suite (repeatable; default: all)",
 		 AT(suites)),

@@ -168,11 +168,11 @@ const struct opt runopts_options[] = {
 		   AT(s.queue)),
 	OPT_INT('n', "limit", "N", "the top N tests of the queue per frontend (those already in the store\n"
 		"count: the same command run again finishes the same N)", AT(limit), 0, 1 << 30),
-	OPT_CALL(0, "op", "PATTERN", "only tests whose operator matches PATTERN: a word found in the name, or a\n"
-		 "glob of the whole name or its last dotted part; lower case ignores case\n"
+	OPT_CALL(0, "op", "GLOB", "only tests whose operator matches GLOB: a word found in the name, or a glob\n"
+		 "of the whole name or its last dotted part; lower case ignores case\n"
 		 "(comma-separated, repeatable)", AT(select), runopts_parse_op),
-	OPT_CALL(0, "test", "PATTERN", "only tests whose source test (the record's source.test) holds the word\n"
-		 "PATTERN, or matches it whole as a glob; lower case ignores case\n"
+	OPT_CALL(0, "test", "GLOB", "only tests whose source test (the record's source.test) matches GLOB:\n"
+		 "a word found in it, or a glob of it whole; lower case ignores case\n"
 		 "(comma-separated, repeatable)", AT(select), runopts_parse_test),
 	OPT_CALL(0, "rerun", "WHAT", "run again tests that have a result: failed (every failure), errors\n"
 		 "(crash, timeout, oom: after fixing an adapter) or all", AT(s.rerun), parse_rerun),
