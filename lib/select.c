@@ -151,7 +151,6 @@ int select_instance(const struct select *s, const struct instance *in)
 {
 	const cJSON *src = in->extra ? cJSON_GetObjectItemCaseSensitive(in->extra, "source") : NULL;
 	const cJSON *test = src ? cJSON_GetObjectItemCaseSensitive(src, "test") : NULL;
-
 	const cJSON *alias = in->extra ? cJSON_GetObjectItemCaseSensitive(in->extra, "op_alias") : NULL;
 	const char *t = cJSON_IsString(test) ? test->valuestring : NULL;
 

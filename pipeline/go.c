@@ -1399,6 +1399,7 @@ static void go_release(struct go *g)
 	struct go_opts *a = g->a;
 	struct stage_io io = g->io;
 	struct tally whole = g->whole;
+	size_t failures = g->failures;  /* --maxfail counts the whole command's */
 
 	for (size_t k = 0; k < g->ngroups; k++) {
 		struct group *q = &g->groups[k];
@@ -1430,6 +1431,7 @@ static void go_release(struct go *g)
 	g->a = a;
 	g->io = io;
 	g->whole = whole;
+	g->failures = failures;
 }
 
 /* The groups of the library's frontends: one per counts file. */
@@ -1514,7 +1516,8 @@ static int go_library(struct go *g, const char *dir, const char *library)
 	if (g->ran == ran_before && !g->out_of_time)
 		say(g, "run: nothing left to run (every test of the sample has its result in '%s')\n",
 		    esc_str(g->store));
-	if (!g->a->no_triggers && !g->out_of_time && fs_exists(g->store) && stage_triggers(g, &e) < 0) {
+	if (!g->a->no_triggers && !g->out_of_time && !(g->a->r.maxfail && g->failures >= (size_t)g->a->r.maxfail) &&
+	    fs_exists(g->store) && stage_triggers(g, &e) < 0) {
 		code = g->io.error(&e);
 		goto out;
 	}
