@@ -165,18 +165,22 @@ void runopts_collect(const struct runopts *r, struct session *s)
 
 int runopts_stopped(const struct runopts *r, const struct session_result *res)
 {
-	size_t left = 0;
+	size_t left = 0, failures = 0;
 	int stopped = 0;
 
 	for (size_t i = 0; i < r->nfes; i++) {
 		stopped |= res[i].maxfail;
 		left += res[i].budget_left_out;
+		for (size_t k = 0; k < OUTCOME_COUNT; k++)
+			if (outcome_is_failure(k))
+				failures += res[i].counts[k];
 	}
 	if (!stopped)
 		return EXIT_OK;
-	/* As pytest -x says it: a run cut short must not read as a run that passed. */
-	fprintf(stderr, "ferry: stopped early after %d failure%s (--maxfail %d): %zu test%s not run\n", r->maxfail,
-		r->maxfail == 1 ? "" : "s", r->maxfail, left, left == 1 ? " was" : "s were");
+	/* As pytest -x says it: a run cut short must not read as a run that passed. The tests running
+	 * when the limit was reached finish, so there may be more failures than --maxfail. */
+	fprintf(stderr, "ferry: stopped early after %zu failure%s (--maxfail %d): %zu test%s not run\n", failures,
+		failures == 1 ? "" : "s", r->maxfail, left, left == 1 ? " was" : "s were");
 	return EXIT_STOPPED;
 }
 
