@@ -106,7 +106,9 @@ class Harvest:
     def emit(self, record):
         if self.error is not None:
             return
-        if not self.wanted(record["op"], record["source"].get("test", "")):
+        # an operator's internal name (op_alias: torch.functional.tensordot) selects it as its public one does
+        names = [record["op"], record["source"].get("test", "")] + ([record["op_alias"]] if "op_alias" in record else [])
+        if not self.wanted(*names):
             self.filtered += 1
             return
         try:

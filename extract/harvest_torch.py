@@ -134,7 +134,9 @@ def _opinfo_names(op):
     """The names a pattern may use for an OpInfo entry: its own, and the ones records will carry."""
     base = op.name
     full = f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
-    return {full, "torch." + base, "torch.Tensor." + base.split(".")[-1], "torch.Tensor." + base.split(".")[-1] + "_"}
+    names = {full, "torch." + base, "torch.Tensor." + base.split(".")[-1], "torch.Tensor." + base.split(".")[-1] + "_"}
+    alias = instrument_torch.alias_of("torch." + base)
+    return names | {alias} if alias else names
 
 
 def _extra_op_db():

@@ -173,6 +173,39 @@ _UNINITIALISED = frozenset(("torch.empty", "torch.empty_like", "torch.empty_stri
                             "torch.Tensor.new_empty", "torch.Tensor.new_empty_strided"))
 
 
+# The namespaces a user calls operators by. torch.overrides.resolve_name names a function where it is
+# defined (torch.functional.tensordot), which no user types and no selection of torch.tensordot
+# matches: such a function is recorded under the first of these that holds the very same object, its
+# internal name kept as the record's op_alias (selection matches either). Looked up by identity in
+# the namespace's own dict, a fixed list: nothing of a record is resolved.
+_PUBLIC = (("torch", torch), ("torch.nn.functional", torch.nn.functional), ("torch.linalg", torch.linalg),
+           ("torch.fft", torch.fft), ("torch.special", torch.special))
+_PUBLIC_PREFIXES = frozenset(name for name, _ in _PUBLIC) | {"torch.Tensor"}
+_ALIASES = {}  # public name -> the internal name PyTorch resolves it to
+
+
+def _public_name(func, name):
+    """name (resolve_name's) as the public namespaces spell func, or name when none holds it."""
+    prefix, _, last = name.rpartition(".")
+    if prefix in _PUBLIC_PREFIXES:
+        return name
+    for public, namespace in _PUBLIC:
+        if vars(namespace).get(last) is func:
+            _ALIASES[f"{public}.{last}"] = name
+            return f"{public}.{last}"
+    return name
+
+
+def alias_of(name):
+    """The internal name that records of the public operator name carry as op_alias, or None (a
+    harvest's pass-over matches a pattern against it too)."""
+    prefix, _, last = name.rpartition(".")
+    namespace = dict(_PUBLIC).get(prefix)
+    func = vars(namespace).get(last) if namespace is not None else None
+    internal = torch.overrides.resolve_name(func) if callable(func) else None
+    return internal if internal and internal != name and _public_name(func, internal) == name else None
+
+
 class Recorder(recorder.Recorder):
     """The instrumentation: install by entering, record inside recording(), remove by leaving."""
 
@@ -370,6 +403,9 @@ class Recorder(recorder.Recorder):
                        if not _cpu_device(k, v) and not k.startswith("_") and not (k == "out" and v is None)},
             "inputs": [ferry_values.encode(a) for a in args],
         }
+        alias = _ALIASES.get(op)
+        if alias is not None:  # an annotation, not part of the id
+            record["op_alias"] = alias
         return record, site
 
 
@@ -469,7 +505,7 @@ def _classify(func):
         return name, "not an operator"
     if name.startswith(("torch._", "torch.Tensor._")) and not name.startswith("torch.Tensor.__"):
         return name, "not an operator"  # private functions: PyTorch's plumbing, not its API
-    return name, None
+    return _public_name(func, name), None
 
 
 # Methods that are casts when they change the dtype and set-up when they do not (see _SETUP).

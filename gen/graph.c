@@ -3,13 +3,13 @@
 #include "graph.h"
 
 #include <cjson/cJSON.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
 #include "record.h"
+#include "select.h"
 #include "xalloc.h"
 
 enum { GT_INPUT, GT_CONST, GT_OUTPUT };
@@ -351,7 +351,7 @@ int graph_gen_init(struct graph_gen *g, const struct spec_set *s, const char *co
 			int match = nglobs == 0;
 
 			for (size_t m = 0; m < nglobs && !match; m++)
-				match = fnmatch(globs[m], name, 0) == 0;
+				match = select_op_matches(globs[m], name);
 			if (!match)
 				continue;
 			for (int q = 0; q < g->nops && !op; q++)
@@ -375,7 +375,7 @@ int graph_gen_init(struct graph_gen *g, const struct spec_set *s, const char *co
 		int any = 0;
 
 		for (int q = 0; q < g->nops && !any; q++)
-			any = fnmatch(globs[m], g->ops[q].name, 0) == 0;
+			any = select_op_matches(globs[m], g->ops[q].name);
 		if (!any) {
 			graph_gen_release(g);
 			return err_set(e, EXIT_USAGE,

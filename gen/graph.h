@@ -82,7 +82,7 @@ struct graph_gen {
 	int probing;               /* graph_probes is writing: records say so in their source */
 };
 
-/* Choose the operators (globs: fnmatch patterns, any matching; none: all) of s that hold at
+/* Choose the operators (globs: --op patterns, select_op_matches, any matching; none: all) of s that hold at
  * o->opset. -1 (EXIT_USAGE) when no operator matches a glob. */
 int graph_gen_init(struct graph_gen *g, const struct spec_set *s, const char *const *globs, size_t nglobs,
 		   const struct graph_opts *o, struct err *e);

@@ -12,6 +12,7 @@ enum ferry_exit {
 	EXIT_USAGE = 2,    /* the command line was wrong */
 	EXIT_ENV = 3,      /* the environment lacks something: a library, a compiler, a file system */
 	EXIT_INPUT = 4,    /* the input was bad */
+	EXIT_STOPPED = 5,  /* --maxfail (-x) stopped the run early: the rest of the tests were not run */
 	EXIT_INTERRUPTED = 130,
 };
 

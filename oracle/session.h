@@ -74,7 +74,10 @@ struct session_progress {
 
 struct session_opts {
 	const char *wrapdir;
-	const char *store;
+	const char *store;          /* NULL with collect_only */
+	/* Stop session_open once the tests are selected: no store is opened or created, nothing runs
+	 * (--collect-only lists them with session_each). */
+	int collect_only;
 	const char *queue;          /* NULL: the wrap's order; a queue of ferry rank's, or plain ids */
 	const struct select *select;  /* --op, --test (NULL: every test) */
 	struct runner_opts runner;  /* argv is the session's to fill */
@@ -185,7 +188,8 @@ void session_result_release(struct session_result *r);
  * --op and --test leave out. */
 void session_selection(const struct session *s, size_t *queued, size_t *unknown, size_t *left_out);
 
-/* Call fn for each test the session selects for fe (queue order, shard, fe's library), valid or not.
+/* Call fn for each test the session selects for fe (queue order, shard, fe's library; fe NULL: every
+ * library's), valid or not.
  * fn returning -1 stops the walk and is returned. */
 int session_each(struct session *s, const struct frontend *fe,
 		 int (*fn)(void *ctx, const struct wrapped *t), void *ctx);

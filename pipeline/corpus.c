@@ -337,18 +337,19 @@ static char **harvest_options(const struct corpus_opts *a, struct harvest_opts *
 	 * and tests that no --filter pattern can match. --op and --test alone become such patterns too:
 	 * their union is wider than the selection (applied to each record here), and a selected
 	 * harvest does not run every sample of every suite. An operator glob also matches after the
-	 * last dot, as the selection does. */
+	 * last dot, as the selection does; a harvester's patterns are case-sensitive globs, so each is
+	 * widened to one (select_widen). */
 	if (!a->patterns.n && select_any(&a->sel) && libraries_find(a->source)->filter_ops) {
 		for (size_t i = 0; i < a->sel.nops; i++) {
-			char *dotted = xasprintf("*.%s", a->sel.ops[i]);
+			char *wide = select_widen(a->sel.ops[i]);
 
 			XGROW(derived, nderived_cap, nderived + 2);
-			derived[nderived++] = xstrdup(a->sel.ops[i]);
-			derived[nderived++] = dotted;
+			derived[nderived++] = xasprintf("*.%s", wide);
+			derived[nderived++] = wide;
 		}
 		for (size_t i = 0; i < a->sel.ntests; i++) {
 			XGROW(derived, nderived_cap, nderived + 1);
-			derived[nderived++] = xstrdup(a->sel.tests[i]);
+			derived[nderived++] = select_widen(a->sel.tests[i]);
 		}
 		o->patterns = (const char *const *)derived;
 		o->npatterns = nderived;

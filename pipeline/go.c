@@ -18,7 +18,6 @@
  * report.txt; src/cmd-go.c only parses the command line. */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +46,7 @@
 #include "record.h"
 #include "report.h"
 #include "runopts.h"
+#include "select.h"
 #include "spec.h"
 #include "strmap.h"
 #include "dedup.h"
@@ -543,7 +543,7 @@ static char *generate_ops(const struct go *g, struct err *e)
 			if (GO_OPSET < b->opset_lo || GO_OPSET > b->opset_hi)
 				continue;
 			for (int i = 0; i < b->nops && !match; i++)
-				match = fnmatch(g->a->r.select.ops[m], b->ops[i], 0) == 0;
+				match = select_op_matches(g->a->r.select.ops[m], b->ops[i]);
 		}
 		if (match) {
 			buf_addf(&ops, "%s%s", any ? "," : "", g->a->r.select.ops[m]);
@@ -1463,6 +1463,7 @@ static void go_release(struct go *g)
 	struct go_opts *a = g->a;
 	struct stage_io io = g->io;
 	struct tally whole = g->whole;
+	size_t failures = g->failures;  /* --maxfail counts the whole command's */
 
 	for (size_t k = 0; k < g->ngroups; k++) {
 		struct group *q = &g->groups[k];
@@ -1494,6 +1495,7 @@ static void go_release(struct go *g)
 	g->a = a;
 	g->io = io;
 	g->whole = whole;
+	g->failures = failures;
 }
 
 /* The groups of the library's frontends: one per counts file. */
@@ -1589,7 +1591,8 @@ static int go_library(struct go *g, const char *dir, const char *library)
 	if (g->ran == ran_before && !g->out_of_time)
 		say(g, "run: nothing left to run (every test of the sample has its result in '%s')\n",
 		    esc_str(g->store));
-	if (!g->a->no_triggers && !g->out_of_time && fs_exists(g->store) && stage_triggers(g, &e) < 0) {
+	if (!g->a->no_triggers && !g->out_of_time && !(g->a->r.maxfail && g->failures >= (size_t)g->a->r.maxfail) &&
+	    fs_exists(g->store) && stage_triggers(g, &e) < 0) {
 		code = g->io.error(&e);
 		goto out;
 	}
@@ -1617,6 +1620,9 @@ int go_run(struct go_opts *a, const char *const *libs, size_t nlibs, const char 
 	g.io = *io;
 	for (size_t i = 0; i < nlibs && code == EXIT_OK; i++) {
 		g.start = start;
+		/* --maxfail counts the whole command's failures: a library after the last one is not begun. */
+		if (a->r.maxfail && g.failures >= (size_t)a->r.maxfail)
+			break;
 		if (a->budget > 0 && time_left(&g) <= 0) {
 			say(&g, "%s: the budget is spent; not started\n", libs[i]);
 			continue;
@@ -1633,6 +1639,11 @@ int go_run(struct go_opts *a, const char *const *libs, size_t nlibs, const char 
 		if (g.whole.left)
 			fprintf(g.io.out, "; %zu left for later", g.whole.left);
 		say(&g, "\n");
+		if (a->r.maxfail && g.failures >= (size_t)a->r.maxfail) {
+			fprintf(stderr, "ferry: stopped early after %zu failure%s (--maxfail %d): the rest was not "
+				"run\n", g.failures, g.failures == 1 ? "" : "s", a->r.maxfail);
+			code = EXIT_STOPPED;
+		}
 		for (size_t i = 0; i < nlibs && !a->no_html; i++) {
 			char *page = xasprintf("%s/%s/html/index.html", dir, libs[i]);
 

@@ -316,6 +316,69 @@ void runopts_json_print(cJSON *doc)
 	cJSON_Delete(doc);
 }
 
+struct collected {
+	long limit;
+	size_t listed, invalid;
+};
+
+static int collect_one(void *ctx, const struct wrapped *t)
+{
+	struct collected *c = ctx;
+	const cJSON *src = t->in.extra ? cJSON_GetObjectItemCaseSensitive(t->in.extra, "source") : NULL;
+	const cJSON *test = src ? cJSON_GetObjectItemCaseSensitive(src, "test") : NULL;
+
+	if (!t->valid) {
+		c->invalid++;
+		return 0;
+	}
+	if (c->limit >= 0 && c->listed >= (size_t)c->limit)
+		return 0;
+	c->listed++;
+	/* esc_str's buffer is reused: one call per printf. */
+	printf("%s  %s", t->in.id, esc_str(t->in.op));
+	printf("  %s", cJSON_IsString(test) ? esc_str(test->valuestring) : "-");
+	printf("  %s\n", esc_str(t->in.kind));
+	return 0;
+}
+
+void runopts_collect(const struct runopts *r, struct session *s)
+{
+	for (size_t i = 0; i < (r->nfes ? r->nfes : 1); i++) {
+		struct collected c = { r->limit, 0, 0 };
+		const struct frontend *fe = r->nfes ? &r->fes[i] : NULL;
+
+		if (r->nfes > 1)
+			printf("%s%s:\n", i ? "\n" : "", esc_str(fe->label));
+		session_each(s, fe, collect_one, &c);
+		printf("%zu test%s selected%s%s", c.listed, c.listed == 1 ? "" : "s", fe ? " for " : "",
+		       fe ? esc_str(fe->label) : "");
+		if (c.invalid)
+			printf(" (%zu invalid, not run)", c.invalid);
+		printf("; nothing run (--collect-only)\n");
+	}
+}
+
+int runopts_stopped(const struct runopts *r, const struct session_result *res)
+{
+	size_t left = 0, failures = 0;
+	int stopped = 0;
+
+	for (size_t i = 0; i < r->nfes; i++) {
+		stopped |= res[i].maxfail;
+		left += res[i].budget_left_out;
+		for (size_t k = 0; k < OUTCOME_COUNT; k++)
+			if (outcome_is_failure(k))
+				failures += res[i].counts[k];
+	}
+	if (!stopped)
+		return EXIT_OK;
+	/* As pytest -x says it: a run cut short must not read as a run that passed. The tests running
+	 * when the limit was reached finish, so there may be more failures than --maxfail. */
+	fprintf(stderr, "ferry: stopped early after %zu failure%s (--maxfail %d): %zu test%s not run\n", failures,
+		failures == 1 ? "" : "s", r->maxfail, left, left == 1 ? " was" : "s were");
+	return EXIT_STOPPED;
+}
+
 void runopts_print_selection(const struct runopts *r, const struct session *s)
 {
 	size_t queued, unknown, left_out;

@@ -18,7 +18,9 @@ struct runopts {
 	size_t nfes;
 	int quiet;
 	int json;                       /* --json: one JSON document on stdout instead of the text */
-	int maxfail;                    /* --maxfail, or 0 */
+	int maxfail;                    /* --maxfail, or 0 (-x: 1) */
+	int exitfirst;                  /* -x */
+	int collect_only;               /* --collect-only: list the selected tests, run nothing */
 	int limit;                      /* --limit, or -1 */
 	unsigned long long memory;      /* --memory, or 0 */
 	const char *oracle;             /* --oracle, or NULL */
@@ -56,6 +58,13 @@ int runopts_json_failures(const struct runopts *r, struct session *s, struct cJS
 int runopts_json_store(const char *store, struct cJSON *into, struct err *e);
 /* Print doc on stdout, and free it. */
 void runopts_json_print(struct cJSON *doc);
+/* --collect-only, after session_open (with collect_only): print the tests the session would take
+ * for each frontend (each at most --limit valid ones; every library's without a frontend), one line
+ * each (id, operator, test, kind), then how many. */
+void runopts_collect(const struct runopts *r, struct session *s);
+/* After a run: when --maxfail stopped it, say so on stderr, with how many tests it left out, and
+ * return EXIT_STOPPED; else EXIT_OK. */
+int runopts_stopped(const struct runopts *r, const struct session_result *res);
 /* After session_open: one line on stderr for what the queue and --op/--test selected, when they
  * left tests out (unless quiet). */
 void runopts_print_selection(const struct runopts *r, const struct session *s);

@@ -333,7 +333,8 @@ int bugs_list(const char *store, const struct bugs_opts *o, FILE *out, struct er
 	if ((o->triage || fs_exists(TRIAGE_DEFAULT)) &&
 	    triage_load(&t, o->triage ? o->triage : TRIAGE_DEFAULT, 0, e) < 0)
 		goto out;
-	if (db_open(&db, store, DB_WRITE, e) < 0 || dedup_rebuild(&db, o->frontend, &nbugs, &nfail, e) < 0 ||
+	if (db_open(&db, store, DB_WRITE, e) < 0 || summary_require_match(&db, store, o->frontend, o->glob, e) < 0 ||
+	    dedup_rebuild(&db, o->frontend, &nbugs, &nfail, e) < 0 ||
 	    triage_bind(&t, &db, e) < 0 || filing_load(&db, o->frontend, &f, e) < 0)
 		goto out;
 	l.db = &db;

@@ -1228,6 +1228,7 @@ int report_write(const char *store, const struct report_opts *o, FILE *out, stru
 	/* The page groups the failures into bugs anew, which writes to the store. */
 	if (db_open(&r.db, store, o->html ? DB_WRITE : DB_READ, e) < 0 ||
 	    locations_check(&r.db, store, o->warn, o->warn_ctx, e) < 0 ||
+	    summary_require_match(&r.db, store, r.frontend, r.glob, e) < 0 ||
 	    summary_load(&r.sum, &r.db, r.frontend, r.glob, e) < 0 || triage_bind(&r.triage, &r.db, e) < 0)
 		goto out;
 	if (o->json) {

@@ -604,7 +604,7 @@ int show_bug(const char *store, const char *bug, const struct show_opts *a, FILE
 	if (a->json || a->file)
 		s.doc = cJSON_CreateObject();
 	if (db_open(&db, store, DB_WRITE, e) < 0 || locations_check(&db, store, a->warn, a->warn_ctx, e) < 0 ||
-	    dedup_rebuild(&db, NULL, NULL, NULL, e) < 0)
+	    summary_require_match(&db, store, NULL, a->glob, e) < 0 || dedup_rebuild(&db, NULL, NULL, NULL, e) < 0)
 		goto out;
 	s.db = &db;
 	if (!bug ? show_pick(&db, store, a, &bug_arg, e) < 0 : !(bug_arg = xstrdup(bug)))

@@ -1,5 +1,4 @@
 /* summary.c: what report, bugs and show print of a store (summary.h). */
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 
 #include "dedup.h"
 #include "esc.h"
+#include "select.h"
 #include "summary.h"
 #include "xalloc.h"
 
@@ -132,7 +132,36 @@ int summary_op_matches(const char *glob, const char *op)
 {
 	if (!glob)
 		return 1;
-	return op && fnmatch(glob, op, 0) == 0;
+	return select_op_matches(glob, op);
+}
+
+struct glob_count {
+	const char *glob;
+	long long tests, matched;
+};
+
+static int count_match(void *ctx, const struct db_row *row, struct err *e)
+{
+	struct glob_count *c = ctx;
+
+	(void)e;
+	c->tests++;
+	c->matched += summary_op_matches(c->glob, row->op);
+	return 0;
+}
+
+int summary_require_match(struct db *d, const char *store, const char *frontend, const char *glob, struct err *e)
+{
+	struct glob_count c = { glob, 0, 0 };
+
+	if (!glob)
+		return 0;
+	if (db_results_with(d, frontend, NULL, count_match, &c, e) < 0)
+		return -1;
+	if (c.matched)
+		return 0;
+	return err_set(e, EXIT_INPUT, "--op %s selects none of the %lld tests%s%s in '%s': nothing to show",
+		       glob, c.tests, frontend ? " of " : "", frontend ? frontend : "", store);
 }
 
 static struct summary_frontend *frontend_of(struct summary *s, const char *name)

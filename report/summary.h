@@ -32,9 +32,15 @@ size_t summary_width(FILE *out, int wide);
 /* Write s to out cut to at most width - used characters (width 0: whole), "..." marking a cut. */
 void summary_print_cut(FILE *out, const char *s, size_t used, size_t width);
 
-/* Whether op matches glob (fnmatch; NULL glob: every operator). A result without an operator matches
- * only no glob. */
+/* Whether op matches glob (select_op_matches, as --op everywhere; NULL glob: every operator). A
+ * result without an operator matches only no glob. */
 int summary_op_matches(const char *glob, const char *op);
+
+/* -1 (EXIT_INPUT, naming the pattern and the store) when glob is given and matches the operator of
+ * none of the store's tests (of frontend, when not NULL): an empty selection means the same in
+ * report, bugs and show as in run and check. */
+int summary_require_match(struct db *d, const char *store, const char *frontend, const char *glob,
+			  struct err *e);
 
 /* One operator's results on a frontend. */
 struct summary_op {

@@ -19,7 +19,8 @@ static const char usage[] =
 
 static const struct opt options[] = {
 	OPT_STRING('F', "frontend", "NAME", "only this frontend", AT(frontend)),
-	OPT_STRING(0, "op", "GLOB", "only the bugs with a member test of an operator matching GLOB (fnmatch)",
+	OPT_STRING(0, "op", "GLOB", "only the bugs with a member test of an operator matching GLOB (as --op\n"
+		   "everywhere: a word, or a glob; lower case ignores case)",
 		   AT(glob)),
 	OPT_FLAG(0, "json", "print the bugs as one JSON document, each with its member tests", AT(json)),
 	OPT_STRING(0, "triage", "FILE", "the decisions about bugs, shown with them (ferry triage; default:\n"

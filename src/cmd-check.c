@@ -453,7 +453,7 @@ static int cmd_check(int argc, char **argv)
 	struct fs_output junit_out = FS_OUTPUT_INIT;
 	FILE *jf = NULL;
 	size_t new_failures = 0, ferry_errors = 0;
-	int code = EXIT_OK, ran = 0;
+	int code = EXIT_OK, ran = 0, stopped = 0;
 
 	runopts_init(ro, cmd_warn_line);
 	memset(res, 0, sizeof(res));
@@ -491,6 +491,10 @@ static int cmd_check(int argc, char **argv)
 	if (session_open(&c.s, &ro->s, &e) < 0)
 		goto fail;
 	runopts_print_selection(ro, c.s);
+	if (ro->collect_only) {
+		runopts_collect(ro, c.s);
+		goto out;
+	}
 	ran = 1;
 	if (session_run(c.s, ro->fes, ro->nfes, res, &e) < 0) {
 		if (e.code == EXIT_INTERRUPTED)
@@ -578,11 +582,16 @@ static int cmd_check(int argc, char **argv)
 			goto fail;
 	}
 	code = new_failures ? EXIT_FAILURES : EXIT_OK;
+	/* Cut short, a check has judged only part of its tests: never a pass, and said apart. */
+	stopped = runopts_stopped(ro, res) != EXIT_OK;
+	if (stopped)
+		code = EXIT_STOPPED;
 	if (c.json) {
 		cJSON_AddNumberToObject(c.json, "new", (double)(new_failures - ferry_errors - c.regressions));
 		cJSON_AddNumberToObject(c.json, "regressions", (double)c.regressions);
 		cJSON_AddNumberToObject(c.json, "ferry_errors", (double)ferry_errors);
-		cJSON_AddBoolToObject(c.json, "passed", !new_failures);
+		cJSON_AddBoolToObject(c.json, "passed", !new_failures && !stopped);
+		cJSON_AddBoolToObject(c.json, "stopped_early", stopped);
 		cJSON_AddNumberToObject(c.json, "exit", code);
 		runopts_json_print(c.json);
 		c.json = NULL;
@@ -597,7 +606,7 @@ static int cmd_check(int argc, char **argv)
 		printf("check failed: ferry could not run %zu test%s (ferry's error, not the frontend's: see\n"
 		       "'ferry report'; running the command again retries them)\n", ferry_errors,
 		       ferry_errors == 1 ? "" : "s");
-	if (!new_failures)
+	if (!stopped && !new_failures)
 		printf("check passed: nothing new fails\n");
 	goto out;
 fail:

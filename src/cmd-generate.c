@@ -35,7 +35,8 @@ static const struct opt options[] = {
 	OPT_STRING('o', "output", "CORPUS", "where the graphs go", AT(g.output)),
 	OPT_INT('n', "count", "COUNT", "graphs to generate (default 100)", AT(g.count), 1, 100000000),
 	OPT_STRING(0, "ops", "GLOB[,GLOB]",
-		"only these operators (shell patterns; default: all that hold at the opset)",
+		"only these operators (as --op everywhere: a word, or a glob; lower case\n"
+		   "ignores case; default: all that hold at the opset)",
 		   AT(ops_arg)),
 	OPT_STRING(0, "nodes", "MIN:MAX", "nodes per graph, drawn uniformly (default 1:10)", AT(nodes_arg)),
 	OPT_INT(0, "seed", "S", "the seed (default 1)", AT(g.seed), 0, 2147483647),

@@ -62,9 +62,11 @@ static const struct opt options[] = {
 	OPT_CALL('F', "frontend", "LIST", "frontends to run, comma-separated, as ferry run takes them (default:\n"
 		 "every frontend of the libraries named)", AT(r), parse_frontends),
 	OPT_STRING('o', "output", "DIR", "the project directory (default: the current directory)", AT(output)),
-	OPT_CALL(0, "op", "GLOB", "only instances whose operator matches GLOB (the whole name or its last dotted\n"
-		 "part; comma-separated, repeatable)", AT(r.select), runopts_parse_op),
-	OPT_CALL(0, "test", "GLOB", "only instances whose source test matches GLOB (comma-separated, repeatable)",
+	OPT_CALL(0, "op", "GLOB", "only instances whose operator matches GLOB: a word found in the name, or a\n"
+		 "glob of the whole name or its last dotted part; lower case ignores case\n"
+		 "(comma-separated, repeatable)", AT(r.select), runopts_parse_op),
+	OPT_CALL(0, "test", "GLOB", "only instances whose source test matches GLOB: a word found in it, or a\n"
+		 "glob of it whole; lower case ignores case (comma-separated, repeatable)",
 		 AT(r.select), runopts_parse_test),
 	OPT_LIST('s', "suite", "NAME", "torch, keras, tf_keras: harvest this suite (repeatable; default: all)",
 		 AT(suites)),
@@ -89,7 +91,8 @@ static const struct opt options[] = {
 		   "them)", AT(tolerances_opt)),
 	OPT_CALL(0, "rerun", "WHAT", "run again tests that have a result: failed, errors (crash, timeout, oom)\n"
 		 "or all", AT(r.s.rerun), parse_rerun),
-	OPT_INT(0, "maxfail", "N", "start no test after N failures", AT(r.maxfail), 1, 1 << 30),
+	OPT_INT(0, "maxfail", "N", "start no test after N failures, then exit 5", AT(r.maxfail), 1, 1 << 30),
+	OPT_FLAG('x', "exitfirst", "--maxfail 1: stop at the first failure", AT(r.exitfirst)),
 	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", AT(r.s.runner.jobs), 1, 256),
 	OPT_SECONDS('t', "timeout", "SECS", "time one test may take (default 60)", AT(r.s.runner.timeout)),
 	OPT_INT(0, "batch", "K", "up to K tests in one model on the frontends that take batches, as ferry run\n"

@@ -64,10 +64,12 @@ static const struct opt options[] = {
 	OPT_STRING('o', "output", "FILE", "the corpus to write ('-' for standard output)", AT(output)),
 	OPT_LIST('f', "filter", "GLOB", "keep only instances whose operator or test matches GLOB (repeatable)",
 		 AT(patterns)),
-	OPT_CALL(0, "op", "GLOB", "keep only instances whose operator matches GLOB (the whole name or its last\n"
-		 "dotted part; comma-separated, repeatable)", AT(sel), runopts_parse_op),
-	OPT_CALL(0, "test", "GLOB", "keep only instances whose source test matches GLOB (comma-separated,\n"
-		 "repeatable)", AT(sel), runopts_parse_test),
+	OPT_CALL(0, "op", "GLOB", "keep only instances whose operator matches GLOB: a word found in the name,\n"
+		 "or a glob of the whole name or its last dotted part; lower case ignores case\n"
+		 "(comma-separated, repeatable)", AT(sel), runopts_parse_op),
+	OPT_CALL(0, "test", "GLOB", "keep only instances whose source test matches GLOB: a word found in it, or\n"
+		 "a glob of it whole; lower case ignores case (comma-separated, repeatable)", AT(sel),
+		 runopts_parse_test),
 	OPT_LIST('s', "suite", "NAME", "torch, keras, tf_keras: harvest this suite (repeatable; default: all of the\n"
 		 "source's suites, unless --pytest is given)", AT(suites)),
 	OPT_LIST('p', "pytest", "PATH",

@@ -76,10 +76,12 @@ static const struct opt options[] = {
 	OPT_FLAG(0, "stats", "print only the coverage of the instances that can run, as the opera ranking\n"
 		 "counts it, as one JSON line on standard output (then -o is optional)", AT(stats)),
 	OPT_FLAG(0, "strict", "refuse a corpus with bad lines (default: warn, skip them, rank the rest)", AT(strict)),
-	OPT_CALL(0, "op", "GLOB", "rank only instances whose operator matches GLOB (the whole name or its last\n"
-		 "dotted part; comma-separated, repeatable)", AT(sel), runopts_parse_op),
-	OPT_CALL(0, "test", "GLOB", "rank only instances whose source test matches GLOB (comma-separated,\n"
-		 "repeatable)", AT(sel), runopts_parse_test),
+	OPT_CALL(0, "op", "GLOB", "rank only instances whose operator matches GLOB: a word found in the name,\n"
+		 "or a glob of the whole name or its last dotted part; lower case ignores case\n"
+		 "(comma-separated, repeatable)", AT(sel), runopts_parse_op),
+	OPT_CALL(0, "test", "GLOB", "rank only instances whose source test matches GLOB: a word found in it, or\n"
+		 "a glob of it whole; lower case ignores case (comma-separated, repeatable)", AT(sel),
+		 runopts_parse_test),
 	OPT_FLAG('q', "quiet", "no summary on standard error", AT(quiet)),
 	OPT_END(),
 };

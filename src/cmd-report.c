@@ -24,7 +24,8 @@ static const struct opt options[] = {
 	OPT_STRING('o', "output", "DIR", "also write a standalone reproducer script per failure into DIR",
 		AT(outdir)),
 	OPT_STRING('F', "frontend", "NAME", "only this frontend", AT(frontend)),
-	OPT_STRING(0, "op", "GLOB", "only the tests of operators matching GLOB (fnmatch: 'Conv*', 'torch.nn.*')",
+	OPT_STRING(0, "op", "GLOB", "only the tests of operators matching GLOB (as --op everywhere: 'conv',\n"
+		   "'Conv*', 'torch.nn.*')",
 		   AT(glob)),
 	OPT_FLAG('a', "all", "list every failure (default: the first 40 per frontend)", AT(all)),
 	OPT_FLAG(0, "json", "print the report as one JSON document (every failure, whole)", AT(json)),

@@ -380,6 +380,10 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	runopts_print_selection(ro, s);
+	if (ro->collect_only) {
+		runopts_collect(ro, s);
+		goto out;
+	}
 	ran = 1;
 	/* Python's warnings in this process (the workers' stderr is each test's) beside the store. */
 	warnlog_open_beside(&warnings, ro->s.store);
@@ -406,6 +410,7 @@ static int cmd_run(int argc, char **argv)
 		runopts_print(ro, res);
 		print_durations(ro, res);
 	}
+	code = runopts_stopped(ro, res);
 	for (size_t i = 0; i < ro->nfes; i++)
 		if (res[i].unavailable)
 			cmd_warn("frontend '%s' is unavailable: %s", ro->fes[i].label, res[i].why);

@@ -21,7 +21,8 @@ static const struct opt options[] = {
 		 "DIR/minimal.py): the inputs and the reference outputs as literals, got and\n"
 		 "want printed, exit status 1 while the bug shows (ONNX frontends)", AT(minimal)),
 	OPT_FLAG(0, "json", "print the bug as one JSON document (with its members and reproducer)", AT(json)),
-	OPT_STRING(0, "op", "GLOB", "list only the members of operators matching GLOB (fnmatch); without a BUG,\n"
+	OPT_STRING(0, "op", "GLOB", "list only the members of operators matching GLOB (as --op everywhere);\n"
+		   "without a BUG,"
 		   "show the bug with the most tests of such operators", AT(glob)),
 	OPT_STRING('o', "output", "DIR", "also write DIR/reproducer.py and the test in its compiler's own format\n"
 		   "in DIR/test_OP_ID/ (OpenVINO, TVM: a pytest file in the manner of their\n"

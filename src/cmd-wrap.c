@@ -48,10 +48,12 @@ static const struct opt options[] = {
 	OPT_SECONDS('t', "timeout", "SECS", "time one instance may take (default 60)", AT(timeout)),
 	OPT_STRING(0, "weights", "HOW", "PyTorch weights as 'constant' (default: as real models hold them) or 'input'",
 		   AT(weights)),
-	OPT_CALL(0, "op", "GLOB", "wrap only instances whose operator matches GLOB (the whole name or its last\n"
-		 "dotted part; comma-separated, repeatable)", AT(sel), runopts_parse_op),
-	OPT_CALL(0, "test", "GLOB", "wrap only instances whose source test matches GLOB (comma-separated,\n"
-		 "repeatable)", AT(sel), runopts_parse_test),
+	OPT_CALL(0, "op", "GLOB", "wrap only instances whose operator matches GLOB: a word found in the name,\n"
+		 "or a glob of the whole name or its last dotted part; lower case ignores case\n"
+		 "(comma-separated, repeatable)", AT(sel), runopts_parse_op),
+	OPT_CALL(0, "test", "GLOB", "wrap only instances whose source test matches GLOB: a word found in it, or\n"
+		 "a glob of it whole; lower case ignores case (comma-separated, repeatable)", AT(sel),
+		 runopts_parse_test),
 	OPT_LIST('F', "frontend", "LIST", "make only the files these frontends read (names separated by commas;\n"
 		 "repeatable; NAME:LIBRARY for an adapter of your own); the instances of a\n"
 		 "library none of them takes are not wrapped", AT(frontends)),

@@ -168,14 +168,19 @@ const struct opt runopts_options[] = {
 		   AT(s.queue)),
 	OPT_INT('n', "limit", "N", "the top N tests of the queue per frontend (those already in the store\n"
 		"count: the same command run again finishes the same N)", AT(limit), 0, 1 << 30),
-	OPT_CALL(0, "op", "GLOB", "only tests whose operator matches GLOB (the whole name or its last dotted\n"
-		 "part; comma-separated, repeatable)", AT(select), runopts_parse_op),
-	OPT_CALL(0, "test", "GLOB", "only tests whose source test (the record's source.test) matches GLOB\n"
+	OPT_CALL(0, "op", "GLOB", "only tests whose operator matches GLOB: a word found in the name, or a glob\n"
+		 "of the whole name or its last dotted part; lower case ignores case\n"
+		 "(comma-separated, repeatable)", AT(select), runopts_parse_op),
+	OPT_CALL(0, "test", "GLOB", "only tests whose source test (the record's source.test) matches GLOB:\n"
+		 "a word found in it, or a glob of it whole; lower case ignores case\n"
 		 "(comma-separated, repeatable)", AT(select), runopts_parse_test),
 	OPT_CALL(0, "rerun", "WHAT", "run again tests that have a result: failed (every failure), errors\n"
 		 "(crash, timeout, oom: after fixing an adapter) or all", AT(s.rerun), parse_rerun),
-	OPT_INT(0, "maxfail", "N", "start no test after N failures (the running ones finish)", AT(maxfail), 1,
-		1 << 30),
+	OPT_INT(0, "maxfail", "N", "start no test after N failures (the running ones finish), then exit 5",
+		AT(maxfail), 1, 1 << 30),
+	OPT_FLAG('x', "exitfirst", "--maxfail 1: stop at the first failure", AT(exitfirst)),
+	OPT_FLAG(0, "collect-only", "list the tests that the queue, --op, --test, -n and --shard select (id,\n"
+		 "operator, test, kind) and how many, and run nothing", AT(collect_only)),
 	OPT_SECONDS(0, "budget", "SECS", "start no test after SECS seconds (the running ones finish)",
 		    AT(s.budget)),
 	OPT_CALL(0, "shard", "I/N", "take every N-th test of the queue from offset I (0 <= I < N)", AT(s),
@@ -272,17 +277,25 @@ int runopts_finish(struct runopts *r, const struct cmd_entry *c, const char *wra
 {
 	struct buf cmdline = BUF_INIT;
 
-	if (!r->nfes) {
+	/* Listing what is selected needs neither: without -F it lists every library's tests. */
+	r->s.collect_only = r->collect_only;
+	if (!r->nfes && !r->collect_only) {
 		cmd_usage_error(c, "no frontend: name one or more with --frontend ('ferry %s --help' lists them)",
 				c->name);
 		return -1;
 	}
-	if (!r->s.store) {
+	if (!r->s.store && !r->collect_only) {
 		cmd_usage_error(c, "no output: say which store to write with -o");
 		return -1;
 	}
 	if (check_oracle(r, c) < 0)
 		return -1;
+	if (r->exitfirst && r->maxfail > 1) {
+		cmd_usage_error(c, "-x is --maxfail 1: not with --maxfail %d", r->maxfail);
+		return -1;
+	}
+	if (r->exitfirst)
+		r->maxfail = 1;
 	r->s.limit = r->limit;
 	r->s.maxfail = r->maxfail;
 	r->s.select = &r->select;

@@ -189,7 +189,7 @@ int session_open(struct session **out, const struct session_opts *o, struct err 
 	size_t bad = 0;
 
 	s->o = o;
-	{
+	if (o->store) {
 		char *abs = fs_abspath(o->store);
 
 		s->outputs = xasprintf("%s.outputs", abs);
@@ -242,6 +242,10 @@ int session_open(struct session **out, const struct session_opts *o, struct err 
 	take_shard(s);
 	if (check_frontends(s, e) < 0)
 		goto fail;
+	if (o->collect_only) {
+		*out = s;
+		return 0;
+	}
 	for (size_t i = 0; i < s->ntests; i++)
 		strmap_get(&s->index, s->tests[i].in.id, NULL)->count = i;
 	if (db_open(&s->db, o->store, DB_CREATE, e) < 0 || db_lock(&s->db, o->command, e) < 0 ||
@@ -295,7 +299,7 @@ int session_each(struct session *s, const struct frontend *fe,
 	for (size_t i = 0; i < s->norder; i++) {
 		const struct wrapped *t = &s->tests[s->order[i]];
 
-		if (!strcmp(t->in.library, fe->library) && fn(ctx, t) < 0)
+		if ((!fe || !strcmp(t->in.library, fe->library)) && fn(ctx, t) < 0)
 			return -1;
 	}
 	return 0;

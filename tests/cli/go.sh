@@ -5,10 +5,11 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module onnx
 need_python_module onnxruntime
-plan 36
+plan 38
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
-ops='Relu,Abs,Conv'
+# Globs, each matching one name whole (the word Relu would take LeakyRelu and PRelu too).
+ops='Rel[u],Ab[s],Con[v]'
 
 expect_exit 0 "ferry go" -- "$FERRY" go onnx -F ort --op "$ops" -o proj -j 1 -q
 d=proj/onnx
@@ -36,7 +37,7 @@ check "and adds no result" -- [ "$after" -eq "$results" ]
 # --per-op K spreads the sample across operators; --limit bounds it; the corpus is reused.
 expect_exit 0 "--per-op 1" -- "$FERRY" go onnx -F ort --op "$ops" --per-op 1 -o proj -j 1 -q
 contains "takes one test per operator" "$out" "sample: 3 of the"
-expect_exit 0 "another --op" -- "$FERRY" go onnx -F ort --op Relu -n 1 -o proj -j 1 -q
+expect_exit 0 "another --op" -- "$FERRY" go onnx -F ort --op 'Rel[u]' -n 1 -o proj -j 1 -q
 contains "harvests again" "$out" "harvest onnx -> proj/onnx/corpus.jsonl"
 check "ranks only Relu" -- [ "$(sed 's/.*"op":"\([^"]*\)".*/\1/' $d/queue-onnxruntime-cpu.jsonl | sort -u)" = Relu ]
 contains "and takes the top one" "$out" "sample: 1 of the"
@@ -99,4 +100,13 @@ contains "says what the chunks added up to" "$out" "run ort in all: $ran ran now
 last=$(printf '%s\n' "$out" | grep 'ran now' | tail -n 1)
 n=$(printf '%s\n' "$last" | sed -n 's/^go: done in [0-9]*s; \([0-9]*\) ran now.*/\1/p')
 check "and the last count is the whole run's ($last)" -- test "$n" = "$ran"
+
+# -x (--maxfail 1): the first failure stops go, which exits 5 (not 0, as pytest -x does not) and says
+# that the rest was not run.
+mkdir -p xf/onnx
+cp corpus.jsonl corpus.jsonl.args xf/onnx/
+touch broken-flag
+expect_exit 5 "go -x stops at the first failure" -- env BROKEN_FLAG="$work/broken-flag" \
+	"$FERRY" go onnx -F broken --op "$ops" -x -o xf -j 1 -q
+contains "and says so" "$err" "(--maxfail 1): the rest was not run"
 finish

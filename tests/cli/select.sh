@@ -5,10 +5,11 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module onnx
 need_python_module onnxruntime
-plan 44
+plan 49
 
-# harvest: --op takes the whole operator name (or its last dotted part), --test the source test.
-expect_exit 0 "harvest --op" -- "$FERRY" harvest onnx --op 'Relu,Abs' -o corpus.jsonl -q
+# harvest: --op takes the whole operator name (or its last dotted part), --test the source test. (A
+# glob matches the whole name: 'Rel[u]' takes Relu alone, where the word Relu takes LeakyRelu too.)
+expect_exit 0 "harvest --op" -- "$FERRY" harvest onnx --op 'Rel[u],Abs' -o corpus.jsonl -q
 ops=$(sed 's/.*"op":"\([^"]*\)".*/\1/' corpus.jsonl | sort -u | tr '\n' ' ')
 check "only the operators asked for ($ops)" -- [ "$ops" = "Abs Relu " ]
 contains "the summary counts what was left out" "$out" "not --op/--test"
@@ -21,7 +22,7 @@ nrelu=$(grep -c '"op":"Relu"' corpus.jsonl)
 nabs=$(grep -c '"op":"Abs"' corpus.jsonl)
 
 # wrap and rank take the same selection.
-expect_exit 0 "wrap --op" -- "$FERRY" wrap corpus.jsonl --op Relu -o wrapped -q
+expect_exit 0 "wrap --op" -- "$FERRY" wrap corpus.jsonl --op relu -o wrapped -q
 check "only Relu is wrapped" -- [ "$(grep -c '"op":"Relu"' wrapped/wrapped.jsonl)" -eq "$nrelu" -a \
 	"$(grep -c '"op":"Abs"' wrapped/wrapped.jsonl)" -eq 0 ]
 expect_exit 0 "wrap again without --op adds the rest" -- "$FERRY" wrap corpus.jsonl -o wrapped -q
@@ -79,12 +80,19 @@ expect_exit 0 "--rerun all" -- "$FERRY" run wrapped -F broken -o b.db -j 1 --no-
 contains "runs passing tests too (the top 2)" "$out" "ran now              2"
 expect_exit 2 "--rerun takes three words" -- "$FERRY" run wrapped -F broken -o b.db --rerun some
 
-# --maxfail: no test starts after that many failures.
+# --maxfail: no test starts after that many failures, and the run exits 5 saying so (as pytest -x
+# exits non-zero): a run cut short is not one that passed.
 touch "$BROKEN_FLAG"
-expect_exit 0 "--maxfail 2" -- "$FERRY" run wrapped -F broken -o m.db -j 1 --no-probe --maxfail 2
+expect_exit 5 "--maxfail 2" -- "$FERRY" run wrapped -F broken -o m.db -j 1 --no-probe --maxfail 2
 ran=$(printf '%s\n' "$out" | sed -n 's/^  ran now *//p')
 check "stops early (ran $ran of $total)" -- [ "$ran" -ge 2 -a "$ran" -lt "$total" ]
 contains "and says why" "$out" "stopped at --maxfail 2"
-expect_exit 1 "check --maxfail fails" -- "$FERRY" check wrapped -F broken -o mc.db -j 1 --no-probe --maxfail 1
+# (every test it ran failed; those already running when the limit was reached finish)
+contains "and that the rest was not run" "$err" "stopped early after $ran failures (--maxfail 2): $((total - ran)) tests were not run"
+expect_exit 5 "check --maxfail fails" -- "$FERRY" check wrapped -F broken -o mc.db -j 1 --no-probe --maxfail 1
+contains "saying so" "$err" "(--maxfail 1): "
+expect_exit 5 "-x is --maxfail 1" -- "$FERRY" run wrapped -F broken -o x.db -j 1 --no-probe -x
+contains "said the same" "$err" "(--maxfail 1): "
+expect_exit 2 "-x and another --maxfail disagree" -- "$FERRY" run wrapped -F broken -o x2.db -x --maxfail 3
 rm "$BROKEN_FLAG"
 finish

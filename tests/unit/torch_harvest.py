@@ -56,7 +56,11 @@ def values_anywhere(record):
 # --- out=: None is the default spelled out; a tensor is a write into the caller's memory
 a, b = torch.randn(3, 4), torch.randn(4, 5)
 records, dropped = harvest(lambda: (torch.tensordot(a, b, dims=1, out=None), torch.add(a, a, out=torch.empty(3, 4))))
-is_(ops(records), ["torch.functional.tensordot"], "a call with out=None is recorded; one with an out= tensor is not")
+is_(ops(records), ["torch.tensordot"], "a call with out=None is recorded; one with an out= tensor is not")
+is_(at(records, 0).get("op_alias"), "torch.functional.tensordot",
+    "under its public name, the module PyTorch defines it in kept as its alias")
+plain, _ = harvest(lambda: torch.add(a, a))
+ok(ops(plain) == ["torch.add"] and "op_alias" not in at(plain, 0), "a public name has no alias")
 ok("out" not in at(records, 0)["params"], "out=None is not part of the usage (it merges with the call without it)")
 is_(dropped.get("writes into an out= tensor"), 1, "the out= tensor call is counted under its reason")
 
