@@ -48,7 +48,7 @@ static void block(uint32_t h[8], const uint8_t p[64])
 		h[i] += v[i];
 }
 
-void sha256(const void *data, size_t n, uint8_t out[32])
+void sha256_digest(const void *data, size_t n, uint8_t out[32])
 {
 	uint32_t h[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
 			  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };

@@ -8,6 +8,6 @@
 #include <stdint.h>
 
 /* The 32-byte digest of data[0..n) into out. */
-void sha256(const void *data, size_t n, uint8_t out[32]);
+void sha256_digest(const void *data, size_t n, uint8_t out[32]);
 
 #endif

@@ -751,9 +751,10 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 				 "within the dtype's precision, the reference is disputed, ferry's test is suspected "
 				 "invalid, or the frontend's environment is broken.</p>\n");
 		buf_adds(b, "<table class=\"bugs\"><thead><tr>");
+		/* A number's heading says so: the script sorts its column as numbers. */
 		for (size_t c = 0; c < sizeof(columns) / sizeof(*columns); c++)
-			buf_addf(b, "<th%s>%s</th>", columns[c].cls && !strcmp(columns[c].cls, "n") ? " class=\"n\"" : "",
-				 columns[c].name);
+			buf_addf(b, "<th%s>%s</th>",
+				 columns[c].cls && !strcmp(columns[c].cls, "n") ? " class=\"n\"" : "", columns[c].name);
 		buf_adds(b, "</tr></thead>\n<tbody>\n");
 		for (size_t i = 0; i < l.n; i++) {
 			if (h->glob && !bug_matches(h, &l.v[i]))
@@ -1142,7 +1143,7 @@ static void script_hash(struct buf *b)
 	static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	uint8_t d[33] = { 0 };
 
-	sha256(script, strlen(script), d);
+	sha256_digest(script, strlen(script), d);
 	for (int i = 0; i < 33; i += 3) {
 		uint32_t v = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 | d[i + 2];
 

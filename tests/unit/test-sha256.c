@@ -11,7 +11,7 @@ static void is_sha(const char *s, size_t n, const char *want, const char *name)
 	uint8_t d[32];
 	char hex[65];
 
-	sha256(s, n, d);
+	sha256_digest(s, n, d);
 	for (int i = 0; i < 32; i++)
 		snprintf(hex + 2 * i, 3, "%02x", d[i]);
 	is(hex, want, "%s", name);
