@@ -66,7 +66,7 @@ static const char style[] =
 	 * and the plots shrink to it (a viewBox each); only the grid scrolls, in its own box. */
 	"body{overflow-wrap:break-word}th,td.n{white-space:nowrap}svg{max-width:100%;height:auto}\n"
 	"td code,td.line{overflow-wrap:anywhere}td.id code{white-space:nowrap}.wide{overflow-x:auto}\n"
-	"table.bugs{width:100%}table.bugs td.line{min-width:10em;width:40%}table.bugs td.ops{min-width:4em}\n"
+	"table.bugs{width:100%}table.bugs td.line{min-width:10em;width:40%}table.bugs td.ops{min-width:4em;width:18%}\n"
 	"@media (max-width:900px){header{padding:14px 16px}main{padding:4px 10px 30px}"
 	"section{padding:10px 10px}th,td{padding:3px 5px}}\n"
 	"table.bugs th{cursor:pointer;user-select:none}th[data-dir=up]::after{content:' \\25b2'}"
