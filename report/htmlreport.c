@@ -516,7 +516,15 @@ static int add_origin(void *ctx, const char *frontend, const char *bug_id, const
 	return 0;
 }
 
-/* Each bug's origins, from its members' records and the reductions, in two passes over the store. */
+/* The metamorphic oracle's reduction of a test's mutations (lib/db.h) is ferry reduce's for it. */
+static int add_reduced_mutation(void *ctx, const struct db_mutation *m, struct err *e)
+{
+	struct db_reduction r = { .frontend = m->frontend, .id = m->id, .status = m->status };
+
+	return add_reduced(ctx, &r, e);
+}
+
+/* Each bug's origins, from its members' records and the reductions, in passes over the store. */
 static int bug_origins(struct htmlreport *h, struct bugs *l, struct err *e)
 {
 	struct origins o = { STRMAP_INIT, STRMAP_INIT };
@@ -529,6 +537,7 @@ static int bug_origins(struct htmlreport *h, struct bugs *l, struct err *e)
 		free(key);
 	}
 	if (db_reductions(h->db, NULL, NULL, add_reduced, &o, e) < 0 ||
+	    db_mutations(h->db, NULL, add_reduced_mutation, &o, e) < 0 ||
 	    db_bug_member_records(h->db, h->frontend, add_origin, &o, e) < 0)
 		goto out;
 	ret = 0;

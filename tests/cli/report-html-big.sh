@@ -13,7 +13,7 @@ py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 "$py" -c 'import sqlite3' 2>/dev/null || skip_all "no python sqlite3"
 chrome=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chrome" ] || skip_all "no chromium (Debian's chromium package; scripts/setup installs it)"
-plan 23
+plan 24
 cp "$top_srcdir/tests/data/stores/schema1.db" s.db
 chmod u+w s.db
 # 300 crashes of IREE, one operator each (so 300 bugs), with its long diagnostics; 60 of variants
@@ -64,7 +64,7 @@ PY
 expect_exit 0 "report --html" -- "$FERRY" report s.db --html page
 bugs=$("$FERRY" bugs s.db --json | "$py" -c 'import json, sys; print(len(json.load(sys.stdin)["bugs"]))')
 check "hundreds of bugs ($bugs)" -- test "$bugs" -ge 330
-# ferry reduce's word on one harvested test of Op200: that bug's tests were reduced.
+# ferry reduce's word on one harvested test of Op200: that bug's tests were reduced;
 "$py" - s.db <<'PY'
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
@@ -73,6 +73,9 @@ c.execute("CREATE TABLE IF NOT EXISTS reductions(frontend TEXT NOT NULL, id TEXT
           " ops TEXT, frontend_version TEXT, PRIMARY KEY(frontend, id))")
 id = c.execute("SELECT id FROM instances WHERE op = 'Op200'").fetchone()[0]
 c.execute("INSERT INTO reductions VALUES('iree-onnx', ?, 'reduced', 'r', 3, 1, 2, 'Op200', NULL)", (id,))
+# and the metamorphic oracle's, of Op210's mutations
+id = c.execute("SELECT id FROM instances WHERE op = 'Op210'").fetchone()[0]
+c.execute("INSERT INTO mutations(frontend, id, status) VALUES('iree-onnx', ?, 'reduced')", (id,))
 c.commit()
 PY
 expect_exit 0 "report --html, with a reduction" -- "$FERRY" report s.db --html page
@@ -90,6 +93,7 @@ contains "a variant's bug is marked found only by ferry-made tests" "$(grep '|Op
 contains "a generated graph's too" "$(grep '|Op070|' rows.txt)" "graph made|"
 contains "a bug that a harvested test shows too is not" "$(grep '|Op110|' rows.txt)" "harvested variant|"
 contains "a reduced test's bug says so" "$(grep 'Op200|' rows.txt)" "harvested reduced|"
+contains "a reduced mutation's too" "$(grep 'Op210|' rows.txt)" "harvested reduced|"
 check "100 bugs only ferry-made tests find" -- test "$(grep -c ' made|' rows.txt)" -eq 100
 check "no message leads with its location" -- sh -c '! grep -q "|<stdin>" rows.txt'
 contains "the bug's entry says it too" "$(cat page/index.html)" "its tests: variant; <b class=\"made\">ferry-made only</b>"
