@@ -1204,6 +1204,22 @@ int db_bug_members(struct db *d, const char *frontend, const char *bug_id, long 
 	return query_end(&q, r, "cannot query the store", e);
 }
 
+int db_bug_member_records(struct db *d, const char *frontend,
+			  int (*fn)(void *ctx, const char *frontend, const char *bug_id, const char *id,
+				    const char *record, struct err *e),
+			  void *ctx, struct err *e)
+{
+	struct query q;
+	int r = 0;
+
+	query_start(&q, d, "SELECT m.frontend, m.bug_id, m.id, i.record FROM bug_members m"
+		    " LEFT JOIN instances i USING(id) WHERE ?1 IS NULL OR m.frontend = ?1"
+		    " ORDER BY m.frontend, m.bug_id, m.id", ARGS(TEXT(frontend)), e);
+	while (r == 0 && query_row(&q, NULL, 0, NULL))
+		r = fn(ctx, text(q.st, 0), text(q.st, 1), text(q.st, 2), text(q.st, 3), e);
+	return query_end(&q, r, "cannot query the store", e);
+}
+
 /* --- merging shards ----------------------------------------------------------------------------- */
 
 /* The schema of the attached shard: its results have a tolerance from schema 2 on. */

@@ -252,6 +252,13 @@ int db_bug_members(struct db *d, const char *frontend, const char *bug_id, long 
 		   int (*fn)(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *op,
 			     struct err *e),
 		   void *ctx, struct err *e);
+/* The member tests of every bug of frontend (NULL: every frontend's), each with its record (NULL
+ * where the store lacks its instance), by frontend and bug: what tells a harvested test from one
+ * ferry made (a variant, a generated graph). */
+int db_bug_member_records(struct db *d, const char *frontend,
+			  int (*fn)(void *ctx, const char *frontend, const char *bug_id, const char *id,
+				    const char *record, struct err *e),
+			  void *ctx, struct err *e);
 
 /* --- neighbours (ferry go's trigger stage, pipeline/triggers.h) ---------------------------------
  * A neighbour of a test is a test one change away from it (vary's one-change rules: another dtype,

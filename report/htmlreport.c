@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "apfd.h"
 #include "bisect.h"
 #include "buf.h"
@@ -19,6 +21,7 @@
 #include "kinds.h"
 #include "trigger.h"
 #include "outcome.h"
+#include "sha256.h"
 #include "strmap.h"
 #include "xalloc.h"
 
@@ -59,7 +62,17 @@ static const char style[] =
 	".grid td.op{text-align:left;white-space:nowrap}.grid-wrap{overflow:auto;max-height:640px}\n"
 	".legend span{display:inline-block;margin-right:14px}.sw{display:inline-block;width:11px;height:11px;"
 	"border-radius:2px;margin-right:4px;vertical-align:-1px}\n"
-	"td.line{max-width:560px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}\n"
+	/* Nothing wider than the window: long words (paths, operator lists, MLIR) break where they must,
+	 * and the plots shrink to it (a viewBox each); only the grid scrolls, in its own box. */
+	"body{overflow-wrap:break-word}th,td.n{white-space:nowrap}svg{max-width:100%;height:auto}\n"
+	"td code,td.line{overflow-wrap:anywhere}td.id code{white-space:nowrap}.wide{overflow-x:auto}\n"
+	"table.bugs{width:100%}table.bugs td.line{min-width:10em;width:40%}table.bugs td.ops{min-width:4em;width:18%}\n"
+	"@media (max-width:900px){header{padding:14px 16px}main{padding:4px 10px 30px}"
+	"section{padding:10px 10px}th,td{padding:3px 5px}}\n"
+	"table.bugs th{cursor:pointer;user-select:none}th[data-dir=up]::after{content:' \\25b2'}"
+	"th[data-dir=down]::after{content:' \\25bc'}\n"
+	".filter{margin:6px 0 10px}.filter input{width:min(28em,100%)}.filter output{margin:0 10px}\n"
+	".made{color:#ae3ec9}\n"
 	".muted{color:#868e96}details summary{cursor:pointer;color:#1c3d5a}\n"
 	"svg text{font:12px system-ui,sans-serif;fill:#343a40}\n"
 	".triage{font-size:12px;font-weight:normal;padding:1px 6px;border-radius:8px;background:#e9ecef}\n"
@@ -108,7 +121,7 @@ static void outcome_bars(struct buf *b, const struct summary *s)
 
 static void outcome_table(struct buf *b, const struct summary *s)
 {
-	buf_adds(b, "<table><tr><th>frontend</th><th>release</th>");
+	buf_adds(b, "<div class=\"wide\"><table><tr><th>frontend</th><th>release</th>");
 	for (int o = 0; o < OUTCOME_COUNT; o++)
 		buf_addf(b, "<th>%s</th>", outcome_name(o));
 	buf_adds(b, "<th>total</th></tr>\n");
@@ -124,7 +137,7 @@ static void outcome_table(struct buf *b, const struct summary *s)
 			buf_addf(b, "<td class=\"n\">%lld</td>", f->outcomes[o]);
 		buf_addf(b, "<td class=\"n\">%lld</td></tr>\n", f->total);
 	}
-	buf_adds(b, "</table>\n");
+	buf_adds(b, "</table></div>\n");
 }
 
 /* --- frontend x operator ------------------------------------------------------------------------- */
@@ -296,10 +309,25 @@ out:
 
 /* --- bugs ---------------------------------------------------------------------------------------- */
 
+/* Where a bug's tests came from: a library's own test (harvested), ferry vary's or the trigger
+ * stage's change of one (variant), ferry generate's graph or node (graph); and whether ferry reduce
+ * cut one down to a smaller subgraph that fails the same way (reduced). */
+enum origin { ORIGIN_HARVESTED = 1, ORIGIN_VARIANT = 2, ORIGIN_GRAPH = 4, ORIGIN_REDUCED = 8 };
+static const char *const origin_name[] = { "harvested", "variant", "graph", "reduced" };
+#define ORIGIN_COUNT 4
+
 struct bug {
 	char *id, *frontend, *outcome, *stage, *signature, *rep, *ops, *line;
 	long long members;
+	size_t rank;          /* 1-based, in filing order */
+	unsigned origins;     /* enum origin, of its members */
 };
+
+/* Found only by tests ferry made: none of its failing tests is a library's own. */
+static int made_only(const struct bug *x)
+{
+	return x->origins && !(x->origins & ORIGIN_HARVESTED);
+}
 
 struct bugs {
 	struct bug *v;
@@ -327,6 +355,8 @@ static int keep_bug(void *ctx, const struct db_bug *b, struct err *e)
 	x->rep = dup0(b->representative);
 	x->ops = dup0(b->ops);
 	x->members = b->members;
+	x->rank = l->n;
+	x->origins = 0;
 	{
 		struct buf line = BUF_INIT;
 
@@ -447,6 +477,273 @@ out:
 	return ret;
 }
 
+static unsigned origin_of(const char *record)
+{
+	cJSON *j = record ? cJSON_Parse(record) : NULL;
+	const cJSON *suite = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "source"),
+							      "suite");
+	unsigned o = ORIGIN_HARVESTED;
+
+	if (!j)
+		return 0;
+	if (cJSON_GetObjectItemCaseSensitive(j, "variant"))
+		o = ORIGIN_VARIANT;
+	else if (cJSON_IsString(suite) && !strcmp(suite->valuestring, "generate"))
+		o = ORIGIN_GRAPH;
+	cJSON_Delete(j);
+	return o;
+}
+
+struct origins {
+	struct strmap bugs;      /* "frontend\tbug_id" -> struct bug (borrowed) */
+	struct strmap reduced;   /* "frontend\tid" of each test ferry reduce cut down */
+};
+
+static int add_reduced(void *ctx, const struct db_reduction *r, struct err *e)
+{
+	struct origins *o = ctx;
+	char *key;
+
+	(void)e;
+	if (strcmp(r->status ? r->status : "", "reduced"))
+		return 0;
+	key = xasprintf("%s\t%s", r->frontend, r->id);
+	strmap_get(&o->reduced, key, NULL);
+	free(key);
+	return 0;
+}
+
+static int add_origin(void *ctx, const char *frontend, const char *bug_id, const char *id, const char *record,
+		      struct err *e)
+{
+	struct origins *o = ctx;
+	char *key = xasprintf("%s\t%s", frontend, bug_id);
+	struct strmap_entry *x = strmap_find(&o->bugs, key);
+	struct bug *bug = x ? x->ptr : NULL;
+
+	(void)e;
+	free(key);
+	if (!bug)
+		return 0;
+	bug->origins |= origin_of(record);
+	key = xasprintf("%s\t%s", frontend, id);
+	if (strmap_find(&o->reduced, key))
+		bug->origins |= ORIGIN_REDUCED;
+	free(key);
+	return 0;
+}
+
+/* The metamorphic oracle's reduction of a test's mutations (lib/db.h) is ferry reduce's for it. */
+static int add_reduced_mutation(void *ctx, const struct db_mutation *m, struct err *e)
+{
+	struct db_reduction r = { .frontend = m->frontend, .id = m->id, .status = m->status };
+
+	return add_reduced(ctx, &r, e);
+}
+
+/* Each bug's origins, from its members' records and the reductions, in passes over the store. */
+static int bug_origins(struct htmlreport *h, struct bugs *l, struct err *e)
+{
+	struct origins o = { STRMAP_INIT, STRMAP_INIT };
+	int ret = -1;
+
+	for (size_t i = 0; i < l->n; i++) {
+		char *key = xasprintf("%s\t%s", l->v[i].frontend, l->v[i].id);
+
+		strmap_get(&o.bugs, key, NULL)->ptr = &l->v[i];
+		free(key);
+	}
+	if (db_reductions(h->db, NULL, NULL, add_reduced, &o, e) < 0 ||
+	    db_mutations(h->db, NULL, add_reduced_mutation, &o, e) < 0 ||
+	    db_bug_member_records(h->db, h->frontend, add_origin, &o, e) < 0)
+		goto out;
+	ret = 0;
+out:
+	strmap_release(&o.bugs);
+	strmap_release(&o.reduced);
+	return ret;
+}
+
+static void add_origins(struct buf *b, unsigned origins, const char *sep)
+{
+	for (int k = 0, n = 0; k < ORIGIN_COUNT; k++)
+		if (origins & (1u << k))
+			buf_addf(b, "%s%s", n++ ? sep : "", origin_name[k]);
+}
+
+/* --- the bug list's columns: a name, a class for the cells ("n": a number, sorted as one) and what a
+ * row's cell holds. A column more is one more entry. */
+
+static void cell_rank(struct buf *b, struct htmlreport *h, const struct bug *x)
+{
+	(void)h;
+	buf_addf(b, "%zu", x->rank);
+}
+
+static void cell_id(struct buf *b, struct htmlreport *h, const struct bug *x)
+{
+	buf_adds(b, "<a href=\"#bug-");
+	text(b, x->id);
+	buf_adds(b, "\"><code>");
+	text(b, x->id);
+	buf_adds(b, "</code></a>");
+	triage_span(h, x, b);
+}
+
+static void cell_frontend(struct buf *b, struct htmlreport *h, const struct bug *x)
+{
+	(void)h;
+	text(b, x->frontend);
+}
+
+static void cell_origin(struct buf *b, struct htmlreport *h, const struct bug *x)
+{
+	(void)h;
+	add_origins(b, x->origins, ", ");
+	if (made_only(x))
+		buf_adds(b, " <b class=\"made\" title=\"no harvested test fails: only tests ferry made (variants, "
+			 "generated graphs) find it\">ferry-made only</b>");
+}
+
+static void cell_outcome(struct buf *b, struct htmlreport *h, const struct bug *x)
+{
+	(void)h;
+	text(b, x->outcome);
+}
+
+static void cell_stage(struct buf *b, struct htmlreport *h, const struct bug *x)
+{
+	(void)h;
+	text(b, *x->stage ? x->stage : "-");
+}
+
+static void cell_members(struct buf *b, struct htmlreport *h, const struct bug *x)
+{
+	(void)h;
+	buf_addf(b, "%lld", x->members);
+}
+
+static void cell_ops(struct buf *b, struct htmlreport *h, const struct bug *x)
+{
+	(void)h;
+	buf_adds(b, "<code>");
+	/* A space after each comma: a long list wraps between operators rather than inside one. */
+	for (const char *p = x->ops; *p;) {
+		size_t n = strcspn(p, ",");
+		char *op = xstrndup(p, n);
+
+		text(b, op);
+		free(op);
+		p += n;
+		if (*p == ',') {
+			buf_adds(b, ", ");
+			p++;
+		}
+	}
+	buf_adds(b, "</code>");
+}
+
+static void cell_line(struct buf *b, struct htmlreport *h, const struct bug *x)
+{
+	enum kind k = kinds_of_signature(x->signature);
+
+	(void)h;
+	if (k != KIND_BUG) {
+		struct buf why = BUF_INIT;
+
+		kinds_reason(x->signature, &why);
+		buf_adds(b, "<b>");
+		text(b, kinds_name(k));
+		buf_adds(b, "</b>: ");
+		text(b, why.data ? why.data : "");
+		buf_adds(b, "<br>");
+		buf_release(&why);
+	}
+	text(b, x->line);
+}
+
+static const struct column {
+	const char *name, *cls;
+	void (*cell)(struct buf *b, struct htmlreport *h, const struct bug *x);
+} columns[] = {
+	{ "#", "n", cell_rank },
+	{ "bug", "id", cell_id },
+	{ "frontend", NULL, cell_frontend },
+	{ "origin", NULL, cell_origin },
+	{ "symptom", NULL, cell_outcome },
+	{ "stage", NULL, cell_stage },
+	{ "tests", "n", cell_members },
+	{ "operators", "ops", cell_ops },
+	{ "what failed", "line", cell_line },
+};
+
+/* The page's one script: it shows the filter above the bug lists, and sorts a list by the column whose
+ * heading is clicked (again: the other way). Without it, the lists are whole, in filing order. Its
+ * hash is in the page's Content-Security-Policy, so that nothing else can run. */
+static const char script[] =
+	"(function(){var f=document.getElementById('bug-filter');if(!f)return;f.hidden=false;\n"
+	"var q=f.querySelector('input'),o=f.querySelector('select[name=origin]'),"
+	"fe=f.querySelector('select[name=frontend]'),n=f.querySelector('output'),\n"
+	"rows=[].slice.call(document.querySelectorAll('table.bugs tbody tr'));\n"
+	"function apply(){var t=q.value.toLowerCase(),c=0;rows.forEach(function(r){\n"
+	"var ok=(!t||r.textContent.toLowerCase().indexOf(t)>=0)&&"
+	"(!o.value||(' '+r.dataset.origin+' ').indexOf(' '+o.value+' ')>=0)&&"
+	"(!fe.value||r.dataset.frontend===fe.value);\n"
+	"r.hidden=!ok;c+=ok?1:0;});n.value=c+' of '+rows.length+' shown';}\n"
+	"[q,o,fe].forEach(function(e){e.addEventListener('input',apply);e.addEventListener('change',apply);});\n"
+	"[].forEach.call(document.querySelectorAll('table.bugs thead th'),function(th){\n"
+	"th.tabIndex=0;th.title='sort';function sort(){var tb=th.closest('table').tBodies[0],"
+	"i=th.cellIndex,up=th.dataset.dir!=='up',num=th.classList.contains('n');\n"
+	"[].forEach.call(th.parentNode.cells,function(c){delete c.dataset.dir;});th.dataset.dir=up?'up':'down';\n"
+	"var rs=[].slice.call(tb.rows);rs.sort(function(a,b){var x=a.cells[i].textContent,"
+	"y=b.cells[i].textContent,d=num?parseFloat(x)-parseFloat(y):x.localeCompare(y);return up?d:-d;});\n"
+	"rs.forEach(function(r){tb.appendChild(r);});}\n"
+	"th.addEventListener('click',sort);th.addEventListener('keydown',function(ev){"
+	"if(ev.key==='Enter')sort();});});apply();})();\n";
+
+/* The filter's controls, hidden until the script shows them: a text box, origins and frontends. */
+static void bug_filter(struct buf *b, const struct bugs *l)
+{
+	struct strmap fes = STRMAP_INIT;
+	struct strmap_entry **list;
+
+	for (size_t i = 0; i < l->n; i++)
+		strmap_get(&fes, l->v[i].frontend, NULL);
+	list = strmap_sorted(&fes);
+	buf_adds(b, "<div id=\"bug-filter\" class=\"filter\" hidden><input type=\"search\" "
+		 "placeholder=\"filter: text in any column\" aria-label=\"filter the bugs\"> "
+		 "<select name=\"origin\" aria-label=\"origin\"><option value=\"\">any origin</option>");
+	for (int k = 0; k < ORIGIN_COUNT; k++)
+		buf_addf(b, "<option value=\"%s\">%s</option>", origin_name[k], origin_name[k]);
+	buf_adds(b, "<option value=\"made\">ferry-made only</option></select> <select name=\"frontend\" "
+		 "aria-label=\"frontend\"><option value=\"\">any frontend</option>");
+	for (size_t i = 0; list[i]; i++) {
+		buf_adds(b, "<option>");
+		text(b, list[i]->key);
+		buf_adds(b, "</option>");
+	}
+	buf_adds(b, "</select> <output></output> <span class=\"muted\">click a heading to sort</span></div>\n");
+	free(list);
+	strmap_release(&fes);
+}
+
+static void bug_row(struct buf *b, struct htmlreport *h, const struct bug *x)
+{
+	buf_adds(b, "<tr data-frontend=\"");
+	text(b, x->frontend);
+	buf_adds(b, "\" data-origin=\"");
+	add_origins(b, x->origins, " ");
+	buf_adds(b, made_only(x) ? " made\">" : "\">");
+	for (size_t c = 0; c < sizeof(columns) / sizeof(*columns); c++) {
+		buf_adds(b, columns[c].cls ? "<td class=\"" : "<td>");
+		if (columns[c].cls)
+			buf_addf(b, "%s\">", columns[c].cls);
+		columns[c].cell(b, h, x);
+		buf_adds(b, "</td>");
+	}
+	buf_adds(b, "</tr>\n");
+}
+
 static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 {
 	struct bugs l = { NULL, 0, 0 };
@@ -460,6 +757,10 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 	for (size_t i = 0; i < f.n; i++)
 		keep_bug(&l, &f.v[i].b, e);
 	filing_release(&f);
+	if (bug_origins(h, &l, e) < 0)
+		goto out;
+	if (l.n)
+		bug_filter(b, &l);
 	/* First the list, one line a bug linking to its entry below; then, apart, the entries that are
 	 * not frontend bugs (kinds.h), each with its kind and why. */
 	for (int apart = 0; apart < 2; apart++) {
@@ -475,43 +776,20 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 				 "the frontend lacks or says it does not support what the test asks, the difference is "
 				 "within the dtype's precision, the reference is disputed, ferry's test is suspected "
 				 "invalid, or the frontend's environment is broken.</p>\n");
-		buf_adds(b, "<table><tr><th>bug</th><th>frontend</th><th>symptom</th><th>stage</th><th>tests</th>"
-			 "<th>operators</th><th>what failed</th></tr>\n");
+		buf_adds(b, "<table class=\"bugs\"><thead><tr>");
+		/* A number's heading says so: the script sorts its column as numbers. */
+		for (size_t c = 0; c < sizeof(columns) / sizeof(*columns); c++)
+			buf_addf(b, "<th%s>%s</th>",
+				 columns[c].cls && !strcmp(columns[c].cls, "n") ? " class=\"n\"" : "", columns[c].name);
+		buf_adds(b, "</tr></thead>\n<tbody>\n");
 		for (size_t i = 0; i < l.n; i++) {
 			if (h->glob && !bug_matches(h, &l.v[i]))
 				continue;
 			if ((kinds_of_signature(l.v[i].signature) != KIND_BUG) != apart)
 				continue;
-			buf_adds(b, "<tr><td><a href=\"#bug-");
-			text(b, l.v[i].id);
-			buf_adds(b, "\"><code>");
-			text(b, l.v[i].id);
-			buf_adds(b, "</code></a>");
-			triage_span(h, &l.v[i], b);
-			buf_adds(b, "</td><td>");
-			text(b, l.v[i].frontend);
-			buf_adds(b, "</td><td>");
-			text(b, l.v[i].outcome);
-			buf_adds(b, "</td><td>");
-			text(b, *l.v[i].stage ? l.v[i].stage : "-");
-			buf_addf(b, "</td><td class=\"n\">%lld</td><td><code>", l.v[i].members);
-			text(b, l.v[i].ops);
-			buf_adds(b, "</code></td><td class=\"line\">");
-			if (apart) {
-				struct buf why = BUF_INIT;
-
-				kinds_reason(l.v[i].signature, &why);
-				buf_adds(b, "<b>");
-				text(b, kinds_name(kinds_of_signature(l.v[i].signature)));
-				buf_adds(b, "</b>: ");
-				text(b, why.data ? why.data : "");
-				buf_adds(b, "<br>");
-				buf_release(&why);
-			}
-			text(b, l.v[i].line);
-			buf_adds(b, "</td></tr>\n");
+			bug_row(b, h, &l.v[i]);
 		}
-		buf_adds(b, "</table>\n");
+		buf_adds(b, "</tbody></table>\n");
 	}
 	for (size_t i = 0; i < l.n; i++) {
 		struct bug *x = &l.v[i];
@@ -571,6 +849,13 @@ static int bugs_section(struct buf *b, struct htmlreport *h, struct err *e)
 				buf_adds(b, "</p>\n");
 			}
 			buf_release(&trigger);
+		}
+		if (x->origins) {
+			buf_adds(b, "<p class=\"origin\">its tests: ");
+			add_origins(b, x->origins, ", ");
+			if (made_only(x))
+				buf_adds(b, "; <b class=\"made\">ferry-made only</b>: no harvested test fails");
+			buf_adds(b, "</p>\n");
 		}
 		buf_adds(b, "<p class=\"muted\">signature <code>");
 		text(b, x->signature);
@@ -880,6 +1165,23 @@ static void timings(struct buf *b, const struct summary *s)
 
 /* --- the page ------------------------------------------------------------------------------------ */
 
+/* The script's SHA-256 in base64, as a Content-Security-Policy's 'sha256-...' source names it. */
+static void script_hash(struct buf *b)
+{
+	static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	uint8_t d[33] = { 0 };
+
+	sha256_digest(script, strlen(script), d);
+	for (int i = 0; i < 33; i += 3) {
+		uint32_t v = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 | d[i + 2];
+
+		buf_addc(b, digits[v >> 18 & 63]);
+		buf_addc(b, digits[v >> 12 & 63]);
+		buf_addc(b, i + 1 < 32 ? digits[v >> 6 & 63] : '=');
+		buf_addc(b, i + 2 < 32 ? digits[v & 63] : '=');
+	}
+}
+
 int htmlreport_write(struct htmlreport *h, struct err *e)
 {
 	struct buf b = BUF_INIT;
@@ -893,9 +1195,12 @@ int htmlreport_write(struct htmlreport *h, struct err *e)
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", gmtime(&now));
 	buf_adds(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		 /* Nothing on the page may load or run anything: no script, no fetch, no frame. */
+		 /* Nothing on the page may load anything, and nothing runs but its own script, which
+		  * its hash names: no fetch, no frame, no script a message could smuggle in. */
 		 "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
-		 "'unsafe-inline'; img-src data:\">\n<title>ferry report: ");
+		 "'unsafe-inline'; img-src data:; script-src 'sha256-");
+	script_hash(&b);
+	buf_adds(&b, "'\">\n<title>ferry report: ");
 	text(&b, h->store);
 	buf_addf(&b, "</title>\n<style>\n%s</style></head><body>\n<header><h1>ferry report</h1><p>store <code>", style);
 	text(&b, h->store);
@@ -930,7 +1235,7 @@ int htmlreport_write(struct htmlreport *h, struct err *e)
 		goto out;
 	buf_adds(&b, "</section>\n<section id=\"timings\"><h2>Timings</h2>\n");
 	timings(&b, h->sum);
-	buf_adds(&b, "</section>\n</main></body></html>\n");
+	buf_addf(&b, "</section>\n</main>\n<script>%s</script>\n</body></html>\n", script);
 	path = xasprintf("%s/index.html", h->dir);
 	/* DIR is the user's (a link there followed); index.html in it is ferry's, and never a link's target. */
 	if ((fd = fs_dir_beneath(h->dir, 0, 1, e)) < 0 ||

@@ -1,8 +1,12 @@
 /* htmlreport.h: ferry report --html DIR. One self-contained page per store, DIR/index.html: no
- * script, no network, no file beside it but the reproducers it links to (DIR/reproducers/...). It
- * shows the outcomes per frontend, a frontend x operator grid, the unsupported reasons, every unique
- * bug with its whole message, its members and its reproducer, the bug-discovery curve of each queue
- * given (prioritize/apfd.h), and the timings; the plots are inline SVG drawn here.
+ * network, no file beside it but the reproducers it links to (DIR/reproducers/...), and no script
+ * but its own few lines (the bug list's sort and filter), which its Content-Security-Policy names by
+ * hash; without script the page is whole. It shows the outcomes per frontend, a frontend x operator
+ * grid, the unsupported reasons, the list of bugs (each with the origin of its tests: harvested,
+ * variant, graph, reduced), every unique bug with its whole message, its members and its
+ * reproducer, the bug-discovery curve of each queue given (prioritize/apfd.h), and the timings; the
+ * plots are inline SVG drawn here. Nothing on it is wider than the window but the grid, which
+ * scrolls in its own box.
  *
  * Everything that came from a store (operators, ids, messages, tracebacks, paths) is data: it is
  * written through esc_add(ESC_XML), so a message holding "</script>" or "<img onerror=...>" is text

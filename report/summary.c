@@ -1,4 +1,5 @@
 /* summary.c: what report, bugs and show print of a store (summary.h). */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,30 @@ static int names_exception(const char *exc_type, const char *said)
 	return exc_type && *exc_type && !strchr(exc_type, ' ') && !strstr(said ? said : "", exc_type);
 }
 
+/* Past where a line was said, to what it says: a compiler's "FILE:LINE:COL: error: " (IREE's
+ * "<stdin>:4:10: error: ") and a native "file.cc:385 " before the text. The signature keeps them
+ * (dedup.h), and so does the whole message. */
+static const char *past_location(const char *s)
+{
+	const char *p = s + strcspn(s, " :");
+
+	if (*p != ':' || !isdigit((unsigned char)p[1])) {
+		p = s;  /* dedup_decisive took "<unknown>:0: " off already */
+	} else {
+		while (*p == ':' && isdigit((unsigned char)p[1]))
+			for (p++; isdigit((unsigned char)*p); p++)
+				;
+		p += *p == ':';
+		while (*p == ' ')
+			p++;
+	}
+	if (!strncmp(p, "error: ", 7))
+		p += 7;
+	else if (!strncmp(p, "fatal error: ", 13))
+		p += 13;
+	return *p ? p : s;
+}
+
 void summary_failure_line(const char *outcome, const char *exc_type, const char *message, unsigned flags,
 			  struct buf *out)
 {
@@ -80,7 +105,7 @@ void summary_failure_line(const char *outcome, const char *exc_type, const char 
 		dedup_decisive(message, &line);
 		if (names_exception(exc_type, line.data))
 			buf_addf(out, "%s: ", exc_type);
-		buf_adds(out, line.data ? line.data : "");
+		buf_adds(out, past_location(line.data ? line.data : ""));
 		if ((flags & SUMMARY_WHOLE) && line.data && strcmp(line.data, message))
 			buf_addf(out, " -- %s", message);
 		buf_release(&line);

@@ -2,7 +2,8 @@
  * in (the terminal, --json, --html): a failure's line led by what decides it, the results tallied per
  * frontend and operator (narrowed by --op GLOB), and the durations the store recorded.
  *
- * A failure's line: a crash's exception type and decisive line first (dedup_decisive), then (with
+ * A failure's line: a crash's exception type and decisive line first (dedup_decisive, without the
+ * location a compiler put before it: "<stdin>:4:10: error: "), then (with
  * SUMMARY_WHOLE) the whole message when that is more; a mismatch's parts in the order that decides (NaN/Inf, shape and
  * dtype, then how many elements are out of tolerance, then the largest difference); otherwise the
  * message. Nothing is cut here: summary_width() says how much a terminal line has room for.
