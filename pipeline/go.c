@@ -1539,6 +1539,57 @@ static void make_groups(struct go *g)
 	}
 }
 
+/* --collect-only: a library's collection is its harvest, as pytest's is its imports; what the
+ * selection takes of it is listed, and nothing is wrapped or run. An empty selection is exit 4, as
+ * in every command. */
+static int collect_only(struct go *g)
+{
+	struct jsonl_reader r = JSONL_READER_INIT;
+	struct instance in;
+	struct err e = ERR_INIT;
+	enum jsonl_status st;
+	size_t listed = 0, seen = 0;
+	int code = EXIT_OK;
+
+	if (jsonl_open(&r, g->corpus, &e) < 0)
+		return g->io.error(&e);
+	while ((st = jsonl_next(&r, &in, &e)) != JSONL_END && st != JSONL_FAIL) {
+		const cJSON *src, *test;
+
+		if (st == JSONL_BAD) {
+			err_release(&e);
+			continue;
+		}
+		seen++;
+		if (select_instance(&g->a->r.select, &in)) {
+			src = in.extra ? cJSON_GetObjectItemCaseSensitive(in.extra, "source") : NULL;
+			test = src ? cJSON_GetObjectItemCaseSensitive(src, "test") : NULL;
+			/* esc_str's buffer is reused: one call per printf. */
+			printf("%s  %s", in.id, esc_str(in.op));
+			printf("  %s", cJSON_IsString(test) ? esc_str(test->valuestring) : "-");
+			printf("  %s\n", esc_str(in.kind));
+			listed++;
+		}
+		record_release(&in);
+	}
+	if (st == JSONL_FAIL)
+		code = g->io.error(&e);
+	else if (!listed) {
+		char *d = select_describe(&g->a->r.select);
+
+		err_set(&e, EXIT_INPUT, "%s selects none of the %zu instances of '%s'", *d ? d : "the selection",
+			seen, g->corpus);
+		free(d);
+		code = g->io.error(&e);
+	} else {
+		printf("%zu instance%s of %s selected; nothing wrapped or run (--collect-only)\n", listed,
+		       listed == 1 ? "" : "s", g->library);
+	}
+	jsonl_close(&r);
+	err_release(&e);
+	return code;
+}
+
 static int go_library(struct go *g, const char *dir, const char *library)
 {
 	struct err e = ERR_INIT;
@@ -1568,6 +1619,10 @@ static int go_library(struct go *g, const char *dir, const char *library)
 	}
 	if ((code = stage_harvest(g)) != EXIT_OK)
 		goto out;
+	if (g->a->r.collect_only) {
+		code = collect_only(g);
+		goto out;
+	}
 	make_groups(g);
 	for (size_t k = 0; k < g->ngroups; k++)
 		if (stage_rank(g, &g->groups[k], &e) < 0) {
@@ -1632,7 +1687,7 @@ int go_run(struct go_opts *a, const char *const *libs, size_t nlibs, const char 
 	}
 	if (code == EXIT_INTERRUPTED)
 		fprintf(stderr, "ferry: what is done is kept in '%s'; run the same command to go on\n", esc_str(dir));
-	else if (code == EXIT_OK) {
+	else if (code == EXIT_OK && !a->r.collect_only) {
 		/* The whole command's account, whatever chunks, libraries and trigger runs it took. */
 		fprintf(g.io.out, "go: done in %.0fs; %zu ran now", progress_now() - start, g.whole.ran);
 		print_outcomes(&g, &g.whole);

@@ -93,6 +93,8 @@ static const struct opt options[] = {
 		 "or all", AT(r.s.rerun), parse_rerun),
 	OPT_INT(0, "maxfail", "N", "start no test after N failures, then exit 5", AT(r.maxfail), 1, 1 << 30),
 	OPT_FLAG('x', "exitfirst", "--maxfail 1: stop at the first failure", AT(r.exitfirst)),
+	OPT_FLAG(0, "collect-only", "harvest, then list the instances --op and --test select (id, operator,\n"
+		 "test, kind) and how many; wrap and run nothing", AT(r.collect_only)),
 	OPT_INT('j', "jobs", "N", "worker processes (default: the number of cores)", AT(r.s.runner.jobs), 1, 256),
 	OPT_SECONDS('t', "timeout", "SECS", "time one test may take (default 60)", AT(r.s.runner.timeout)),
 	OPT_INT(0, "batch", "K", "up to K tests in one model on the frontends that take batches, as ferry run\n"

@@ -5,7 +5,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module onnx
 need_python_module onnxruntime
-plan 38
+plan 43
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 # Globs, each matching one name whole (the word Relu would take LeakyRelu and PRelu too).
@@ -24,6 +24,14 @@ results=$(sql $d/results.db "SELECT count(*) FROM results WHERE frontend = 'ort'
 check "every test of the sample has its result ($results of $sample)" -- [ "$results" -eq "$sample" -a "$sample" -gt 0 ]
 check "the sample holds those operators only" -- [ "$(sed 's/.*"op":"\([^"]*\)".*/\1/' $d/corpus.jsonl | sort -u | \
 	tr '\n' ,)" = "Abs,Conv,Relu," ]
+
+# --collect-only lists what the selection takes of the harvest, and wraps and runs nothing.
+expect_exit 0 "go --collect-only" -- "$FERRY" go onnx --op "$ops" --test relu -o coll --collect-only -q
+contains "it lists the selected instance" "$out" "  Relu  test_relu  node"
+contains "and says how many, and that nothing ran" "$out" "1 instance of onnx selected; nothing wrapped or run"
+check "nothing was wrapped or run" -- test ! -e coll/onnx/wrapped -a ! -e coll/onnx/results.db
+expect_exit 4 "an empty selection is exit 4, as in run" -- \
+	"$FERRY" go onnx --op "$ops" --test nosuchtest -o coll --collect-only -q
 
 expect_exit 0 "the same command again" -- "$FERRY" go onnx -F ort --op "$ops" -o proj -j 1 -q
 contains "skips the harvest" "$out" "harvest onnx: current"
