@@ -156,16 +156,17 @@ int outdir_open(struct outdir *o, const char *dir, const char *store, int adopt,
 		goto out;
 	}
 	if (!theirs && fs_exists(dir)) {
+		int failed = 0;
+
 		walk(dir, "", &l);
-		for (size_t i = 0; adopt && i < l.n && !r; i++) {
+		for (size_t i = 0; adopt && i < l.n && !failed; i++) {
 			char *path = xasprintf("%s/%s", dir, l.v[i] + 2);
 
 			/* The top level only: fs_remove_tree takes what is under it. */
-			if (!strchr(l.v[i] + 2, '/') && fs_remove_tree(path, e) < 0)
-				r = -2;
+			failed = !strchr(l.v[i] + 2, '/') && fs_remove_tree(path, e) < 0;
 			free(path);
 		}
-		if (r == -2)
+		if (failed)
 			goto out;
 		if (!adopt && l.n) {
 			err_set(e, EXIT_INPUT, "'%s' holds files that ferry did not write (it has no %s): name a new "

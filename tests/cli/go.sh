@@ -5,7 +5,7 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module onnx
 need_python_module onnxruntime
-plan 43
+plan 45
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 # Globs, each matching one name whole (the word Relu would take LeakyRelu and PRelu too).
@@ -117,4 +117,14 @@ touch broken-flag
 expect_exit 5 "go -x stops at the first failure" -- env BROKEN_FLAG="$work/broken-flag" \
 	"$FERRY" go onnx -F broken --op "$ops" -x -o xf -j 1 -q
 contains "and says so" "$err" "(--maxfail 1): the rest was not run"
+
+# The page's directory of a project an older ferry wrote (no marker) is go's own: emptied, then
+# written, with the marker from then on.
+h=proj/onnx/html
+rm -f $h/.ferry-output $h/index.html
+touch $h/stale-from-an-older-ferry.html
+expect_exit 0 "go writes the page into its own directory without a marker" -- \
+	"$FERRY" go onnx -F ort --op "$ops" -o proj -j 1 -q
+check "what was there is gone, the page and the marker are written" -- \
+	test ! -e $h/stale-from-an-older-ferry.html -a -s $h/index.html -a -s $h/.ferry-output
 finish
