@@ -225,18 +225,10 @@ static int print_bug(void *ctx, const struct db_bug *b, struct err *e)
 			head.data[--head.len] = 0;
 		cJSON_AddItemToObject(o, "releases", head.len ? cJSON_CreateString(head.data) : cJSON_CreateNull());
 		buf_reset(&head);
-		if ((te = triage_find(l->triage, b->bug_id, b->signature))) {
-			cJSON *tj = cJSON_AddObjectToObject(o, "triage");
-
-			cJSON_AddStringToObject(tj, "status", triage_status_name(te->status));
-			cJSON_AddItemToObject(tj, "arg", string_or_null(te->arg));
-			cJSON_AddStringToObject(tj, "as", te->bug);
-			triage_label(te, &head);
-			cJSON_AddStringToObject(tj, "label", head.data);
-			buf_reset(&head);
-		} else {
+		if ((te = triage_find(l->triage, b->bug_id, b->signature)))
+			triage_json(te, cJSON_AddObjectToObject(o, "triage"));
+		else
 			cJSON_AddNullToObject(o, "triage");
-		}
 		cJSON_AddStringToObject(o, "representative", b->representative ? b->representative : "");
 		cJSON_AddItemToObject(o, "representative_name", string_or_null(rep.name));
 		cJSON_AddStringToObject(o, "representative_origin", record_origin_name(rep.origin));

@@ -1032,7 +1032,6 @@ static int json_decided(void *ctx, const struct db_bug *b, struct err *e)
 {
 	struct json_decided *d = ctx;
 	const struct triage_entry *te = triage_find(d->t, b->bug_id, b->signature);
-	struct buf label = BUF_INIT;
 	cJSON *o;
 
 	(void)e;
@@ -1041,12 +1040,7 @@ static int json_decided(void *ctx, const struct db_bug *b, struct err *e)
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "bug", b->bug_id);
 	cJSON_AddStringToObject(o, "frontend", b->frontend);
-	cJSON_AddStringToObject(o, "status", triage_status_name(te->status));
-	cJSON_AddItemToObject(o, "arg", json_string_or_null(te->arg));
-	cJSON_AddStringToObject(o, "as", te->bug);
-	triage_label(te, &label);
-	cJSON_AddStringToObject(o, "label", label.data);
-	buf_release(&label);
+	triage_json(te, o);
 	cJSON_AddItemToArray(d->list, o);
 	return 0;
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "fsutil.h"
 #include "xalloc.h"
 
@@ -418,4 +420,16 @@ int triage_tests(struct db *d, struct triage *t, struct strmap *out, struct err 
 		    db_bug_members(d, NULL, NULL, -1, decided_test, &o, e) < 0 ? -1 : 0;
 	strmap_release(&o.bugs);
 	return r;
+}
+
+void triage_json(const struct triage_entry *te, cJSON *o)
+{
+	struct buf label = BUF_INIT;
+
+	cJSON_AddStringToObject(o, "status", triage_status_name(te->status));
+	cJSON_AddItemToObject(o, "arg", te->arg ? cJSON_CreateString(te->arg) : cJSON_CreateNull());
+	cJSON_AddStringToObject(o, "as", te->bug);
+	triage_label(te, &label);
+	cJSON_AddStringToObject(o, "label", label.data);
+	buf_release(&label);
 }

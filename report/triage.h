@@ -79,6 +79,9 @@ const char *triage_status_name(enum triage_status s);
 /* Append the decision as people read it: "filed #123", "not a bug: REASON", "duplicate of BUG",
  * "fixed in R", "new". */
 void triage_label(const struct triage_entry *te, struct buf *out);
+/* The decision te into the JSON object o, as --json of bugs and report give it: status, arg (or
+ * null), as (the bug it was made on) and label (triage_label's). */
+void triage_json(const struct triage_entry *te, struct cJSON *o);
 
 /* Set the decision about bug, with its signature (or NULL), editing t's lines in place: an entry of
  * that id is rewritten where it stands, else one is added at the end; comments and order stay. arg is
