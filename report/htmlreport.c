@@ -66,7 +66,15 @@ static const char style[] =
 	 * and the plots shrink to it (a viewBox each); only the grid scrolls, in its own box. */
 	"body{overflow-wrap:break-word}th,td.n{white-space:nowrap}svg{max-width:100%;height:auto}\n"
 	"td code,td.line{overflow-wrap:anywhere}td.id code{white-space:nowrap}.wide{overflow-x:auto}\n"
-	"table.bugs{width:100%}table.bugs td.line{min-width:10em;width:40%}table.bugs td.ops{min-width:4em;width:18%}\n"
+	/* The bug list's columns (columns[], in order) at widths of their own, so that what failed gets
+	 * what is left and not what the operator lists leave it; a narrow window drops origin and
+	 * stage (the bug's own section below says both). */
+	"table.bugs{width:100%;table-layout:fixed}.bugs th:nth-child(1){width:2.5em}"
+	".bugs th:nth-child(2){width:8.5em}.bugs th:nth-child(3){width:8em}.bugs th:nth-child(4){width:7em}"
+	".bugs th:nth-child(5){width:5.5em}.bugs th:nth-child(6){width:5em}.bugs th:nth-child(7){width:3.5em}"
+	".bugs th:nth-child(8){width:16%}.bugs .triage{display:inline-block;margin-top:2px}\n"
+	"@media (max-width:1000px){.bugs th:nth-child(4),.bugs td:nth-child(4),.bugs th:nth-child(6),"
+	".bugs td:nth-child(6){display:none}}\n"
 	"@media (max-width:900px){header{padding:14px 16px}main{padding:4px 10px 30px}"
 	"section{padding:10px 10px}th,td{padding:3px 5px}}\n"
 	"table.bugs th{cursor:pointer;user-select:none}th[data-dir=up]::after{content:' \\25b2'}"

@@ -13,7 +13,7 @@ py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 "$py" -c 'import sqlite3' 2>/dev/null || skip_all "no python sqlite3"
 chrome=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chrome" ] || skip_all "no chromium (Debian's chromium package; scripts/setup installs it)"
-plan 25
+plan 27
 cp "$top_srcdir/tests/data/stores/schema1.db" s.db
 chmod u+w s.db
 # 300 crashes of IREE, one operator each (so 300 bugs), with its long diagnostics; 60 of variants
@@ -125,7 +125,9 @@ var row = [].filter.call(document.querySelectorAll('table.bugs tbody tr'), funct
   return x.cells[7].textContent === 'Op250'; })[0], cell = row.cells[8], box = cell.getBoundingClientRect();
 r.line = cell.textContent.slice(0, 40); r.line_right = Math.round(box.right);
 r.line_clipped = cell.scrollWidth > cell.clientWidth;
-var table = document.querySelector('table.bugs'), th = table.tHead.rows[0].cells[6];
+var table = document.querySelector('table.bugs'), th = table.tHead.rows[0].cells[6], sec = table.parentElement;
+r.table_fits = sec.scrollWidth <= sec.clientWidth;
+r.line_share = box.width / table.getBoundingClientRect().width;
 function column() { return [].map.call(table.tBodies[0].rows, function(x) { return +x.cells[6].textContent; }); }
 r.before = column(); th.click(); r.asc = column(); th.click(); r.desc = column();
 var f = document.getElementById('bug-filter'), q = f.querySelector('input'), o = f.querySelector('select[name=origin]'),
@@ -152,6 +154,10 @@ import json, sys
 m = json.load(open(sys.argv[1]))
 assert m["line"].startswith("failed to legalize operation"), m
 assert m["line_right"] <= m["width"] and not m["line_clipped"], m' m$w.json
+	check "the table fits its section, what failed a quarter of it at least, at $w px" -- "$py" -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["table_fits"] and m["line_share"] >= 0.25, m' m$w.json
 done
 check "sorting by the tests, both ways" -- "$py" -c '
 import json
