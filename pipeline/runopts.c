@@ -144,7 +144,7 @@ void runopts_print(const struct runopts *r, const struct session_result *res)
 
 /* --- --json ----------------------------------------------------------------------------------- */
 
-static cJSON *string_or_null(const char *s)
+cJSON *runopts_json_string(const char *s)
 {
 	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
@@ -158,8 +158,8 @@ cJSON *runopts_json(const struct runopts *r, const struct session_result *res)
 		cJSON *o = cJSON_CreateObject(), *counts;
 
 		cJSON_AddStringToObject(o, "frontend", r->fes[i].label);
-		cJSON_AddItemToObject(o, "version", string_or_null(x->version));
-		cJSON_AddItemToObject(o, "unavailable", string_or_null(x->unavailable ? x->why : NULL));
+		cJSON_AddItemToObject(o, "version", runopts_json_string(x->version));
+		cJSON_AddItemToObject(o, "unavailable", runopts_json_string(x->unavailable ? x->why : NULL));
 		cJSON_AddNumberToObject(o, "ran", (double)x->ran);
 		counts = cJSON_AddObjectToObject(o, "outcomes");
 		for (size_t k = 0; k < OUTCOME_COUNT; k++)
@@ -239,20 +239,20 @@ static int add_failure(void *ctx, const struct db_row *row, struct err *e)
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "frontend", row->frontend);
 	cJSON_AddStringToObject(o, "id", row->id);
-	cJSON_AddItemToObject(o, "op", string_or_null(row->op));
+	cJSON_AddItemToObject(o, "op", runopts_json_string(row->op));
 	cJSON_AddStringToObject(o, "origin", record_origin_name(record_origin(prov)));
 	name = record_name(prov, row->id);
 	cJSON_AddStringToObject(o, "name", name);
 	free(name);
 	cJSON_Delete(prov);
 	cJSON_AddStringToObject(o, "outcome", row->outcome);
-	cJSON_AddItemToObject(o, "stage", string_or_null(row->stage));
+	cJSON_AddItemToObject(o, "stage", runopts_json_string(row->stage));
 	/* ferry's own error is no one's bug; else the kind its group was found (kinds.h). */
 	cJSON_AddItemToObject(o, "kind", outcome_name_is_bug(row->outcome) ?
 			      cJSON_CreateString(kinds_name(kind ? (enum kind)kind->count : KIND_BUG)) :
 			      cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "bug", string_or_null(bug ? bug->ptr : NULL));
-	cJSON_AddItemToObject(o, "message", string_or_null(row->message));
+	cJSON_AddItemToObject(o, "bug", runopts_json_string(bug ? bug->ptr : NULL));
+	cJSON_AddItemToObject(o, "message", runopts_json_string(row->message));
 	cJSON_AddItemToArray(f->out, o);
 	return 0;
 }

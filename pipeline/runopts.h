@@ -58,6 +58,9 @@ int runopts_json_failures(const struct runopts *r, struct session *s, struct cJS
 int runopts_json_store(const char *store, struct cJSON *into, struct err *e);
 /* Print doc on stdout, and free it. */
 void runopts_json_print(struct cJSON *doc);
+/* s as a JSON string, or null when NULL: what run's, check's and go's documents give for a value
+ * that may be missing. */
+struct cJSON *runopts_json_string(const char *s);
 /* --collect-only, after session_open (with collect_only): print the tests the session would take
  * for each frontend (each at most --limit valid ones; every library's without a frontend), one line
  * each (id, operator, test, kind), then how many. */

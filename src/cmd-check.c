@@ -370,11 +370,6 @@ static void print_verdicts(const char *fe, const struct verdict *v, size_t n, si
 	buf_release(&tail);
 }
 
-static cJSON *string_or_null(const char *s)
-{
-	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
 /* --json: one frontend's verdicts, into the document's frontends and tests (doc/json.md). */
 static void json_verdicts(struct check *c, const struct session_result *res, cJSON *tests)
 {
@@ -384,7 +379,7 @@ static void json_verdicts(struct check *c, const struct session_result *res, cJS
 
 	tally(c->v, c->n, &t);
 	cJSON_AddStringToObject(o, "frontend", fe);
-	cJSON_AddItemToObject(o, "version", string_or_null(res->version));
+	cJSON_AddItemToObject(o, "version", runopts_json_string(res->version));
 	cJSON_AddItemToObject(o, "unavailable", cJSON_CreateNull());
 	cJSON_AddNumberToObject(o, "judged", (double)c->n);
 	outcomes = cJSON_AddObjectToObject(o, "outcomes");
@@ -427,13 +422,13 @@ static void json_verdicts(struct check *c, const struct session_result *res, cJS
 		cJSON_AddStringToObject(o, "origin", record_origin_name(v->origin));
 		cJSON_AddStringToObject(o, "name", v->name);
 		cJSON_AddStringToObject(o, "outcome", v->outcome);
-		cJSON_AddItemToObject(o, "stage", string_or_null(v->stage));
+		cJSON_AddItemToObject(o, "stage", runopts_json_string(v->stage));
 		cJSON_AddItemToObject(o, "kind", v->failing && !v->ferrys ?
 				      cJSON_CreateString(kinds_name((enum kind)v->apart)) : cJSON_CreateNull());
-		cJSON_AddItemToObject(o, "why", string_or_null(v->why));
-		cJSON_AddItemToObject(o, "bug", string_or_null(bug && v->failing ? bug->ptr : NULL));
-		cJSON_AddItemToObject(o, "message", string_or_null(v->message));
-		cJSON_AddItemToObject(o, "triage", string_or_null(v->triaged));
+		cJSON_AddItemToObject(o, "why", runopts_json_string(v->why));
+		cJSON_AddItemToObject(o, "bug", runopts_json_string(bug && v->failing ? bug->ptr : NULL));
+		cJSON_AddItemToObject(o, "message", runopts_json_string(v->message));
+		cJSON_AddItemToObject(o, "triage", runopts_json_string(v->triaged));
 		cJSON_AddItemToArray(tests, o);
 	}
 }
@@ -505,7 +500,7 @@ static int cmd_check(int argc, char **argv)
 		c.json = cJSON_CreateObject();
 		cJSON_AddStringToObject(c.json, "command", "check");
 		cJSON_AddStringToObject(c.json, "store", ro->s.store);
-		cJSON_AddItemToObject(c.json, "baseline", string_or_null(a->baseline_path));
+		cJSON_AddItemToObject(c.json, "baseline", runopts_json_string(a->baseline_path));
 		cJSON_AddItemToObject(c.json, "runs", runopts_json(ro, res));
 		cJSON_AddArrayToObject(c.json, "frontends");
 		tests = cJSON_AddArrayToObject(c.json, "tests");
@@ -538,7 +533,7 @@ static int cmd_check(int argc, char **argv)
 				cJSON *o = cJSON_CreateObject();
 
 				cJSON_AddStringToObject(o, "frontend", ro->fes[i].label);
-				cJSON_AddItemToObject(o, "unavailable", string_or_null(res[i].why));
+				cJSON_AddItemToObject(o, "unavailable", runopts_json_string(res[i].why));
 				cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(c.json, "frontends"), o);
 			} else {
 				printf("check %s: unavailable: %s\n", esc_str(ro->fes[i].label), esc_str(res[i].why));
