@@ -1554,20 +1554,13 @@ static int collect_only(struct go *g)
 	if (jsonl_open(&r, g->corpus, &e) < 0)
 		return g->io.error(&e);
 	while ((st = jsonl_next(&r, &in, &e)) != JSONL_END && st != JSONL_FAIL) {
-		const cJSON *src, *test;
-
 		if (st == JSONL_BAD) {
 			err_release(&e);
 			continue;
 		}
 		seen++;
 		if (select_instance(&g->a->r.select, &in)) {
-			src = in.extra ? cJSON_GetObjectItemCaseSensitive(in.extra, "source") : NULL;
-			test = src ? cJSON_GetObjectItemCaseSensitive(src, "test") : NULL;
-			/* esc_str's buffer is reused: one call per printf. */
-			printf("%s  %s", in.id, esc_str(in.op));
-			printf("  %s", cJSON_IsString(test) ? esc_str(test->valuestring) : "-");
-			printf("  %s\n", esc_str(in.kind));
+			runopts_collect_line(&in);
 			listed++;
 		}
 		record_release(&in);

@@ -321,11 +321,20 @@ struct collected {
 	size_t listed, invalid;
 };
 
+void runopts_collect_line(const struct instance *in)
+{
+	const cJSON *src = in->extra ? cJSON_GetObjectItemCaseSensitive(in->extra, "source") : NULL;
+	const cJSON *test = src ? cJSON_GetObjectItemCaseSensitive(src, "test") : NULL;
+
+	/* esc_str's buffer is reused: one call per printf. */
+	printf("%s  %s", in->id, esc_str(in->op));
+	printf("  %s", cJSON_IsString(test) ? esc_str(test->valuestring) : "-");
+	printf("  %s\n", esc_str(in->kind));
+}
+
 static int collect_one(void *ctx, const struct wrapped *t)
 {
 	struct collected *c = ctx;
-	const cJSON *src = t->in.extra ? cJSON_GetObjectItemCaseSensitive(t->in.extra, "source") : NULL;
-	const cJSON *test = src ? cJSON_GetObjectItemCaseSensitive(src, "test") : NULL;
 
 	if (!t->valid) {
 		c->invalid++;
@@ -334,10 +343,7 @@ static int collect_one(void *ctx, const struct wrapped *t)
 	if (c->limit >= 0 && c->listed >= (size_t)c->limit)
 		return 0;
 	c->listed++;
-	/* esc_str's buffer is reused: one call per printf. */
-	printf("%s  %s", t->in.id, esc_str(t->in.op));
-	printf("  %s", cJSON_IsString(test) ? esc_str(test->valuestring) : "-");
-	printf("  %s\n", esc_str(t->in.kind));
+	runopts_collect_line(&t->in);
 	return 0;
 }
 

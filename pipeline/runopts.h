@@ -65,6 +65,8 @@ struct cJSON *runopts_json_string(const char *s);
  * for each frontend (each at most --limit valid ones; every library's without a frontend), one line
  * each (id, operator, test, kind), then how many. */
 void runopts_collect(const struct runopts *r, struct session *s);
+/* One line of that list: the instance's id, operator, test and kind. */
+void runopts_collect_line(const struct instance *in);
 /* After a run: when --maxfail stopped it, say so on stderr, with how many tests it left out, and
  * return EXIT_STOPPED; else EXIT_OK. */
 int runopts_stopped(const struct runopts *r, const struct session_result *res);
