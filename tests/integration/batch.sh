@@ -6,13 +6,13 @@
 # result, each whenever its operator is anywhere in the model) shows that bisection records exactly
 # the tests that fail alone, each with the failure it has alone, and every other test as a pass. An
 # adapter that declares no BATCH runs every test alone whatever --batch says. ferry go takes --batch.
-# Where a third of the tests fail, batches stop (they would cost more compilations than they save).
+# Where two tests in five fail, batching costs at most a tenth more compilations than running alone.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 need_python_module onnx
 need_python_module onnxruntime
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 sql() { "$py" -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
-plan 23
+plan 26
 
 expect_exit 0 "harvest a few of ONNX's node tests" -- "$FERRY" harvest onnx -f 'test_relu*' -f 'test_add*' \
 	-f 'test_abs*' -f 'test_sigmoid*' -f 'test_exp*' -f 'test_neg*' -o corpus.jsonl -q
@@ -50,18 +50,31 @@ expect_exit 0 "batchfault: alone" -- env FERRY_BATCHFAULT_LOG="$PWD/alone.log" \
 	"$FERRY" run wrapped -F batchfault -o alone.db -j 2 -q --no-probe
 expect_exit 0 "batchfault: --batch 8" -- env FERRY_BATCHFAULT_LOG="$PWD/batched.log" \
 	"$FERRY" run wrapped -F batchfault -o batched.db -j 2 -q --no-probe --batch 8
-# A third of its tests fail: once that is known, batches would cost more compilations than they
-# save (each failure another one at least), so the rest run alone; and a small batch that failed
-# whole runs its tests alone rather than in halves. Counted with one worker: with two, each may
-# have a batch in flight before the evidence is in, and the count moves by one or two run to run.
+# Where two tests in five fail (the faults above, and every Max, Min and Div test raising), batches
+# that fail cost their tests another compilation each, and the cap on K (batch_cap) keeps that from
+# outweighing what the passing batches save. When the answers come back decides how many batches go
+# out before the evidence is in, so the count moves by a few run to run (114-119 against 115 alone,
+# measured): it must stay within a tenth of alone's. On the small corpus above the difference is a
+# few compilations either way and says nothing.
+expect_exit 0 "harvest 113 of ONNX's node tests" -- "$FERRY" harvest onnx -f 'test_relu*' -f 'test_add*' \
+	-f 'test_abs*' -f 'test_sigmoid*' -f 'test_exp*' -f 'test_neg*' -f 'test_sub*' -f 'test_mul*' -f 'test_div*' \
+	-f 'test_sqrt*' -f 'test_floor*' -f 'test_ceil*' -f 'test_tanh*' -f 'test_sin*' -f 'test_cos*' \
+	-f 'test_reciprocal*' -f 'test_min*' -f 'test_max*' -o big.jsonl -q
+"$FERRY" wrap big.jsonl -o big -q >/dev/null
 rm -f alone1.log batched1.log
-env FERRY_BATCHFAULT_LOG="$PWD/alone1.log" "$FERRY" run wrapped -F batchfault -o alone1.db -j 1 -q --no-probe
-env FERRY_BATCHFAULT_LOG="$PWD/batched1.log" "$FERRY" run wrapped -F batchfault -o batched1.db -j 1 -q \
-	--no-probe --batch 8
+FERRY_BATCHFAULT_RAISE=Max,Min,Div FERRY_BATCHFAULT_LOG="$PWD/alone1.log" \
+	"$FERRY" run big -F batchfault -o alone1.db -j 1 -q --no-probe >/dev/null
+FERRY_BATCHFAULT_RAISE=Max,Min,Div FERRY_BATCHFAULT_LOG="$PWD/batched1.log" \
+	"$FERRY" run big -F batchfault -o batched1.db -j 1 -q --no-probe --batch 8 >/dev/null
 alone=$(wc -l <alone1.log)
 batched=$(wc -l <batched1.log)
-check "a frontend failing a third of its tests compiles no more batched than alone ($batched, $alone)" -- \
-	test "$batched" -le "$alone"
+failing=$(sql batched1.db "SELECT count(*) FROM results WHERE outcome != 'pass'")
+check "two tests in five fail ($failing of $(sql batched1.db "SELECT count(*) FROM results"))" -- \
+	test "$failing" -ge 40
+check "and batched they compile at most a tenth more than alone ($batched, $alone)" -- \
+	test $((10 * batched)) -le $((11 * alone))
+check "with the same outcome for each test" -- test "$(sql alone1.db "SELECT id, outcome FROM results ORDER BY id")" = \
+	"$(sql batched1.db "SELECT id, outcome FROM results ORDER BY id")"
 same_outcomes alone.db batched.db batchfault
 failed() { sql batched.db "SELECT i.op || ' ' || r.outcome || ' ' || coalesce(r.exc_type, '-') FROM results r
 	JOIN instances i USING(id) WHERE r.outcome != 'pass' ORDER BY 1" | sort -u | tr '\n' ';'; }

@@ -7,6 +7,8 @@ picks a fault. Never a stand-in for a real frontend's results.
     Exp      raises while compiling
     Abs      the output of every Abs node plus one (a wrong result; a batch's other tests are right)
 
+and each operator named in FERRY_BATCHFAULT_RAISE (comma-separated) raises while compiling, as Exp.
+
 It declares BATCH = True, so that ferry run --batch merges its tests. With FERRY_BATCHFAULT_LOG set,
 each compilation appends a line to that file.
 """
@@ -49,6 +51,9 @@ def compile(loaded):
         ctypes.string_at(0)
     if "Exp" in ops:
         raise RuntimeError("injected fault: Exp while compiling")
+    for op in os.environ.get("FERRY_BATCHFAULT_RAISE", "").split(","):
+        if op in ops:
+            raise RuntimeError(f"injected fault: {op} while compiling")
     return ops, wrong, ort.compile(model)
 
 
