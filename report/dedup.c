@@ -483,7 +483,7 @@ void dedup_signature(const struct failure *f, struct buf *out)
 
 /* How simple an instance is: fewer parameters first, then fewer input elements. */
 static void simplicity(const char *record, long long *nparams, long long *elements, char **out_dtype,
-		       char **in_dtype, bool *derived, bool *empty, bool *scalar)
+		       char **in_dtype, bool *derived, bool *empty, bool *scalar, char **parent)
 {
 	struct instance in;
 	struct err e = ERR_INIT;
@@ -499,6 +499,8 @@ static void simplicity(const char *record, long long *nparams, long long *elemen
 		*empty = false;
 	if (scalar)
 		*scalar = false;
+	if (parent)
+		*parent = NULL;
 	if (record_parse(&in, record, strlen(record), &e) < 0) {
 		err_release(&e);
 		return;
@@ -506,6 +508,12 @@ static void simplicity(const char *record, long long *nparams, long long *elemen
 	/* ferry made it (kinds.h): a variant of a library's test, or a generated graph. */
 	if (derived)
 		*derived = in.graph || cJSON_GetObjectItemCaseSensitive(in.extra, "variant");
+	if (parent) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(in.extra, "variant");
+		const char *of = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(v, "parent"));
+
+		*parent = of ? xstrdup(of) : NULL;
+	}
 	if (in.noutputs && in.outputs[0].type == V_TENSOR && in.outputs[0].u.t.dtype)
 		*out_dtype = xstrdup(in.outputs[0].u.t.dtype);
 	for (size_t i = 0; in_dtype && !*in_dtype && i < in.ninputs; i++)
@@ -562,6 +570,7 @@ struct fail {
 	char *id, *frontend, *op, *outcome, *stage, *exc_type, *frame, *message;
 	char *out_dtype;          /* its first output's dtype, or NULL */
 	char *in_dtype;           /* its first tensor input's dtype, or NULL */
+	char *parent;             /* a variant's: the test it is one change of, else NULL */
 	bool derived;             /* a variant or a generated graph */
 	bool empty;               /* an input tensor has no elements (a dimension of size 0) */
 	bool scalar;              /* an input tensor has rank 0 (the canary's form: environment.h) */
@@ -601,10 +610,10 @@ static int add_failure(void *ctx, const struct db_row *row, struct err *e)
 	f = &rb->fails[rb->nfails++];
 	*f = (struct fail){ xstrdup(row->id), xstrdup(row->frontend), xstrdup(row->op ? row->op : ""),
 			    xstrdup(row->outcome), dup_or_null(row->stage), dup_or_null(row->exc_type),
-			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, false, false, false, 0, 0,
-			    NULL, 0 };
+			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, NULL, false, false, false,
+			    0, 0, NULL, 0 };
 	simplicity(row->record ? row->record : "", &f->np, &f->ne, &f->out_dtype, &f->in_dtype, &f->derived,
-		   &f->empty, &f->scalar);
+		   &f->empty, &f->scalar, &f->parent);
 	if (weighed(f))
 		f->nlines = message_lines(f->message, &f->lines, &fallback);
 	buf_release(&fallback);
@@ -623,6 +632,7 @@ static void fail_release(struct fail *f)
 	free(f->message);
 	free(f->out_dtype);
 	free(f->in_dtype);
+	free(f->parent);
 	message_lines_free(f->lines, f->nlines);
 }
 
@@ -875,7 +885,7 @@ static int count_test(void *ctx, const struct db_row *row, struct err *e)
 	char *out = NULL, *in = NULL;
 
 	(void)e;
-	simplicity(row->record ? row->record : "", &np, &ne, &out, &in, NULL, NULL, NULL);
+	simplicity(row->record ? row->record : "", &np, &ne, &out, &in, NULL, NULL, NULL, NULL);
 	for (int side = 0; side < 2; side++) {
 		op_dtype(side, row->op, side ? out : in, &t->key);
 		strmap_get(&t->tests, t->key.data, NULL)->count++;
@@ -1189,69 +1199,28 @@ static bool leads(const struct db_bug *a, const struct db_bug *b)
 	return a->nmember_ids != b->nmember_ids ? a->nmember_ids > b->nmember_ids : strcmp(a->bug_id, b->bug_id) < 0;
 }
 
-/* Two bugs of a frontend with one template whose failures go away by one change of a parameter (their
- * trigger titles say "passes with alpha at its default" alike) are one cause: tvm-pytorch's add and
- * sub that ignore alpha fail with different operators and values, and are one defect. Only a
- * parameter's change joins them: that a dtype or a rank makes two operators' failures pass is true
- * of many causes. rows[0..*n) are rewritten in place (the joined ones leave) when the store has the
- * trigger stage's neighbours; their member and operator lists into the caller's bufs. */
-static int join_by_trigger(struct db *d, struct db_bug *rows, size_t *n, char ***joined, struct buf *oplists,
-			   struct err *e)
+/* rows[i] joins rows[into[i]] where the two differ (into[into[i]] is into[i]): its members and
+ * operators join the leading bug's (the ids stay the groups'), and it leaves rows[0..*n). joined and
+ * oplists are kept by row, as rows are: each row's joined member list (or NULL) and operator list
+ * move with it, and a leaving row's list is freed. */
+static void merge_rows(struct db_bug *rows, size_t *n, const size_t *into, char ***joined, struct buf *oplists)
 {
-	struct strmap lead = STRMAP_INIT;   /* template key, \x1f, trigger -> the leading row + 1 */
-	size_t *into = xcalloc(*n + 1, sizeof(*into)), m = 0;
-	size_t count = *n;                                /* the rows, before any leaves */
-	char **keys = xcalloc(count + 1, sizeof(*keys));  /* per row, its key in lead, or NULL */
-	struct buf key = BUF_INIT, title = BUF_INIT;
-	bool any = false;
-	int r = -1, has = db_neighbours(d, NULL, NULL, NULL, NULL, NULL, e);
+	size_t m = 0;
 
-	if (has <= 0) {
-		r = has < 0 ? -1 : 0;
-		goto out;
-	}
-	/* Each bug's key, once (a trigger title reads the store): its leader is the one of its key
-	 * with the most members. */
 	for (size_t i = 0; i < *n; i++) {
-		const char *passes;
-		struct strmap_entry *ent;
-
-		into[i] = i;
-		if (kinds_of_signature(rows[i].signature) != KIND_BUG)
-			continue;
-		buf_reset(&title);
-		if (trigger_describe(d, rows[i].frontend, rows[i].bug_id, rows[i].representative, &title, e) < 0)
-			goto out;
-		passes = title.data ? strstr(title.data, "passes ") : NULL;
-		if (!passes || strncmp(passes, "passes with ", 12))
-			continue;
-		template_key(rows[i].signature, &key);
-		buf_addf(&key, "\x1f%s", passes);
-		ent = strmap_get(&lead, key.data, NULL);
-		if (!ent->ptr || leads(&rows[i], &rows[(size_t)ent->ptr - 1]))
-			ent->ptr = (void *)(i + 1);
-		keys[i] = xstrdup(key.data);
-	}
-	/* Each keyed bug joins its key's leader. */
-	for (size_t i = 0; i < *n; i++) {
-		const struct strmap_entry *ent = keys[i] ? strmap_find(&lead, keys[i]) : NULL;
-
-		into[i] = ent ? (size_t)ent->ptr - 1 : i;
-		any |= into[i] != i;
-	}
-	for (size_t i = 0; any && i < *n; i++) {
 		struct db_bug *to = &rows[into[i]];
 		size_t have = to->nmember_ids;
 		char **v;
 
 		if (into[i] == i)
 			continue;
-		/* Its members and operators join the leading bug's (the ids stay the groups'). */
 		v = xcalloc(have + rows[i].nmember_ids, sizeof(*v));
 		memcpy(v, to->member_ids, have * sizeof(*v));
 		memcpy(v + have, rows[i].member_ids, rows[i].nmember_ids * sizeof(*v));
 		free(joined[into[i]]);
 		joined[into[i]] = v;
+		free(joined[i]);
+		joined[i] = NULL;
 		to->member_ids = v;
 		to->nmember_ids = have + rows[i].nmember_ids;
 		to->members += rows[i].members;
@@ -1266,11 +1235,207 @@ static int join_by_trigger(struct db *d, struct db_bug *rows, size_t *n, char **
 		}
 		to->ops = oplists[into[i]].data;
 	}
-	for (size_t i = 0; any && i < *n; i++)
-		if (into[i] == i)
-			rows[m++] = rows[i];
+	for (size_t i = 0; i < *n; i++) {
+		if (into[i] != i)
+			continue;
+		if (m != i) {
+			struct buf t = oplists[m];
+			char **j = joined[m];
+
+			rows[m] = rows[i];
+			oplists[m] = oplists[i];
+			oplists[i] = t;
+			joined[m] = joined[i];
+			joined[i] = j;
+		}
+		m++;
+	}
+	*n = m;
+}
+
+/* The part of a values mismatch's signature that one change of its test keeps: frontend, outcome,
+ * kind and operator ("ov|mismatch|values|Resize" of "ov|mismatch|values|Resize|float32"), into out;
+ * false for any other signature. */
+static bool values_key(const char *signature, struct buf *out)
+{
+	const char *p = signature;
+
+	buf_reset(out);
+	for (int k = 0; k < 4 && p; k++)
+		p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL;
+	if (!p || !strstr(signature, "|mismatch|values|") || kinds_of_signature(signature) != KIND_BUG)
+		return false;
+	buf_addf(out, "%.*s", (int)(p - 1 - signature), signature);
+	return true;
+}
+
+/* Bugs that one change of a test links, joined (join_by_change). */
+struct change_join {
+	struct strmap row_of;   /* frontend \x1f id -> row + 1 */
+	size_t *into;           /* union-find over the rows */
+	const struct db_bug *rows;
+	struct buf a, b;
+	const char *frontend;   /* the neighbours' (cj_neighbour) */
+};
+
+static size_t cj_find(size_t *into, size_t i)
+{
+	while (into[i] != i)
+		i = into[i] = into[into[i]];
+	return i;
+}
+
+/* Tests a and b (one a change of the other) fail on frontend: their bugs are one where both are
+ * values mismatches of the operator. */
+static void cj_link(struct change_join *cj, const char *frontend, const char *a, const char *b)
+{
+	const struct strmap_entry *ea, *eb;
+	size_t ra, rb;
+	struct buf k = BUF_INIT;
+
+	buf_addf(&k, "%s\x1f%s", frontend, a);
+	ea = strmap_find(&cj->row_of, k.data);
+	buf_reset(&k);
+	buf_addf(&k, "%s\x1f%s", frontend, b);
+	eb = strmap_find(&cj->row_of, k.data);
+	buf_release(&k);
+	if (!ea || !eb)
+		return;
+	ra = cj_find(cj->into, (size_t)ea->ptr - 1);
+	rb = cj_find(cj->into, (size_t)eb->ptr - 1);
+	if (ra == rb || !values_key(cj->rows[ra].signature, &cj->a) || !values_key(cj->rows[rb].signature, &cj->b) ||
+	    strcmp(cj->a.data, cj->b.data))
+		return;
+	/* The one with more members leads. */
+	if (leads(&cj->rows[rb], &cj->rows[ra]))
+		cj->into[ra] = rb;
+	else
+		cj->into[rb] = ra;
+}
+
+static int cj_neighbour(void *ctx, const struct db_neighbour *n, struct err *e)
+{
+	struct change_join *cj = ctx;
+
+	(void)e;
+	cj_link(cj, cj->frontend, n->parent, n->id);
+	return 0;
+}
+
+/* Two values mismatches of one operator on a frontend, split by their output's dtype or by how many
+ * elements differ, are one cause where a test of one is a single change of a test of the other (a
+ * variant of it, or a neighbour the trigger stage ran): the change left the failure, so what it
+ * changed does not decide it. OpenVINO's Resize with antialias=1 fails for float32, float64, int32
+ * and int64, each a dtype variant of one test, and is one defect. rows[0..*n) are rewritten in place
+ * (the joined ones leave), as join_by_trigger does. */
+static int join_by_change(struct db *d, const struct rebuild *rb, struct db_bug *rows, size_t *n, char ***joined,
+			  struct buf *oplists, struct err *e)
+{
+	struct change_join cj = { STRMAP_INIT, xcalloc(*n + 1, sizeof(size_t)), rows, BUF_INIT, BUF_INIT, NULL };
+	struct strmap seen = STRMAP_INIT;
+	struct buf k = BUF_INIT;
+	bool any = false;
+	int r = -1;
+
+	for (size_t i = 0; i < *n; i++) {
+		cj.into[i] = i;
+		if (!values_key(rows[i].signature, &cj.a))
+			continue;
+		for (size_t j = 0; j < rows[i].nmember_ids; j++) {
+			buf_reset(&k);
+			buf_addf(&k, "%s\x1f%s", rows[i].frontend, rows[i].member_ids[j]);
+			strmap_get(&cj.row_of, k.data, NULL)->ptr = (void *)(i + 1);
+		}
+	}
+	if (!cj.row_of.len) {
+		r = 0;
+		goto out;
+	}
+	for (size_t i = 0; i < rb->nfails; i++)
+		if (rb->fails[i].parent)
+			cj_link(&cj, rb->fails[i].frontend, rb->fails[i].id, rb->fails[i].parent);
+	/* The trigger stage's neighbours, by the frontend they ran on. */
+	for (size_t i = 0; i < *n; i++) {
+		int created;
+
+		strmap_get(&seen, rows[i].frontend, &created);
+		if (!created)
+			continue;
+		cj.frontend = rows[i].frontend;
+		if (db_neighbours(d, cj.frontend, NULL, NULL, cj_neighbour, &cj, e) < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		cj.into[i] = cj_find(cj.into, i);
+		any |= cj.into[i] != i;
+	}
 	if (any)
-		*n = m;
+		merge_rows(rows, n, cj.into, joined, oplists);
+	r = any;
+out:
+	strmap_release(&cj.row_of);
+	strmap_release(&seen);
+	free(cj.into);
+	buf_release(&cj.a);
+	buf_release(&cj.b);
+	buf_release(&k);
+	return r;
+}
+
+/* Two bugs of a frontend with one template whose failures go away by one change of a parameter (their
+ * trigger titles say "passes with alpha at its default" alike) are one cause: tvm-pytorch's add and
+ * sub that ignore alpha fail with different operators and values, and are one defect. Only a
+ * parameter's change joins them, and only the parameters' clauses of the title are compared ("passes
+ * with dim 2 of size 1, with antialias at its default" joins "passes with antialias at its
+ * default"): that a dtype, a rank or a dimension makes two failures pass is true of many causes.
+ * rows[0..*n) are rewritten in place (the joined ones leave) when the store has the
+ * trigger stage's neighbours; their member and operator lists into the caller's bufs. */
+static int join_by_trigger(struct db *d, struct db_bug *rows, size_t *n, char ***joined, struct buf *oplists,
+			   struct err *e)
+{
+	struct strmap lead = STRMAP_INIT;   /* template key, \x1f, trigger -> the leading row + 1 */
+	size_t *into = xcalloc(*n + 1, sizeof(*into));
+	size_t count = *n;                                /* the rows, before any leaves */
+	char **keys = xcalloc(count + 1, sizeof(*keys));  /* per row, its key in lead, or NULL */
+	struct buf key = BUF_INIT, title = BUF_INIT, params = BUF_INIT;
+	bool any = false;
+	int r = -1, has = db_neighbours(d, NULL, NULL, NULL, NULL, NULL, e);
+
+	if (has <= 0) {
+		r = has < 0 ? -1 : 0;
+		goto out;
+	}
+	/* Each bug's key, once (a trigger title reads the store): its leader is the one of its key
+	 * with the most members. */
+	for (size_t i = 0; i < *n; i++) {
+		struct strmap_entry *ent;
+
+		into[i] = i;
+		if (kinds_of_signature(rows[i].signature) != KIND_BUG)
+			continue;
+		buf_reset(&title);
+		buf_reset(&params);
+		if (trigger_describe_params(d, rows[i].frontend, rows[i].bug_id, rows[i].representative, &title,
+					    &params, e) < 0)
+			goto out;
+		if (!params.len)
+			continue;
+		template_key(rows[i].signature, &key);
+		buf_addf(&key, "\x1f%s", params.data);
+		ent = strmap_get(&lead, key.data, NULL);
+		if (!ent->ptr || leads(&rows[i], &rows[(size_t)ent->ptr - 1]))
+			ent->ptr = (void *)(i + 1);
+		keys[i] = xstrdup(key.data);
+	}
+	/* Each keyed bug joins its key's leader. */
+	for (size_t i = 0; i < *n; i++) {
+		const struct strmap_entry *ent = keys[i] ? strmap_find(&lead, keys[i]) : NULL;
+
+		into[i] = ent ? (size_t)ent->ptr - 1 : i;
+		any |= into[i] != i;
+	}
+	if (any)
+		merge_rows(rows, n, into, joined, oplists);
 	r = any;
 out:
 	strmap_release(&lead);
@@ -1280,6 +1445,7 @@ out:
 	free(into);
 	buf_release(&key);
 	buf_release(&title);
+	buf_release(&params);
 	return r;
 }
 
@@ -1316,11 +1482,11 @@ int dedup_rebuild(struct db *d, const char *frontend, size_t *nbugs, size_t *nfa
 		n++;
 	}
 	made = n;
-	if (db_bugs_replace(d, frontend, rows, n, e) < 0)
+	joined = xcalloc(n + 1, sizeof(*joined));
+	if (join_by_change(d, &rb, rows, &n, joined, oplists, e) < 0 || db_bugs_replace(d, frontend, rows, n, e) < 0)
 		goto out;
 	/* The trigger titles read the members just written; bugs that one trigger joins are written
 	 * again, joined. */
-	joined = xcalloc(n + 1, sizeof(*joined));
 	if ((changed = join_by_trigger(d, rows, &n, joined, oplists, e)) < 0 ||
 	    (changed && db_bugs_replace(d, frontend, rows, n, e) < 0))
 		goto out;

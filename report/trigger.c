@@ -378,6 +378,12 @@ out:
 int trigger_describe(struct db *d, const char *frontend, const char *bug_id, const char *representative,
 		     struct buf *title, struct err *e)
 {
+	return trigger_describe_params(d, frontend, bug_id, representative, title, NULL, e);
+}
+
+int trigger_describe_params(struct db *d, const char *frontend, const char *bug_id, const char *representative,
+			    struct buf *title, struct buf *params, struct err *e)
+{
 	struct find_bug f = { bug_id, NULL };
 	struct nbs s = { NULL, 0, 0, bug_id, 0 };
 	struct strmap parents = STRMAP_INIT;
@@ -441,6 +447,21 @@ int trigger_describe(struct db *d, const char *frontend, const char *bug_id, con
 		}
 		buf_adds(title, "passes ");
 		clauses_join(&passes, title);
+		if (params) {
+			/* The parameters' clauses alone: the neighbours that changed one. */
+			struct nbs only = s;
+			struct words w = { NULL, 0, 0 };
+
+			only.v = xcalloc(s.n + 1, sizeof(*only.v));
+			only.n = 0;
+			for (size_t i = 0; i < s.n; i++)
+				if (s.v[i].kind == CH_PARAM_DEFAULT || s.v[i].kind == CH_PARAM_SET)
+					only.v[only.n++] = s.v[i];
+			changed_clauses(&only, V_PASSES, &in, &w);
+			clauses_join(&w, params);
+			words_release(&w);
+			free(only.v);
+		}
 	} else {
 		changed_clauses(&s, V_ALIKE, &in, &alike);
 		if (alike.n) {

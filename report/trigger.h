@@ -28,6 +28,11 @@
  * that member's neighbours. 0, or -1 with e filled (the store could not be read). */
 int trigger_describe(struct db *d, const char *frontend, const char *bug_id, const char *representative,
 		     struct buf *title, struct err *e);
+/* trigger_describe, and into params (when not NULL) the clauses of the parameters whose change made
+ * the representative pass, alone: "with antialias at its default" of "passes with dim 2 of size 1,
+ * with antialias at its default". Nothing is appended to params where no parameter's change passed. */
+int trigger_describe_params(struct db *d, const char *frontend, const char *bug_id, const char *representative,
+			    struct buf *title, struct buf *params, struct err *e);
 
 /* The members of bug bug_id of frontend that test is a one-change neighbour of (a neighbour that
  * failed alike and, simpler, became the bug's representative stands for them), into out as keys.
