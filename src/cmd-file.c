@@ -14,7 +14,8 @@ static const char usage[] =
 	"only the frontend and the library (exit status 1 while the bug shows, 0 once fixed), what it\n"
 	"printed here (the elements that differ, with a float64 reference where the library gives one),\n"
 	"the reference and tolerance it was compared with, what does not trigger it and the releases it\n"
-	"affects. Without -o, the issue text is printed.\n";
+	"affects. Without -o, the issue text is printed. The DIR of -o is written only when new, empty or\n"
+	"ferry's for STORE (DIR/.ferry-output), and what ferry wrote there before is removed first.\n";
 
 #define AT(f) offsetof(struct show_opts, f)
 

@@ -12,7 +12,8 @@ static const char usage[] =
 	"   or: ferry show STORE --op GLOB [options]\n"
 	"\n"
 	"Print a unique bug (an id from ferry bugs, or a unique prefix of one) with its member tests and\n"
-	"the reproducer of its simplest test.\n";
+	"the reproducer of its simplest test. The DIR of -o is written only when new, empty or ferry's for\n"
+	"STORE (DIR/.ferry-output), and what ferry wrote there before is removed first.\n";
 
 #define AT(f) offsetof(struct show_opts, f)
 
