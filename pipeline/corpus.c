@@ -451,6 +451,15 @@ int corpus_harvest(const struct corpus_opts *a, const struct stage_io *io)
 		struct buf why = BUF_INIT;
 
 		harvest_why_empty(&h, a->patterns.n > 0, &why);
+		/* -f is the library's own filter, a glob of the whole name with case (it chooses which of
+		 * the library's tests run): a word a pytest user means as a part of a name says so. */
+		for (size_t i = 0; i < a->patterns.n; i++)
+			if (!strpbrk(a->patterns.v[i], "*?[")) {
+				buf_addf(&why, "; -f is a glob of the whole name, case and all: -f '*%s*' takes every "
+					 "name that holds '%s' as written, and --op %s or --test %s a word in any case",
+					 a->patterns.v[i], a->patterns.v[i], a->patterns.v[i], a->patterns.v[i]);
+				break;
+			}
 		if (h.left_out)
 			buf_addf(&why, " (--op/--test left out %zu)", h.left_out);
 		err_set(&e, EXIT_INPUT, "no instance harvested from '%s': %s", source, why.data);

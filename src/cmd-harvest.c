@@ -62,8 +62,9 @@ static const char more[] =
 
 static const struct opt options[] = {
 	OPT_STRING('o', "output", "FILE", "the corpus to write ('-' for standard output)", AT(output)),
-	OPT_LIST('f', "filter", "GLOB", "keep only instances whose operator or test matches GLOB (repeatable)",
-		 AT(patterns)),
+	OPT_LIST('f', "filter", "GLOB", "run only the library's tests, and keep only the instances, whose name\n"
+		 "or operator is matched whole by the glob GLOB, case and all ('test_relu*');\n"
+		 "the fastest way to a part of a large suite (repeatable)", AT(patterns)),
 	OPT_CALL(0, "op", "GLOB", "keep only instances whose operator matches GLOB: a word found in the name,\n"
 		 "or a glob of the whole name or its last dotted part; lower case ignores case\n"
 		 "(comma-separated, repeatable)", AT(sel), runopts_parse_op),

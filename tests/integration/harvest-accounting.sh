@@ -7,7 +7,7 @@
 need_python_module torch
 need_python_module pytest
 data=$top_srcdir/tests/data/torch/accounting
-plan 15
+plan 17
 
 expect_exit 0 "tensordot's OpInfo samples (out=None) are harvested" -- "$FERRY" harvest torch -q -s opinfo \
 	-f 'tensordot*' -o td.jsonl
@@ -17,6 +17,10 @@ check "tensordot gave instances ($n)" -- [ "$n" -gt 0 ]
 expect_exit 4 "a --filter that matches no OpInfo entry: no instance" -- "$FERRY" harvest torch -q -s opinfo \
 	-f 'no_such_operator_anywhere*' -o none.jsonl
 contains "... because no test matched the patterns" "$err" "no test matched the --filter patterns"
+expect_exit 4 "a --filter of a word, as pytest's -k takes one: no instance" -- "$FERRY" harvest onnx -q -f relu \
+	-o word.jsonl
+contains "... and the error says what -f matches, and what takes a word" "$err" \
+	"-f '*relu*' takes every name that holds 'relu' as written, and --op relu or --test relu a word in any case"
 
 expect_exit 4 "tests that make only set-up calls: no instance" -- "$FERRY" harvest torch -q --no-sandbox \
 	--pytest "$data/test_setup_only.py" -o setup.jsonl
