@@ -245,7 +245,7 @@ static size_t message_lines(const char *msg, struct msg_line **lines, struct buf
 {
 	struct buf clean = BUF_INIT, line = BUF_INIT, text = BUF_INIT;
 	const char *p = msg ? msg : "";
-	bool banner = false, frame = false;
+	bool banner = false, frame = false, last_indented = false;
 	size_t n = 0, cap = 0;
 
 	*lines = NULL;
@@ -279,6 +279,17 @@ static size_t message_lines(const char *msg, struct msg_line **lines, struct buf
 		frame = starts(l, "File \"");
 		if (frame)
 			continue;
+		/* A caret under an echoed source line ("    %0 = torch.operator ...", then "         ^"), as
+		 * MLIR, clang and Python's SyntaxError print one: the echo is where the error is, not what
+		 * it is, and its template says only what kind of line the input had there. */
+		if (len && *l == '^' && strspn(l, "^~ ") == len) {
+			if (n && last_indented) {
+				free((*lines)[n - 1].text);
+				n--;
+			}
+			last_indented = false;
+			continue;
+		}
 		if (indented && len && isdigit((unsigned char)*l) && memchr(l, ':', len) &&
 		    strspn(l, "0123456789") == (size_t)((const char *)memchr(l, ':', len) - l))
 			continue;
@@ -333,6 +344,7 @@ static size_t message_lines(const char *msg, struct msg_line **lines, struct buf
 		add_without_locations(&text, l);
 		XGROW(*lines, cap, n + 1);
 		(*lines)[n++] = (struct msg_line){ buf_detach(&text), generic };
+		last_indented = indented;
 	}
 	buf_release(&clean);
 	buf_release(&line);
@@ -571,6 +583,7 @@ struct fail {
 	char *out_dtype;          /* its first output's dtype, or NULL */
 	char *in_dtype;           /* its first tensor input's dtype, or NULL */
 	char *parent;             /* a variant's: the test it is one change of, else NULL */
+	char *graph_ops;          /* a graph's operators, ",A,B,", else NULL */
 	bool derived;             /* a variant or a generated graph */
 	bool empty;               /* an input tensor has no elements (a dimension of size 0) */
 	bool scalar;              /* an input tensor has rank 0 (the canary's form: environment.h) */
@@ -592,6 +605,26 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
+/* The operators of a graph's record (kind "graph"), ",A,B,": its nodes' "op"s; NULL for any other
+ * record. */
+static char *graph_ops(const char *record)
+{
+	cJSON *root, *graph, *node;
+	struct buf out = BUF_INIT;
+
+	if (!record || !strstr(record, "\"graph\"") || !(root = cJSON_Parse(record)))
+		return NULL;
+	graph = cJSON_GetObjectItemCaseSensitive(root, "graph");
+	cJSON_ArrayForEach(node, cJSON_GetObjectItemCaseSensitive(graph, "nodes")) {
+		const char *op = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(node, "op"));
+
+		if (op)
+			buf_addf(&out, "%s%s,", out.len ? "" : ",", op);
+	}
+	cJSON_Delete(root);
+	return out.data ? buf_detach(&out) : NULL;
+}
+
 /* A crash that ended in an exception, whose message has lines to weigh (not a signal's death). */
 static bool weighed(const struct fail *f)
 {
@@ -610,10 +643,11 @@ static int add_failure(void *ctx, const struct db_row *row, struct err *e)
 	f = &rb->fails[rb->nfails++];
 	*f = (struct fail){ xstrdup(row->id), xstrdup(row->frontend), xstrdup(row->op ? row->op : ""),
 			    xstrdup(row->outcome), dup_or_null(row->stage), dup_or_null(row->exc_type),
-			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, NULL, false, false, false,
-			    0, 0, NULL, 0 };
+			    dup_or_null(row->frame), dup_or_null(row->message), NULL, NULL, NULL, NULL, false, false,
+			    false, 0, 0, NULL, 0 };
 	simplicity(row->record ? row->record : "", &f->np, &f->ne, &f->out_dtype, &f->in_dtype, &f->derived,
 		   &f->empty, &f->scalar, &f->parent);
+	f->graph_ops = graph_ops(row->record);
 	if (weighed(f))
 		f->nlines = message_lines(f->message, &f->lines, &fallback);
 	buf_release(&fallback);
@@ -633,6 +667,7 @@ static void fail_release(struct fail *f)
 	free(f->out_dtype);
 	free(f->in_dtype);
 	free(f->parent);
+	free(f->graph_ops);
 	message_lines_free(f->lines, f->nlines);
 }
 
@@ -719,6 +754,21 @@ static void decide(struct fail *fails, size_t n, char **decisive)
 	strmap_release(&partners);
 	free(texts);
 	template_free(t);
+}
+
+/* An MLIR compiler's failure to legalize, wherever in the message: its operation, and a generic
+ * operation's name (mlir_legalize), into out. The templates that decide a line hide what varies
+ * across failures, and in torch-mlir's "torch.operator" that is the name, the one thing that tells
+ * onnx.StringNormalizer from onnx.DFT, while its operands' count, which the template keeps, tells
+ * nothing. */
+static bool legalize_key(const struct fail *f, struct buf *out)
+{
+	for (size_t k = 0; k < f->nlines; k++) {
+		buf_reset(out);
+		if (mlir_legalize(f->lines[k].text, out))
+			return true;
+	}
+	return false;
 }
 
 /* The signature of a weighed crash: stage, exception type, the frame where it arose and the
@@ -979,6 +1029,47 @@ static void merge_lacking(char **sigs, size_t n)
 	buf_release(&key);
 }
 
+/* A generated graph that holds an operator the frontend lacks, and fails with the very signature
+ * that operator's tests lack it by, fails for that: it joins the entry ("lacks|FE|OP|DTYPES|SIG").
+ * IREE's graphs holding LpPool fail as LpPool's own tests do, "failed to legalize operation
+ * torch.operator onnx.LpPool". */
+static void graphs_lacking(const struct fail *fails, size_t n, char **sigs)
+{
+	struct strmap by_sig = STRMAP_INIT;   /* SIG -> the entry's signature (not owned) */
+	struct buf key = BUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *p = sigs[i];
+
+		if (kinds_of_signature(p) != KIND_LACKS)
+			continue;
+		for (int k = 0; k < 4 && p; k++)
+			p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL;
+		if (p)
+			strmap_get(&by_sig, p, NULL)->ptr = sigs[i];
+	}
+	for (size_t i = 0; by_sig.len && i < n; i++) {
+		const struct strmap_entry *ent;
+		const char *lack, *op, *end;
+
+		if (!fails[i].graph_ops || kinds_of_signature(sigs[i]) != KIND_BUG ||
+		    !(ent = strmap_find(&by_sig, sigs[i])))
+			continue;
+		lack = ent->ptr;
+		/* "lacks|FE|OP|...": the operator, as ",OP," in the graph's */
+		op = strchr(strchr(lack, '|') + 1, '|') + 1;
+		end = strchr(op, '|');
+		buf_reset(&key);
+		buf_addf(&key, ",%.*s,", (int)(end - op), op);
+		if (!strstr(fails[i].graph_ops, key.data))
+			continue;
+		free(sigs[i]);
+		sigs[i] = xstrdup(lack);
+	}
+	strmap_release(&by_sig);
+	buf_release(&key);
+}
+
 /* A frontend lacks an operator for a dtype when every one of its tests of that group crashed with
  * one signature (its simplest form among them), the suspected invalid ones aside, and its probe did
  * not pass (the support table): the group is one entry, "lacks OP (dtype)", listed
@@ -1058,6 +1149,7 @@ static int mark_lacking(struct db *d, struct fail *fails, size_t n, char **sigs,
 		strmap_release(&lacking);
 	}
 	merge_lacking(sigs, n);
+	graphs_lacking(fails, n, sigs);
 	r = 0;
 out:
 	strmap_release(&t.tests);
@@ -1103,7 +1195,7 @@ out:
 /* Every kept failure into its bug, a frontend at a time (the failures come by frontend, then id). */
 static int group_all(struct db *d, struct rebuild *rb, const struct kinds_evidence *ev, struct err *e)
 {
-	struct buf env = BUF_INIT;
+	struct buf env = BUF_INIT, legal = BUF_INIT;
 	int broken;
 
 	for (size_t lo = 0, hi; lo < rb->nfails; lo = hi) {
@@ -1121,6 +1213,7 @@ static int group_all(struct db *d, struct rebuild *rb, const struct kinds_eviden
 				free(decisive[i - lo]);
 			free(decisive);
 			buf_release(&env);
+			buf_release(&legal);
 			return -1;
 		}
 		for (size_t i = lo; i < hi; i++) {
@@ -1139,6 +1232,8 @@ static int group_all(struct db *d, struct rebuild *rb, const struct kinds_eviden
 				buf_adds(&rb->sig, decisive[i - lo]);
 			else if (kinds_judge(ev, &kc, &rb->sig) != KIND_BUG)
 				;  /* not a frontend bug: grouped by its kind's evidence (kinds.h) */
+			else if (decisive[i - lo] && legalize_key(f, &legal))
+				crash_signature(f, legal.data, &rb->sig);
 			else if (decisive[i - lo])
 				crash_signature(f, decisive[i - lo], &rb->sig);
 			else if (outcome_from_name(f->outcome) == OUTCOME_MISMATCH)
@@ -1153,6 +1248,7 @@ static int group_all(struct db *d, struct rebuild *rb, const struct kinds_eviden
 				free(decisive[i - lo]);
 			free(decisive);
 			buf_release(&env);
+			buf_release(&legal);
 			return -1;
 		}
 		for (size_t i = lo; i < hi; i++) {
@@ -1165,6 +1261,7 @@ static int group_all(struct db *d, struct rebuild *rb, const struct kinds_eviden
 		free(decisive);
 	}
 	buf_release(&env);
+	buf_release(&legal);
 	return 0;
 }
 

@@ -8,12 +8,14 @@
 # away stay bugs: a harvested test that every frontend refuses, a mismatch no other frontend shares, a
 # lacking group where one form passes, a half-precision difference of many ulp. And wrong shapes from
 # inputs with no elements are one bug whatever the operator, values wrong in every element one bug
-# whatever the dtype. The store is an old
+# whatever the dtype. An MLIR compiler's failure to legalize torch-mlir's generic operation is told
+# by the operation's name, and a generated graph holding an operator the frontend lacks joins the
+# lack when it fails alike. The store is an old
 # one's copy with results written in, the messages real ones (tests/data/messages).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup"
 py=${FERRY_PYTHON:-$top_srcdir/.venv/bin/python}
 "$py" -c 'import sqlite3' 2>/dev/null || skip_all "no python sqlite3"
-plan 26
+plan 31
 cp "$top_srcdir/tests/data/stores/schema1.db" s.db
 chmod u+w s.db
 "$py" - s.db <<'PY'
@@ -108,13 +110,44 @@ put("openvino-onnx", test("Sub", "int64"), "mismatch",
     msg="output 0: max |got - want| = 28 at [0, 1] (got 13, want -15), 12 of 12 elements differ")
 put("openvino-onnx", test("Sub", "int16"), "mismatch",
     msg="output 0: max |got - want| = 1 at [2, 1] (got 32767, want -32768), 1 of 12 elements differ")
+# IREE's "failed to legalize operation 'torch.operator'" is told apart by the operation's name (the
+# operands' count tells nothing): every LpPool test lacks it, a generated graph holding LpPool that
+# fails alike joins that entry, and DFT's two forms are one bug of their own.
+def legalize(name, args):
+    return ("Error invoking IREE compiler tool iree-compile\nError code: 1\nDiagnostics:\n<stdin>:4:10: error: failed to "
+            "legalize operation 'torch.operator' that was explicitly marked illegal: %%0 = \"torch.operator\"(%s) <{name = "
+            "\"onnx.%s\"}> : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],f32>\n    %%0 = torch.operator \"onnx.%s\"(%s) "
+            ": (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],f32>\n         ^\n" % (args, name, name, args))
+for _ in range(5):
+    put("iree-onnx", test("LpPool"), "crash", "compile", "CompilerToolError", legalize("LpPool", "%arg0"))
+gr = dict(base, op="graph", kind="graph", id="%032x" % 0xabcfff)
+gr["graph"] = {"inputs": ["x0"], "constants": [], "outputs": ["t1"],
+               "nodes": [{"op": "Abs", "inputs": ["x0"], "outputs": ["t0"], "params": {}},
+                         {"op": "LpPool", "inputs": ["t0"], "outputs": ["t1"], "params": {}}]}
+c.execute("INSERT INTO instances(id, library, op, record) VALUES(?, 'onnx', 'graph', ?)", (gr["id"], json.dumps(gr)))
+put("iree-onnx", gr["id"], "crash", "compile", "CompilerToolError", legalize("LpPool", "%arg0"))
+put("iree-onnx", test("DFT"), "crash", "compile", "CompilerToolError", legalize("DFT", "%arg0"))
+put("iree-onnx", test("DFT"), "crash", "compile", "CompilerToolError", legalize("DFT", "%arg0, %arg1"))
+put("iree-onnx", test("DFT"), "pass")
+# An MLIR error echoes the operation under it with a caret: the echo is where, the error what. Det's
+# and Unique's errors are two bugs, though their echoes are alike.
+def echoed(error, name):
+    return ("Error invoking IREE compiler tool iree-compile\nError code: 1\nDiagnostics:\n<stdin>:4:10: error: %s\n"
+            "    %%0 = torch.operator \"onnx.%s\"(%%arg0) : (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3],f32>\n"
+            "         ^\n" % (error, name))
+put("iree-onnx", test("Det"), "crash", "compile", "CompilerToolError",
+    echoed("'linalg.generic' op expected operand #0 rank (4) to match the result rank of indexing_map (2)", "Det"))
+put("iree-onnx", test("Det"), "pass")
+put("iree-onnx", test("Unique"), "crash", "compile", "CompilerToolError",
+    echoed("operand and result must have the same size and dtype", "Unique"))
+put("iree-onnx", test("Unique"), "pass")
 c.commit()
 PY
 expect_exit 0 "bugs" -- "$FERRY" bugs s.db
 bugs=$(printf '%s\n' "$out" | sed '/^Not a frontend bug/,$d')
 apart=$(printf '%s\n' "$out" | sed -n '/^Not a frontend bug/,$p')
 contains "the head counts the bugs and the entries apart" "$out" \
-	"14 unique bugs from 45 failures in s.db (and 7 entries that are not frontend bugs, listed after them)"
+	"17 unique bugs from 55 failures in s.db (and 8 entries that are not frontend bugs, listed after them)"
 contains "a mismatch only one frontend makes is a bug" "$bugs" "got [1, 1, 7, 8], want [1, 1, 7, 14]"
 contains "a harvested test every frontend refuses is a bug" "$bugs" "fmod must be 1"
 contains "a half-precision difference of many ulp is a bug" "$bugs" "500 of 500 elements"
@@ -131,6 +164,19 @@ contains "the frontend's words are unsupported, with the pattern" "$apart" "ferr
 contains "what a frontend lacks for three dtypes is one entry, a small group among them" "$apart" \
 	"lacks Reshape for float32, int32, int64"
 contains "a group whose probe passed is no lack" "$bugs" "broadcast_to expects the input shape"
+lp=$(printf '%s\n' "$apart" | grep "lacks LpPool")
+contains "an MLIR compiler's failure to legalize an operator in every test of it is a lack" "$lp" \
+	"lacks LpPool for float32"
+contains "... that a generated graph holding it, failing alike, joins" "$lp" " 6  LpPool,graph "
+case $(printf '%s\n' "$bugs" | grep -c "iree-onnx .* DFT ") in
+1) ok 0 "the same failure to legalize DFT with one operand or two is one bug" ;;
+*) ok 1 "the same failure to legalize DFT with one operand or two is one bug"; printf '%s\n' "$bugs" | sed 's/^/#   /' ;;
+esac
+contains "... of both tests" "$(printf '%s\n' "$bugs" | grep "iree-onnx .* DFT ")" " 2  DFT "
+case $(printf '%s\n' "$bugs" | grep -c -E "iree-onnx .* (Det|Unique) ") in
+2) ok 0 "two MLIR errors whose echoed operations look alike are two bugs" ;;
+*) ok 1 "two MLIR errors whose echoed operations look alike are two bugs"; printf '%s\n' "$bugs" | sed 's/^/#   /' ;;
+esac
 contains "a 0-d input on a frontend whose canary failed is the environment's" "$apart" \
 	"a 0-d input, the form of ferry's canary, which failed: the canary of openvino-onnx@2023.0.0"
 contains "its failure on another input stays its bug" "$bugs" "Gather axis out of range"
@@ -149,13 +195,13 @@ d = json.load(sys.stdin)
 print(" ".join(sorted(b["kind"] + ":" + b["frontend"] for b in d["bugs"] if b["kind"] != "bug")))
 print(all(b.get("reason") for b in d["bugs"] if b["kind"] != "bug"))')
 contains "each entry's kind in JSON" "$(printf '%s\n' "$kinds" | head -1)" \
-	"disputed:openvino-onnx disputed:ort environment:openvino-onnx@2023.0.0 invalid:openvino-onnx invalid:ort invalid:ort invalid:tvm-onnx lacks:tvm-onnx undefined:tvm-onnx unsupported:tvm-onnx"
+	"disputed:openvino-onnx disputed:ort environment:openvino-onnx@2023.0.0 invalid:openvino-onnx invalid:ort invalid:ort invalid:tvm-onnx lacks:iree-onnx lacks:tvm-onnx undefined:tvm-onnx unsupported:tvm-onnx"
 contains "each with its reason" "$(printf '%s\n' "$kinds" | tail -1)" "True"
-# What is listed apart reveals no bug to ferry apfd either: every test in one queue finds the 14 bugs.
+# What is listed apart reveals no bug to ferry apfd either: every test in one queue finds the 17 bugs.
 "$py" -c 'import sqlite3, sys; print("\n".join(r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT id FROM instances")))' \
 	s.db > all.ids
 expect_exit 0 "apfd" -- "$FERRY" apfd --bugs s.db --format csv all=all.ids
-contains "ferry apfd counts the frontend bugs only" "$out" "\"all\",$("$py" -c 'import sqlite3, sys; print(len(sqlite3.connect(sys.argv[1]).execute("SELECT id FROM instances").fetchall()))' s.db),14,"
+contains "ferry apfd counts the frontend bugs only" "$out" "\"all\",$("$py" -c 'import sqlite3, sys; print(len(sqlite3.connect(sys.argv[1]).execute("SELECT id FROM instances").fetchall()))' s.db),17,"
 id=$(printf '%s\n' "$apart" | awk '/lacks Reshape/ { print $1; exit }')
 expect_exit 0 "show the lacking entry" -- "$FERRY" show s.db "$id"
 contains "show says it is not a frontend bug, and why" "$out" "not a frontend bug: lacks: lacks Reshape for float32, int32, int64"

@@ -129,7 +129,7 @@ int main(void)
 {
 	char *a, *b;
 
-	plan(31);
+	plan(33);
 	CHECK_STR(norm("node Conv_3 at 0x7ffd1234abcd failed: shape (1, 3, 224, 224) vs [2]"),
 		  "node Conv_3 at 0x# failed: shape (#, #, #, #) vs [#]",
 		  "numbers and addresses go; digits inside names stay");
@@ -201,6 +201,14 @@ int main(void)
 			   "Check 'context.input_is_none(i)' failed at src/frontends/pytorch/src/utils.cpp:70:\n"
 			   "FrontEnd API failed with OpConversionFailure:\nGot more inputs than expected: 6\n"),
 		  "Got more inputs than expected: 6", "OpenVINO: check locations and report headings are skipped");
+	CHECK_STR(decisive("Error invoking IREE compiler tool iree-compile\nError code: 1\nDiagnostics:\n"
+			   "    %0 = torch.operator \"onnx.Det\"(%arg0) : (!torch.vtensor<[1,3,2,2],f32>) -> !torch.vtensor<[1,3],f32>\n"
+			   "         ^\n<stdin>:4:10: error: 'linalg.generic' op expected operand #0 rank (4) to match the "
+			   "result rank of indexing_map (2)\n"),
+		  "<stdin>:4:10: error: 'linalg.generic' op expected operand #0 rank (4) to match the result rank of "
+		  "indexing_map (2)", "MLIR: a source line echoed above a caret is where, never what");
+	CHECK_STR(decisive("Traceback (most recent call last):\nSyntaxError: invalid syntax\n    x = = 1\n        ^\n"),
+		  "SyntaxError: invalid syntax", "... and the line a caret follows unindented stays");
 	CHECK_STR(decisive("Failed to convert the exported program to an ONNX model. \x1b[96mThis is step 3/3\x1b[0m of "
 			   "exporting the model to ONNX. Next steps:\n- If there is a missing ONNX function, implement it.\n"
 			   "\n## Exception summary\n\n<class 'AssertionError'>: unique_consecutive not implemented\n"
