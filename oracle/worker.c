@@ -84,6 +84,21 @@ static int send(struct worker *w, cJSON *ev, struct err *e)
 	return bad ? err_errno(e, EXIT_ENV, "cannot write to the runner") : 0;
 }
 
+/* The end of the test's stderr (PROTO_STDERR_MARK), after what Python and C hold in their buffers.
+ * A frontend that closed or replaced descriptor 2 loses it: the runner then reads stderr as it
+ * comes. */
+static void end_stderr(void)
+{
+	PyObject *err = PySys_GetObject("stderr"); /* borrowed */
+	PyObject *r = err && err != Py_None ? PyObject_CallMethod(err, "flush", NULL) : NULL;
+
+	Py_XDECREF(r);
+	PyErr_Clear();
+	fflush(stderr);
+	if (write(STDERR_FILENO, PROTO_STDERR_MARK, sizeof(PROTO_STDERR_MARK) - 1) < 0)
+		return;  /* nothing to tell it by */
+}
+
 static cJSON *event(const char *name)
 {
 	cJSON *ev = cJSON_CreateObject();
@@ -1027,6 +1042,7 @@ int worker_serve(const char *frontend, struct err *e)
 			cJSON_AddStringToObject(res, PROTO_KEY_MESSAGE, "a request this worker cannot serve");
 		}
 		cJSON_Delete(req);
+		end_stderr();
 		if (send(&w, res, e) < 0)
 			goto out;
 		w.idle_from = mono();

@@ -111,6 +111,12 @@
 /* The longest line of the worker protocol the runner reads: a result carries a message, a traceback
  * and a comparison, far below this. A result line that passes it ends its test as a crash
  * (pool/runner.c); other text that long is dropped. */
+/* What a worker writes to its stderr when a test ends, just before the test's result on the protocol
+ * stream: the runner gives a test the stderr before it, and the test behind (which the worker
+ * starts the moment it has answered) what follows, however the two pipes' reads interleave. Its
+ * first byte occurs nowhere else in it. */
+#define PROTO_STDERR_MARK "\x1e" "ferry: the test's stderr ends here\n"
+
 #define PROTO_LINE_MAX (8u << 20)
 #define PROTO_LINE_MAX_TEXT "8 MiB"
 /* A frontend's text in a result (its exception's message, the traceback, the frame, why a format is

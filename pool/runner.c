@@ -48,6 +48,12 @@ struct worker {
 	bool out_eof;                /* the worker closed its stdout; its death is awaited */
 	bool skip_line;              /* the line being read passed PROTO_LINE_MAX: dropped to its end */
 	struct proc_capture errcap;  /* stderr of the current test */
+	/* Stderr after the current test's end (PROTO_STDERR_MARK): the test behind's, which the worker
+	 * began before ferry read the current one's result. marks: the ends read and not yet given
+	 * to a result; matched: how much of the mark the last read ended in. */
+	struct proc_capture errnext, raw;
+	unsigned marks;
+	size_t matched;
 	struct runner_job job;
 	/* The job written to the worker behind job, which it reads as soon as it has answered job:
 	 * it never waits for ferry between tests. It becomes job when job's result comes; a worker
@@ -180,6 +186,21 @@ static void worker_scratch_release(struct worker *w)
 	w->tmplock = -1;
 }
 
+/* A worker's stderr captures, empty: at its start, and each time one starts. */
+static void stderr_init(struct worker *w, size_t cap)
+{
+	proc_capture_release(&w->errcap);
+	proc_capture_release(&w->errnext);
+	proc_capture_release(&w->raw);
+	proc_capture_init(&w->errcap, cap);
+	proc_capture_init(&w->errnext, cap);
+	/* One read's whole burst, never dropped: routed a burst at a time. */
+	proc_capture_init(&w->raw, 2 * PROC_CAPTURE_BURST);
+	w->errcap.tail = w->errnext.tail = true;
+	w->marks = 0;
+	w->matched = 0;
+}
+
 static int worker_start(struct worker *w, struct lane *l, struct err *e)
 {
 	const struct runner_opts *o = l->o;
@@ -208,9 +229,7 @@ static int worker_start(struct worker *w, struct lane *l, struct err *e)
 	w->skip_line = false;
 	w->sent = w->job_seq = w->next_seq = 0;
 	w->stopped_since = 0;
-	proc_capture_release(&w->errcap);
-	proc_capture_init(&w->errcap, o->stderr_cap);
-	w->errcap.tail = true;
+	stderr_init(w, o->stderr_cap);
 	w->state = W_STARTING;
 	w->started = mono_now();
 	w->deadline = w->started + o->start_timeout;
@@ -218,21 +237,62 @@ static int worker_start(struct worker *w, struct lane *l, struct err *e)
 }
 
 
+/* Stderr bytes into the current test's capture, or past its end mark into the next's. */
+static void route_stderr(struct worker *w, const char *p, size_t n)
+{
+	static const char mark[] = PROTO_STDERR_MARK;
+	const size_t mlen = sizeof(mark) - 1;
+
+	while (n) {
+		struct proc_capture *to = w->marks ? &w->errnext : &w->errcap;
+		const char *at;
+		size_t run;
+
+		if (w->matched) {
+			/* Inside a mark that began in an earlier read, or at its start in this one. */
+			if (*p == mark[w->matched]) {
+				p++;
+				n--;
+				if (++w->matched == mlen) {
+					w->matched = 0;
+					w->marks++;
+				}
+				continue;
+			}
+			proc_capture_add(to, mark, w->matched);  /* not the mark after all: text */
+			w->matched = 0;
+			continue;
+		}
+		at = memchr(p, mark[0], n);
+		run = at ? (size_t)(at - p) : n;
+		proc_capture_add(to, p, run);
+		p += run;
+		n -= run;
+		if (at) {
+			w->matched = 1;
+			p++;
+			n--;
+		}
+	}
+}
+
 /* Drain what the worker's stderr holds now. */
 static void drain_stderr(struct worker *w)
 {
 	struct err ignored = ERR_INIT;
 
-	while (w->cp.fd_err >= 0 && !w->errcap.eof) {
-		size_t before = w->errcap.buf.len + w->errcap.dropped;
-
-		if (proc_capture_read(&w->errcap, w->cp.fd_err, &ignored) < 0)
+	while (w->cp.fd_err >= 0 && !w->raw.eof) {
+		buf_reset(&w->raw.buf);
+		if (proc_capture_read(&w->raw, w->cp.fd_err, &ignored) < 0 || !w->raw.buf.len) {
+			w->errcap.eof = w->raw.eof;
 			break;
-		if (w->errcap.buf.len + w->errcap.dropped == before)
-			break;
+		}
+		route_stderr(w, w->raw.buf.data, w->raw.buf.len);
+		w->errcap.eof = w->raw.eof;
 	}
 	err_release(&ignored);
 }
+
 
 /* Kill and reap every child of ours that is not a live worker: what an ended worker left behind
  * (reparented to us, the subreaper), and the zombies of what its group kill ended. */
@@ -273,6 +333,14 @@ static void forget_job(struct worker *w)
 	w->stopped_since = 0;
 	buf_reset(&w->errcap.buf);
 	w->errcap.dropped = 0;
+	/* The stderr read past the test's end is the next test's. */
+	if (w->marks) {
+		struct proc_capture t = w->errcap;
+
+		w->errcap = w->errnext;
+		w->errnext = t;
+		w->marks--;
+	}
 }
 
 /* Hand a job back, to go to the next free worker before any new one. */
@@ -946,8 +1014,7 @@ static int run_pool(struct lane *lanes, size_t nlanes, int jobs, int version_onl
 		p.w[i].tmplock = -1;
 		proc_init(&p.w[i].cp);
 		buf_init(&p.w[i].out);
-		proc_capture_init(&p.w[i].errcap, lanes[0].o->stderr_cap);
-		p.w[i].errcap.tail = true;
+		stderr_init(&p.w[i], lanes[0].o->stderr_cap);
 	}
 
 	interrupted = 0;
@@ -967,6 +1034,8 @@ static int run_pool(struct lane *lanes, size_t nlanes, int jobs, int version_onl
 		status_release(&p.w[i].status);
 		buf_release(&p.w[i].out);
 		proc_capture_release(&p.w[i].errcap);
+		proc_capture_release(&p.w[i].errnext);
+		proc_capture_release(&p.w[i].raw);
 	}
 	if (subreaper)
 		proc_set_subreaper(was_subreaper, NULL, &ignored);
