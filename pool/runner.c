@@ -283,12 +283,9 @@ static void drain_stderr(struct worker *w)
 
 	while (w->cp.fd_err >= 0 && !w->raw.eof) {
 		buf_reset(&w->raw.buf);
-		if (proc_capture_read(&w->raw, w->cp.fd_err, &ignored) < 0 || !w->raw.buf.len) {
-			w->errcap.eof = w->raw.eof;
+		if (proc_capture_read(&w->raw, w->cp.fd_err, &ignored) < 0 || !w->raw.buf.len)
 			break;
-		}
 		route_stderr(w, w->raw.buf.data, w->raw.buf.len);
-		w->errcap.eof = w->raw.eof;
 	}
 	err_release(&ignored);
 }
@@ -954,7 +951,7 @@ static int loop(struct pool *p, struct err *e)
 			if (w->out_eof && wait > 0.005)
 				wait = 0.005;
 			fds[nfds++] = (struct pollfd){ .fd = w->out_eof ? -1 : w->cp.fd_out, .events = POLLIN };
-			fds[nfds++] = (struct pollfd){ .fd = w->errcap.eof ? -1 : w->cp.fd_err, .events = POLLIN };
+			fds[nfds++] = (struct pollfd){ .fd = w->raw.eof ? -1 : w->cp.fd_err, .events = POLLIN };
 		}
 		if (wait < 0)
 			wait = 0;
